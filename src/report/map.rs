@@ -1,0 +1,193 @@
+//! Renders comment models: the text form (the comment-map snapshot format) and JSON.
+//!
+//! The text form lists one key a line with its comments on that line, so a comment
+//! that moves from one key to another shows up as a two-line diff. Lines and columns
+//! are 1-based in both forms.
+
+use std::fmt::Write;
+
+use serde::Serialize;
+
+use crate::yaml::model::{Comment, Document, FileModel};
+
+/// A path as shown in output: forward slashes on every platform.
+pub fn display_path(model: &FileModel) -> String {
+    model.path.to_string_lossy().replace('\\', "/")
+}
+
+/// The text form of one file's model.
+pub fn text(model: &FileModel) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "{}", display_path(model));
+    for problem in &model.problems {
+        let _ = writeln!(out, "  problem@{} {}", problem.line + 1, problem.message);
+    }
+    for document in &model.documents {
+        write_document(&mut out, document);
+    }
+    out
+}
+
+fn write_document(out: &mut String, document: &Document) {
+    let _ = write!(out, "  document {}", document.index);
+    if let Some(kind) = &document.kind {
+        let _ = write!(out, " {kind}");
+    }
+    let _ = write!(
+        out,
+        " (lines {}-{}",
+        document.lines.start + 1,
+        document.lines.end
+    );
+    if document.recovered {
+        out.push_str(", recovered from indentation");
+    }
+    out.push_str(")\n");
+    for key in &document.keys {
+        let _ = write!(out, "    {}:{} {}", key.line + 1, key.column + 1, key.path);
+        for attached in &key.comments {
+            let _ = write!(
+                out,
+                "  {}@{} {:?}",
+                attached.placement.as_str(),
+                attached.comment.line + 1,
+                attached.comment.text
+            );
+        }
+        out.push('\n');
+    }
+    for detached in &document.detached {
+        let _ = writeln!(
+            out,
+            "    detached@{} {:?} separated from {}",
+            detached.comment.line + 1,
+            detached.comment.text,
+            detached.separated_from
+        );
+    }
+    for comment in &document.free {
+        let _ = writeln!(out, "    free@{} {:?}", comment.line + 1, comment.text);
+    }
+}
+
+/// The JSON form of a set of models (`{"files":[…]}`), documented in the README.
+pub fn json(models: &[FileModel]) -> String {
+    let files: Vec<JsonFile> = models.iter().map(JsonFile::from).collect();
+    serde_json::to_string_pretty(&JsonMap { files }).unwrap_or_default()
+}
+
+#[derive(Serialize)]
+struct JsonMap {
+    files: Vec<JsonFile>,
+}
+
+#[derive(Serialize)]
+struct JsonFile {
+    path: String,
+    documents: Vec<JsonDocument>,
+    problems: Vec<JsonProblem>,
+}
+
+#[derive(Serialize)]
+struct JsonDocument {
+    index: usize,
+    kind: Option<String>,
+    recovered: bool,
+    keys: Vec<JsonKey>,
+    detached: Vec<JsonDetached>,
+    free: Vec<JsonComment>,
+}
+
+#[derive(Serialize)]
+struct JsonKey {
+    path: String,
+    line: usize,
+    column: usize,
+    comments: Vec<JsonAttached>,
+}
+
+#[derive(Serialize)]
+struct JsonAttached {
+    placement: &'static str,
+    line: usize,
+    text: String,
+}
+
+#[derive(Serialize)]
+struct JsonDetached {
+    line: usize,
+    text: String,
+    separated_from: String,
+}
+
+#[derive(Serialize)]
+struct JsonComment {
+    line: usize,
+    text: String,
+}
+
+#[derive(Serialize)]
+struct JsonProblem {
+    line: usize,
+    message: String,
+}
+
+impl From<&FileModel> for JsonFile {
+    fn from(model: &FileModel) -> Self {
+        JsonFile {
+            path: display_path(model),
+            documents: model
+                .documents
+                .iter()
+                .map(|document| JsonDocument {
+                    index: document.index,
+                    kind: document.kind.clone(),
+                    recovered: document.recovered,
+                    keys: document
+                        .keys
+                        .iter()
+                        .map(|key| JsonKey {
+                            path: key.path.clone(),
+                            line: key.line + 1,
+                            column: key.column + 1,
+                            comments: key
+                                .comments
+                                .iter()
+                                .map(|attached| JsonAttached {
+                                    placement: attached.placement.as_str(),
+                                    line: attached.comment.line + 1,
+                                    text: attached.comment.text.clone(),
+                                })
+                                .collect(),
+                        })
+                        .collect(),
+                    detached: document
+                        .detached
+                        .iter()
+                        .map(|detached| JsonDetached {
+                            line: detached.comment.line + 1,
+                            text: detached.comment.text.clone(),
+                            separated_from: detached.separated_from.clone(),
+                        })
+                        .collect(),
+                    free: document.free.iter().map(json_comment).collect(),
+                })
+                .collect(),
+            problems: model
+                .problems
+                .iter()
+                .map(|problem| JsonProblem {
+                    line: problem.line + 1,
+                    message: problem.message.clone(),
+                })
+                .collect(),
+        }
+    }
+}
+
+fn json_comment(comment: &Comment) -> JsonComment {
+    JsonComment {
+        line: comment.line + 1,
+        text: comment.text.clone(),
+    }
+}

@@ -1,0 +1,186 @@
+//! A file's text with its line index, made safe to parse without moving any byte.
+//!
+//! Everything downstream addresses the file by byte offset. Bytes that YAML or the
+//! parser cannot take (invalid UTF-8, NUL) are replaced one for one so that every
+//! offset still points at the same place in the file on disk, and each replacement is
+//! reported as a [`Problem`].
+
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+/// Something in a file that kept tether from modelling it exactly as written.
+///
+/// Problems are findings about the input, not failures of the tool: the file is still
+/// modelled as far as it can be.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// 0-based line the problem starts on.
+    pub line: usize,
+    pub message: String,
+}
+
+impl Problem {
+    pub fn new(line: usize, message: impl Into<String>) -> Self {
+        Problem {
+            line,
+            message: message.into(),
+        }
+    }
+}
+
+/// Files larger than this are reported instead of modelled: the parse tree of a
+/// 50 MB file alone would take gigabytes, and no chart file comes near it.
+pub const MAX_FILE_BYTES: usize = 16 * 1024 * 1024;
+
+/// One input file: its display path, its text and where its lines start.
+#[derive(Debug, Clone)]
+pub struct SourceFile {
+    pub path: PathBuf,
+    /// The file's text, with invalid UTF-8 and NUL bytes replaced one for one.
+    pub text: String,
+    /// Byte offset of the start of every line; `line_starts[0] == 0`.
+    line_starts: Vec<usize>,
+    /// Length of a leading byte-order mark, 0 or 3.
+    pub bom_len: usize,
+}
+
+impl SourceFile {
+    /// Builds a source from raw bytes, returning the problems found in them.
+    pub fn from_bytes(path: impl Into<PathBuf>, bytes: Vec<u8>) -> (SourceFile, Vec<Problem>) {
+        let mut problems = Vec::new();
+        let text = sanitize(bytes, &mut problems);
+        let bom_len = if text.starts_with('\u{feff}') { 3 } else { 0 };
+        let line_starts = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(offset, _)| offset + 1))
+            .collect();
+        let source = SourceFile {
+            path: path.into(),
+            text,
+            line_starts,
+            bom_len,
+        };
+        (source, problems)
+    }
+
+    /// Builds a source from text that is already valid.
+    pub fn from_text(path: impl Into<PathBuf>, text: &str) -> SourceFile {
+        SourceFile::from_bytes(path, text.as_bytes().to_vec()).0
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn line_count(&self) -> usize {
+        self.line_starts.len()
+    }
+
+    /// 0-based line that holds `offset`.
+    pub fn line_of(&self, offset: usize) -> usize {
+        match self.line_starts.binary_search(&offset) {
+            Ok(line) => line,
+            Err(next) => next - 1,
+        }
+    }
+
+    /// Byte range of `line` without its `\n` (and without a `\r` before it).
+    pub fn line_range(&self, line: usize) -> Range<usize> {
+        let start = self.line_starts[line];
+        let mut end = self
+            .line_starts
+            .get(line + 1)
+            .map_or(self.text.len(), |next| next - 1);
+        if end > start && self.text.as_bytes()[end - 1] == b'\r' {
+            end -= 1;
+        }
+        start..end
+    }
+
+    pub fn line_text(&self, line: usize) -> &str {
+        &self.text[self.line_range(line)]
+    }
+
+    pub fn line_start(&self, line: usize) -> usize {
+        self.line_starts[line]
+    }
+
+    /// 0-based column of `offset` on its line, in characters, not counting a
+    /// byte-order mark.
+    pub fn column_of(&self, offset: usize) -> usize {
+        let line = self.line_of(offset);
+        let mut start = self.line_starts[line];
+        if line == 0 {
+            start = start.max(self.bom_len.min(offset));
+        }
+        self.text[start..offset].chars().count()
+    }
+}
+
+/// Replaces every byte that is not valid UTF-8, and every NUL, by a single ASCII byte,
+/// so the text keeps its length and every offset stays valid.
+fn sanitize(bytes: Vec<u8>, problems: &mut Vec<Problem>) -> String {
+    let mut bytes = bytes;
+    let mut invalid_reported = false;
+    let mut position = 0;
+    loop {
+        match std::str::from_utf8(&bytes[position..]) {
+            Ok(_) => break,
+            Err(error) => {
+                let bad_start = position + error.valid_up_to();
+                let bad_len = error.error_len().unwrap_or(bytes.len() - bad_start);
+                if !invalid_reported {
+                    let line = bytes[..bad_start].iter().filter(|&&b| b == b'\n').count();
+                    problems.push(Problem::new(
+                        line,
+                        format!(
+                            "invalid UTF-8 (byte 0x{:02x}); each invalid byte is read as `?`; save the file as UTF-8",
+                            bytes[bad_start]
+                        ),
+                    ));
+                    invalid_reported = true;
+                }
+                for byte in &mut bytes[bad_start..bad_start + bad_len] {
+                    *byte = b'?';
+                }
+                position = bad_start + bad_len;
+            }
+        }
+    }
+    if let Some(first_nul) = bytes.iter().position(|&b| b == 0) {
+        let line = bytes[..first_nul].iter().filter(|&&b| b == b'\n').count();
+        problems.push(Problem::new(
+            line,
+            "NUL byte in a text file; NUL bytes are read as spaces; is this file binary?",
+        ));
+        for byte in bytes.iter_mut().filter(|b| **b == 0) {
+            *byte = b' ';
+        }
+    }
+    // Every byte was checked above, so this cannot fail; fall back to a lossy copy
+    // rather than panic if it ever did.
+    String::from_utf8(bytes)
+        .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn invalid_bytes_keep_offsets() {
+        let (source, problems) = SourceFile::from_bytes("x", b"a: \xff\xfe\nb: \0c\n".to_vec());
+        assert_eq!(source.text, "a: ??\nb:  c\n");
+        assert_eq!(problems.len(), 2);
+        assert_eq!(problems[1].line, 1);
+    }
+
+    #[test]
+    fn lines_and_columns() {
+        let source = SourceFile::from_text("x", "\u{feff}ab\r\ncd\n");
+        assert_eq!(source.line_text(0), "\u{feff}ab");
+        assert_eq!(source.column_of(4), 1);
+        assert_eq!(source.line_of(7), 1);
+        assert_eq!(source.line_text(1), "cd");
+        assert_eq!(source.line_count(), 3);
+    }
+}

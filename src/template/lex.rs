@@ -1,0 +1,450 @@
+//! Finds every Go-template action `{{ … }}` in a file and says what kind it is.
+//!
+//! The lexer follows `text/template`: `{{-`/`-}}` trim markers, interpreted strings
+//! (which may hold `}}` and escapes), raw strings (which may span lines), character
+//! constants, and comments `{{/* … */}}` that may span lines. It never fails: an
+//! action that does not close is reported and ends at the end of its first line, so
+//! the rest of the file is still lexed.
+
+use std::ops::Range;
+
+/// One `{{ … }}` action.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Action {
+    /// From the first `{` to the last `}` (or to where recovery ended it).
+    pub span: Range<usize>,
+    /// The text between the delimiters and trim markers.
+    pub body: Range<usize>,
+    pub kind: ActionKind,
+    /// `{{-`: trims whitespace before the action.
+    pub trim_left: bool,
+    /// `-}}`: trims whitespace after the action.
+    pub trim_right: bool,
+    /// The last command of the pipeline (`nindent 4` in `include "x" . | nindent 4`).
+    pub last_command: Range<usize>,
+    /// False when the action never closed and recovery ended it.
+    pub terminated: bool,
+}
+
+/// What an action does, which decides how it is masked and how it affects anchoring.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ActionKind {
+    Control(Keyword),
+    /// `$name := …` or `$name = …`.
+    Assignment,
+    /// `{{/* … */}}`.
+    Comment,
+    /// Everything that prints: field references, `include`, `toYaml`, function calls.
+    Output,
+}
+
+/// The control keywords of `text/template`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Keyword {
+    If,
+    Else,
+    With,
+    Range,
+    End,
+    Define,
+    Block,
+    Template,
+    Break,
+    Continue,
+}
+
+impl Keyword {
+    fn from_word(word: &str) -> Option<Keyword> {
+        Some(match word {
+            "if" => Keyword::If,
+            "else" => Keyword::Else,
+            "with" => Keyword::With,
+            "range" => Keyword::Range,
+            "end" => Keyword::End,
+            "define" => Keyword::Define,
+            "block" => Keyword::Block,
+            "template" => Keyword::Template,
+            "break" => Keyword::Break,
+            "continue" => Keyword::Continue,
+            _ => return None,
+        })
+    }
+
+    /// Keywords whose block is closed by a matching `end`.
+    pub fn opens_block(self) -> bool {
+        matches!(
+            self,
+            Keyword::If | Keyword::With | Keyword::Range | Keyword::Define | Keyword::Block
+        )
+    }
+}
+
+impl Action {
+    /// The action's body text, without delimiters and trim markers.
+    pub fn body_text<'a>(&self, text: &'a str) -> &'a str {
+        &text[self.body.clone()]
+    }
+
+    /// The text of a comment action without `/*` and `*/`, trimmed.
+    pub fn comment_text<'a>(&self, text: &'a str) -> &'a str {
+        let body = self.body_text(text).trim();
+        let body = body.strip_prefix("/*").unwrap_or(body);
+        let body = body.strip_suffix("*/").unwrap_or(body);
+        body.trim()
+    }
+
+    /// The first word of the pipeline's last command: `nindent` in
+    /// `include "x" . | nindent 4`.
+    pub fn last_function<'a>(&self, text: &'a str) -> &'a str {
+        let command = text[self.last_command.clone()].trim_start();
+        let end = command
+            .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .unwrap_or(command.len());
+        &command[..end]
+    }
+}
+
+/// An action that did not close.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LexError {
+    /// Offset of the `{{` that opened it.
+    pub offset: usize,
+    pub message: String,
+}
+
+/// Lexes every action of `text`, in order, never overlapping.
+pub fn lex(text: &str) -> (Vec<Action>, Vec<LexError>) {
+    let bytes = text.as_bytes();
+    let mut actions = Vec::new();
+    let mut errors = Vec::new();
+    let mut position = 0;
+    while let Some(found) = find_open(bytes, position) {
+        let (action, error) = lex_action(text, found);
+        if let Some(error) = error {
+            errors.push(error);
+        }
+        position = action.span.end.max(found + 2);
+        actions.push(action);
+    }
+    (actions, errors)
+}
+
+fn find_open(bytes: &[u8], from: usize) -> Option<usize> {
+    let mut position = from;
+    while position + 1 < bytes.len() {
+        let next = memchr(b'{', &bytes[position..])? + position;
+        if bytes.get(next + 1) == Some(&b'{') {
+            return Some(next);
+        }
+        position = next + 1;
+    }
+    None
+}
+
+fn memchr(needle: u8, haystack: &[u8]) -> Option<usize> {
+    haystack.iter().position(|&b| b == needle)
+}
+
+fn is_space(byte: u8) -> bool {
+    matches!(byte, b' ' | b'\t' | b'\r' | b'\n')
+}
+
+/// Lexes the action whose `{{` is at `open`.
+fn lex_action(text: &str, open: usize) -> (Action, Option<LexError>) {
+    let bytes = text.as_bytes();
+    let mut cursor = open + 2;
+    let trim_left =
+        bytes.get(cursor) == Some(&b'-') && bytes.get(cursor + 1).is_some_and(|&b| is_space(b));
+    if trim_left {
+        cursor += 2;
+    }
+    let body_start = cursor;
+    // A comment is `/*` right after the delimiter and its trim marker.
+    let after_space = skip_spaces(bytes, cursor);
+    if bytes[after_space..].starts_with(b"/*") && (after_space == cursor || trim_left) {
+        return lex_comment(text, open, trim_left, body_start, after_space + 2);
+    }
+
+    let mut paren_depth = 0usize;
+    let mut last_command_start = body_start;
+    while cursor < bytes.len() {
+        match bytes[cursor] {
+            b'"' => cursor = skip_interpreted_string(bytes, cursor + 1),
+            b'\'' => cursor = skip_char_constant(bytes, cursor + 1),
+            b'`' => match memchr(b'`', &bytes[cursor + 1..]) {
+                Some(close) => cursor += close + 2,
+                None => cursor = bytes.len(),
+            },
+            b'(' => {
+                paren_depth += 1;
+                cursor += 1;
+            }
+            b')' => {
+                paren_depth = paren_depth.saturating_sub(1);
+                cursor += 1;
+            }
+            b'|' if paren_depth == 0 => {
+                cursor += 1;
+                last_command_start = cursor;
+            }
+            b'-' if bytes[cursor..].starts_with(b"-}}")
+                && cursor > body_start
+                && is_space(bytes[cursor - 1]) =>
+            {
+                let action = finish(
+                    text,
+                    open..cursor + 3,
+                    body_start..cursor,
+                    trim_left,
+                    true,
+                    last_command_start..cursor,
+                );
+                return (action, None);
+            }
+            b'}' if bytes.get(cursor + 1) == Some(&b'}') => {
+                let action = finish(
+                    text,
+                    open..cursor + 2,
+                    body_start..cursor,
+                    trim_left,
+                    false,
+                    last_command_start..cursor,
+                );
+                return (action, None);
+            }
+            b'{' if bytes.get(cursor + 1) == Some(&b'{') => break,
+            _ => cursor += 1,
+        }
+    }
+    // Never closed: end the action at the end of its first line, or before the next
+    // `{{`, so the rest of the file is lexed normally.
+    let line_end = memchr(b'\n', &bytes[open..]).map_or(bytes.len(), |n| open + n);
+    let end = line_end.min(cursor.max(body_start)).max(body_start);
+    let mut action = finish(
+        text,
+        open..end,
+        body_start..end,
+        trim_left,
+        false,
+        last_command_start.min(end)..end,
+    );
+    action.terminated = false;
+    let error = LexError {
+        offset: open,
+        message: "unterminated template action: `{{` is never closed by `}}`; close it on this line or the lines below".into(),
+    };
+    (action, Some(error))
+}
+
+fn lex_comment(
+    text: &str,
+    open: usize,
+    trim_left: bool,
+    body_start: usize,
+    mut cursor: usize,
+) -> (Action, Option<LexError>) {
+    let bytes = text.as_bytes();
+    while let Some(star) = find_bytes(&bytes[cursor..], b"*/") {
+        let comment_end = cursor + star + 2;
+        let mut close = comment_end;
+        let mut trim_right = false;
+        let spaces_end = skip_spaces(bytes, close);
+        if bytes[spaces_end..].starts_with(b"-}}") && spaces_end > close {
+            trim_right = true;
+            close = spaces_end + 1;
+        }
+        if bytes[close..].starts_with(b"}}") {
+            let mut action = finish(
+                text,
+                open..close + 2,
+                body_start..comment_end,
+                trim_left,
+                trim_right,
+                comment_end..comment_end,
+            );
+            action.kind = ActionKind::Comment;
+            return (action, None);
+        }
+        cursor = comment_end;
+    }
+    let line_end = memchr(b'\n', &bytes[open..]).map_or(bytes.len(), |n| open + n);
+    let mut action = finish(
+        text,
+        open..line_end,
+        body_start..line_end,
+        trim_left,
+        false,
+        line_end..line_end,
+    );
+    action.kind = ActionKind::Comment;
+    action.terminated = false;
+    let error = LexError {
+        offset: open,
+        message: "unterminated template comment: `{{/*` is never closed by `*/}}`; close it where the comment ends".into(),
+    };
+    (action, Some(error))
+}
+
+fn finish(
+    text: &str,
+    span: Range<usize>,
+    body: Range<usize>,
+    trim_left: bool,
+    trim_right: bool,
+    last_command: Range<usize>,
+) -> Action {
+    let kind = classify(&text[body.clone()]);
+    Action {
+        span,
+        body,
+        kind,
+        trim_left,
+        trim_right,
+        last_command,
+        terminated: true,
+    }
+}
+
+/// Classifies an action by its first word.
+fn classify(body: &str) -> ActionKind {
+    let body = body.trim_start();
+    let word_end = body
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(body.len());
+    if let Some(keyword) = Keyword::from_word(&body[..word_end]) {
+        return ActionKind::Control(keyword);
+    }
+    if is_assignment(body) {
+        return ActionKind::Assignment;
+    }
+    ActionKind::Output
+}
+
+/// `$x := …`, `$x = …`, `$a, $b := …`.
+fn is_assignment(body: &str) -> bool {
+    let mut rest = body;
+    loop {
+        let Some(after_dollar) = rest.strip_prefix('$') else {
+            return false;
+        };
+        let name_end = after_dollar
+            .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .unwrap_or(after_dollar.len());
+        rest = after_dollar[name_end..].trim_start();
+        if let Some(more) = rest.strip_prefix(',') {
+            rest = more.trim_start();
+            continue;
+        }
+        return rest.starts_with(":=") || (rest.starts_with('=') && !rest.starts_with("=="));
+    }
+}
+
+fn skip_spaces(bytes: &[u8], mut cursor: usize) -> usize {
+    while cursor < bytes.len() && is_space(bytes[cursor]) {
+        cursor += 1;
+    }
+    cursor
+}
+
+/// Skips to just past the closing quote; an interpreted string ends at a newline
+/// when it is not closed (as `text/template` reports), so recovery stays local.
+fn skip_interpreted_string(bytes: &[u8], mut cursor: usize) -> usize {
+    while cursor < bytes.len() {
+        match bytes[cursor] {
+            b'\\' => cursor += 2,
+            b'"' => return cursor + 1,
+            b'\n' => return cursor,
+            _ => cursor += 1,
+        }
+    }
+    bytes.len()
+}
+
+fn skip_char_constant(bytes: &[u8], mut cursor: usize) -> usize {
+    while cursor < bytes.len() {
+        match bytes[cursor] {
+            b'\\' => cursor += 2,
+            b'\'' => return cursor + 1,
+            b'\n' => return cursor,
+            _ => cursor += 1,
+        }
+    }
+    bytes.len()
+}
+
+fn find_bytes(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack
+        .windows(needle.len())
+        .position(|window| window == needle)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds(text: &str) -> Vec<(String, ActionKind)> {
+        let (actions, errors) = lex(text);
+        assert!(errors.is_empty(), "{errors:?}");
+        actions
+            .iter()
+            .map(|action| (text[action.span.clone()].to_string(), action.kind))
+            .collect()
+    }
+
+    #[test]
+    fn classifies_actions() {
+        let found = kinds(
+            "{{- if .x }}{{ else if .y }}{{ $a := 1 }}{{ $k, $v = 1 }}{{/* c */}}{{ .z | quote }}{{ end -}}",
+        );
+        let kinds: Vec<_> = found.iter().map(|(_, kind)| *kind).collect();
+        assert_eq!(
+            kinds,
+            vec![
+                ActionKind::Control(Keyword::If),
+                ActionKind::Control(Keyword::Else),
+                ActionKind::Assignment,
+                ActionKind::Assignment,
+                ActionKind::Comment,
+                ActionKind::Output,
+                ActionKind::Control(Keyword::End),
+            ]
+        );
+    }
+
+    #[test]
+    fn strings_may_hold_closing_braces() {
+        let found = kinds(r#"a: {{ "}}" }} b: {{ `x}}y` }} c: {{ "\"}}" }} d: {{ "{{" }}"#);
+        assert_eq!(found.len(), 4);
+        assert_eq!(found[1].0, "{{ `x}}y` }}");
+        assert_eq!(found[3].0, r#"{{ "{{" }}"#);
+    }
+
+    #[test]
+    fn trim_markers_and_last_command() {
+        let text = "{{- include \"x\" (dict \"a\" (b | c)) | nindent 4 -}}";
+        let (actions, _) = lex(text);
+        assert!(actions[0].trim_left && actions[0].trim_right);
+        assert_eq!(actions[0].last_function(text), "nindent");
+        assert_eq!(actions[0].span, 0..text.len());
+    }
+
+    #[test]
+    fn multi_line_comment_and_dash_number() {
+        let text = "{{- /*\n doc\n*/ -}}\n{{-3}}";
+        let (actions, errors) = lex(text);
+        assert!(errors.is_empty());
+        assert_eq!(actions[0].kind, ActionKind::Comment);
+        assert_eq!(actions[0].comment_text(text), "doc");
+        assert!(!actions[1].trim_left);
+    }
+
+    #[test]
+    fn unterminated_actions_recover_at_line_end() {
+        let text = "a: {{ .x\nb: {{ .y }}\nc: {{/* open\n";
+        let (actions, errors) = lex(text);
+        assert_eq!(errors.len(), 2);
+        assert_eq!(actions[0].span, 3..8);
+        assert_eq!(&text[actions[1].span.clone()], "{{ .y }}");
+        assert_eq!(actions[2].kind, ActionKind::Comment);
+    }
+}

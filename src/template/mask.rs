@@ -1,0 +1,383 @@
+//! Turns a Helm template into YAML of exactly the same byte length.
+//!
+//! Every newline is kept, and every byte outside an action is kept except the
+//! whitespace of lines that hold only actions, so an offset in the masked text is the
+//! same offset in the file:
+//! - a line that holds only actions and whitespace (a directive line) becomes spaces;
+//!   inside a block scalar it becomes scalar text at the scalar's indentation
+//!   instead, because YAML rejects a leading blank line longer than that indentation;
+//! - an action that is a value's whole text and emits a block becomes spaces, so the
+//!   key stays a key with a nested value: `toYaml`, `indent` or `nindent` last in its
+//!   pipeline, or any action followed by lines indented deeper (`- {{ toYaml . }}`
+//!   then `  labelSelector:` continues the item's mapping);
+//! - any other action inside a content line becomes a placeholder plain scalar of the
+//!   same length, so `name: {{ .Release.Name }}-cm` stays one scalar.
+//!
+//! A directive line may end in a YAML comment (`{{- end }}  # tls`); only its actions
+//! are masked.
+
+use std::ops::Range;
+
+use super::lex::Action;
+
+/// The byte every placeholder is made of: a plain-scalar character that no YAML
+/// indicator uses.
+pub const PLACEHOLDER: u8 = b'_';
+
+/// The masked text and, per line, what the template made of it.
+#[derive(Debug, Clone)]
+pub struct Masked {
+    pub text: String,
+    /// Per line: the line holds at least one action and nothing else but whitespace
+    /// and, possibly, a trailing `#` comment.
+    pub directive_lines: Vec<bool>,
+}
+
+/// What the first pass learned about one line.
+#[derive(Debug, Clone, Default)]
+struct LineFacts {
+    range: Range<usize>,
+    has_action: bool,
+    /// Non-whitespace outside actions, not counting a comment after an action.
+    has_content: bool,
+    /// Column of the first non-whitespace byte (actions included).
+    indent: usize,
+}
+
+impl LineFacts {
+    fn is_directive(&self) -> bool {
+        self.has_action && !self.has_content
+    }
+}
+
+/// Masks `text`, whose actions are `actions` (as returned by the lexer, in order).
+pub fn mask(text: &str, actions: &[Action]) -> Masked {
+    let bytes = text.as_bytes();
+    let lines = line_facts(bytes, actions);
+    let block_scalar_indent = block_scalar_indents(bytes, &lines);
+    let next_content_indent = next_content_indents(bytes, &lines);
+
+    let mut out = bytes.to_vec();
+    for (line, facts) in lines.iter().enumerate() {
+        if !facts.is_directive() {
+            continue;
+        }
+        match block_scalar_indent[line] {
+            Some(indent) => fill_as_scalar_text(&mut out, facts.range.clone(), indent),
+            // A directive line without a comment tail is blanked whole, tabs and all.
+            None if !has_comment_tail(bytes, facts, actions) => {
+                blank(&mut out[facts.range.clone()])
+            }
+            None => {}
+        }
+    }
+
+    let mut line = 0;
+    for action in actions {
+        while lines[line].range.end < action.span.start {
+            line += 1;
+        }
+        let facts = &lines[line];
+        if facts.is_directive() {
+            if block_scalar_indent[line].is_none() {
+                blank(&mut out[action.span.clone()]);
+            }
+            continue;
+        }
+        if let Some(structure_column) = whole_value_column(bytes, action) {
+            let block_follows = next_content_indent[line].is_some_and(|n| n > structure_column);
+            if block_follows || emits_block(text, action) {
+                blank(&mut out[action.span.clone()]);
+                continue;
+            }
+        }
+        let first_line_end = bytes[action.span.clone()]
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(action.span.end, |n| action.span.start + n);
+        for byte in &mut out[action.span.start..first_line_end] {
+            *byte = PLACEHOLDER;
+        }
+        blank(&mut out[first_line_end..action.span.end]);
+    }
+    let text = String::from_utf8(out).unwrap_or_else(|error| {
+        // Only whole actions (which start and end on ASCII delimiters) and ASCII
+        // whitespace were replaced, so the text is still UTF-8; never panic if that
+        // ever changes.
+        String::from_utf8_lossy(error.as_bytes()).into_owned()
+    });
+    Masked {
+        text,
+        directive_lines: lines.iter().map(LineFacts::is_directive).collect(),
+    }
+}
+
+/// One pass over the bytes: the range of every line, which hold actions, which hold
+/// other text.
+fn line_facts(bytes: &[u8], actions: &[Action]) -> Vec<LineFacts> {
+    let mut lines = Vec::new();
+    let mut current = LineFacts {
+        indent: usize::MAX,
+        ..LineFacts::default()
+    };
+    let mut line_start = 0;
+    let mut next_action = 0;
+    let mut position = 0;
+    while position < bytes.len() {
+        if let Some(action) = actions.get(next_action) {
+            if action.span.start == position {
+                current.has_action = true;
+                current.indent = current.indent.min(position - line_start);
+                for (offset, &byte) in bytes[action.span.clone()].iter().enumerate() {
+                    if byte == b'\n' {
+                        current.range = line_start..action.span.start + offset;
+                        lines.push(std::mem::take(&mut current));
+                        line_start = action.span.start + offset + 1;
+                        current.has_action = true;
+                        current.indent = usize::MAX;
+                    }
+                }
+                position = action.span.end;
+                next_action += 1;
+                continue;
+            }
+        }
+        match bytes[position] {
+            b'\n' => {
+                current.range = line_start..position;
+                lines.push(std::mem::take(&mut current));
+                current.indent = usize::MAX;
+                line_start = position + 1;
+            }
+            b' ' | b'\t' | b'\r' => {}
+            b'#' if current.has_action && bytes[position - 1].is_ascii_whitespace() => {
+                // A comment after an action: the rest of the line, actions in it too.
+                let line_end = bytes[position..]
+                    .iter()
+                    .position(|&b| b == b'\n')
+                    .map_or(bytes.len(), |n| position + n);
+                while actions
+                    .get(next_action)
+                    .is_some_and(|action| action.span.start < line_end)
+                {
+                    next_action += 1;
+                }
+                position = line_end;
+                continue;
+            }
+            _ => {
+                current.has_content = true;
+                current.indent = current.indent.min(position - line_start);
+            }
+        }
+        position += 1;
+    }
+    current.range = line_start..bytes.len();
+    lines.push(current);
+    lines
+}
+
+/// Whether a directive line ends in a `#` comment, which masking keeps.
+fn has_comment_tail(bytes: &[u8], facts: &LineFacts, actions: &[Action]) -> bool {
+    let mut position = facts.range.start;
+    // Skip actions and whitespace; anything left is the comment.
+    let mut index = actions.partition_point(|action| action.span.end <= facts.range.start);
+    while position < facts.range.end {
+        if let Some(action) = actions.get(index) {
+            if action.span.start == position {
+                position = action.span.end;
+                index += 1;
+                continue;
+            }
+        }
+        if !bytes[position].is_ascii_whitespace() {
+            return true;
+        }
+        position += 1;
+    }
+    false
+}
+
+/// For every line inside a block scalar (`key: |`), the scalar's content indentation.
+fn block_scalar_indents(bytes: &[u8], lines: &[LineFacts]) -> Vec<Option<usize>> {
+    let mut indents = vec![None; lines.len()];
+    let mut line = 0;
+    while line < lines.len() {
+        let facts = &lines[line];
+        let Some(parent) = facts
+            .has_content
+            .then(|| block_scalar_parent(&bytes[facts.range.clone()]))
+            .flatten()
+        else {
+            line += 1;
+            continue;
+        };
+        // The scalar runs until a content line indented no deeper than its parent.
+        let mut end = line + 1;
+        while end < lines.len() {
+            let next = &lines[end];
+            if next.has_content && next.indent <= parent {
+                break;
+            }
+            end += 1;
+        }
+        let content_indent = lines[line + 1..end]
+            .iter()
+            .find(|next| next.has_content)
+            .or_else(|| lines[line + 1..end].iter().find(|next| next.has_action))
+            .map(|next| next.indent)
+            .filter(|&indent| indent > parent);
+        if let Some(indent) = content_indent {
+            for slot in &mut indents[line + 1..end] {
+                *slot = Some(indent);
+            }
+        }
+        line = end;
+    }
+    indents
+}
+
+/// If the line ends with a block scalar header (`key: |`, `- >-`), the column its
+/// content must be indented past.
+fn block_scalar_parent(line: &[u8]) -> Option<usize> {
+    let text = std::str::from_utf8(line).ok()?;
+    let code = match text.find(" #") {
+        Some(comment) => &text[..comment],
+        None => text,
+    };
+    let code = code.trim_end();
+    let header_start = code.rfind([' ', '\t'])? + 1;
+    let header = &code[header_start..];
+    let mut chars = header.chars();
+    if !matches!(chars.next(), Some('|') | Some('>'))
+        || !chars.all(|c| c == '-' || c == '+' || c.is_ascii_digit())
+    {
+        return None;
+    }
+    let before = code[..header_start].trim_end();
+    if !(before.ends_with(':') || before.ends_with('-')) {
+        return None;
+    }
+    Some(structure_column(text))
+}
+
+/// The column that a nested value must be indented past: the key's column, or the
+/// last dash's column for a bare sequence item.
+fn structure_column(line: &str) -> usize {
+    let indent = line.len() - line.trim_start().len();
+    let mut column = indent;
+    let mut rest = &line[indent..];
+    while let Some(after) = rest.strip_prefix("- ") {
+        let trimmed = after.trim_start();
+        let next = column + (rest.len() - trimmed.len());
+        if trimmed.starts_with(['|', '>']) || trimmed.is_empty() || trimmed.starts_with("{{") {
+            return column;
+        }
+        column = next;
+        rest = trimmed;
+    }
+    column
+}
+
+/// Per line, the indentation of the next line below it with YAML content (comments
+/// and directive lines do not count).
+fn next_content_indents(bytes: &[u8], lines: &[LineFacts]) -> Vec<Option<usize>> {
+    let mut result = vec![None; lines.len()];
+    let mut next = None;
+    for (line, facts) in lines.iter().enumerate().rev() {
+        result[line] = next;
+        if facts.has_content && bytes.get(facts.range.start + facts.indent) != Some(&b'#') {
+            next = Some(facts.indent);
+        }
+    }
+    result
+}
+
+/// Scalar text at `indent` for a directive line inside a block scalar: spaces before
+/// that column, placeholder bytes from it on.
+fn fill_as_scalar_text(out: &mut [u8], range: Range<usize>, indent: usize) {
+    for (column, byte) in out[range].iter_mut().enumerate() {
+        if *byte == b'\r' {
+            continue;
+        }
+        *byte = if column < indent { b' ' } else { PLACEHOLDER };
+    }
+}
+
+/// Spaces for every byte but line breaks.
+fn blank(bytes: &mut [u8]) {
+    for byte in bytes {
+        if *byte != b'\n' && *byte != b'\r' {
+            *byte = b' ';
+        }
+    }
+}
+
+/// If the action is a value's whole text (after `key:` or `- `, nothing after it on
+/// its line), the column a block it emits must be indented past.
+fn whole_value_column(bytes: &[u8], action: &Action) -> Option<usize> {
+    let rest_of_line = bytes[action.span.end..]
+        .iter()
+        .take_while(|&&b| b != b'\n')
+        .all(|&b| b == b' ' || b == b'\t' || b == b'\r');
+    if !rest_of_line {
+        return None;
+    }
+    let line_start = bytes[..action.span.start]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |n| n + 1);
+    let before = std::str::from_utf8(&bytes[line_start..action.span.start]).ok()?;
+    let trimmed = before.trim_end();
+    if !(trimmed.is_empty() || trimmed.ends_with(':') || trimmed.ends_with('-')) {
+        return None;
+    }
+    Some(structure_column(before))
+}
+
+/// An action whose pipeline ends in a function that prints a block.
+fn emits_block(text: &str, action: &Action) -> bool {
+    matches!(
+        action.last_function(text),
+        "nindent" | "indent" | "toYaml" | "toYamlPretty"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::template::lex::lex;
+
+    fn masked(text: &str) -> String {
+        let (actions, _) = lex(text);
+        mask(text, &actions).text
+    }
+
+    #[test]
+    fn directive_lines_become_spaces() {
+        assert_eq!(
+            masked("a:\n  {{- if .x }}\n  b: 1\n\t{{- end }}\n"),
+            "a:\n              \n  b: 1\n           \n"
+        );
+    }
+
+    #[test]
+    fn inline_actions_become_placeholders() {
+        assert_eq!(
+            masked("name: {{ .Release.Name }}-cm\n"),
+            "name: ___________________-cm\n"
+        );
+    }
+
+    #[test]
+    fn block_emitters_become_spaces() {
+        assert_eq!(
+            masked("labels: {{- include \"l\" . | nindent 4 }}\n"),
+            "labels:                                 \n"
+        );
+        assert_eq!(
+            masked("x: {{ .y | indent 2 }}z\n"),
+            "x: ___________________z\n"
+        );
+    }
+}

@@ -1,0 +1,510 @@
+//! Decides, for every comment, which key it documents (DESIGN §4).
+//!
+//! Anchoring works on lines and columns, not on tree parentage: tree-sitter-yaml puts
+//! a comment before the first key of a nested map under the parent pair, and an
+//! end-of-block comment inside the inner mapping even at column 0.
+//!
+//! - trailing: on the key's line after it; comment-only lines right below, indented
+//!   deeper than the key, continue it when the key's value ended on that line;
+//! - leading: the run of comment lines directly above a key at the key's column.
+//!   Template lines between are transparent when they open blocks, assign, hold
+//!   template comments, or open and close whole blocks below the comment;
+//! - detached: an `end` or `else` between the run and the key closes the block that
+//!   holds the comment; the key below is recorded;
+//! - free: everything else, including a run directly above an action that prints
+//!   content (`include`, `toYaml`, `template`, `define`), which documents that action.
+
+use crate::source::SourceFile;
+use crate::template::lex::{Action, ActionKind, Keyword};
+
+use super::model::{Attached, Comment, CommentStyle, Detached, Document, Key, Placement};
+use super::parse::{ParsedDocument, RawKey};
+
+/// The parts of a file that anchoring reads, shared by all of its documents.
+pub struct TemplateView<'a> {
+    source: &'a SourceFile,
+    masked: &'a str,
+    directive_lines: &'a [bool],
+    actions: &'a [Action],
+    /// First and last line of every action.
+    action_lines: Vec<(usize, usize)>,
+}
+
+impl<'a> TemplateView<'a> {
+    pub fn new(
+        source: &'a SourceFile,
+        masked: &'a str,
+        directive_lines: &'a [bool],
+        actions: &'a [Action],
+    ) -> Self {
+        let mut action_lines = Vec::with_capacity(actions.len());
+        let mut line = 0;
+        let mut scanned = 0;
+        let bytes = source.text.as_bytes();
+        for action in actions {
+            line += count_newlines(&bytes[scanned..action.span.start]);
+            let end_line = line + count_newlines(&bytes[action.span.clone()]);
+            action_lines.push((line, end_line));
+            scanned = action.span.start;
+        }
+        TemplateView {
+            source,
+            masked,
+            directive_lines,
+            actions,
+            action_lines,
+        }
+    }
+
+    fn is_directive(&self, line: usize) -> bool {
+        self.directive_lines.get(line).copied().unwrap_or(false)
+    }
+
+    fn masked_line(&self, line: usize) -> &str {
+        let range = self.source.line_range(line);
+        &self.masked[range]
+    }
+}
+
+fn count_newlines(bytes: &[u8]) -> usize {
+    bytes.iter().filter(|&&b| b == b'\n').count()
+}
+
+/// What a line of a document is, for anchoring.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum LineKind {
+    Blank,
+    DocumentMarker,
+    /// Only template actions (template comments included).
+    Directive,
+    /// A `#` comment and nothing else.
+    YamlComment,
+    Content,
+}
+
+/// One comment before runs are joined.
+struct Piece {
+    style: CommentStyle,
+    line: usize,
+    end_line: usize,
+    column: usize,
+    span: std::ops::Range<usize>,
+    text: String,
+    own_line: bool,
+    /// For template comments: index of the action.
+    action: Option<usize>,
+}
+
+/// Where a comment went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Target {
+    Leading(usize),
+    Trailing(usize),
+    Detached(usize),
+    Free,
+}
+
+/// Anchors the comments of one parsed document to its keys.
+pub fn anchor(view: &TemplateView, parsed: ParsedDocument, index: usize) -> Document {
+    let lines = parsed.lines.clone();
+    let source = view.source;
+    let line_kinds: Vec<LineKind> = lines
+        .clone()
+        .map(|line| classify_line(view, &parsed, line))
+        .collect();
+    let kind_of = |line: usize| line_kinds[line - lines.start];
+
+    let pieces = collect_pieces(view, &parsed);
+    let keys = &parsed.keys;
+    // Index of the first key starting on each line of the document.
+    let mut first_key = vec![usize::MAX; lines.len()];
+    for (key_index, key) in keys.iter().enumerate().rev() {
+        if lines.contains(&key.line) {
+            first_key[key.line - lines.start] = key_index;
+        }
+    }
+    let first_key_on = |line: usize| -> Option<usize> {
+        first_key
+            .get(line.wrapping_sub(lines.start))
+            .copied()
+            .filter(|&k| k != usize::MAX)
+    };
+
+    let mut targets = vec![Target::Free; pieces.len()];
+    // Pieces that continue the trailing comment of the piece before them.
+    let mut continues = vec![false; pieces.len()];
+    // The trailing piece (and its key) that a comment-only line right below continues.
+    let mut open_trailing: Option<(usize, usize)> = None;
+
+    let mut position = 0;
+    while position < pieces.len() {
+        let piece = &pieces[position];
+        if !piece.own_line {
+            targets[position] = match trailing_key(keys, first_key_on(piece.line), piece) {
+                Some(key) => {
+                    if keys[key].value_end_line == piece.line && piece.style == CommentStyle::Yaml {
+                        open_trailing = Some((piece.end_line, key));
+                    }
+                    Target::Trailing(key)
+                }
+                None => Target::Free,
+            };
+            position += 1;
+            continue;
+        }
+        if let Some((line, key)) = open_trailing.take() {
+            if piece.style == CommentStyle::Yaml
+                && piece.line == line + 1
+                && last_column(view, piece) > keys[key].column
+            {
+                continues[position] = true;
+                targets[position] = Target::Trailing(key);
+                open_trailing = Some((piece.line, key));
+                position += 1;
+                continue;
+            }
+        }
+        // A run: YAML comment lines directly below each other at one column.
+        let mut run_end = position;
+        if piece.style == CommentStyle::Yaml {
+            while let Some(next) = pieces.get(run_end + 1) {
+                let last = &pieces[run_end];
+                if next.style == CommentStyle::Yaml
+                    && next.own_line
+                    && next.line == last.line + 1
+                    && next.column == piece.column
+                {
+                    run_end += 1;
+                } else {
+                    break;
+                }
+            }
+        }
+        let last = &pieces[run_end];
+        let target = scan_down(view, &kind_of, &first_key_on, keys, last, lines.end);
+        for (offset, slot) in targets[position..=run_end].iter_mut().enumerate() {
+            *slot = target;
+            continues[position + offset] = offset > 0;
+        }
+        position = run_end + 1;
+    }
+
+    // Join runs and continuations into comments, then hand them out.
+    let mut key_comments: Vec<Vec<Attached>> = vec![Vec::new(); keys.len()];
+    let mut detached = Vec::new();
+    let mut free = Vec::new();
+    let mut position = 0;
+    while position < pieces.len() {
+        let mut end = position + 1;
+        while end < pieces.len() && continues[end] {
+            end += 1;
+        }
+        let comment = join(&pieces[position..end]);
+        match targets[position] {
+            Target::Leading(key) => key_comments[key].push(Attached {
+                placement: Placement::Leading,
+                comment,
+            }),
+            Target::Trailing(key) => key_comments[key].push(Attached {
+                placement: Placement::Trailing,
+                comment,
+            }),
+            Target::Detached(key) => detached.push(Detached {
+                comment,
+                separated_from: keys[key].path.clone(),
+            }),
+            Target::Free => free.push(comment),
+        }
+        position = end;
+    }
+
+    let keys = parsed
+        .keys
+        .into_iter()
+        .zip(key_comments)
+        .map(|(raw, mut comments)| {
+            comments.sort_by_key(|attached| attached.comment.line);
+            Key {
+                column: source.column_of(raw.offset),
+                path: raw.path,
+                line: raw.line,
+                offset: raw.offset,
+                comments,
+            }
+        })
+        .collect();
+    Document {
+        index,
+        kind: parsed.kind,
+        lines,
+        keys,
+        detached,
+        free,
+        recovered: parsed.recovered_from.is_some(),
+    }
+}
+
+fn classify_line(view: &TemplateView, parsed: &ParsedDocument, line: usize) -> LineKind {
+    if view.is_directive(line) {
+        return LineKind::Directive;
+    }
+    let text = view.masked_line(line);
+    let text = if line == 0 {
+        text.trim_start_matches('\u{feff}')
+    } else {
+        text
+    };
+    let trimmed = text.trim_start_matches([' ', '\t']);
+    if trimmed.is_empty() {
+        return LineKind::Blank;
+    }
+    if trimmed.starts_with('#') {
+        // A `#` at the start of a block scalar's line is text, not a comment; only a
+        // comment the parser saw counts.
+        let is_comment = parsed
+            .comments
+            .binary_search_by_key(&line, |comment| comment.line)
+            .is_ok();
+        if is_comment {
+            return LineKind::YamlComment;
+        }
+        return LineKind::Content;
+    }
+    if (trimmed.starts_with("---") || trimmed.starts_with("..."))
+        && trimmed.len() == text.len()
+        && is_empty_or_comment(trimmed[3..].trim_start())
+    {
+        return LineKind::DocumentMarker;
+    }
+    LineKind::Content
+}
+
+fn is_empty_or_comment(text: &str) -> bool {
+    text.is_empty() || text.starts_with('#')
+}
+
+/// The YAML comments and template comments of a document, in file order.
+fn collect_pieces(view: &TemplateView, parsed: &ParsedDocument) -> Vec<Piece> {
+    let text = &view.source.text;
+    let mut pieces: Vec<Piece> = parsed
+        .comments
+        .iter()
+        .map(|raw| {
+            let body = &text[raw.span.clone()];
+            let body = body.strip_prefix('#').unwrap_or(body);
+            let body = body.strip_prefix(' ').unwrap_or(body);
+            Piece {
+                style: CommentStyle::Yaml,
+                line: raw.line,
+                end_line: raw.line,
+                column: view.source.column_of(raw.span.start),
+                span: raw.span.clone(),
+                text: body.trim_end().to_string(),
+                own_line: raw.own_line,
+                action: None,
+            }
+        })
+        .collect();
+    let lines = &parsed.lines;
+    for (index, action) in view.actions.iter().enumerate() {
+        let (line, end_line) = view.action_lines[index];
+        if line < lines.start {
+            continue;
+        }
+        if line >= lines.end {
+            break;
+        }
+        if action.kind != ActionKind::Comment {
+            continue;
+        }
+        pieces.push(Piece {
+            style: CommentStyle::Template,
+            line,
+            end_line,
+            column: view.source.column_of(action.span.start),
+            span: action.span.clone(),
+            text: dedent(action.comment_text(text)),
+            own_line: view.is_directive(line),
+            action: Some(index),
+        });
+    }
+    pieces.sort_by_key(|piece| piece.span.start);
+    pieces
+}
+
+/// The text of a multi-line template comment with the indentation its lines share
+/// removed, and no `\r` before line ends.
+fn dedent(text: &str) -> String {
+    let mut lines = text.lines();
+    let first = lines.next().unwrap_or("").trim_end();
+    let rest: Vec<&str> = lines.map(str::trim_end).collect();
+    let indent = rest
+        .iter()
+        .filter(|line| !line.is_empty())
+        .map(|line| line.len() - line.trim_start().len())
+        .min()
+        .unwrap_or(0);
+    let mut out = first.to_string();
+    for line in rest {
+        out.push('\n');
+        out.push_str(line.get(indent..).unwrap_or(line.trim_start()));
+    }
+    out
+}
+
+/// The key an inline comment trails: among the keys that start on its line before it,
+/// the block key furthest right (`- name: x  # c` documents `name`); a line of flow
+/// keys gives its last key.
+fn trailing_key(keys: &[RawKey], first: Option<usize>, piece: &Piece) -> Option<usize> {
+    let first = first?;
+    let on_line = keys[first..]
+        .iter()
+        .enumerate()
+        .take_while(|(_, key)| key.line == piece.line)
+        .filter(|(_, key)| key.offset < piece.span.start)
+        .map(|(offset, key)| (first + offset, key));
+    let mut best: Option<(usize, &RawKey)> = None;
+    for (index, key) in on_line {
+        best = match best {
+            None => Some((index, key)),
+            Some((_, current)) if current.in_flow && !key.in_flow => Some((index, key)),
+            Some((_, current)) if !current.in_flow && key.in_flow => best,
+            Some(_) => Some((index, key)),
+        };
+    }
+    best.map(|(index, _)| index)
+}
+
+/// Scans down from a comment (its last piece) to the key it documents.
+fn scan_down(
+    view: &TemplateView,
+    kind_of: &dyn Fn(usize) -> LineKind,
+    first_key_on: &dyn Fn(usize) -> Option<usize>,
+    keys: &[RawKey],
+    last: &Piece,
+    end: usize,
+) -> Target {
+    let column = last_column(view, last);
+    let mut opened = 0usize;
+    let mut detached = false;
+    // Actions after a template comment on its own last line come first.
+    let mut first_action = last.action.map_or(0, |index| index + 1);
+    let start_line = last.end_line + 1;
+    if last.action.is_some() {
+        let walk = walk_actions(
+            view,
+            first_action,
+            last.end_line,
+            &mut opened,
+            &mut detached,
+        );
+        match walk {
+            Walk::Stop => return Target::Free,
+            Walk::Continue(next) => first_action = next,
+        }
+    }
+    for line in start_line..end {
+        match kind_of(line) {
+            LineKind::Blank | LineKind::DocumentMarker => return Target::Free,
+            LineKind::YamlComment => {
+                if last.style == CommentStyle::Yaml {
+                    return Target::Free;
+                }
+            }
+            LineKind::Directive => {
+                match walk_actions(view, first_action, line, &mut opened, &mut detached) {
+                    Walk::Stop => return Target::Free,
+                    Walk::Continue(next) => first_action = next,
+                }
+            }
+            LineKind::Content => {
+                return match first_key_on(line) {
+                    Some(key) if keys[key].column == column => {
+                        if detached {
+                            Target::Detached(key)
+                        } else {
+                            Target::Leading(key)
+                        }
+                    }
+                    _ => Target::Free,
+                };
+            }
+        }
+    }
+    Target::Free
+}
+
+/// The byte column of a piece on its line, comparable with tree-sitter's key columns.
+fn last_column(view: &TemplateView, piece: &Piece) -> usize {
+    let line_start = view.source.line_start(piece.line);
+    let mut column = piece.span.start - line_start;
+    if piece.line == 0 {
+        column -= view.source.bom_len.min(column);
+    }
+    column
+}
+
+enum Walk {
+    /// The line held an action that prints content: the comment documents it.
+    Stop,
+    /// Go on; the index of the first action after this line.
+    Continue(usize),
+}
+
+/// Applies the actions that start on `line` (from `first_action` on) to the block
+/// counter of a downward scan.
+fn walk_actions(
+    view: &TemplateView,
+    first_action: usize,
+    line: usize,
+    opened: &mut usize,
+    detached: &mut bool,
+) -> Walk {
+    let mut index = first_action;
+    while index < view.actions.len() && view.action_lines[index].0 < line {
+        index += 1;
+    }
+    while index < view.actions.len() && view.action_lines[index].0 == line {
+        match view.actions[index].kind {
+            ActionKind::Control(keyword) => match keyword {
+                Keyword::If | Keyword::With | Keyword::Range => *opened += 1,
+                Keyword::Else => {
+                    if *opened == 0 {
+                        *detached = true;
+                    }
+                }
+                Keyword::End => {
+                    if *opened == 0 {
+                        *detached = true;
+                    } else {
+                        *opened -= 1;
+                    }
+                }
+                Keyword::Define | Keyword::Block | Keyword::Template => return Walk::Stop,
+                Keyword::Break | Keyword::Continue => {}
+            },
+            ActionKind::Assignment | ActionKind::Comment => {}
+            ActionKind::Output => return Walk::Stop,
+        }
+        index += 1;
+    }
+    Walk::Continue(index)
+}
+
+/// Joins the pieces of a run (or a trailing comment and its continuation lines).
+fn join(pieces: &[Piece]) -> Comment {
+    let first = &pieces[0];
+    let last = &pieces[pieces.len() - 1];
+    Comment {
+        style: first.style,
+        line: first.line,
+        end_line: last.end_line,
+        column: first.column,
+        text: pieces
+            .iter()
+            .map(|piece| piece.text.as_str())
+            .collect::<Vec<_>>()
+            .join("\n"),
+        spans: pieces.iter().map(|piece| piece.span.clone()).collect(),
+    }
+}

@@ -1,0 +1,6 @@
+//! YAML handling: parse masked text with tree-sitter, then build the comment model.
+
+pub mod anchor;
+pub mod model;
+pub mod parse;
+pub mod recover;

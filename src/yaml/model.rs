@@ -1,0 +1,236 @@
+//! The comment-anchored model of a file: documents, their keys, and which comment
+//! documents which key.
+//!
+//! [`model_file`] runs the front of the pipeline (lex, mask, parse, anchor) on one
+//! source and never fails: whatever kept the file from being modelled exactly is a
+//! [`Problem`] in the result.
+
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use crate::source::{Problem, SourceFile, MAX_FILE_BYTES};
+use crate::template;
+
+use super::anchor::{self, TemplateView};
+use super::parse;
+
+/// Everything tether knows about one file.
+#[derive(Debug, Clone)]
+pub struct FileModel {
+    pub path: PathBuf,
+    /// Whether the file was read as a Helm template (masked) or as plain YAML.
+    pub is_template: bool,
+    pub documents: Vec<Document>,
+    pub problems: Vec<Problem>,
+}
+
+/// One YAML document of a file.
+#[derive(Debug, Clone)]
+pub struct Document {
+    /// 0-based position of the document in its file.
+    pub index: usize,
+    /// The top-level `kind:` when it is a plain scalar.
+    pub kind: Option<String>,
+    /// The file's lines that belong to this document.
+    pub lines: Range<usize>,
+    /// Every key and sequence item, in file order.
+    pub keys: Vec<Key>,
+    /// Comments cut off from the key below them by the end of a template block.
+    pub detached: Vec<Detached>,
+    /// Comments that document no key: headers, footers, blank-line separated notes,
+    /// and comments above an action that prints content.
+    pub free: Vec<Comment>,
+    /// Set when the document is not valid YAML after masking and its keys were
+    /// recovered from indentation.
+    pub recovered: bool,
+}
+
+/// A key of a mapping, or an item of a sequence.
+#[derive(Debug, Clone)]
+pub struct Key {
+    /// helm-unittest dot notation: `spec.configuration.evictionStrategy`,
+    /// `…featureGates[0]`, `metadata.annotations["a.b/c"]`.
+    pub path: String,
+    /// 0-based line.
+    pub line: usize,
+    /// 0-based column, in characters.
+    pub column: usize,
+    /// Byte offset of the key (or of the item's `-`) in the file.
+    pub offset: usize,
+    pub comments: Vec<Attached>,
+}
+
+/// A comment attached to a key, and how.
+#[derive(Debug, Clone)]
+pub struct Attached {
+    pub placement: Placement,
+    pub comment: Comment,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Placement {
+    /// On the key's own line, after the key or its value.
+    Trailing,
+    /// The comment lines directly above the key, at its column.
+    Leading,
+}
+
+impl Placement {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Placement::Trailing => "trailing",
+            Placement::Leading => "leading",
+        }
+    }
+}
+
+/// A comment separated from the key below it by a template block's end.
+#[derive(Debug, Clone)]
+pub struct Detached {
+    pub comment: Comment,
+    /// Path of the key the comment sits above.
+    pub separated_from: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CommentStyle {
+    /// `# …`
+    Yaml,
+    /// `{{/* … */}}`
+    Template,
+}
+
+/// A comment: one `{{/* */}}` action, or a run of `#` lines read as one text.
+#[derive(Debug, Clone)]
+pub struct Comment {
+    pub style: CommentStyle,
+    /// 0-based first and last line.
+    pub line: usize,
+    pub end_line: usize,
+    /// 0-based column of the first line's marker, in characters.
+    pub column: usize,
+    /// The text without its markers: `#` and one space after it on every line, or
+    /// `{{/*` and `*/}}`; the lines of a run joined with `\n`.
+    pub text: String,
+    /// Byte range of every piece: each `#` comment of a run, or the whole action.
+    pub spans: Vec<Range<usize>>,
+}
+
+impl FileModel {
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Every key of every document, with its document.
+    pub fn keys(&self) -> impl Iterator<Item = (&Document, &Key)> {
+        self.documents
+            .iter()
+            .flat_map(|document| document.keys.iter().map(move |key| (document, key)))
+    }
+}
+
+/// Whether a path is read as a Helm template: a file under a `templates/` folder or
+/// a `*.tpl` file. `values.yaml`, `Chart.yaml` and test files are plain YAML, where
+/// `{{` is literal text.
+pub fn is_template_path(path: &Path) -> bool {
+    path.extension().is_some_and(|extension| extension == "tpl")
+        || path
+            .parent()
+            .is_some_and(|parent| parent.components().any(|c| c.as_os_str() == "templates"))
+}
+
+/// Models one file. Never fails; see [`FileModel::problems`].
+pub fn model_file(source: &SourceFile, is_template: bool) -> FileModel {
+    let mut model = FileModel {
+        path: source.path.clone(),
+        is_template,
+        documents: Vec::new(),
+        problems: Vec::new(),
+    };
+    if source.text.len() > MAX_FILE_BYTES {
+        model.problems.push(Problem::new(
+            0,
+            format!(
+                "file is {} bytes, over the {} MiB that tether models; exclude it from the run",
+                source.text.len(),
+                MAX_FILE_BYTES / (1024 * 1024)
+            ),
+        ));
+        return model;
+    }
+    if source.text[source.bom_len..].trim().is_empty() {
+        model.problems.push(Problem::new(
+            0,
+            "empty file: there are no keys or comments to model",
+        ));
+        return model;
+    }
+
+    let (actions, masked) = if is_template {
+        let (actions, errors) = template::lex::lex(&source.text);
+        for error in errors {
+            model
+                .problems
+                .push(Problem::new(source.line_of(error.offset), error.message));
+        }
+        let masked = template::mask::mask(&source.text, &actions);
+        (actions, Some(masked))
+    } else {
+        (Vec::new(), None)
+    };
+    let masked_text = masked
+        .as_ref()
+        .map_or(source.text.as_str(), |m| m.text.as_str());
+    let directive_lines = masked.as_ref().map_or(&[][..], |m| &m.directive_lines[..]);
+    let line_starts: Vec<usize> = (0..source.line_count())
+        .map(|line| source.line_start(line))
+        .collect();
+
+    let parsed = parse::parse_documents(&source.text, masked_text, &line_starts, source.bom_len);
+    let view = TemplateView::new(source, masked_text, directive_lines, &actions);
+    for (index, document) in parsed.into_iter().enumerate() {
+        if let Some(lines) = &document.recovered_from {
+            model.problems.push(Problem::new(
+                lines.start,
+                recovery_message(source, lines.clone()),
+            ));
+        }
+        if let Some(line) = document.too_deep_at {
+            model.problems.push(Problem::new(
+                line,
+                format!(
+                    "nesting deeper than {} levels; keys below that depth are not modelled",
+                    parse::MAX_DEPTH
+                ),
+            ));
+        }
+        model.documents.push(anchor::anchor(&view, document, index));
+    }
+    model.problems.sort_by_key(|problem| problem.line);
+    model
+}
+
+fn recovery_message(source: &SourceFile, lines: Range<usize>) -> String {
+    let range = if lines.end - lines.start <= 1 {
+        format!("line {}", lines.start + 1)
+    } else {
+        format!("lines {}-{}", lines.start + 1, lines.end)
+    };
+    let tab_line = lines.clone().find(|&line| {
+        source
+            .line_text(line)
+            .bytes()
+            .take_while(|&b| b == b' ' || b == b'\t')
+            .any(|b| b == b'\t')
+    });
+    let mut message = format!(
+        "not valid YAML after masking template actions ({range}); this document's keys were recovered from indentation"
+    );
+    if let Some(line) = tab_line {
+        message.push_str(&format!(
+            "; line {} is indented with a tab, YAML allows only spaces",
+            line + 1
+        ));
+    }
+    message
+}

@@ -1,0 +1,463 @@
+//! Parses masked YAML with tree-sitter, one document at a time, into keys and comments.
+//!
+//! tree-sitter-yaml keeps rows in 16 bits, so a file is split at its `---` lines and
+//! each document parsed alone; rows are shifted back afterwards. Where a document
+//! still parses with an ERROR node, its keys and comments are recovered from
+//! indentation (see `recover.rs`) and the document is marked as recovered.
+
+use std::cell::RefCell;
+use std::ops::Range;
+
+use tree_sitter::{Language, Node, Parser, Tree, TreeCursor};
+
+use super::recover;
+
+/// Collections nested deeper than this are not walked: the paths would be useless and
+/// a hostile file could make them quadratic in size.
+pub const MAX_DEPTH: usize = 256;
+
+/// A key or sequence item found in the YAML, before comments are anchored to it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RawKey {
+    /// helm-unittest style path: `spec.template.spec.containers[0].name`.
+    pub path: String,
+    /// Byte offset of the key (or of the item's `-`).
+    pub offset: usize,
+    /// 0-based line in the file.
+    pub line: usize,
+    /// 0-based byte column on its line.
+    pub column: usize,
+    /// Line on which the key's value ends.
+    pub value_end_line: usize,
+    /// Whether the key sits inside a flow collection (`{…}`, `[…]`).
+    pub in_flow: bool,
+}
+
+/// A YAML `#` comment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RawComment {
+    /// Byte range of the comment, `#` included, without a trailing `\r`.
+    pub span: Range<usize>,
+    pub line: usize,
+    pub column: usize,
+    /// Nothing but whitespace before it on its line.
+    pub own_line: bool,
+}
+
+/// One document of a file: its lines, keys and comments.
+#[derive(Debug, Clone)]
+pub struct ParsedDocument {
+    /// Lines `lines.start..lines.end` of the file belong to this document.
+    pub lines: Range<usize>,
+    pub keys: Vec<RawKey>,
+    pub comments: Vec<RawComment>,
+    /// The value of a top-level `kind:` when it is a plain scalar.
+    pub kind: Option<String>,
+    /// Lines of the ERROR nodes, when tree-sitter could not parse the document and its
+    /// keys were recovered from indentation.
+    pub recovered_from: Option<Range<usize>>,
+    /// A line where nesting went past [`MAX_DEPTH`].
+    pub too_deep_at: Option<usize>,
+}
+
+/// The YAML grammar, compiled into the binary.
+pub fn language() -> Language {
+    tree_sitter_yaml::LANGUAGE.into()
+}
+
+thread_local! {
+    static PARSER: RefCell<Option<Parser>> = const { RefCell::new(None) };
+}
+
+/// Parses `text` with a parser kept per thread. `None` only if tree-sitter refused.
+pub fn parse_tree(text: &str) -> Option<Tree> {
+    PARSER.with(|cell| {
+        let mut slot = cell.borrow_mut();
+        if slot.is_none() {
+            let mut parser = Parser::new();
+            parser.set_language(&language()).ok()?;
+            *slot = Some(parser);
+        }
+        let parser = slot.as_mut()?;
+        parser.reset();
+        parser.parse(text, None)
+    })
+}
+
+/// Splits `masked` (the whole file, masked) into documents and parses each.
+///
+/// `original` is the file's real text, from which key names are taken, so a key that
+/// is a template action keeps its `{{ … }}` in the path.
+pub fn parse_documents(
+    original: &str,
+    masked: &str,
+    line_starts: &[usize],
+    content_start: usize,
+) -> Vec<ParsedDocument> {
+    split_documents(masked, line_starts, content_start)
+        .into_iter()
+        .map(|lines| parse_document(original, masked, line_starts, content_start, lines))
+        .collect()
+}
+
+/// Line ranges of the documents in `masked`: a `---` line starts a new document. Lines
+/// before the first `---` that hold no content join the first document.
+pub fn split_documents(
+    masked: &str,
+    line_starts: &[usize],
+    content_start: usize,
+) -> Vec<Range<usize>> {
+    let line_count = line_starts.len();
+    let mut starts = vec![0];
+    let mut seen_content = false;
+    for line in 0..line_count {
+        let start = line_starts[line].max(if line == 0 { content_start } else { 0 });
+        let end = line_starts.get(line + 1).map_or(masked.len(), |&n| n);
+        let text = &masked[start..end];
+        if is_document_start(text) {
+            if seen_content {
+                starts.push(line);
+            }
+            seen_content = true;
+            continue;
+        }
+        let trimmed = text.trim_start();
+        if !(trimmed.is_empty() || trimmed.starts_with('#')) {
+            seen_content = true;
+        }
+    }
+    let mut ranges: Vec<Range<usize>> = starts.windows(2).map(|pair| pair[0]..pair[1]).collect();
+    ranges.push(*starts.last().unwrap_or(&0)..line_count);
+    ranges
+}
+
+fn is_document_start(line: &str) -> bool {
+    line.strip_prefix("---")
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with([' ', '\t', '\r', '\n']))
+}
+
+fn parse_document(
+    original: &str,
+    masked: &str,
+    line_starts: &[usize],
+    content_start: usize,
+    lines: Range<usize>,
+) -> ParsedDocument {
+    // A byte-order mark is not YAML; the first document starts after it.
+    let start = line_starts[lines.start].max(if lines.start == 0 { content_start } else { 0 });
+    let end = line_starts.get(lines.end).map_or(masked.len(), |&n| n);
+    let mut document = ParsedDocument {
+        lines: lines.clone(),
+        keys: Vec::new(),
+        comments: Vec::new(),
+        kind: None,
+        recovered_from: None,
+        too_deep_at: None,
+    };
+    let tree = parse_tree(&masked[start..end]);
+    let error_lines = match &tree {
+        Some(tree) => error_lines(tree, lines.start),
+        None => Some(lines.clone()),
+    };
+    match (tree, error_lines) {
+        (Some(tree), None) => {
+            let mut walker = Walker {
+                original,
+                offset: start,
+                line_offset: lines.start,
+                document: &mut document,
+            };
+            walker.walk(tree.root_node().walk());
+        }
+        (_, error_lines) => {
+            let error_lines = error_lines.unwrap_or(lines.clone());
+            recover::recover(original, masked, line_starts, &mut document);
+            document.recovered_from = Some(error_lines);
+        }
+    }
+    document
+}
+
+/// The lines from the first to the last ERROR or MISSING node, if any.
+fn error_lines(tree: &Tree, line_offset: usize) -> Option<Range<usize>> {
+    let root = tree.root_node();
+    if !root.has_error() {
+        return None;
+    }
+    let mut first = usize::MAX;
+    let mut last = 0;
+    let mut cursor = root.walk();
+    loop {
+        let node = cursor.node();
+        if node.is_error() || node.is_missing() {
+            first = first.min(node.start_position().row);
+            last = last.max(node.end_position().row);
+        } else if node.has_error() && cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                let first = if first == usize::MAX { 0 } else { first };
+                return Some(first + line_offset..last.max(first) + line_offset + 1);
+            }
+        }
+    }
+}
+
+/// Walks one document's tree with a cursor, building paths as it goes.
+struct Walker<'a> {
+    original: &'a str,
+    /// Byte offset of the document in the file.
+    offset: usize,
+    line_offset: usize,
+    document: &'a mut ParsedDocument,
+}
+
+/// What the walk knows about one open node: the path its children live under.
+struct Frame {
+    path_len: usize,
+    kind: NodeKind,
+    items: usize,
+    in_flow: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum NodeKind {
+    Pair,
+    FlowPair,
+    BlockSequence,
+    BlockSequenceItem,
+    FlowSequence,
+    FlowMapping,
+    FlowNode,
+    Comment,
+    Other,
+}
+
+impl NodeKind {
+    fn of(node: &Node) -> NodeKind {
+        match node.kind() {
+            "block_mapping_pair" => NodeKind::Pair,
+            "flow_pair" => NodeKind::FlowPair,
+            "block_sequence" => NodeKind::BlockSequence,
+            "block_sequence_item" => NodeKind::BlockSequenceItem,
+            "flow_sequence" => NodeKind::FlowSequence,
+            "flow_mapping" => NodeKind::FlowMapping,
+            "flow_node" => NodeKind::FlowNode,
+            "comment" => NodeKind::Comment,
+            _ => NodeKind::Other,
+        }
+    }
+}
+
+impl Walker<'_> {
+    fn walk(&mut self, mut cursor: TreeCursor) {
+        let mut path = String::new();
+        let mut stack = vec![Frame {
+            path_len: 0,
+            kind: NodeKind::Other,
+            items: 0,
+            in_flow: false,
+        }];
+        loop {
+            let node = cursor.node();
+            let frame = self.enter(&node, &mut path, &mut stack);
+            let descend = frame.is_some();
+            if let Some(frame) = frame {
+                stack.push(frame);
+            }
+            if descend && cursor.goto_first_child() {
+                continue;
+            }
+            if descend {
+                stack.pop();
+            }
+            loop {
+                if cursor.goto_next_sibling() {
+                    break;
+                }
+                if !cursor.goto_parent() {
+                    return;
+                }
+                stack.pop();
+            }
+            let parent = stack.last().map_or(0, |frame| frame.path_len);
+            path.truncate(parent);
+        }
+    }
+
+    /// Records what `node` is, and returns the frame for its children, or `None` when
+    /// its children are not to be walked (scalars, or nesting too deep).
+    fn enter(&mut self, node: &Node, path: &mut String, stack: &mut [Frame]) -> Option<Frame> {
+        let kind = NodeKind::of(node);
+        let parent = stack.last_mut()?;
+        path.truncate(parent.path_len);
+        let mut in_flow = parent.in_flow;
+        match kind {
+            NodeKind::Comment => {
+                self.comment(node);
+                return None;
+            }
+            NodeKind::BlockSequenceItem => {
+                push_index(path, parent.items);
+                parent.items += 1;
+                self.key(node, node, path, in_flow);
+            }
+            NodeKind::FlowNode | NodeKind::FlowPair if parent.kind == NodeKind::FlowSequence => {
+                push_index(path, parent.items);
+                parent.items += 1;
+                self.key(node, node, path, true);
+            }
+            _ => {}
+        }
+        if matches!(kind, NodeKind::Pair | NodeKind::FlowPair) {
+            if let Some(key) = node.child_by_field_name("key") {
+                push_key(path, self.key_name(&key));
+                self.key(node, &key, path, kind == NodeKind::FlowPair);
+                if path.as_str() == "kind" {
+                    self.kind(node);
+                }
+            }
+        }
+        if matches!(kind, NodeKind::FlowSequence | NodeKind::FlowMapping) {
+            in_flow = true;
+        }
+        if matches!(
+            node.kind(),
+            "plain_scalar" | "double_quote_scalar" | "single_quote_scalar" | "block_scalar"
+        ) {
+            return None;
+        }
+        if stack.len() > MAX_DEPTH * 3 {
+            if self.document.too_deep_at.is_none() {
+                self.document.too_deep_at = Some(node.start_position().row + self.line_offset);
+            }
+            return None;
+        }
+        Some(Frame {
+            path_len: path.len(),
+            kind,
+            items: 0,
+            in_flow,
+        })
+    }
+
+    fn key(&mut self, node: &Node, key: &Node, path: &str, in_flow: bool) {
+        let start = key.start_position();
+        self.document.keys.push(RawKey {
+            path: path.to_string(),
+            offset: key.start_byte() + self.offset,
+            line: start.row + self.line_offset,
+            column: start.column,
+            value_end_line: value_end_row(node) + self.line_offset,
+            in_flow,
+        });
+    }
+
+    fn comment(&mut self, node: &Node) {
+        let start = node.start_byte() + self.offset;
+        let mut end = node.end_byte() + self.offset;
+        if self.original.as_bytes().get(end - 1) == Some(&b'\r') {
+            end -= 1;
+        }
+        let line_start = self.original[..start].rfind('\n').map_or(0, |n| n + 1);
+        let own_line = self.original[line_start..start]
+            .trim_start_matches('\u{feff}')
+            .bytes()
+            .all(|b| b == b' ' || b == b'\t');
+        self.document.comments.push(RawComment {
+            span: start..end,
+            line: node.start_position().row + self.line_offset,
+            column: node.start_position().column,
+            own_line,
+        });
+    }
+
+    /// The key's name as written in the file: quotes removed, actions kept.
+    fn key_name(&self, key: &Node) -> String {
+        let text = &self.original[key.start_byte() + self.offset..key.end_byte() + self.offset];
+        scalar_text(text.trim())
+    }
+
+    fn kind(&mut self, pair: &Node) {
+        let Some(value) = pair.child_by_field_name("value") else {
+            return;
+        };
+        let text = &self.original[value.start_byte() + self.offset..value.end_byte() + self.offset];
+        let text = text.trim();
+        let is_plain = value.kind() == "flow_node"
+            && value
+                .child(0)
+                .is_some_and(|child| child.kind() == "plain_scalar");
+        if is_plain && !text.contains("{{") && self.document.kind.is_none() {
+            self.document.kind = Some(text.to_string());
+        }
+    }
+}
+
+/// The last row of a pair's value, not counting comments that tree-sitter may have
+/// put inside the node.
+fn value_end_row(node: &Node) -> usize {
+    let mut end = node.end_position();
+    if end.column == 0 && end.row > node.start_position().row {
+        end.row -= 1;
+    }
+    end.row
+}
+
+fn push_index(path: &mut String, index: usize) {
+    use std::fmt::Write;
+    let _ = write!(path, "[{index}]");
+}
+
+/// Appends a key segment in helm-unittest dot notation, quoting it as `["a.b"]` when
+/// it holds characters the notation uses.
+pub fn push_key(path: &mut String, name: String) {
+    let needs_quotes = name.is_empty()
+        || name
+            .chars()
+            .any(|c| matches!(c, '.' | '[' | ']' | '"' | '\\') || c.is_whitespace());
+    if needs_quotes {
+        path.push_str("[\"");
+        for c in name.chars() {
+            if c == '"' || c == '\\' {
+                path.push('\\');
+            }
+            path.push(c);
+        }
+        path.push_str("\"]");
+    } else {
+        if !path.is_empty() {
+            path.push('.');
+        }
+        path.push_str(&name);
+    }
+}
+
+/// The value of a scalar as written: quotes and escapes of quoted scalars removed.
+pub fn scalar_text(text: &str) -> String {
+    if let Some(inner) = text.strip_prefix('"').and_then(|t| t.strip_suffix('"')) {
+        let mut out = String::with_capacity(inner.len());
+        let mut chars = inner.chars();
+        while let Some(c) = chars.next() {
+            if c == '\\' {
+                match chars.next() {
+                    Some('n') => out.push('\n'),
+                    Some('t') => out.push('\t'),
+                    Some(other) => out.push(other),
+                    None => out.push('\\'),
+                }
+            } else {
+                out.push(c);
+            }
+        }
+        out
+    } else if let Some(inner) = text.strip_prefix('\'').and_then(|t| t.strip_suffix('\'')) {
+        inner.replace("''", "'")
+    } else {
+        text.to_string()
+    }
+}

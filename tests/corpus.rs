@@ -1,0 +1,102 @@
+//! Sweeps the real-chart corpus in `../shared/corpus`: no panics, and templates parse.
+//!
+//! Outside CI the sweep is skipped with a printed reason when the corpus is absent;
+//! in CI (`CI=true`) the corpus is always laid out beside the checkout, so its
+//! absence is a failure.
+
+#![allow(clippy::print_stderr)]
+
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+
+fn corpus_dir() -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    if std::env::var("CI").as_deref() == Ok("true") {
+        panic!(
+            "the corpus is missing at {}: CI lays it out beside the checkout",
+            dir.display()
+        );
+    }
+    eprintln!("skipping the corpus sweep: {} is absent", dir.display());
+    None
+}
+
+fn files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            files(&path, out);
+        } else if path
+            .extension()
+            .is_some_and(|e| e == "yaml" || e == "yml" || e == "tpl")
+        {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn corpus_models_without_panics_and_templates_parse() {
+    let Some(dir) = corpus_dir() else {
+        return;
+    };
+    let mut paths = Vec::new();
+    files(&dir, &mut paths);
+    paths.sort();
+    assert!(
+        paths.len() > 2000,
+        "only {} files in the corpus",
+        paths.len()
+    );
+    let results: Vec<(PathBuf, Result<bool, String>)> = paths
+        .par_iter()
+        .map(|path| {
+            let bytes = std::fs::read(path).expect("corpus files are readable");
+            let relative = path.strip_prefix(&dir).unwrap_or(path).to_path_buf();
+            let outcome = std::panic::catch_unwind(|| {
+                let model = tether::model_bytes(relative.clone(), bytes);
+                model.documents.iter().any(|document| document.recovered)
+            })
+            .map_err(|_| "panicked".to_string());
+            (relative, outcome)
+        })
+        .collect();
+    let panicked: Vec<_> = results
+        .iter()
+        .filter(|(_, outcome)| outcome.is_err())
+        .map(|(path, _)| path.display().to_string())
+        .collect();
+    assert!(panicked.is_empty(), "modelling panicked on {panicked:#?}");
+
+    let templates: Vec<_> = results
+        .iter()
+        .filter(|(path, _)| {
+            tether::is_template_path(path) && path.extension().is_some_and(|e| e == "yaml")
+        })
+        .collect();
+    let recovered: Vec<String> = templates
+        .iter()
+        .filter(|(_, outcome)| outcome == &Ok(true))
+        .map(|(path, _)| path.display().to_string())
+        .collect();
+    let parsed_share = 1.0 - recovered.len() as f64 / templates.len() as f64;
+    eprintln!(
+        "{} of {} templates parse with no ERROR node after masking ({:.2}%); recovered: {recovered:#?}",
+        templates.len() - recovered.len(),
+        templates.len(),
+        parsed_share * 100.0
+    );
+    assert!(
+        parsed_share >= 0.99,
+        "{} of {} templates needed recovery: {recovered:#?}",
+        recovered.len(),
+        templates.len()
+    );
+}
