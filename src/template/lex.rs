@@ -145,6 +145,16 @@ fn memchr(needle: u8, haystack: &[u8]) -> Option<usize> {
     haystack.iter().position(|&b| b == needle)
 }
 
+/// The end of the line holding `offset`, before its `\r\n` or `\n`.
+fn line_end_before_cr(bytes: &[u8], offset: usize) -> usize {
+    let end = memchr(b'\n', &bytes[offset..]).map_or(bytes.len(), |n| offset + n);
+    if end > offset && bytes[end - 1] == b'\r' {
+        end - 1
+    } else {
+        end
+    }
+}
+
 fn is_space(byte: u8) -> bool {
     matches!(byte, b' ' | b'\t' | b'\r' | b'\n')
 }
@@ -218,7 +228,7 @@ fn lex_action(text: &str, open: usize) -> (Action, Option<LexError>) {
     }
     // Never closed: end the action at the end of its first line, or before the next
     // `{{`, so the rest of the file is lexed normally.
-    let line_end = memchr(b'\n', &bytes[open..]).map_or(bytes.len(), |n| open + n);
+    let line_end = line_end_before_cr(bytes, open);
     let end = line_end.min(cursor.max(body_start)).max(body_start);
     let mut action = finish(
         text,
@@ -267,7 +277,7 @@ fn lex_comment(
         }
         cursor = comment_end;
     }
-    let line_end = memchr(b'\n', &bytes[open..]).map_or(bytes.len(), |n| open + n);
+    let line_end = line_end_before_cr(bytes, open);
     let mut action = finish(
         text,
         open..line_end,

@@ -96,7 +96,9 @@ pub fn mask(text: &str, actions: &[Action]) -> Masked {
             .position(|&b| b == b'\n')
             .map_or(action.span.end, |n| action.span.start + n);
         for byte in &mut out[action.span.start..first_line_end] {
-            *byte = PLACEHOLDER;
+            if *byte != b'\r' {
+                *byte = PLACEHOLDER;
+            }
         }
         blank(&mut out[first_line_end..action.span.end]);
     }

@@ -240,7 +240,7 @@ pub fn anchor(view: &TemplateView, parsed: ParsedDocument, index: usize) -> Docu
         keys,
         detached,
         free,
-        recovered: parsed.recovered_from.is_some(),
+        recovered: parsed.recovered.is_some(),
     }
 }
 

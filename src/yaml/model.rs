@@ -12,7 +12,7 @@ use crate::source::{Problem, SourceFile, MAX_FILE_BYTES};
 use crate::template;
 
 use super::anchor::{self, TemplateView};
-use super::parse;
+use super::parse::{self, Recovery};
 
 /// Everything tether knows about one file.
 #[derive(Debug, Clone)]
@@ -189,13 +189,26 @@ pub fn model_file(source: &SourceFile, is_template: bool) -> FileModel {
     let parsed = parse::parse_documents(&source.text, masked_text, &line_starts, source.bom_len);
     let view = TemplateView::new(source, masked_text, directive_lines, &actions);
     for (index, document) in parsed.into_iter().enumerate() {
-        if let Some(lines) = &document.recovered_from {
-            model.problems.push(Problem::new(
+        match &document.recovered {
+            Some(Recovery::SyntaxError { lines }) => model.problems.push(Problem::new(
                 lines.start,
-                recovery_message(source, lines.clone()),
-            ));
+                recovery_message(source, lines.clone(), is_template),
+            )),
+            Some(Recovery::TooLong) => model.problems.push(Problem::new(
+                document.lines.start,
+                format!(
+                    "document is {} lines long, over the {} lines tree-sitter-yaml can count; its keys were recovered from indentation; split it with `---`",
+                    document.lines.len(),
+                    parse::MAX_DOCUMENT_LINES
+                ),
+            )),
+            Some(Recovery::TooDeep { .. }) | None => {}
         }
-        if let Some(line) = document.too_deep_at {
+        let too_deep = match &document.recovered {
+            Some(Recovery::TooDeep { line }) => Some(*line),
+            _ => document.too_deep_at,
+        };
+        if let Some(line) = too_deep {
             model.problems.push(Problem::new(
                 line,
                 format!(
@@ -210,7 +223,7 @@ pub fn model_file(source: &SourceFile, is_template: bool) -> FileModel {
     model
 }
 
-fn recovery_message(source: &SourceFile, lines: Range<usize>) -> String {
+fn recovery_message(source: &SourceFile, lines: Range<usize>, is_template: bool) -> String {
     let range = if lines.end - lines.start <= 1 {
         format!("line {}", lines.start + 1)
     } else {
@@ -223,8 +236,13 @@ fn recovery_message(source: &SourceFile, lines: Range<usize>) -> String {
             .take_while(|&b| b == b' ' || b == b'\t')
             .any(|b| b == b'\t')
     });
+    let after_masking = if is_template {
+        " after masking template actions"
+    } else {
+        ""
+    };
     let mut message = format!(
-        "not valid YAML after masking template actions ({range}); this document's keys were recovered from indentation"
+        "not valid YAML{after_masking} ({range}); this document's keys were recovered from indentation"
     );
     if let Some(line) = tab_line {
         message.push_str(&format!(

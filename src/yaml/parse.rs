@@ -8,13 +8,19 @@
 use std::cell::RefCell;
 use std::ops::Range;
 
-use tree_sitter::{Language, Node, Parser, Tree, TreeCursor};
+use std::sync::OnceLock;
+
+use tree_sitter::{
+    Language, Node, Parser, Query, QueryCursor, StreamingIterator, Tree, TreeCursor,
+};
 
 use super::recover;
 
-/// Collections nested deeper than this are not walked: the paths would be useless and
-/// a hostile file could make them quadratic in size.
-pub const MAX_DEPTH: usize = 256;
+/// Collections nested deeper than this are not modelled. tree-sitter-yaml keeps its
+/// stack of block indentations in a 1 KiB state buffer and aborts the process past
+/// about 250 levels, so deeper documents never reach it; and the paths of such keys
+/// would be useless, and quadratic in size.
+pub const MAX_DEPTH: usize = 200;
 
 /// A key or sequence item found in the YAML, before comments are anchored to it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,12 +59,31 @@ pub struct ParsedDocument {
     pub comments: Vec<RawComment>,
     /// The value of a top-level `kind:` when it is a plain scalar.
     pub kind: Option<String>,
-    /// Lines of the ERROR nodes, when tree-sitter could not parse the document and its
-    /// keys were recovered from indentation.
-    pub recovered_from: Option<Range<usize>>,
+    /// Set when the keys and comments come from indentation (`recover.rs`) instead of
+    /// a tree, with the reason.
+    pub recovered: Option<Recovery>,
     /// A line where nesting went past [`MAX_DEPTH`].
     pub too_deep_at: Option<usize>,
 }
+
+/// Why a document was recovered from indentation instead of parsed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Recovery {
+    /// tree-sitter found ERROR or MISSING nodes on these lines.
+    SyntaxError { lines: Range<usize> },
+    /// Block collections nest deeper than [`MAX_DEPTH`] at this line.
+    TooDeep { line: usize },
+    /// The document has more lines than tree-sitter-yaml can count.
+    TooLong,
+}
+
+/// tree-sitter-yaml counts rows in 16 bits.
+pub const MAX_DOCUMENT_LINES: usize = 32_767;
+
+/// The tree-sitter queries in `queries/`, by file name, as embedded in the binary.
+pub const QUERIES: &[(&str, &str)] = &[("kind.scm", KIND_QUERY)];
+
+const KIND_QUERY: &str = include_str!("../../queries/kind.scm");
 
 /// The YAML grammar, compiled into the binary.
 pub fn language() -> Language {
@@ -151,10 +176,24 @@ fn parse_document(
         keys: Vec::new(),
         comments: Vec::new(),
         kind: None,
-        recovered_from: None,
+        recovered: None,
         too_deep_at: None,
     };
-    let tree = parse_tree(&masked[start..end]);
+    let text = &masked[start..end];
+    // Too deep or too long for tree-sitter-yaml: recover what indentation shows.
+    let too_far = if lines.len() > MAX_DOCUMENT_LINES {
+        Some(Recovery::TooLong)
+    } else {
+        block_nesting_exceeds(text, MAX_DEPTH).map(|line| Recovery::TooDeep {
+            line: line + lines.start,
+        })
+    };
+    if let Some(reason) = too_far {
+        recover::recover(original, masked, line_starts, &mut document);
+        document.recovered = Some(reason);
+        return document;
+    }
+    let tree = parse_tree(text);
     let error_lines = match &tree {
         Some(tree) => error_lines(tree, lines.start),
         None => Some(lines.clone()),
@@ -168,14 +207,70 @@ fn parse_document(
                 document: &mut document,
             };
             walker.walk(tree.root_node().walk());
+            document.kind = document_kind(&tree, original, text, start);
         }
         (_, error_lines) => {
             let error_lines = error_lines.unwrap_or(lines.clone());
             recover::recover(original, masked, line_starts, &mut document);
-            document.recovered_from = Some(error_lines);
+            document.recovered = Some(Recovery::SyntaxError { lines: error_lines });
         }
     }
     document
+}
+
+/// The first line at which block collections may nest deeper than `limit`: an upper
+/// bound counting every indentation level still open, plus one per `- ` that opens a
+/// sequence on the line itself.
+fn block_nesting_exceeds(text: &str, limit: usize) -> Option<usize> {
+    let mut indents: Vec<usize> = Vec::new();
+    for (line, content) in text.split('\n').enumerate() {
+        let trimmed = content.trim_start_matches(' ');
+        if trimmed.is_empty() || trimmed.starts_with('#') || trimmed.starts_with('\r') {
+            continue;
+        }
+        let indent = content.len() - trimmed.len();
+        while indents.last().is_some_and(|&top| top > indent) {
+            indents.pop();
+        }
+        if indents.last().is_none_or(|&top| top < indent) {
+            indents.push(indent);
+        }
+        let mut dashes = 0;
+        let mut rest = trimmed;
+        while let Some(after) = rest.strip_prefix('-') {
+            if !(after.is_empty() || after.starts_with([' ', '\t'])) {
+                break;
+            }
+            dashes += 1;
+            rest = after.trim_start();
+        }
+        if indents.len() + dashes > limit {
+            return Some(line);
+        }
+    }
+    None
+}
+
+/// The document's `kind:` (queries/kind.scm), unless its value is a template action.
+fn document_kind(tree: &Tree, original: &str, text: &str, offset: usize) -> Option<String> {
+    static QUERY: OnceLock<Option<Query>> = OnceLock::new();
+    let query = QUERY
+        .get_or_init(|| Query::new(&language(), KIND_QUERY).ok())
+        .as_ref()?;
+    let kind_capture = query.capture_index_for_name("kind")?;
+    let mut cursor = QueryCursor::new();
+    cursor.set_max_start_depth(Some(0));
+    let mut matches = cursor.matches(query, tree.root_node(), text.as_bytes());
+    while let Some(found) = matches.next() {
+        for capture in found.captures.iter().filter(|c| c.index == kind_capture) {
+            let range = capture.node.byte_range();
+            let value = original[range.start + offset..range.end + offset].trim();
+            if !value.contains("{{") {
+                return Some(value.to_string());
+            }
+        }
+    }
+    None
 }
 
 /// The lines from the first to the last ERROR or MISSING node, if any.
@@ -317,9 +412,6 @@ impl Walker<'_> {
             if let Some(key) = node.child_by_field_name("key") {
                 push_key(path, self.key_name(&key));
                 self.key(node, &key, path, kind == NodeKind::FlowPair);
-                if path.as_str() == "kind" {
-                    self.kind(node);
-                }
             }
         }
         if matches!(kind, NodeKind::FlowSequence | NodeKind::FlowMapping) {
@@ -331,7 +423,7 @@ impl Walker<'_> {
         ) {
             return None;
         }
-        if stack.len() > MAX_DEPTH * 3 {
+        if stack.len() > MAX_DEPTH * 4 {
             if self.document.too_deep_at.is_none() {
                 self.document.too_deep_at = Some(node.start_position().row + self.line_offset);
             }
@@ -380,21 +472,6 @@ impl Walker<'_> {
     fn key_name(&self, key: &Node) -> String {
         let text = &self.original[key.start_byte() + self.offset..key.end_byte() + self.offset];
         scalar_text(text.trim())
-    }
-
-    fn kind(&mut self, pair: &Node) {
-        let Some(value) = pair.child_by_field_name("value") else {
-            return;
-        };
-        let text = &self.original[value.start_byte() + self.offset..value.end_byte() + self.offset];
-        let text = text.trim();
-        let is_plain = value.kind() == "flow_node"
-            && value
-                .child(0)
-                .is_some_and(|child| child.kind() == "plain_scalar");
-        if is_plain && !text.contains("{{") && self.document.kind.is_none() {
-            self.document.kind = Some(text.to_string());
-        }
     }
 }
 
