@@ -33,6 +33,9 @@ fn write_document(out: &mut String, document: &Document) {
     if let Some(kind) = &document.kind {
         let _ = write!(out, " {kind}");
     }
+    if let Some(define) = &document.define {
+        let _ = write!(out, " define {define:?}");
+    }
     let _ = write!(
         out,
         " (lines {}-{}",
@@ -92,6 +95,7 @@ struct JsonFile {
 struct JsonDocument {
     index: usize,
     kind: Option<String>,
+    define: Option<String>,
     recovered: bool,
     keys: Vec<JsonKey>,
     detached: Vec<JsonDetached>,
@@ -142,6 +146,7 @@ impl From<&FileModel> for JsonFile {
                 .map(|document| JsonDocument {
                     index: document.index,
                     kind: document.kind.clone(),
+                    define: document.define.clone(),
                     recovered: document.recovered,
                     keys: document
                         .keys

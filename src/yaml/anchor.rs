@@ -9,8 +9,10 @@
 //! - leading: the run of comment lines directly above a key at the key's column.
 //!   Template lines between are transparent when they open blocks, assign, hold
 //!   template comments, or open and close whole blocks below the comment;
-//! - detached: an `end` or `else` between the run and the key closes the block that
-//!   holds the comment; the key below is recorded;
+//! - detached: an `end` or `else` between a `#` run and the key closes the block that
+//!   holds the comment; the key below is recorded. A template comment is never
+//!   rendered, so above an `end` or `else` it documents that template logic and is
+//!   free instead;
 //! - free: everything else, including a run directly above an action that prints
 //!   content (`include`, `toYaml`, `template`, `define`), which documents that action.
 
@@ -236,6 +238,7 @@ pub fn anchor(view: &TemplateView, parsed: ParsedDocument, index: usize) -> Docu
     Document {
         index,
         kind: parsed.kind,
+        define: parsed.define,
         lines,
         keys,
         detached,
@@ -402,6 +405,9 @@ fn scan_down(
             Walk::Stop => return Target::Free,
             Walk::Continue(next) => first_action = next,
         }
+        if detached {
+            return Target::Free;
+        }
     }
     for line in start_line..end {
         match kind_of(line) {
@@ -415,6 +421,11 @@ fn scan_down(
                 match walk_actions(view, first_action, line, &mut opened, &mut detached) {
                     Walk::Stop => return Target::Free,
                     Walk::Continue(next) => first_action = next,
+                }
+                // A template comment is never rendered: above an `else` or `end` it
+                // documents the template logic there, not a key below.
+                if detached && last.style == CommentStyle::Template {
+                    return Target::Free;
                 }
             }
             LineKind::Content => {

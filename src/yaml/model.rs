@@ -31,6 +31,8 @@ pub struct Document {
     pub index: usize,
     /// The top-level `kind:` when it is a plain scalar.
     pub kind: Option<String>,
+    /// Set when the document is the body of a `{{ define "name" }}` block.
+    pub define: Option<String>,
     /// The file's lines that belong to this document.
     pub lines: Range<usize>,
     /// Every key and sequence item, in file order.
@@ -182,11 +184,24 @@ pub fn model_file(source: &SourceFile, is_template: bool) -> FileModel {
         .as_ref()
         .map_or(source.text.as_str(), |m| m.text.as_str());
     let directive_lines = masked.as_ref().map_or(&[][..], |m| &m.directive_lines[..]);
-    let line_starts: Vec<usize> = (0..source.line_count())
+    // The empty "line" after a final newline is not a line of any document.
+    let line_count = source.line_count() - usize::from(source.text.ends_with('\n'));
+    let line_starts: Vec<usize> = (0..line_count)
         .map(|line| source.line_start(line))
         .collect();
 
-    let parsed = parse::parse_documents(&source.text, masked_text, &line_starts, source.bom_len);
+    let defines = if is_template {
+        template::defines(source, &actions)
+    } else {
+        Vec::new()
+    };
+    let parsed = parse::parse_documents(
+        &source.text,
+        masked_text,
+        &line_starts,
+        source.bom_len,
+        &defines,
+    );
     let view = TemplateView::new(source, masked_text, directive_lines, &actions);
     for (index, document) in parsed.into_iter().enumerate() {
         match &document.recovered {

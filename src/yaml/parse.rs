@@ -15,6 +15,7 @@ use tree_sitter::{
 };
 
 use super::recover;
+use crate::template::Define;
 
 /// Collections nested deeper than this are not modelled. tree-sitter-yaml keeps its
 /// stack of block indentations in a 1 KiB state buffer and aborts the process past
@@ -59,6 +60,8 @@ pub struct ParsedDocument {
     pub comments: Vec<RawComment>,
     /// The value of a top-level `kind:` when it is a plain scalar.
     pub kind: Option<String>,
+    /// The `define` whose body this document is.
+    pub define: Option<String>,
     /// Set when the keys and comments come from indentation (`recover.rs`) instead of
     /// a tree, with the reason.
     pub recovered: Option<Recovery>,
@@ -118,42 +121,93 @@ pub fn parse_documents(
     masked: &str,
     line_starts: &[usize],
     content_start: usize,
+    defines: &[Define],
 ) -> Vec<ParsedDocument> {
-    split_documents(masked, line_starts, content_start)
+    split_documents(masked, line_starts, content_start, defines)
         .into_iter()
-        .map(|lines| parse_document(original, masked, line_starts, content_start, lines))
+        .filter(|segment| !is_blank(original, line_starts, &segment.lines))
+        .map(|segment| {
+            let mut document =
+                parse_document(original, masked, line_starts, content_start, segment.lines);
+            document.define = segment.define;
+            document
+        })
         .collect()
 }
 
-/// Line ranges of the documents in `masked`: a `---` line starts a new document. Lines
-/// before the first `---` that hold no content join the first document.
+/// Whether `lines` of the file hold nothing but whitespace.
+fn is_blank(original: &str, line_starts: &[usize], lines: &Range<usize>) -> bool {
+    let start = line_starts[lines.start];
+    let end = line_starts.get(lines.end).map_or(original.len(), |&n| n);
+    original[start..end].trim().is_empty()
+}
+
+/// A stretch of lines parsed as one YAML document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Segment {
+    pub lines: Range<usize>,
+    /// The `define` whose body this is.
+    pub define: Option<String>,
+}
+
+/// Splits a file into documents: a `---` line starts a new document, and so do the
+/// first line of a top-level `define` and the line after its `end`. Lines before a
+/// document's `---` that hold no content belong to that document.
 pub fn split_documents(
     masked: &str,
     line_starts: &[usize],
     content_start: usize,
-) -> Vec<Range<usize>> {
+    defines: &[Define],
+) -> Vec<Segment> {
     let line_count = line_starts.len();
-    let mut starts = vec![0];
+    let mut segments = vec![Segment {
+        lines: 0..line_count,
+        define: None,
+    }];
     let mut seen_content = false;
+    let mut next_define = 0;
+    let mut in_define: Option<&Define> = None;
     for line in 0..line_count {
+        let mut boundary: Option<Option<String>> = None;
+        if in_define.is_some_and(|define| define.lines.end == line) {
+            in_define = None;
+            boundary = Some(None);
+        }
+        if let Some(define) = defines.get(next_define).filter(|d| d.lines.start == line) {
+            in_define = Some(define);
+            next_define += 1;
+            boundary = Some(Some(define.name.clone()));
+        }
         let start = line_starts[line].max(if line == 0 { content_start } else { 0 });
         let end = line_starts.get(line + 1).map_or(masked.len(), |&n| n);
         let text = &masked[start..end];
-        if is_document_start(text) {
+        if boundary.is_none() && is_document_start(text) {
             if seen_content {
-                starts.push(line);
+                boundary = Some(in_define.map(|define| define.name.clone()));
             }
             seen_content = true;
-            continue;
+        } else {
+            let trimmed = text.trim_start();
+            if !(trimmed.is_empty() || trimmed.starts_with('#')) {
+                seen_content = true;
+            }
         }
-        let trimmed = text.trim_start();
-        if !(trimmed.is_empty() || trimmed.starts_with('#')) {
-            seen_content = true;
+        if let Some(define) = boundary {
+            if line > 0 {
+                if let Some(last) = segments.last_mut() {
+                    last.lines.end = line;
+                }
+                segments.push(Segment {
+                    lines: line..line_count,
+                    define,
+                });
+            } else if let Some(first) = segments.first_mut() {
+                first.define = define;
+            }
+            seen_content = is_document_start(text);
         }
     }
-    let mut ranges: Vec<Range<usize>> = starts.windows(2).map(|pair| pair[0]..pair[1]).collect();
-    ranges.push(*starts.last().unwrap_or(&0)..line_count);
-    ranges
+    segments
 }
 
 fn is_document_start(line: &str) -> bool {
@@ -176,6 +230,7 @@ fn parse_document(
         keys: Vec::new(),
         comments: Vec::new(),
         kind: None,
+        define: None,
         recovered: None,
         too_deep_at: None,
     };
