@@ -12,13 +12,13 @@ use rayon::prelude::*;
 use tether::template::{lex::lex, mask::mask};
 use tether::yaml::parse::{parse_tree, split_documents};
 
-const RUNS: usize = 3;
+use crate::BenchArgs;
 
 /// Builds xtask in release mode and runs its `bench-run` task: numbers from a debug
 /// build would measure the debug build.
-pub fn bench(corpus: PathBuf) -> Result<()> {
+pub fn bench(args: &BenchArgs) -> Result<()> {
     if !cfg!(debug_assertions) {
-        return bench_run(&corpus);
+        return bench_run(args);
     }
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let status = Command::new(cargo)
@@ -41,7 +41,9 @@ pub fn bench(corpus: PathBuf) -> Result<()> {
     let status = Command::new(&release)
         .arg("bench-run")
         .arg("--corpus")
-        .arg(&corpus)
+        .arg(&args.corpus)
+        .arg("--runs")
+        .arg(args.runs.to_string())
         .status()
         .with_context(|| format!("cannot run {}", release.display()))?;
     ensure!(status.success(), "{} bench-run failed", release.display());
@@ -62,33 +64,43 @@ struct Prepared<'a> {
     documents: Vec<Range<usize>>,
 }
 
-pub fn bench_run(corpus: &Path) -> Result<()> {
+/// The best wall time and, separately, the best CPU time (user + system, all threads)
+/// of a phase's runs. CPU time does not grow when other processes take the cores.
+#[derive(Clone, Copy)]
+struct Best {
+    wall: Duration,
+    cpu: f64,
+}
+
+impl Best {
+    const NONE: Best = Best {
+        wall: Duration::MAX,
+        cpu: f64::INFINITY,
+    };
+
+    /// Runs `run` once, keeps the better times, and returns its result.
+    fn time<T>(&mut self, run: impl FnOnce() -> T) -> T {
+        let (cpu, start) = (cpu_seconds(), Instant::now());
+        let value = black_box(run());
+        self.wall = self.wall.min(start.elapsed());
+        self.cpu = self.cpu.min(cpu_seconds() - cpu);
+        value
+    }
+}
+
+pub fn bench_run(args: &BenchArgs) -> Result<()> {
     if cfg!(debug_assertions) {
         eprintln!("warning: debug build, numbers are meaningless; use `cargo xtask bench`");
     }
+    let corpus = &args.corpus;
     let files = read_corpus(corpus)?;
     let total_bytes: usize = files.iter().map(|f| f.text.len()).sum();
-    let template_bytes: usize = files
-        .iter()
-        .filter(|f| f.is_template)
-        .map(|f| f.text.len())
-        .sum();
+    let templates = || files.iter().filter(|f| f.is_template);
+    let template_bytes: usize = templates().map(|f| f.text.len()).sum();
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let threads = rayon::current_num_threads();
 
-    // (a) lex + mask, templates only.
-    let lex_mask = best_of(|| {
-        files
-            .iter()
-            .filter(|f| f.is_template)
-            .map(|f| {
-                let (actions, _errors) = lex(&f.text);
-                mask(&f.text, &actions).text.len()
-            })
-            .sum::<usize>()
-    });
-
-    // (b) tree-sitter alone, on the masked text, document by document.
+    // Inputs of (b), prepared untimed: the masked text and its documents' bytes.
     let masked: Vec<Option<String>> = files
         .iter()
         .map(|f| f.is_template.then(|| mask(&f.text, &lex(&f.text).0).text))
@@ -108,36 +120,51 @@ pub fn bench_run(corpus: &Path) -> Result<()> {
             Prepared { text, documents }
         })
         .collect();
+    let baseline_rss = status_kib("VmRSS:");
+
+    // (a) lex + mask, templates only.
+    let lex_mask_one = |f: &CorpusFile| -> usize {
+        let (actions, _errors) = lex(&f.text);
+        mask(&f.text, &actions).text.len()
+    };
+    // (b) tree-sitter alone, on the masked text, document by document.
     let parse_one = |p: &Prepared| -> usize {
         p.documents
             .iter()
             .filter(|range| parse_tree(&p.text[(*range).clone()]).is_some())
             .count()
     };
-    let parse_single = best_of(|| prepared.iter().map(parse_one).sum::<usize>());
-    let parse_parallel = best_of(|| prepared.par_iter().map(parse_one).sum::<usize>());
-    drop(prepared);
-    drop(masked);
-
     // (c) the whole pipeline. The copy into an owned buffer, which `model_bytes`
     // takes, is timed too: a memcpy, noise next to the rest.
     let model_one = |f: &CorpusFile| -> bool {
         let model = tether::model_bytes(&f.path, f.text.as_bytes().to_vec());
         model.documents.iter().any(|d| d.recovered)
     };
-    let (model_single, recovered_flags) =
-        best_of_with(|| files.iter().map(model_one).collect::<Vec<bool>>());
-    let model_parallel = best_of(|| files.par_iter().map(model_one).filter(|&r| r).count());
 
-    let peak_rss = peak_rss_kib();
+    // Rounds interleave the phases, so a burst of load on a shared machine does not
+    // land on one phase's runs only.
+    let [mut lex_mask, mut parse_1, mut parse_n, mut model_1, mut model_n] = [Best::NONE; 5];
+    let mut recovered_flags = Vec::new();
+    for _ in 0..args.runs {
+        lex_mask.time(|| templates().map(lex_mask_one).sum::<usize>());
+        parse_1.time(|| prepared.iter().map(parse_one).sum::<usize>());
+        parse_n.time(|| prepared.par_iter().map(parse_one).sum::<usize>());
+        recovered_flags = model_1.time(|| files.iter().map(model_one).collect::<Vec<_>>());
+        model_n.time(|| files.par_iter().map(model_one).filter(|&r| r).count());
+    }
+    drop(prepared);
+    drop(masked);
+    let peak_rss = status_kib("VmHWM:");
+    let streaming_rss = streaming_peak_rss(corpus);
 
     // Report.
     let mb = |bytes: usize| bytes as f64 / 1e6;
-    let row = |phase: &str, threads: usize, time: Duration| {
-        let secs = time.as_secs_f64();
+    let row = |phase: &str, threads: usize, best: Best| {
+        let secs = best.wall.as_secs_f64();
         println!(
-            "| {phase} | {threads} | {secs:.3} | {:.1} |",
-            mb(total_bytes) / secs
+            "| {phase} | {threads} | {secs:.3} | {:.1} | {:.2} |",
+            mb(total_bytes) / secs,
+            best.cpu
         );
     };
     println!("# tether benchmark\n");
@@ -145,37 +172,51 @@ pub fn bench_run(corpus: &Path) -> Result<()> {
     println!(
         "- files: {} ({} templates), {:.1} MB ({:.1} MB templates)",
         files.len(),
-        files.iter().filter(|f| f.is_template).count(),
+        templates().count(),
         mb(total_bytes),
         mb(template_bytes)
     );
     println!("- cores: {cores} (rayon threads: {threads})");
-    println!("- best of {RUNS} runs; MB/s is the whole corpus's bytes over the time\n");
-    println!("| phase | threads | seconds | MB/s |");
-    println!("|---|---:|---:|---:|");
-    row("lex + mask (templates only)", 1, lex_mask);
-    row("tree-sitter parse (masked, per document)", 1, parse_single);
-    row(
-        "tree-sitter parse (masked, per document)",
-        threads,
-        parse_parallel,
-    );
-    row("full pipeline (`model_bytes`)", 1, model_single);
-    row("full pipeline (`model_bytes`)", threads, model_parallel);
-    let overhead =
-        (model_single.as_secs_f64() - parse_single.as_secs_f64()) / parse_single.as_secs_f64();
     println!(
-        "\noverhead of lex+mask+anchor over tree-sitter parsing (single thread): {:.1}% (target <= 25%)",
-        overhead * 100.0
+        "- best of {} runs; MB/s is the whole corpus's bytes over the wall time; CPU is \
+         user + system time of all threads, in 10 ms ticks\n",
+        args.runs
     );
-    match peak_rss {
-        Some(kib) => println!(
-            "peak RSS (VmHWM): {:.1} MB (target < 150 MB); includes the corpus held in memory, {:.1} MB text + {:.1} MB masked",
-            kib as f64 * 1024.0 / 1e6,
+    println!("| phase | threads | seconds | MB/s | CPU seconds |");
+    println!("|---|---:|---:|---:|---:|");
+    row("lex + mask (templates only)", 1, lex_mask);
+    row("tree-sitter parse (masked, per document)", 1, parse_1);
+    row("tree-sitter parse (masked, per document)", threads, parse_n);
+    row("full pipeline (`model_bytes`)", 1, model_1);
+    row("full pipeline (`model_bytes`)", threads, model_n);
+    let wall_1 = |best: Best| best.wall.as_secs_f64();
+    let overhead = |c: f64, b: f64| (c - b) / b * 100.0;
+    println!(
+        "\noverhead of lex+mask+anchor over tree-sitter parsing, single thread (target <= 25%): \
+         {:.1}% by wall time, {:.1}% by CPU time",
+        overhead(wall_1(model_1), wall_1(parse_1)),
+        overhead(model_1.cpu, parse_1.cpu)
+    );
+    let kib_mb = |kib: u64| kib as f64 * 1024.0 / 1e6;
+    match (peak_rss, baseline_rss) {
+        (Some(peak), Some(baseline)) => println!(
+            "peak RSS (VmHWM, target < 150 MB): {:.1} MB; {:.1} MB of it was resident before \
+             the timed runs: the corpus held in memory ({:.1} MB text + {:.1} MB masked) \
+             and the process",
+            kib_mb(peak),
+            kib_mb(baseline),
             mb(total_bytes),
             mb(masked_bytes)
         ),
-        None => println!("peak RSS: unavailable (no /proc/self/status)"),
+        _ => println!("peak RSS: unavailable (no /proc/self/status)"),
+    }
+    match streaming_rss {
+        Ok(kib) => println!(
+            "peak RSS of the pipeline alone, in a fresh process reading and modelling one \
+             file at a time on {threads} threads, as the tool does: {:.1} MB",
+            kib_mb(kib)
+        ),
+        Err(error) => println!("peak RSS of the pipeline alone: unavailable ({error:#})"),
     }
 
     let templates_yaml: Vec<(&CorpusFile, bool)> = files
@@ -202,6 +243,34 @@ pub fn bench_run(corpus: &Path) -> Result<()> {
             println!("- {}", path.display());
         }
     }
+    Ok(())
+}
+
+/// Runs `bench-rss` in a fresh process and returns its peak RSS in KiB.
+fn streaming_peak_rss(corpus: &Path) -> Result<u64> {
+    let output = Command::new(std::env::current_exe()?)
+        .arg("bench-rss")
+        .arg("--corpus")
+        .arg(corpus)
+        .output()?;
+    ensure!(output.status.success(), "bench-rss failed");
+    Ok(String::from_utf8(output.stdout)?.trim().parse()?)
+}
+
+/// Models every corpus file, read one at a time on all cores as the tool would, and
+/// prints the process's peak RSS in KiB: the memory the pipeline itself needs.
+pub fn bench_rss(corpus: &Path) -> Result<()> {
+    let mut paths = Vec::new();
+    walk(corpus, &mut paths)?;
+    paths.par_iter().try_for_each(|path| -> Result<()> {
+        let bytes = std::fs::read(path)?;
+        black_box(tether::model_bytes(path.strip_prefix(corpus)?, bytes));
+        Ok(())
+    })?;
+    println!(
+        "{}",
+        status_kib("VmHWM:").context("no VmHWM in /proc/self/status")?
+    );
     Ok(())
 }
 
@@ -272,26 +341,28 @@ pub(crate) fn document_bytes(
     start..end
 }
 
-fn best_of<T>(run: impl FnMut() -> T) -> Duration {
-    best_of_with(run).0
+/// User + system CPU time of the whole process, from `/proc/self/stat` (fields 14
+/// and 15, in ticks of 1/100 s, Linux's `USER_HZ`); 0 where there is no procfs.
+fn cpu_seconds() -> f64 {
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
+        return 0.0;
+    };
+    // Fields after the command name, which is in parentheses and may hold spaces;
+    // the first of them is field 3.
+    let after_name = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+    let ticks: u64 = after_name
+        .split_whitespace()
+        .skip(11)
+        .take(2)
+        .filter_map(|field| field.parse::<u64>().ok())
+        .sum();
+    ticks as f64 / 100.0
 }
 
-/// The fastest of [`RUNS`] runs, and the last run's result.
-fn best_of_with<T>(mut run: impl FnMut() -> T) -> (Duration, T) {
-    let mut best = Duration::MAX;
-    let mut result = None;
-    for _ in 0..RUNS {
-        let start = Instant::now();
-        let value = black_box(run());
-        best = best.min(start.elapsed());
-        result = Some(value);
-    }
-    (best, result.expect("RUNS > 0"))
-}
-
-/// Peak resident set size in KiB, from `VmHWM` in `/proc/self/status`.
-fn peak_rss_kib() -> Option<u64> {
+/// A size in KiB from `/proc/self/status`: `VmHWM:` is the peak resident set size,
+/// `VmRSS:` the current one.
+fn status_kib(field: &str) -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let line = status.lines().find(|l| l.starts_with(field))?;
     line.split_whitespace().nth(1)?.parse().ok()
 }

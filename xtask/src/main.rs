@@ -9,14 +9,16 @@ mod print_tree;
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, ensure, Context, Result};
 
 const HELP: &str = "\
 cargo xtask <task>
 
 Tasks:
-  bench [--corpus DIR]   build xtask in release mode and time the pipeline phases
-                         over a corpus (default: ../shared/corpus next to the repo)
+  bench [--corpus DIR] [--runs N]
+                         build xtask in release mode and time the pipeline phases
+                         over a corpus (default: ../shared/corpus next to the repo),
+                         best of N runs (default 3)
   print-tree FILE        print FILE masked (if a template) and the tree-sitter tree
                          of each of its documents
   help                   print this message
@@ -27,9 +29,11 @@ fn main() -> Result<()> {
     let task = args.next().unwrap_or_default();
     let rest: Vec<String> = args.collect();
     match task.as_str() {
-        "bench" => bench::bench(corpus_arg(&rest)?),
+        "bench" => bench::bench(&bench_args(&rest)?),
         // Internal: what `bench` runs in the release binary.
-        "bench-run" => bench::bench_run(&corpus_arg(&rest)?),
+        "bench-run" => bench::bench_run(&bench_args(&rest)?),
+        // Internal: what `bench-run` runs in a fresh process to measure memory.
+        "bench-rss" => bench::bench_rss(&bench_args(&rest)?.corpus),
         "print-tree" => match rest.as_slice() {
             [file] => print_tree::print_tree(Path::new(file)),
             _ => bail!("usage: cargo xtask print-tree FILE"),
@@ -42,22 +46,33 @@ fn main() -> Result<()> {
     }
 }
 
-/// The corpus directory: `--corpus DIR`, or `<repo>/../shared/corpus`.
-fn corpus_arg(args: &[String]) -> Result<PathBuf> {
-    match args {
-        [] => Ok(project_root().join("../shared/corpus")),
-        [flag, dir] if flag == "--corpus" => Ok(PathBuf::from(dir)),
-        [flag] if flag == "--corpus" => bail!("--corpus needs a directory"),
-        _ => bail!("usage: cargo xtask bench [--corpus DIR]"),
-    }
-    .and_then(|dir| {
-        if dir.is_dir() {
-            Ok(dir)
-        } else {
-            bail!("corpus directory not found: {}", dir.display())
+/// What `bench` and its internal tasks take.
+pub struct BenchArgs {
+    pub corpus: PathBuf,
+    /// Runs per phase; the best is kept.
+    pub runs: usize,
+}
+
+/// `[--corpus DIR] [--runs N]`; the corpus defaults to `<repo>/../shared/corpus`.
+fn bench_args(args: &[String]) -> Result<BenchArgs> {
+    const USAGE: &str = "usage: cargo xtask bench [--corpus DIR] [--runs N]";
+    let mut corpus = project_root().join("../shared/corpus");
+    let mut runs = 3;
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--corpus" => corpus = args.next().context(USAGE)?.into(),
+            "--runs" => runs = args.next().context(USAGE)?.parse().context(USAGE)?,
+            _ => bail!("unexpected argument `{arg}`\n{USAGE}"),
         }
-    })
-    .with_context(|| "cannot start the benchmark")
+    }
+    ensure!(runs > 0, "--runs must be at least 1");
+    ensure!(
+        corpus.is_dir(),
+        "corpus directory not found: {} (pass --corpus DIR)",
+        corpus.display()
+    );
+    Ok(BenchArgs { corpus, runs })
 }
 
 /// The workspace root: the parent of this crate's directory.
