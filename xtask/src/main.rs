@@ -8,6 +8,7 @@ mod bench;
 mod print_tree;
 
 use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 
 use anyhow::{bail, ensure, Context, Result};
 
@@ -24,7 +25,18 @@ Tasks:
   help                   print this message
 ";
 
-fn main() -> Result<()> {
+fn main() -> ExitCode {
+    // Errors are printed plainly: no backtrace, even when RUST_BACKTRACE is set.
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("error: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run() -> Result<()> {
     let mut args = std::env::args().skip(1);
     let task = args.next().unwrap_or_default();
     let rest: Vec<String> = args.collect();

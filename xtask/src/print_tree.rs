@@ -5,9 +5,12 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use anyhow::{Context, Result};
-use tether::yaml::parse::{parse_tree, split_documents};
+use tether::template::{lex::lex, mask::mask};
+use tether::yaml::parse::{parse_tree, MAX_DOCUMENT_LINES};
 use tether::SourceFile;
 use tree_sitter::Node;
+
+use crate::bench::DocumentInput;
 
 pub fn print_tree(file: &Path) -> Result<()> {
     let bytes = std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
@@ -16,18 +19,16 @@ pub fn print_tree(file: &Path) -> Result<()> {
         eprintln!("line {}: {}", problem.line + 1, problem.message);
     }
     let is_template = tether::is_template_path(file);
-    let masked = if is_template {
-        let (actions, errors) = tether::template::lex::lex(&source.text);
+    let (actions, masked) = if is_template {
+        let (actions, errors) = lex(&source.text);
         for error in &errors {
-            eprintln!(
-                "line {}: {}",
-                source.line_of(error.offset) + 1,
-                error.message
-            );
+            let line = source.line_of(error.offset) + 1;
+            eprintln!("line {line}: {}", error.message);
         }
-        tether::template::mask::mask(&source.text, &actions).text
+        let masked = mask(&source.text, &actions).text;
+        (actions, masked)
     } else {
-        source.text.clone()
+        (Vec::new(), source.text.clone())
     };
 
     let mut out = String::new();
@@ -41,19 +42,24 @@ pub fn print_tree(file: &Path) -> Result<()> {
     for (number, line) in masked.lines().enumerate() {
         writeln!(out, "{:>5} | {}", number + 1, line.trim_end())?;
     }
-    let line_starts = crate::bench::line_starts(&masked);
-    for (index, lines) in split_documents(&masked, &line_starts, source.bom_len)
-        .into_iter()
-        .enumerate()
-    {
-        let range = crate::bench::document_bytes(&masked, &line_starts, source.bom_len, &lines);
-        writeln!(
+    let documents = crate::bench::documents(&source, &masked, is_template, &actions);
+    for (index, DocumentInput { segment, bytes }) in documents.into_iter().enumerate() {
+        let lines = &segment.lines;
+        write!(
             out,
             "=== document {index}, lines {}-{}",
             lines.start + 1,
             lines.end
         )?;
-        match parse_tree(&masked[range]) {
+        match &segment.define {
+            Some(name) => writeln!(out, ", define {name:?}")?,
+            None => out.push('\n'),
+        }
+        if lines.len() > MAX_DOCUMENT_LINES {
+            out.push_str("(too long for tree-sitter-yaml; tether recovers it from indentation)\n");
+            continue;
+        }
+        match parse_tree(&masked[bytes]) {
             Some(tree) => write_sexp(&mut out, tree.root_node(), None, 0, lines.start)?,
             None => out.push_str("(tree-sitter returned no tree)\n"),
         }
