@@ -51,7 +51,7 @@ impl SourceFile {
         let text = sanitize(bytes, &mut problems);
         let bom_len = if text.starts_with('\u{feff}') { 3 } else { 0 };
         let line_starts = std::iter::once(0)
-            .chain(text.match_indices('\n').map(|(offset, _)| offset + 1))
+            .chain(memchr::memchr_iter(b'\n', text.as_bytes()).map(|offset| offset + 1))
             .collect();
         let source = SourceFile {
             path: path.into(),

@@ -242,6 +242,8 @@ fn block_scalar_indents(bytes: &[u8], lines: &[LineFacts]) -> Vec<Option<usize>>
 /// If the line ends with a block scalar header (`key: |`, `- >-`), the column its
 /// content must be indented past.
 fn block_scalar_parent(line: &[u8]) -> Option<usize> {
+    // Most lines hold neither indicator: reject them before any string work.
+    memchr::memchr2(b'|', b'>', line)?;
     let text = std::str::from_utf8(line).ok()?;
     let code = match text.find(" #") {
         Some(comment) => &text[..comment],

@@ -126,12 +126,7 @@ pub fn parse_documents(
     split_documents(masked, line_starts, content_start, defines)
         .into_iter()
         .filter(|segment| !is_blank(original, line_starts, &segment.lines))
-        .map(|segment| {
-            let mut document =
-                parse_document(original, masked, line_starts, content_start, segment.lines);
-            document.define = segment.define;
-            document
-        })
+        .map(|segment| parse_document(original, masked, line_starts, content_start, segment))
         .collect()
 }
 
@@ -148,6 +143,8 @@ pub struct Segment {
     pub lines: Range<usize>,
     /// The `define` whose body this is.
     pub define: Option<String>,
+    /// The first line where block collections may nest deeper than [`MAX_DEPTH`].
+    pub too_deep_at: Option<usize>,
 }
 
 /// Splits a file into documents: a `---` line starts a new document, and so do the
@@ -163,7 +160,9 @@ pub fn split_documents(
     let mut segments = vec![Segment {
         lines: 0..line_count,
         define: None,
+        too_deep_at: None,
     }];
+    let mut nesting = Nesting::default();
     let mut seen_content = false;
     let mut next_define = 0;
     let mut in_define: Option<&Define> = None;
@@ -180,17 +179,14 @@ pub fn split_documents(
         }
         let start = line_starts[line].max(if line == 0 { content_start } else { 0 });
         let end = line_starts.get(line + 1).map_or(masked.len(), |&n| n);
-        let text = &masked[start..end];
+        let text = &masked.as_bytes()[start..end];
         if boundary.is_none() && is_document_start(text) {
             if seen_content {
                 boundary = Some(in_define.map(|define| define.name.clone()));
             }
             seen_content = true;
-        } else {
-            let trimmed = text.trim_start();
-            if !(trimmed.is_empty() || trimmed.starts_with('#')) {
-                seen_content = true;
-            }
+        } else if let Some(&first) = text.iter().find(|b| !b.is_ascii_whitespace()) {
+            seen_content |= first != b'#';
         }
         if let Some(define) = boundary {
             if line > 0 {
@@ -200,19 +196,68 @@ pub fn split_documents(
                 segments.push(Segment {
                     lines: line..line_count,
                     define,
+                    too_deep_at: None,
                 });
             } else if let Some(first) = segments.first_mut() {
                 first.define = define;
             }
             seen_content = is_document_start(text);
+            nesting = Nesting::default();
+        }
+        if let Some(segment) = segments.last_mut() {
+            if segment.too_deep_at.is_none() && nesting.exceeds(text, MAX_DEPTH) {
+                segment.too_deep_at = Some(line);
+            }
         }
     }
     segments
 }
 
-fn is_document_start(line: &str) -> bool {
-    line.strip_prefix("---")
-        .is_some_and(|rest| rest.is_empty() || rest.starts_with([' ', '\t', '\r', '\n']))
+/// An upper bound on how deep block collections nest, line by line: every
+/// indentation level still open, plus one per `- ` that opens a sequence on the line.
+#[derive(Default)]
+struct Nesting {
+    indents: Vec<usize>,
+}
+
+impl Nesting {
+    fn exceeds(&mut self, line: &[u8], limit: usize) -> bool {
+        let indent = line.iter().take_while(|&&b| b == b' ').count();
+        let rest = &line[indent..];
+        if rest
+            .first()
+            .is_none_or(|&b| matches!(b, b'#' | b'\r' | b'\n'))
+        {
+            return false;
+        }
+        while self.indents.last().is_some_and(|&top| top > indent) {
+            self.indents.pop();
+        }
+        if self.indents.last().is_none_or(|&top| top < indent) {
+            self.indents.push(indent);
+        }
+        let mut depth = self.indents.len();
+        let mut rest = rest;
+        while let Some(after) = rest.strip_prefix(b"-") {
+            if after
+                .first()
+                .is_some_and(|&b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
+            {
+                break;
+            }
+            depth += 1;
+            let spaces = after.iter().take_while(|b| b.is_ascii_whitespace()).count();
+            rest = &after[spaces..];
+        }
+        depth > limit
+    }
+}
+
+fn is_document_start(line: &[u8]) -> bool {
+    line.strip_prefix(b"---").is_some_and(|rest| {
+        rest.first()
+            .is_none_or(|&b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
+    })
 }
 
 fn parse_document(
@@ -220,8 +265,9 @@ fn parse_document(
     masked: &str,
     line_starts: &[usize],
     content_start: usize,
-    lines: Range<usize>,
+    segment: Segment,
 ) -> ParsedDocument {
+    let lines = segment.lines;
     // A byte-order mark is not YAML; the first document starts after it.
     let start = line_starts[lines.start].max(if lines.start == 0 { content_start } else { 0 });
     let end = line_starts.get(lines.end).map_or(masked.len(), |&n| n);
@@ -230,7 +276,7 @@ fn parse_document(
         keys: Vec::new(),
         comments: Vec::new(),
         kind: None,
-        define: None,
+        define: segment.define,
         recovered: None,
         too_deep_at: None,
     };
@@ -239,9 +285,7 @@ fn parse_document(
     let too_far = if lines.len() > MAX_DOCUMENT_LINES {
         Some(Recovery::TooLong)
     } else {
-        block_nesting_exceeds(text, MAX_DEPTH).map(|line| Recovery::TooDeep {
-            line: line + lines.start,
-        })
+        segment.too_deep_at.map(|line| Recovery::TooDeep { line })
     };
     if let Some(reason) = too_far {
         recover::recover(original, masked, line_starts, &mut document);
@@ -257,12 +301,16 @@ fn parse_document(
         (Some(tree), None) => {
             let mut walker = Walker {
                 original,
+                masked: text,
                 offset: start,
                 line_offset: lines.start,
                 document: &mut document,
+                kind_pair: None,
             };
             walker.walk(tree.root_node().walk());
-            document.kind = document_kind(&tree, original, text, start);
+            if let Some(pair) = walker.kind_pair {
+                document.kind = document_kind(&tree, pair, original, text, start);
+            }
         }
         (_, error_lines) => {
             let error_lines = error_lines.unwrap_or(lines.clone());
@@ -273,41 +321,15 @@ fn parse_document(
     document
 }
 
-/// The first line at which block collections may nest deeper than `limit`: an upper
-/// bound counting every indentation level still open, plus one per `- ` that opens a
-/// sequence on the line itself.
-fn block_nesting_exceeds(text: &str, limit: usize) -> Option<usize> {
-    let mut indents: Vec<usize> = Vec::new();
-    for (line, content) in text.split('\n').enumerate() {
-        let trimmed = content.trim_start_matches(' ');
-        if trimmed.is_empty() || trimmed.starts_with('#') || trimmed.starts_with('\r') {
-            continue;
-        }
-        let indent = content.len() - trimmed.len();
-        while indents.last().is_some_and(|&top| top > indent) {
-            indents.pop();
-        }
-        if indents.last().is_none_or(|&top| top < indent) {
-            indents.push(indent);
-        }
-        let mut dashes = 0;
-        let mut rest = trimmed;
-        while let Some(after) = rest.strip_prefix('-') {
-            if !(after.is_empty() || after.starts_with([' ', '\t'])) {
-                break;
-            }
-            dashes += 1;
-            rest = after.trim_start();
-        }
-        if indents.len() + dashes > limit {
-            return Some(line);
-        }
-    }
-    None
-}
-
 /// The document's `kind:` (queries/kind.scm), unless its value is a template action.
-fn document_kind(tree: &Tree, original: &str, text: &str, offset: usize) -> Option<String> {
+/// The query runs over the top-level `kind` pair the walk found, not the whole tree.
+fn document_kind(
+    tree: &Tree,
+    pair: Range<usize>,
+    original: &str,
+    text: &str,
+    offset: usize,
+) -> Option<String> {
     static QUERY: OnceLock<Option<Query>> = OnceLock::new();
     let query = QUERY
         .get_or_init(|| Query::new(&language(), KIND_QUERY).ok())
@@ -315,6 +337,7 @@ fn document_kind(tree: &Tree, original: &str, text: &str, offset: usize) -> Opti
     let kind_capture = query.capture_index_for_name("kind")?;
     let mut cursor = QueryCursor::new();
     cursor.set_max_start_depth(Some(0));
+    cursor.set_byte_range(pair);
     let mut matches = cursor.matches(query, tree.root_node(), text.as_bytes());
     while let Some(found) = matches.next() {
         for capture in found.captures.iter().filter(|c| c.index == kind_capture) {
@@ -360,10 +383,14 @@ fn error_lines(tree: &Tree, line_offset: usize) -> Option<Range<usize>> {
 /// Walks one document's tree with a cursor, building paths as it goes.
 struct Walker<'a> {
     original: &'a str,
+    /// The document's masked text, which the tree's offsets index.
+    masked: &'a str,
     /// Byte offset of the document in the file.
     offset: usize,
     line_offset: usize,
     document: &'a mut ParsedDocument,
+    /// Byte range (in the document) of the first pair whose path is `kind`.
+    kind_pair: Option<Range<usize>>,
 }
 
 /// What the walk knows about one open node: the path its children live under.
@@ -372,34 +399,64 @@ struct Frame {
     kind: NodeKind,
     items: usize,
     in_flow: bool,
+    /// A child not to walk into: the pair's key.
+    skip: Option<usize>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum NodeKind {
     Pair,
     FlowPair,
-    BlockSequence,
     BlockSequenceItem,
     FlowSequence,
     FlowMapping,
     FlowNode,
     Comment,
+    /// A scalar: nothing below it is a key or a comment.
+    Scalar,
     Other,
 }
 
-impl NodeKind {
-    fn of(node: &Node) -> NodeKind {
-        match node.kind() {
-            "block_mapping_pair" => NodeKind::Pair,
-            "flow_pair" => NodeKind::FlowPair,
-            "block_sequence" => NodeKind::BlockSequence,
-            "block_sequence_item" => NodeKind::BlockSequenceItem,
-            "flow_sequence" => NodeKind::FlowSequence,
-            "flow_mapping" => NodeKind::FlowMapping,
-            "flow_node" => NodeKind::FlowNode,
-            "comment" => NodeKind::Comment,
-            _ => NodeKind::Other,
+/// Node kinds by tree-sitter kind id, and the id of the `key` field: comparing
+/// numbers instead of strings keeps the walk cheap next to parsing.
+struct Grammar {
+    kinds: Vec<NodeKind>,
+    key_field: Option<std::num::NonZeroU16>,
+}
+
+fn grammar() -> &'static Grammar {
+    static GRAMMAR: OnceLock<Grammar> = OnceLock::new();
+    GRAMMAR.get_or_init(|| {
+        let language = language();
+        let kinds = (0..language.node_kind_count() as u16)
+            .map(|id| match language.node_kind_for_id(id).unwrap_or("") {
+                "block_mapping_pair" => NodeKind::Pair,
+                "flow_pair" => NodeKind::FlowPair,
+                "block_sequence_item" => NodeKind::BlockSequenceItem,
+                "flow_sequence" => NodeKind::FlowSequence,
+                "flow_mapping" => NodeKind::FlowMapping,
+                "flow_node" => NodeKind::FlowNode,
+                "comment" => NodeKind::Comment,
+                // A block scalar's node holds the comment of its header line
+                // (`key: |  # c`), so it is walked like any other node.
+                "plain_scalar" | "double_quote_scalar" | "single_quote_scalar" => NodeKind::Scalar,
+                _ => NodeKind::Other,
+            })
+            .collect();
+        Grammar {
+            kinds,
+            key_field: language.field_id_for_name("key"),
         }
+    })
+}
+
+impl NodeKind {
+    fn of(node: &Node, grammar: &Grammar) -> NodeKind {
+        grammar
+            .kinds
+            .get(node.kind_id() as usize)
+            .copied()
+            .unwrap_or(NodeKind::Other)
     }
 }
 
@@ -411,10 +468,21 @@ impl Walker<'_> {
             kind: NodeKind::Other,
             items: 0,
             in_flow: false,
+            skip: None,
         }];
+        let grammar = grammar();
         loop {
             let node = cursor.node();
-            let frame = self.enter(&node, &mut path, &mut stack);
+            // A pair's key is a scalar (or, rarely, a complex key): nothing in it is a
+            // key or a comment of its own, so the walk does not go down into it.
+            let frame = if stack
+                .last()
+                .is_some_and(|frame| frame.skip == Some(node.id()))
+            {
+                None
+            } else {
+                self.enter(&node, grammar, &mut path, &mut stack)
+            };
             let descend = frame.is_some();
             if let Some(frame) = frame {
                 stack.push(frame);
@@ -434,18 +502,23 @@ impl Walker<'_> {
                 }
                 stack.pop();
             }
-            let parent = stack.last().map_or(0, |frame| frame.path_len);
-            path.truncate(parent);
         }
     }
 
     /// Records what `node` is, and returns the frame for its children, or `None` when
     /// its children are not to be walked (scalars, or nesting too deep).
-    fn enter(&mut self, node: &Node, path: &mut String, stack: &mut [Frame]) -> Option<Frame> {
-        let kind = NodeKind::of(node);
+    fn enter(
+        &mut self,
+        node: &Node,
+        grammar: &Grammar,
+        path: &mut String,
+        stack: &mut [Frame],
+    ) -> Option<Frame> {
+        let kind = NodeKind::of(node, grammar);
         let parent = stack.last_mut()?;
         path.truncate(parent.path_len);
         let mut in_flow = parent.in_flow;
+        let mut skip = None;
         match kind {
             NodeKind::Comment => {
                 self.comment(node);
@@ -464,18 +537,32 @@ impl Walker<'_> {
             _ => {}
         }
         if matches!(kind, NodeKind::Pair | NodeKind::FlowPair) {
-            if let Some(key) = node.child_by_field_name("key") {
+            if let Some(key) = grammar
+                .key_field
+                .and_then(|field| node.child_by_field_id(field.get()))
+            {
                 push_key(path, self.key_name(&key));
                 self.key(node, &key, path, kind == NodeKind::FlowPair);
+                if path == "kind" && self.kind_pair.is_none() {
+                    self.kind_pair = Some(node.byte_range());
+                }
+                skip = Some(key.id());
             }
         }
         if matches!(kind, NodeKind::FlowSequence | NodeKind::FlowMapping) {
             in_flow = true;
         }
-        if matches!(
-            node.kind(),
-            "plain_scalar" | "double_quote_scalar" | "single_quote_scalar" | "block_scalar"
-        ) {
+        if kind == NodeKind::Scalar {
+            return None;
+        }
+        // A flow node that does not start a flow collection (or a tag or anchor that
+        // may precede one) holds a scalar or an alias: no key, no comment inside.
+        if kind == NodeKind::FlowNode
+            && !matches!(
+                self.masked.as_bytes().get(node.start_byte()),
+                Some(b'[' | b'{' | b'!' | b'&')
+            )
+        {
             return None;
         }
         if stack.len() > MAX_DEPTH * 4 {
@@ -489,6 +576,7 @@ impl Walker<'_> {
             kind,
             items: 0,
             in_flow,
+            skip,
         })
     }
 

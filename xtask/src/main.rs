@@ -12,6 +12,10 @@ use std::process::ExitCode;
 
 use anyhow::{bail, ensure, Context, Result};
 
+// The same allocator as the `tether` binary, so the benchmark measures the tool.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const HELP: &str = "\
 cargo xtask <task>
 
