@@ -247,6 +247,100 @@ pub fn bench_run(args: &BenchArgs) -> Result<()> {
     Ok(())
 }
 
+/// Counts instructions (valgrind's callgrind) of a fresh process running one phase
+/// once, single-threaded: a number that, unlike time, does not depend on what else
+/// the machine is doing. Returns the overhead of the pipeline over parsing.
+pub fn bench_instructions(args: &BenchArgs) -> Result<()> {
+    let exe = std::env::current_exe()?;
+    let count = |phase: &str| -> Result<u64> {
+        let output = Command::new("valgrind")
+            .args(["--tool=callgrind", "--callgrind-out-file=/dev/null"])
+            .arg(&exe)
+            .args(["bench-phase", phase, "--corpus"])
+            .arg(&args.corpus)
+            .env("RAYON_NUM_THREADS", "1")
+            .output()
+            .context("cannot run valgrind: install it (apt-get install valgrind)")?;
+        ensure!(
+            output.status.success(),
+            "valgrind on bench-phase {phase} failed"
+        );
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        stderr
+            .lines()
+            .find_map(|line| line.split("Collected :").nth(1))
+            .and_then(|number| number.trim().parse().ok())
+            .context("valgrind printed no instruction count")
+    };
+    let none = count("none")?;
+    let parse = count("parse")? - none;
+    let pipeline = count("pipeline")? - none;
+    println!("| phase | instructions (10^9) |");
+    println!("|---|---:|");
+    println!(
+        "| tree-sitter parse (masked, per document) | {:.2} |",
+        parse as f64 / 1e9
+    );
+    println!(
+        "| full pipeline (`model_bytes`) | {:.2} |",
+        pipeline as f64 / 1e9
+    );
+    println!(
+        "
+overhead of lex+mask+anchor over tree-sitter parsing, in instructions: {:.1}% \
+         (target <= 25%)",
+        (pipeline as f64 - parse as f64) / parse as f64 * 100.0
+    );
+    Ok(())
+}
+
+/// Runs one phase once over the corpus, for `bench_instructions`: `none` only reads
+/// and prepares the corpus, which every phase does first.
+pub fn bench_phase(phase: &str, args: &BenchArgs) -> Result<()> {
+    let files = read_corpus(&args.corpus)?;
+    let masked: Vec<Option<String>> = files
+        .iter()
+        .map(|f| f.is_template.then(|| mask(&f.text, &lex(&f.text).0).text))
+        .collect();
+    let prepared: Vec<Prepared> = files
+        .iter()
+        .zip(&masked)
+        .map(|(file, masked)| {
+            let text = masked.as_deref().unwrap_or(&file.text);
+            let source = SourceFile::from_text(&file.path, &file.text);
+            let actions = if file.is_template {
+                lex(&file.text).0
+            } else {
+                Vec::new()
+            };
+            let documents = documents(&source, text, file.is_template, &actions)
+                .into_iter()
+                .filter(|document| document.segment.lines.len() <= MAX_DOCUMENT_LINES)
+                .map(|document| document.bytes)
+                .collect();
+            Prepared { text, documents }
+        })
+        .collect();
+    let copies: Vec<Vec<u8>> = files.iter().map(|f| f.text.as_bytes().to_vec()).collect();
+    match phase {
+        "none" => {}
+        "parse" => {
+            for p in &prepared {
+                for range in &p.documents {
+                    black_box(parse_tree(&p.text[range.clone()]));
+                }
+            }
+        }
+        "pipeline" => {
+            for (file, bytes) in files.iter().zip(copies) {
+                black_box(tether::model_bytes(&file.path, bytes));
+            }
+        }
+        other => anyhow::bail!("unknown phase `{other}`: none, parse or pipeline"),
+    }
+    Ok(())
+}
+
 /// Runs `bench-rss` in a fresh process and returns its peak RSS in KiB.
 fn streaming_peak_rss(corpus: &Path) -> Result<u64> {
     let output = Command::new(std::env::current_exe()?)

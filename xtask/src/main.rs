@@ -24,6 +24,9 @@ Tasks:
                          build xtask in release mode and time the pipeline phases
                          over a corpus (default: ../shared/corpus next to the repo),
                          best of N runs (default 3)
+  bench-instructions [--corpus DIR]
+                         count instructions (valgrind) of parsing alone and of the
+                         whole pipeline over the corpus: steadier than time
   print-tree FILE        print FILE masked (if a template) and the tree-sitter tree
                          of each of its documents
   help                   print this message
@@ -50,6 +53,13 @@ fn run() -> Result<()> {
         "bench-run" => bench::bench_run(&bench_args(&rest)?),
         // Internal: what `bench-run` runs in a fresh process to measure memory.
         "bench-rss" => bench::bench_rss(&bench_args(&rest)?.corpus),
+        // Instruction counts under valgrind, immune to the machine's noise.
+        "bench-instructions" => bench::bench_instructions(&bench_args(&rest)?),
+        // Internal: one phase, once, for `bench-instructions`.
+        "bench-phase" => match rest.split_first() {
+            Some((phase, rest)) => bench::bench_phase(phase, &bench_args(rest)?),
+            None => bail!("usage: xtask bench-phase none|parse|pipeline [--corpus DIR]"),
+        },
         "print-tree" => match rest.as_slice() {
             [file] => print_tree::print_tree(Path::new(file)),
             _ => bail!("usage: cargo xtask print-tree FILE"),
