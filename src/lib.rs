@@ -5,6 +5,7 @@
 //! mask) → [`yaml`] (parse, model, anchor) → [`report`].
 
 pub mod cli;
+pub mod lines;
 pub mod report;
 pub mod source;
 pub mod template;

@@ -4,3 +4,4 @@ pub mod anchor;
 pub mod model;
 pub mod parse;
 pub mod recover;
+pub mod scan;

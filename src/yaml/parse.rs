@@ -288,7 +288,7 @@ fn parse_document(
         segment.too_deep_at.map(|line| Recovery::TooDeep { line })
     };
     if let Some(reason) = too_far {
-        recover::recover(original, masked, line_starts, &mut document);
+        recover::recover(original, masked, line_starts, content_start, &mut document);
         document.recovered = Some(reason);
         return document;
     }
@@ -314,7 +314,7 @@ fn parse_document(
         }
         (_, error_lines) => {
             let error_lines = error_lines.unwrap_or(lines.clone());
-            recover::recover(original, masked, line_starts, &mut document);
+            recover::recover(original, masked, line_starts, content_start, &mut document);
             document.recovered = Some(Recovery::SyntaxError { lines: error_lines });
         }
     }

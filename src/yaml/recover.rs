@@ -5,7 +5,8 @@
 //! shape line by line (keys, `- ` items, block scalars, comments) so the document is
 //! still modelled, with the same path notation as the tree walk.
 
-use super::parse::{push_key, scalar_text, ParsedDocument, RawComment, RawKey, MAX_DEPTH};
+use super::parse::{push_key, scalar_text, ParsedDocument, RawKey, MAX_DEPTH};
+use super::scan::scan_comments;
 
 /// One open collection: the column its entries start at and the path they live under.
 struct Frame {
@@ -18,7 +19,20 @@ struct Frame {
 }
 
 /// Fills `document.keys`, `document.comments` and `document.kind` from the masked lines.
-pub fn recover(original: &str, masked: &str, line_starts: &[usize], document: &mut ParsedDocument) {
+pub fn recover(
+    original: &str,
+    masked: &str,
+    line_starts: &[usize],
+    content_start: usize,
+    document: &mut ParsedDocument,
+) {
+    document.comments = scan_comments(
+        original,
+        masked,
+        line_starts,
+        document.lines.clone(),
+        content_start,
+    );
     let mut stack: Vec<Frame> = Vec::new();
     // Inside a block scalar: lines indented deeper than this column are its content.
     let mut block_scalar_parent: Option<usize> = None;
@@ -26,10 +40,9 @@ pub fn recover(original: &str, masked: &str, line_starts: &[usize], document: &m
     let mut flow_depth = 0usize;
     for line in document.lines.clone() {
         let start = line_starts[line];
-        let end = line_starts
-            .get(line + 1)
-            .map_or(masked.len(), |&next| next - 1);
-        let mut text = &masked[start..end];
+        let limit = line_starts.get(line + 1).map_or(masked.len(), |&next| next);
+        let mut text = &masked[start..limit];
+        text = text.strip_suffix('\n').unwrap_or(text);
         text = text.strip_suffix('\r').unwrap_or(text);
         let content = text.trim_start_matches([' ', '\u{feff}']);
         let indent = text.len() - content.len();
@@ -43,17 +56,10 @@ pub fn recover(original: &str, masked: &str, line_starts: &[usize], document: &m
             block_scalar_parent = None;
         }
         if content.starts_with('#') {
-            document.comments.push(RawComment {
-                span: start + indent..start + text.len(),
-                line,
-                column: indent,
-                own_line: true,
-            });
             continue;
         }
         if flow_depth > 0 {
             flow_depth = update_flow_depth(flow_depth, content);
-            push_inline_comment(document, start, line, text, indent);
             continue;
         }
         if content.starts_with("---") || content.starts_with("...") {
@@ -144,7 +150,6 @@ pub fn recover(original: &str, masked: &str, line_starts: &[usize], document: &m
             document.keys.push(recovered);
             break;
         }
-        push_inline_comment(document, start, line, text, indent);
     }
 }
 
@@ -218,39 +223,4 @@ fn update_flow_depth(mut depth: usize, text: &str) -> usize {
         position += 1;
     }
     depth
-}
-
-/// Records a `#` comment after content on the line, outside quoted scalars.
-fn push_inline_comment(
-    document: &mut ParsedDocument,
-    line_start: usize,
-    line: usize,
-    text: &str,
-    indent: usize,
-) {
-    let bytes = text.as_bytes();
-    let mut position = indent;
-    let mut at_value_start = true;
-    while position < bytes.len() {
-        match bytes[position] {
-            b'"' | b'\'' if at_value_start => {
-                position = skip_quoted(bytes, position);
-                at_value_start = false;
-                continue;
-            }
-            b'#' if position > indent && matches!(bytes[position - 1], b' ' | b'\t') => {
-                document.comments.push(RawComment {
-                    span: line_start + position..line_start + text.len(),
-                    line,
-                    column: position,
-                    own_line: false,
-                });
-                return;
-            }
-            b' ' | b'\t' => {}
-            b':' | b'-' | b',' | b'[' | b'{' => at_value_start = true,
-            _ => at_value_start = false,
-        }
-        position += 1;
-    }
 }

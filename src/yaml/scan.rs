@@ -1,0 +1,201 @@
+//! Finds the `#` comments of masked YAML line by line, without a parse tree.
+//!
+//! A `#` starts a comment when it is at the start of a line or follows whitespace,
+//! outside quoted scalars and block scalars, which this scanner tracks across lines.
+//! On valid YAML it finds exactly the comments tree-sitter finds (a corpus test holds
+//! it to that); it is what `tether check` reads where no rule needs a tree, and what
+//! recovery reads where tree-sitter failed.
+
+use std::ops::Range;
+
+use super::parse::RawComment;
+use crate::lines::block_scalar_parent;
+
+/// What the scanner carries from one line to the next.
+enum State {
+    Normal,
+    /// Inside a block scalar whose content must be indented past `parent`; `indent`
+    /// is the content's indentation once its first line is seen.
+    BlockScalar {
+        parent: usize,
+        indent: Option<usize>,
+    },
+    /// Inside a quoted scalar that spans lines.
+    Quoted(u8),
+}
+
+/// The comments on `lines` of the file. `masked` is the masked text (or the file's
+/// text for plain YAML); `original` decides whether a comment is alone on its line
+/// (`{{- end }}  # c` is not).
+pub fn scan_comments(
+    original: &str,
+    masked: &str,
+    line_starts: &[usize],
+    lines: Range<usize>,
+    content_start: usize,
+) -> Vec<RawComment> {
+    let mut comments = Vec::new();
+    let mut state = State::Normal;
+    let bytes = masked.as_bytes();
+    for line in lines {
+        let mut start = line_starts[line];
+        if line == 0 {
+            start = start.max(content_start);
+        }
+        let limit = line_starts.get(line + 1).map_or(bytes.len(), |&next| next);
+        let mut end = memchr::memchr(b'\n', &bytes[start..limit]).map_or(limit, |n| start + n);
+        if end > start && bytes[end - 1] == b'\r' {
+            end -= 1;
+        }
+        let text = &bytes[start..end];
+        let indent = text.iter().take_while(|&&b| b == b' ').count();
+        let mut from = 0;
+        match state {
+            State::BlockScalar {
+                parent,
+                indent: content,
+            } => {
+                if text.iter().all(|b| b.is_ascii_whitespace()) {
+                    continue;
+                }
+                match content {
+                    None if indent > parent => {
+                        state = State::BlockScalar {
+                            parent,
+                            indent: Some(indent),
+                        };
+                        continue;
+                    }
+                    Some(content) if indent >= content => continue,
+                    _ => state = State::Normal,
+                }
+            }
+            State::Quoted(quote) => match closing_quote(text, 0, quote) {
+                Some(after) => {
+                    state = State::Normal;
+                    from = after;
+                }
+                None => continue,
+            },
+            State::Normal => {}
+        }
+        let (comment_at, open_quote) = scan_line(text, from);
+        if let Some(quote) = open_quote {
+            state = State::Quoted(quote);
+            continue;
+        }
+        let code_end = comment_at.unwrap_or(text.len());
+        if let Some(column) = comment_at {
+            let span = start + column..end;
+            let line_start = line_starts[line];
+            let before = &original[line_start..start + column];
+            comments.push(RawComment {
+                span,
+                line,
+                column: start + column - line_start,
+                own_line: before
+                    .trim_start_matches('\u{feff}')
+                    .bytes()
+                    .all(|b| b == b' ' || b == b'\t'),
+            });
+        }
+        if let Some(parent) = block_scalar_parent(&text[..code_end]) {
+            state = State::BlockScalar {
+                parent,
+                indent: None,
+            };
+        }
+    }
+    comments
+}
+
+/// Scans one line from `from`: the column of its comment, if any, or the quote that
+/// is still open at its end.
+fn scan_line(text: &[u8], from: usize) -> (Option<usize>, Option<u8>) {
+    let mut position = from;
+    // Quotes open a scalar only where a value starts: at the start of the line, after
+    // `- `, `: `, `? `, or a flow indicator.
+    let mut value_start = true;
+    while position < text.len() {
+        let byte = text[position];
+        match byte {
+            b'#' if position == 0 || matches!(text[position - 1], b' ' | b'\t') => {
+                return (Some(position), None);
+            }
+            b'"' | b'\'' if value_start => match closing_quote(text, position + 1, byte) {
+                Some(after) => {
+                    position = after;
+                    value_start = false;
+                    continue;
+                }
+                None => return (None, Some(byte)),
+            },
+            b' ' | b'\t' => {}
+            b'[' | b'{' | b',' => value_start = true,
+            b'-' | b':' | b'?' => {
+                value_start = text
+                    .get(position + 1)
+                    .is_none_or(|&next| next == b' ' || next == b'\t');
+            }
+            _ => value_start = false,
+        }
+        position += 1;
+    }
+    (None, None)
+}
+
+/// The position just after the quote that closes a scalar opened before `from`.
+fn closing_quote(text: &[u8], from: usize, quote: u8) -> Option<usize> {
+    let mut position = from;
+    while position < text.len() {
+        match text[position] {
+            b'\\' if quote == b'"' => position += 2,
+            byte if byte == quote => {
+                if quote == b'\'' && text.get(position + 1) == Some(&b'\'') {
+                    position += 2;
+                    continue;
+                }
+                return Some(position + 1);
+            }
+            _ => position += 1,
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn columns(text: &str) -> Vec<(usize, usize, bool)> {
+        let line_starts: Vec<usize> = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(n, _)| n + 1))
+            .filter(|&n| n < text.len())
+            .collect();
+        scan_comments(text, text, &line_starts, 0..line_starts.len(), 0)
+            .into_iter()
+            .map(|c| (c.line, c.column, c.own_line))
+            .collect()
+    }
+
+    #[test]
+    fn finds_comments_outside_scalars() {
+        let text = "# a\nk: v # b\ns: \"x # no\" # c\nt: 'it''s # no'\nu: a#b\nblock: |  # d\n  # text\n  more\n# e\n";
+        assert_eq!(
+            columns(text),
+            vec![
+                (0, 0, true),
+                (1, 5, false),
+                (2, 12, false),
+                (5, 10, false),
+                (8, 0, true)
+            ]
+        );
+    }
+
+    #[test]
+    fn multi_line_quotes_and_plain_apostrophes() {
+        let text = "a: \"x\n  # inside\n  y\" # after\nb: don't # c\n";
+        assert_eq!(columns(text), vec![(2, 5, false), (3, 9, false)]);
+    }
+}
