@@ -1,14 +1,19 @@
 //! The command line: arguments, dispatch, and the only place that prints.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
-use std::io::Write;
-use std::path::PathBuf;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use rayon::prelude::*;
 
+use crate::check::{CheckOptions, Mode};
+use crate::config::{Config, ConfigError};
+use crate::diagnostic::Severity;
 use crate::report;
+use crate::rules::{self, RULES};
+use crate::walk;
 
 /// Keeps the comments of Helm chart templates tied to the keys they explain.
 #[derive(Debug, Parser)]
@@ -20,6 +25,41 @@ pub struct Args {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Lint comments and docs in templates and values.yaml: required comments on keys,
+    /// detached comments, template-aware comment style, values documentation.
+    Check {
+        /// Chart folders or files to check. Default: the configuration's folder, or the
+        /// working directory without one.
+        paths: Vec<PathBuf>,
+        /// The configuration file. Default: `tether.toml` in the first path's folder or
+        /// the nearest folder above it (the working directory without paths).
+        #[arg(long)]
+        config: Option<PathBuf>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = CheckFormat::Human)]
+        format: CheckFormat,
+        /// Do not read or write the cache in `.tether_cache/`.
+        #[arg(long)]
+        no_cache: bool,
+        /// Parse every file, not only those a rule needs a tree for (slower; the
+        /// findings are the same).
+        #[arg(long)]
+        full: bool,
+    },
+    /// List the rules, or print one rule's documentation.
+    Rules {
+        /// A rule's name.
+        name: Option<String>,
+    },
+    /// Write a commented starter `tether.toml`.
+    Init {
+        /// The folder to write it in.
+        #[arg(default_value = ".")]
+        folder: PathBuf,
+        /// Overwrite an existing `tether.toml`.
+        #[arg(long)]
+        force: bool,
+    },
     /// Print the comment-anchored model of files: every key path and the comments
     /// that document it, which are detached, which are free-standing.
     Map {
@@ -31,6 +71,16 @@ pub enum Command {
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CheckFormat {
+    /// rustc-style snippets.
+    Human,
+    /// The stable JSON documented in the README.
+    Json,
+    /// GitHub Actions workflow commands (annotations).
+    Github,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -53,8 +103,134 @@ pub mod exit {
 pub fn run(args: Args) -> ExitCode {
     let code = match args.command {
         Command::Map { format, files } => map(format, &files),
+        Command::Check {
+            paths,
+            config,
+            format,
+            no_cache,
+            full,
+        } => check(&paths, config.as_deref(), format, no_cache, full),
+        Command::Rules { name } => rules(name.as_deref()),
+        Command::Init { folder, force } => init(&folder, force),
     };
     ExitCode::from(code)
+}
+
+/// Loads `--config`, or discovers `tether.toml` from the first path (or the working
+/// directory).
+fn load_config(paths: &[PathBuf], explicit: Option<&Path>) -> Result<Config, ConfigError> {
+    if let Some(path) = explicit {
+        return Config::load(path);
+    }
+    let start = match paths.first() {
+        Some(path) if path.is_file() => path.parent().map(Path::to_path_buf).unwrap_or_default(),
+        Some(path) => path.clone(),
+        None => PathBuf::from("."),
+    };
+    match Config::discover(&walk::absolute(&start)) {
+        Some(found) => Config::load(&found),
+        None => Ok(Config::default_for(walk::absolute(Path::new(".")))),
+    }
+}
+
+fn check(
+    paths: &[PathBuf],
+    config: Option<&Path>,
+    format: CheckFormat,
+    no_cache: bool,
+    full: bool,
+) -> u8 {
+    let config = match load_config(paths, config) {
+        Ok(config) => config,
+        Err(error) => {
+            eprintln!("error: {error}");
+            return exit::TROUBLE;
+        }
+    };
+    let inputs = if paths.is_empty() {
+        vec![config.root.clone()]
+    } else {
+        paths.to_vec()
+    };
+    let options = CheckOptions {
+        mode: if full { Mode::Full } else { Mode::Lazy },
+        cache: !no_cache,
+    };
+    let report = crate::check::check(&config, &inputs, options);
+    let output = match format {
+        CheckFormat::Human => {
+            let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+            report::human::render(&report, color)
+        }
+        CheckFormat::Json => report::json::render(&report),
+        CheckFormat::Github => report::github::render(&report),
+    };
+    let mut stdout = std::io::stdout().lock();
+    if stdout.write_all(output.as_bytes()).is_err() {
+        return exit::TROUBLE;
+    }
+    for failure in &report.failures {
+        eprintln!("error: {failure}");
+    }
+    if !report.failures.is_empty() {
+        exit::TROUBLE
+    } else if report.count(Severity::Error) > 0 {
+        exit::FINDINGS
+    } else {
+        exit::OK
+    }
+}
+
+fn rules(name: Option<&str>) -> u8 {
+    match name {
+        None => {
+            let width = RULES.iter().map(|r| r.rule.name().len()).max().unwrap_or(0);
+            for registered in RULES {
+                println!(
+                    "{:width$}  {:5}  {}",
+                    registered.rule.name(),
+                    registered.rule.default_level().as_str(),
+                    registered.summary()
+                );
+            }
+            exit::OK
+        }
+        Some(name) => match rules::find(name) {
+            Some(registered) => {
+                print!("{}", rules::rule_page(registered));
+                exit::OK
+            }
+            None => {
+                eprintln!("error: unknown rule `{name}`; `tether rules` lists every rule");
+                exit::TROUBLE
+            }
+        },
+    }
+}
+
+fn init(folder: &Path, force: bool) -> u8 {
+    let path = folder.join(crate::config::FILE_NAME);
+    if path.exists() && !force {
+        eprintln!(
+            "error: {} already exists; pass --force to overwrite it",
+            path.display()
+        );
+        return exit::TROUBLE;
+    }
+    match std::fs::write(&path, crate::config::starter()) {
+        Ok(()) => {
+            println!(
+                "wrote {}; run `tether check {}`",
+                path.display(),
+                folder.display()
+            );
+            exit::OK
+        }
+        Err(error) => {
+            eprintln!("error: cannot write {}: {error}", path.display());
+            exit::TROUBLE
+        }
+    }
 }
 
 fn map(format: MapFormat, files: &[PathBuf]) -> u8 {

@@ -4,11 +4,17 @@
 //! [`run`]. The pipeline (DESIGN §2) flows one way: [`source`] → [`template`] (lex,
 //! mask) → [`yaml`] (parse, model, anchor) → [`report`].
 
+pub mod cache;
+pub mod check;
 pub mod cli;
+pub mod config;
+pub mod diagnostic;
 pub mod lines;
 pub mod report;
+pub mod rules;
 pub mod source;
 pub mod template;
+pub mod walk;
 pub mod yaml;
 
 use std::path::{Path, PathBuf};

@@ -1,3 +1,6 @@
 //! Renderers: turn models and findings into text for people and machines.
 
+pub mod github;
+pub mod human;
+pub mod json;
 pub mod map;

@@ -102,7 +102,8 @@ struct Piece {
 enum Target {
     Leading(usize),
     Trailing(usize),
-    Detached(usize),
+    /// The key, and the line of the `end` or `else` that cut the comment off.
+    Detached(usize, usize),
     Free,
 }
 
@@ -211,9 +212,10 @@ pub fn anchor(view: &TemplateView, parsed: ParsedDocument, index: usize) -> Docu
                 placement: Placement::Trailing,
                 comment,
             }),
-            Target::Detached(key) => detached.push(Detached {
+            Target::Detached(key, closed_at) => detached.push(Detached {
                 comment,
                 separated_from: keys[key].path.clone(),
+                closed_at,
             }),
             Target::Free => free.push(comment),
         }
@@ -237,6 +239,7 @@ pub fn anchor(view: &TemplateView, parsed: ParsedDocument, index: usize) -> Docu
         .collect();
     Document {
         index,
+        yaml_comments: parsed.comments,
         kind: parsed.kind,
         define: parsed.define,
         lines,
@@ -389,7 +392,7 @@ fn scan_down(
 ) -> Target {
     let column = last_column(view, last);
     let mut opened = 0usize;
-    let mut detached = false;
+    let mut detached: Option<usize> = None;
     // Actions after a template comment on its own last line come first.
     let mut first_action = last.action.map_or(0, |index| index + 1);
     let start_line = last.end_line + 1;
@@ -405,7 +408,7 @@ fn scan_down(
             Walk::Stop => return Target::Free,
             Walk::Continue(next) => first_action = next,
         }
-        if detached {
+        if detached.is_some() {
             return Target::Free;
         }
     }
@@ -424,19 +427,16 @@ fn scan_down(
                 }
                 // A template comment is never rendered: above an `else` or `end` it
                 // documents the template logic there, not a key below.
-                if detached && last.style == CommentStyle::Template {
+                if detached.is_some() && last.style == CommentStyle::Template {
                     return Target::Free;
                 }
             }
             LineKind::Content => {
                 return match first_key_on(line) {
-                    Some(key) if keys[key].column == column => {
-                        if detached {
-                            Target::Detached(key)
-                        } else {
-                            Target::Leading(key)
-                        }
-                    }
+                    Some(key) if keys[key].column == column => match detached {
+                        Some(detached_at) => Target::Detached(key, detached_at),
+                        None => Target::Leading(key),
+                    },
                     _ => Target::Free,
                 };
             }
@@ -469,7 +469,7 @@ fn walk_actions(
     first_action: usize,
     line: usize,
     opened: &mut usize,
-    detached: &mut bool,
+    detached: &mut Option<usize>,
 ) -> Walk {
     let mut index = first_action;
     while index < view.actions.len() && view.action_lines[index].0 < line {
@@ -481,12 +481,12 @@ fn walk_actions(
                 Keyword::If | Keyword::With | Keyword::Range => *opened += 1,
                 Keyword::Else => {
                     if *opened == 0 {
-                        *detached = true;
+                        detached.get_or_insert(line);
                     }
                 }
                 Keyword::End => {
                     if *opened == 0 {
-                        *detached = true;
+                        detached.get_or_insert(line);
                     } else {
                         *opened -= 1;
                     }

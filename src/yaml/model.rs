@@ -12,7 +12,7 @@ use crate::source::{Problem, SourceFile, MAX_FILE_BYTES};
 use crate::template;
 
 use super::anchor::{self, TemplateView};
-use super::parse::{self, Recovery};
+use super::parse::{self, RawComment, Recovery};
 
 /// Everything tether knows about one file.
 #[derive(Debug, Clone)]
@@ -45,6 +45,8 @@ pub struct Document {
     /// Set when the document is not valid YAML after masking and its keys were
     /// recovered from indentation.
     pub recovered: bool,
+    /// Every `#` comment of the document, one per line, as the parser found it.
+    pub yaml_comments: Vec<RawComment>,
 }
 
 /// A key of a mapping, or an item of a sequence.
@@ -92,6 +94,8 @@ pub struct Detached {
     pub comment: Comment,
     /// Path of the key the comment sits above.
     pub separated_from: String,
+    /// 0-based line of the `end` or `else` that cut the comment off from its key.
+    pub closed_at: usize,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -34,7 +34,27 @@ pub fn scan_comments(
     lines: Range<usize>,
     content_start: usize,
 ) -> Vec<RawComment> {
+    scan(original, masked, line_starts, lines, content_start).comments
+}
+
+/// What a scan of some lines found.
+#[derive(Debug, Clone, Default)]
+pub struct Scan {
+    pub comments: Vec<RawComment>,
+    /// The lines (of the file) that are the content of a block scalar.
+    pub block_scalar_lines: Vec<usize>,
+}
+
+/// Scans `lines` for comments and block scalar content; see [`scan_comments`].
+pub fn scan(
+    original: &str,
+    masked: &str,
+    line_starts: &[usize],
+    lines: Range<usize>,
+    content_start: usize,
+) -> Scan {
     let mut comments = Vec::new();
+    let mut block_scalar_lines = Vec::new();
     let mut state = State::Normal;
     let bytes = masked.as_bytes();
     for line in lines {
@@ -64,9 +84,13 @@ pub fn scan_comments(
                             parent,
                             indent: Some(indent),
                         };
+                        block_scalar_lines.push(line);
                         continue;
                     }
-                    Some(content) if indent >= content => continue,
+                    Some(content) if indent >= content => {
+                        block_scalar_lines.push(line);
+                        continue;
+                    }
                     _ => state = State::Normal,
                 }
             }
@@ -106,7 +130,10 @@ pub fn scan_comments(
             };
         }
     }
-    comments
+    Scan {
+        comments,
+        block_scalar_lines,
+    }
 }
 
 /// Scans one line from `from`: the column of its comment, if any, or the quote that

@@ -1,0 +1,327 @@
+//! `tether check`: every file read once, the rules run on it, findings sorted.
+//!
+//! A parse tree is built only for the files where a rule asks for one (a required
+//! key, a comment that may be detached, a values file with annotations): the other
+//! rules read the comment scanner's output, which equals tree-sitter's on valid YAML.
+//! [`Mode::Full`] builds every tree; a corpus test holds both modes to the same
+//! findings.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+
+use crate::cache::Cache;
+use crate::config::Config;
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::rules::unused_suppression::{self, Suppression};
+use crate::rules::{CommentInfo, FileContext, Reporter, RULES};
+use crate::source::{Problem, SourceFile, MAX_FILE_BYTES};
+use crate::template::{self, lex::ActionKind};
+use crate::walk::{self, FileToCheck};
+use crate::yaml::model::{is_template_path, model_file, CommentStyle, FileModel};
+use crate::yaml::{parse, scan};
+
+/// Whether to build parse trees only where a rule needs one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    Lazy,
+    Full,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct CheckOptions {
+    pub mode: Mode,
+    /// Read and write the content-hash cache in the configuration's folder.
+    pub cache: bool,
+}
+
+/// Everything a run found.
+#[derive(Debug, Default)]
+pub struct CheckReport {
+    /// Files checked (read or not).
+    pub files: usize,
+    /// Sorted by path, position, rule.
+    pub diagnostics: Vec<Diagnostic>,
+    /// The text of every file with a finding, for rendering snippets.
+    pub sources: BTreeMap<PathBuf, SourceFile>,
+    /// Inputs that do not exist, files that could not be read: tether could not do
+    /// its whole job.
+    pub failures: Vec<String>,
+    /// Files whose findings came from the cache.
+    pub cached: usize,
+}
+
+impl CheckReport {
+    pub fn count(&self, severity: Severity) -> usize {
+        self.diagnostics
+            .iter()
+            .filter(|diagnostic| diagnostic.severity == severity)
+            .count()
+    }
+}
+
+/// Checks the files under `inputs`.
+pub fn check(config: &Config, inputs: &[PathBuf], options: CheckOptions) -> CheckReport {
+    let (files, mut failures) = walk::files(config, inputs);
+    let cache = options.cache.then(|| Cache::load(config));
+    let outcomes: Vec<Outcome> = files
+        .par_iter()
+        .map(|file| check_file(config, file, options.mode, cache.as_ref()))
+        .collect();
+    let mut report = CheckReport {
+        files: files.len(),
+        ..CheckReport::default()
+    };
+    let mut fresh = Vec::new();
+    for outcome in outcomes {
+        match outcome {
+            Outcome::Checked {
+                source,
+                diagnostics,
+                hash,
+                from_cache,
+            } => {
+                if from_cache {
+                    report.cached += 1;
+                } else {
+                    fresh.push((source.path.clone(), hash, diagnostics.clone()));
+                }
+                if !diagnostics.is_empty() {
+                    report.sources.insert(source.path.clone(), source);
+                }
+                report.diagnostics.extend(diagnostics);
+            }
+            Outcome::Unreadable { path, message } => {
+                report.diagnostics.push(Diagnostic {
+                    rule: "read-error".into(),
+                    severity: Severity::Error,
+                    path: path.clone(),
+                    range: 0..0,
+                    message: format!("cannot read this file: {message}"),
+                    help: Some("check its permissions, or exclude it in tether.toml".into()),
+                    labels: Vec::new(),
+                });
+                failures.push(format!("{}: {message}", path.display()));
+            }
+        }
+    }
+    if let Some(cache) = cache {
+        cache.store(config, fresh);
+    }
+    report
+        .diagnostics
+        .sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    report.failures = failures;
+    report
+}
+
+enum Outcome {
+    Checked {
+        source: SourceFile,
+        diagnostics: Vec<Diagnostic>,
+        hash: u64,
+        from_cache: bool,
+    },
+    Unreadable {
+        path: PathBuf,
+        message: String,
+    },
+}
+
+fn check_file(config: &Config, file: &FileToCheck, mode: Mode, cache: Option<&Cache>) -> Outcome {
+    let bytes = match std::fs::read(&file.absolute) {
+        Ok(bytes) => bytes,
+        Err(error) => {
+            return Outcome::Unreadable {
+                path: file.relative.clone(),
+                message: error.to_string(),
+            }
+        }
+    };
+    let hash = xxhash_rust::xxh3::xxh3_64(&bytes);
+    if let Some(diagnostics) = cache.and_then(|cache| cache.get(&file.relative, hash)) {
+        let (source, _) = SourceFile::from_bytes(file.relative.clone(), bytes);
+        return Outcome::Checked {
+            source,
+            diagnostics,
+            hash,
+            from_cache: true,
+        };
+    }
+    let (source, diagnostics) = check_bytes(config, &file.relative, bytes, mode);
+    Outcome::Checked {
+        source,
+        diagnostics,
+        hash,
+        from_cache: false,
+    }
+}
+
+/// Checks one file's bytes; `relative` is its path relative to the configuration's
+/// folder, which globs match and findings show.
+pub fn check_bytes(
+    config: &Config,
+    relative: &Path,
+    bytes: Vec<u8>,
+    mode: Mode,
+) -> (SourceFile, Vec<Diagnostic>) {
+    let settings = config.settings_for(relative);
+    let is_template = is_template_path(relative);
+    let (source, mut problems) = SourceFile::from_bytes(relative.to_path_buf(), bytes);
+    if source.text.len() > MAX_FILE_BYTES {
+        problems.push(Problem::new(
+            0,
+            format!(
+                "file is {} bytes, over the {} MiB that tether reads; exclude it in tether.toml",
+                source.text.len(),
+                MAX_FILE_BYTES / (1024 * 1024)
+            ),
+        ));
+    }
+    let (actions, masked) = if is_template && source.text.len() <= MAX_FILE_BYTES {
+        let (actions, errors) = template::lex::lex(&source.text);
+        for error in errors {
+            problems.push(Problem::new(source.line_of(error.offset), error.message));
+        }
+        let masked = template::mask::mask(&source.text, &actions);
+        (actions, Some(masked))
+    } else {
+        (Vec::new(), None)
+    };
+    let masked_text = masked
+        .as_ref()
+        .map_or(source.text.as_str(), |m| m.text.as_str());
+    let line_count = source.line_count() - usize::from(source.text.ends_with('\n'));
+    let directive_lines = masked.as_ref().map_or_else(
+        || vec![false; line_count + 1],
+        |m| m.directive_lines.clone(),
+    );
+    let line_starts: Vec<usize> = (0..line_count)
+        .map(|line| source.line_start(line))
+        .collect();
+
+    let mut block_scalar_lines = vec![false; line_count + 1];
+    let mut scanned = Vec::new();
+    if source.text.len() <= MAX_FILE_BYTES {
+        let defines = if is_template {
+            template::defines(&source, &actions)
+        } else {
+            Vec::new()
+        };
+        for segment in parse::split_documents(masked_text, &line_starts, source.bom_len, &defines) {
+            let found = scan::scan(
+                &source.text,
+                masked_text,
+                &line_starts,
+                segment.lines,
+                source.bom_len,
+            );
+            for line in found.block_scalar_lines {
+                block_scalar_lines[line] = true;
+            }
+            scanned.extend(found.comments);
+        }
+    }
+    let template_comments = template_comments(&source, &actions, &directive_lines);
+    let scanned_comments = comment_infos(&source, scanned.iter(), &template_comments);
+
+    let enabled: Vec<_> = RULES
+        .iter()
+        .zip(&settings.levels)
+        .filter_map(|(registered, level)| level.severity().map(|severity| (registered, severity)))
+        .collect();
+    let no_suppressions: Vec<Suppression> = Vec::new();
+    let mut context = FileContext {
+        path: relative,
+        source: &source,
+        is_template,
+        masked: masked_text,
+        directive_lines: &directive_lines,
+        actions: &actions,
+        comments: &scanned_comments,
+        model: None,
+        block_scalar_lines: &block_scalar_lines,
+        problems: &problems,
+        config,
+        settings: &settings,
+        suppressions: &no_suppressions,
+    };
+    let wants_model = source.text.len() <= MAX_FILE_BYTES
+        && (mode == Mode::Full
+            || enabled
+                .iter()
+                .any(|(registered, _)| registered.rule.needs_model(&context)));
+    let model: Option<FileModel> = wants_model.then(|| model_file(&source, is_template));
+    let model_comments;
+    if let Some(model) = &model {
+        let raw = model
+            .documents
+            .iter()
+            .flat_map(|document| document.yaml_comments.iter());
+        model_comments = comment_infos(&source, raw, &template_comments);
+        context.comments = &model_comments;
+        context.model = Some(model);
+    }
+    let suppressions = unused_suppression::suppressions(&context);
+    context.suppressions = &suppressions;
+
+    let mut diagnostics = Vec::new();
+    for (registered, severity) in enabled {
+        let mut reporter = Reporter::new(registered.rule.name(), severity, relative);
+        registered.rule.check(&context, &mut reporter);
+        let found = reporter.into_diagnostics();
+        if registered.rule.name() == "unused-suppression" {
+            diagnostics.extend(found);
+        } else {
+            diagnostics.extend(unused_suppression::apply(
+                &suppressions,
+                |offset| source.line_of(offset),
+                found,
+            ));
+        }
+    }
+    (source, diagnostics)
+}
+
+/// The template comments `{{/* */}}` of a file, as comment infos.
+fn template_comments(
+    source: &SourceFile,
+    actions: &[template::lex::Action],
+    directive_lines: &[bool],
+) -> Vec<CommentInfo> {
+    actions
+        .iter()
+        .filter(|action| action.kind == ActionKind::Comment)
+        .map(|action| {
+            let line = source.line_of(action.span.start);
+            CommentInfo {
+                style: CommentStyle::Template,
+                span: action.span.clone(),
+                line,
+                column: action.span.start - source.line_start(line),
+                own_line: directive_lines.get(line).copied().unwrap_or(false),
+            }
+        })
+        .collect()
+}
+
+/// `#` comments and template comments, merged in file order.
+fn comment_infos<'a>(
+    source: &SourceFile,
+    raw: impl Iterator<Item = &'a parse::RawComment>,
+    template_comments: &[CommentInfo],
+) -> Vec<CommentInfo> {
+    let mut comments: Vec<CommentInfo> = raw
+        .map(|comment| CommentInfo {
+            style: CommentStyle::Yaml,
+            span: comment.span.clone(),
+            line: comment.line,
+            column: comment.span.start - source.line_start(comment.line),
+            own_line: comment.own_line,
+        })
+        .chain(template_comments.iter().cloned())
+        .collect();
+    comments.sort_by_key(|comment| comment.span.start);
+    comments
+}

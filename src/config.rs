@@ -1,0 +1,732 @@
+//! `tether.toml`: found by walking up from a folder (or given with `--config`),
+//! parsed strictly, and compiled into globs, regexes and per-file rule settings.
+//!
+//! Every mistake is a [`ConfigError`] naming `tether.toml`, the line and column, and
+//! what to write instead; an unknown key, a bad glob, an invalid regex, a wrong type.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+use regex::Regex;
+use schemars::JsonSchema;
+use serde::de::{self, MapAccess, Visitor};
+use serde::{Deserialize, Deserializer};
+use toml::Spanned;
+
+use crate::rules::{self, Level, RuleSettings};
+use crate::yaml::model::Placement;
+
+/// The name tether looks for.
+pub const FILE_NAME: &str = "tether.toml";
+
+/// A mistake in the configuration file.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read {path}: {message}; check the path and its permissions")]
+    Unreadable { path: String, message: String },
+    #[error("{path}:{line}:{column}: {message}")]
+    Invalid {
+        path: String,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+}
+
+/// The file as written. Field docs become the JSON schema's descriptions.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+#[schemars(title = "tether.toml")]
+pub struct ConfigFile {
+    /// Globs of the files to check, relative to this file's folder. Default:
+    /// `**/*.yaml`, `**/*.yml`, `**/*.tpl`. Files ignored by git are skipped.
+    #[serde(default)]
+    #[schemars(with = "Option<Vec<String>>")]
+    pub include: Option<Vec<Spanned<String>>>,
+    /// Globs of files not to check, relative to this file's folder.
+    #[serde(default)]
+    #[schemars(with = "Vec<String>")]
+    pub exclude: Vec<Spanned<String>>,
+    /// Rule levels: `"error"`, `"warn"` or `"off"`, or a table with `level` and the
+    /// rule's options (`[rules.inline-comment-spacing] min-spaces = 2`).
+    #[serde(default)]
+    #[schemars(with = "BTreeMap<String, RuleSetting>")]
+    pub rules: BTreeMap<Spanned<String>, RuleSetting>,
+    /// Comments that must be on given keys.
+    #[serde(default)]
+    pub require: Vec<RequireEntry>,
+    /// Rule levels for some files only, applied in order after `[rules]`.
+    #[serde(default)]
+    pub overrides: Vec<OverrideEntry>,
+}
+
+/// A rule's level, or a table of its level and options.
+#[derive(Debug, Clone, PartialEq, Eq, JsonSchema)]
+#[serde(untagged)]
+pub enum RuleSetting {
+    Level(Level),
+    Table(RuleTable),
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub struct RuleTable {
+    pub level: Option<Level>,
+    /// `inline-comment-spacing`: how many spaces must separate content from `#`.
+    pub min_spaces: Option<usize>,
+}
+
+impl<'de> Deserialize<'de> for RuleSetting {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct SettingVisitor;
+        impl<'de> Visitor<'de> for SettingVisitor {
+            type Value = RuleSetting;
+            fn expecting(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
+                formatter.write_str("\"error\", \"warn\", \"off\", or a table with `level`")
+            }
+            fn visit_str<E: de::Error>(self, value: &str) -> Result<RuleSetting, E> {
+                Level::deserialize(de::value::StrDeserializer::<E>::new(value))
+                    .map(RuleSetting::Level)
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RuleSetting, A::Error> {
+                let mut table = RuleTable::default();
+                while let Some(key) = map.next_key::<String>()? {
+                    match key.as_str() {
+                        "level" => table.level = Some(map.next_value()?),
+                        "min-spaces" => table.min_spaces = Some(map.next_value()?),
+                        other => {
+                            return Err(de::Error::unknown_field(other, &["level", "min-spaces"]))
+                        }
+                    }
+                }
+                Ok(RuleSetting::Table(table))
+            }
+        }
+        deserializer.deserialize_any(SettingVisitor)
+    }
+}
+
+/// A `[[require]]` entry: files, key and what its comment must say.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct RequireEntry {
+    /// Globs of the files this entry covers, relative to this file's folder.
+    #[schemars(with = "Vec<String>")]
+    pub files: Vec<Spanned<String>>,
+    /// Key path in helm-unittest notation; `*` matches one segment, `**` any number,
+    /// `[*]` any sequence index: `spec.configuration.evictionStrategy`.
+    #[schemars(with = "String")]
+    pub key: Spanned<String>,
+    /// Only documents whose `kind:` is this.
+    pub kind: Option<String>,
+    /// Where the comment must be: `trailing` (on the key's line), `leading` (the lines
+    /// directly above) or `any` (default).
+    #[serde(default)]
+    pub placement: PlacementSetting,
+    /// Regular expressions that must all match the comment's text.
+    #[serde(default)]
+    #[schemars(with = "Vec<String>")]
+    pub matches: Vec<Spanned<String>>,
+    /// Why the comment is required: shown with every finding.
+    pub message: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum PlacementSetting {
+    Trailing,
+    Leading,
+    #[default]
+    Any,
+}
+
+impl PlacementSetting {
+    pub fn accepts(self, placement: Placement) -> bool {
+        match self {
+            PlacementSetting::Any => true,
+            PlacementSetting::Trailing => placement == Placement::Trailing,
+            PlacementSetting::Leading => placement == Placement::Leading,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PlacementSetting::Trailing => "trailing",
+            PlacementSetting::Leading => "leading",
+            PlacementSetting::Any => "any",
+        }
+    }
+}
+
+/// An `[[overrides]]` entry.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct OverrideEntry {
+    /// Globs of the files the override applies to.
+    #[schemars(with = "Vec<String>")]
+    pub files: Vec<Spanned<String>>,
+    /// Rule levels for those files, as in `[rules]`.
+    #[serde(default)]
+    #[schemars(with = "BTreeMap<String, RuleSetting>")]
+    pub rules: BTreeMap<Spanned<String>, RuleSetting>,
+}
+
+/// The compiled configuration.
+#[derive(Debug)]
+pub struct Config {
+    /// The folder paths are relative to: the configuration's, or the working
+    /// directory without one.
+    pub root: PathBuf,
+    /// The configuration file, if one was found.
+    pub file: Option<PathBuf>,
+    /// Hash of the configuration's text, for the cache.
+    pub fingerprint: u64,
+    include: GlobSet,
+    exclude: GlobSet,
+    settings: RuleSettings,
+    overrides: Vec<(GlobSet, Vec<(usize, RuleSetting)>)>,
+    pub require: Vec<Require>,
+}
+
+/// A compiled `[[require]]` entry.
+#[derive(Debug)]
+pub struct Require {
+    pub files: GlobSet,
+    pub key: KeyPattern,
+    pub kind: Option<String>,
+    pub placement: PlacementSetting,
+    pub matches: Vec<Regex>,
+    pub message: Option<String>,
+    /// 1-based line of the entry's `key` in `tether.toml`, for messages.
+    pub line: usize,
+}
+
+impl Config {
+    /// The configuration when there is no file: defaults, paths relative to `root`.
+    pub fn default_for(root: PathBuf) -> Config {
+        Config {
+            root,
+            file: None,
+            fingerprint: 0,
+            include: default_include(),
+            exclude: GlobSet::empty(),
+            settings: RuleSettings::default(),
+            overrides: Vec::new(),
+            require: Vec::new(),
+        }
+    }
+
+    /// Finds `tether.toml` in `start` or the nearest folder above it.
+    pub fn discover(start: &Path) -> Option<PathBuf> {
+        start
+            .ancestors()
+            .map(|folder| folder.join(FILE_NAME))
+            .find(|candidate| candidate.is_file())
+    }
+
+    /// Reads and compiles a configuration file.
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|error| ConfigError::Unreadable {
+            path: path.display().to_string(),
+            message: error.to_string(),
+        })?;
+        let folder = path
+            .parent()
+            .filter(|parent| !parent.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        Config::parse(&text, path, crate::walk::absolute(folder))
+    }
+
+    /// Compiles configuration text; `path` is only used in messages.
+    pub fn parse(text: &str, path: &Path, root: PathBuf) -> Result<Config, ConfigError> {
+        let errors = ErrorContext { text, path };
+        let file: ConfigFile = toml::from_str(text).map_err(|error| {
+            let span = error.span().unwrap_or(0..0);
+            errors.at(span, error.message().trim_end_matches('\n').to_string())
+        })?;
+        let include = match &file.include {
+            Some(globs) => compile_globs(globs, "include", &errors)?,
+            None => default_include(),
+        };
+        let exclude = compile_globs(&file.exclude, "exclude", &errors)?;
+        let mut settings = RuleSettings::default();
+        for (index, setting) in compile_rules(&file.rules, &errors)? {
+            apply(&mut settings, index, &setting);
+        }
+        let mut overrides = Vec::new();
+        for entry in &file.overrides {
+            let files = compile_globs(&entry.files, "overrides.files", &errors)?;
+            overrides.push((files, compile_rules(&entry.rules, &errors)?));
+        }
+        let mut require = Vec::new();
+        for entry in &file.require {
+            require.push(compile_require(entry, &errors)?);
+        }
+        Ok(Config {
+            root,
+            file: Some(path.to_path_buf()),
+            fingerprint: xxhash_rust::xxh3::xxh3_64(text.as_bytes()),
+            include,
+            exclude,
+            settings,
+            overrides,
+            require,
+        })
+    }
+
+    /// Whether a file (relative to [`Config::root`]) is to be checked.
+    pub fn includes(&self, relative: &Path) -> bool {
+        self.include.is_match(relative) && !self.exclude.is_match(relative)
+    }
+
+    /// The rule settings for one file, `[[overrides]]` applied.
+    pub fn settings_for(&self, relative: &Path) -> RuleSettings {
+        let mut settings = self.settings.clone();
+        for (files, rules) in &self.overrides {
+            if files.is_match(relative) {
+                for (index, setting) in rules {
+                    apply(&mut settings, *index, setting);
+                }
+            }
+        }
+        settings
+    }
+}
+
+fn apply(settings: &mut RuleSettings, index: usize, setting: &RuleSetting) {
+    match setting {
+        RuleSetting::Level(level) => settings.levels[index] = *level,
+        RuleSetting::Table(table) => {
+            if let Some(level) = table.level {
+                settings.levels[index] = level;
+            }
+            if let Some(min_spaces) = table.min_spaces {
+                settings.options.min_spaces = min_spaces;
+            }
+        }
+    }
+}
+
+/// Turns byte spans of the configuration into `path:line:column` messages.
+struct ErrorContext<'a> {
+    text: &'a str,
+    path: &'a Path,
+}
+
+impl ErrorContext<'_> {
+    fn at(&self, span: Range<usize>, message: String) -> ConfigError {
+        let offset = span.start.min(self.text.len());
+        let before = &self.text[..offset];
+        let line = before.matches('\n').count() + 1;
+        let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+        ConfigError::Invalid {
+            path: self.path.display().to_string(),
+            line,
+            column,
+            message,
+        }
+    }
+
+    fn line_of(&self, span: &Range<usize>) -> usize {
+        self.text[..span.start.min(self.text.len())]
+            .matches('\n')
+            .count()
+            + 1
+    }
+}
+
+fn default_include() -> GlobSet {
+    let mut builder = GlobSetBuilder::new();
+    for pattern in ["**/*.yaml", "**/*.yml", "**/*.tpl"] {
+        if let Ok(glob) = GlobBuilder::new(pattern).literal_separator(true).build() {
+            builder.add(glob);
+        }
+    }
+    builder.build().unwrap_or_else(|_| GlobSet::empty())
+}
+
+fn compile_globs(
+    globs: &[Spanned<String>],
+    field: &str,
+    errors: &ErrorContext,
+) -> Result<GlobSet, ConfigError> {
+    let mut builder = GlobSetBuilder::new();
+    for glob in globs {
+        let compiled = GlobBuilder::new(glob.get_ref())
+            .literal_separator(true)
+            .build()
+            .map_err(|error| {
+                errors.at(
+                    glob.span(),
+                    format!(
+                        "invalid glob {:?} in `{field}`: {}; write a glob such as \"templates/*.yaml\" or \"**/values.yaml\"",
+                        glob.get_ref(),
+                        error.kind()
+                    ),
+                )
+            })?;
+        builder.add(compiled);
+    }
+    builder.build().map_err(|error| {
+        errors.at(
+            globs.first().map_or(0..0, Spanned::span),
+            format!("invalid globs in `{field}`: {error}"),
+        )
+    })
+}
+
+fn compile_rules(
+    rules: &BTreeMap<Spanned<String>, RuleSetting>,
+    errors: &ErrorContext,
+) -> Result<Vec<(usize, RuleSetting)>, ConfigError> {
+    let mut compiled = Vec::new();
+    for (name, setting) in rules {
+        let Some(index) = rules::RULES
+            .iter()
+            .position(|registered| registered.rule.name() == name.get_ref())
+        else {
+            let suggestion = closest_rule(name.get_ref())
+                .map(|close| format!("did you mean `{close}`? "))
+                .unwrap_or_default();
+            return Err(errors.at(
+                name.span(),
+                format!(
+                    "unknown rule `{}`; {suggestion}`tether rules` lists every rule",
+                    name.get_ref()
+                ),
+            ));
+        };
+        if let RuleSetting::Table(table) = setting {
+            let rule = rules::RULES[index].rule;
+            if table.min_spaces.is_some() && !rule.options().contains(&"min-spaces") {
+                return Err(errors.at(
+                    name.span(),
+                    format!(
+                        "rule `{}` takes no option `min-spaces`; write only `level` in its table",
+                        rule.name()
+                    ),
+                ));
+            }
+        }
+        compiled.push((index, setting.clone()));
+    }
+    Ok(compiled)
+}
+
+/// The registered rule name closest to a misspelt one.
+fn closest_rule(name: &str) -> Option<&'static str> {
+    rules::RULES
+        .iter()
+        .map(|registered| registered.rule.name())
+        .map(|candidate| (edit_distance(name, candidate), candidate))
+        .filter(|(distance, _)| *distance <= 3)
+        .min()
+        .map(|(_, candidate)| candidate)
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut previous: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut current = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let substitution = previous[j] + usize::from(ca != *cb);
+            current[j + 1] = substitution.min(previous[j + 1] + 1).min(current[j] + 1);
+        }
+        previous = current;
+    }
+    previous[b.len()]
+}
+
+fn compile_require(entry: &RequireEntry, errors: &ErrorContext) -> Result<Require, ConfigError> {
+    if entry.files.is_empty() {
+        return Err(errors.at(
+            entry.key.span(),
+            "`[[require]]` needs `files`: the globs of the files it covers, e.g. files = [\"templates/*.yaml\"]".into(),
+        ));
+    }
+    let files = compile_globs(&entry.files, "require.files", errors)?;
+    let key = KeyPattern::parse(entry.key.get_ref()).map_err(|message| {
+        errors.at(
+            entry.key.span(),
+            format!(
+                "invalid key pattern {:?}: {message}; write a path such as \"spec.template.spec.containers[*].name\"",
+                entry.key.get_ref()
+            ),
+        )
+    })?;
+    let mut matches = Vec::new();
+    for pattern in &entry.matches {
+        let regex = Regex::new(pattern.get_ref()).map_err(|error| {
+            let reason = error
+                .to_string()
+                .lines()
+                .last()
+                .unwrap_or("")
+                .trim()
+                .trim_start_matches("error: ")
+                .to_string();
+            errors.at(
+                pattern.span(),
+                format!(
+                    "invalid regex {:?} in `matches`: {reason}; write a Rust regular expression (https://docs.rs/regex/latest/regex/#syntax), escaping `\\\\` in TOML strings or using '…' literal strings",
+                    pattern.get_ref()
+                ),
+            )
+        })?;
+        matches.push(regex);
+    }
+    Ok(Require {
+        files,
+        key,
+        kind: entry.kind.clone(),
+        placement: entry.placement,
+        matches,
+        message: entry.message.clone(),
+        line: errors.line_of(&entry.key.span()),
+    })
+}
+
+/// A key path pattern: segments of names and `[index]`es, with `*`, `**` and `[*]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyPattern {
+    pub text: String,
+    segments: Vec<PatternSegment>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum PatternSegment {
+    /// A key name, possibly with `*` wildcards inside it.
+    Name(String),
+    /// `[N]`.
+    Index(usize),
+    /// `[*]`.
+    AnyIndex,
+    /// `*`: one segment, name or index.
+    Any,
+    /// `**`: any number of segments.
+    AnyDepth,
+}
+
+impl KeyPattern {
+    pub fn parse(text: &str) -> Result<KeyPattern, String> {
+        let raw = split_path(text)?;
+        let segments = raw
+            .into_iter()
+            .map(|segment| match segment {
+                Segment::Index(index) if index == "*" => Ok(PatternSegment::AnyIndex),
+                Segment::Index(index) => index
+                    .parse()
+                    .map(PatternSegment::Index)
+                    .map_err(|_| format!("`[{index}]` is not an index; write `[0]` or `[*]`")),
+                Segment::Name(name, quoted) if !quoted && name == "**" => {
+                    Ok(PatternSegment::AnyDepth)
+                }
+                Segment::Name(name, quoted) if !quoted && name == "*" => Ok(PatternSegment::Any),
+                Segment::Name(name, _) => Ok(PatternSegment::Name(name)),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        if segments.is_empty() {
+            return Err("the pattern is empty".into());
+        }
+        Ok(KeyPattern {
+            text: text.to_string(),
+            segments,
+        })
+    }
+
+    /// Whether a model key path matches.
+    pub fn matches(&self, path: &str) -> bool {
+        let Ok(segments) = split_path(path) else {
+            return false;
+        };
+        matches_from(&self.segments, &segments)
+    }
+}
+
+fn matches_from(pattern: &[PatternSegment], path: &[Segment]) -> bool {
+    let Some((first, rest)) = pattern.split_first() else {
+        return path.is_empty();
+    };
+    match first {
+        PatternSegment::AnyDepth => (0..=path.len()).any(|skip| matches_from(rest, &path[skip..])),
+        _ => {
+            let Some((segment, path_rest)) = path.split_first() else {
+                return false;
+            };
+            let here = match (first, segment) {
+                (PatternSegment::Any, _) => true,
+                (PatternSegment::AnyIndex, Segment::Index(_)) => true,
+                (PatternSegment::Index(wanted), Segment::Index(index)) => {
+                    index.parse::<usize>().ok() == Some(*wanted)
+                }
+                (PatternSegment::Name(wanted), Segment::Name(name, _)) => wildcard(wanted, name),
+                _ => false,
+            };
+            here && matches_from(rest, path_rest)
+        }
+    }
+}
+
+/// `*` inside a name matches any run of characters.
+fn wildcard(pattern: &str, text: &str) -> bool {
+    if !pattern.contains('*') {
+        return pattern == text;
+    }
+    let parts: Vec<&str> = pattern.split('*').collect();
+    let mut rest = text;
+    for (index, part) in parts.iter().enumerate() {
+        if index == 0 {
+            let Some(after) = rest.strip_prefix(part) else {
+                return false;
+            };
+            rest = after;
+        } else if index == parts.len() - 1 {
+            return rest.ends_with(part);
+        } else {
+            match rest.find(part) {
+                Some(found) => rest = &rest[found + part.len()..],
+                None => return false,
+            }
+        }
+    }
+    true
+}
+
+/// A segment of a helm-unittest path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Segment {
+    /// A key name, and whether it was written quoted (`["a.b"]`).
+    Name(String, bool),
+    /// What is between `[` and `]`.
+    Index(String),
+}
+
+/// Splits `a.b[0]["c.d"]` into `a`, `b`, `[0]`, `c.d`.
+fn split_path(text: &str) -> Result<Vec<Segment>, String> {
+    let mut segments = Vec::new();
+    let mut chars = text.chars().peekable();
+    let mut name = String::new();
+    let mut expect_name = true;
+    while let Some(c) = chars.next() {
+        match c {
+            '.' => {
+                if name.is_empty() && expect_name {
+                    return Err("a segment is empty (two dots, or a leading dot)".into());
+                }
+                if !name.is_empty() {
+                    segments.push(Segment::Name(std::mem::take(&mut name), false));
+                }
+                expect_name = true;
+            }
+            '[' => {
+                if !name.is_empty() {
+                    segments.push(Segment::Name(std::mem::take(&mut name), false));
+                }
+                if chars.peek() == Some(&'"') {
+                    chars.next();
+                    let mut quoted = String::new();
+                    loop {
+                        match chars.next() {
+                            Some('\\') => quoted.extend(chars.next()),
+                            Some('"') => break,
+                            Some(other) => quoted.push(other),
+                            None => return Err("a quoted key is not closed".into()),
+                        }
+                    }
+                    if chars.next() != Some(']') {
+                        return Err("`[\"…\"` must be closed by `]`".into());
+                    }
+                    segments.push(Segment::Name(quoted, true));
+                } else {
+                    let mut index = String::new();
+                    loop {
+                        match chars.next() {
+                            Some(']') => break,
+                            Some(other) => index.push(other),
+                            None => return Err("`[` is not closed by `]`".into()),
+                        }
+                    }
+                    segments.push(Segment::Index(index));
+                }
+                expect_name = false;
+            }
+            other => {
+                name.push(other);
+                expect_name = false;
+            }
+        }
+    }
+    if !name.is_empty() {
+        segments.push(Segment::Name(name, false));
+    } else if expect_name && !segments.is_empty() {
+        return Err("the pattern ends with a dot".into());
+    }
+    Ok(segments)
+}
+
+/// The JSON schema of `tether.toml`, for editors (generated into `schemas/`).
+pub fn json_schema() -> String {
+    let schema = schemars::schema_for!(ConfigFile);
+    serde_json::to_string_pretty(&schema).unwrap_or_default() + "\n"
+}
+
+/// The commented starter `tether init` writes.
+pub fn starter() -> String {
+    let mut out = String::from(
+        "# tether.toml: configuration of `tether check` and `tether idem`.\n\
+         # Paths and globs are relative to this file's folder.\n\
+         # Reference: `tether rules` and docs/rules.md; schema: schemas/tether.schema.json.\n\n\
+         # Files to check (these are the defaults); files ignored by git are skipped.\n\
+         # include = [\"**/*.yaml\", \"**/*.yml\", \"**/*.tpl\"]\n\
+         # exclude = [\"charts/**\"]\n\n\
+         # Rule levels: \"error\", \"warn\" or \"off\". The defaults:\n[rules]\n",
+    );
+    for registered in rules::RULES {
+        out.push_str(&format!(
+            "# {} = \"{}\"\n",
+            registered.rule.name(),
+            registered.rule.default_level().as_str()
+        ));
+    }
+    out.push_str(
+        "\n# A comment that must stay on a key, say what it must, in the right place:\n\
+         # [[require]]\n\
+         # files = [\"templates/kubevirt-cr.yaml\"]\n\
+         # key = \"spec.configuration.evictionStrategy\"   # `*` one segment, `**` any, `[*]` any item\n\
+         # kind = \"KubeVirt\"\n\
+         # placement = \"trailing\"                        # trailing | leading | any\n\
+         # matches = [\"created after\", \"MachineHealthCheck\"]\n\
+         # message = \"state the preconditions review asked for\"\n\n\
+         # Other levels for some files, e.g. vendored charts:\n\
+         # [[overrides]]\n\
+         # files = [\"charts/**\"]\n\
+         # rules = { comment-indentation = \"off\", comment-starting-space = \"off\" }\n",
+    );
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn key_patterns() {
+        let pattern = |text| KeyPattern::parse(text).unwrap();
+        assert!(pattern("spec.configuration.evictionStrategy")
+            .matches("spec.configuration.evictionStrategy"));
+        assert!(pattern("spec.*.evictionStrategy").matches("spec.configuration.evictionStrategy"));
+        assert!(pattern("**.evictionStrategy").matches("spec.configuration.evictionStrategy"));
+        assert!(pattern("spec.**").matches("spec.a.b[3].c"));
+        assert!(pattern("spec.containers[*].name").matches("spec.containers[2].name"));
+        assert!(!pattern("spec.containers[1].name").matches("spec.containers[2].name"));
+        assert!(pattern("metadata.annotations[\"helm.sh/*\"]")
+            .matches("metadata.annotations[\"helm.sh/hook\"]"));
+        assert!(!pattern("spec.*").matches("spec.a.b"));
+        assert!(KeyPattern::parse("spec..x").is_err());
+        assert!(KeyPattern::parse("spec[x").is_err());
+    }
+}

@@ -1,0 +1,77 @@
+//! JSON output of `tether check`, the stable contract documented in the README:
+//! 1-based lines and columns (columns in characters), sorted findings, a summary.
+
+use serde::Serialize;
+
+use crate::check::CheckReport;
+use crate::diagnostic::Severity;
+use crate::source::SourceFile;
+
+#[derive(Serialize)]
+struct Output<'a> {
+    diagnostics: Vec<JsonDiagnostic<'a>>,
+    summary: Summary,
+}
+
+#[derive(Serialize)]
+struct JsonDiagnostic<'a> {
+    rule: &'a str,
+    severity: &'static str,
+    path: String,
+    line: usize,
+    column: usize,
+    end_line: usize,
+    end_column: usize,
+    message: &'a str,
+    help: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+struct Summary {
+    files: usize,
+    errors: usize,
+    warnings: usize,
+}
+
+pub fn render(report: &CheckReport) -> String {
+    let diagnostics = report
+        .diagnostics
+        .iter()
+        .map(|diagnostic| {
+            let source = report.sources.get(&diagnostic.path);
+            let (line, column) = position(source, diagnostic.range.start);
+            let (end_line, end_column) = position(source, diagnostic.range.end);
+            JsonDiagnostic {
+                rule: &diagnostic.rule,
+                severity: diagnostic.severity.as_str(),
+                path: diagnostic.path.to_string_lossy().replace('\\', "/"),
+                line,
+                column,
+                end_line,
+                end_column,
+                message: &diagnostic.message,
+                help: diagnostic.help.as_deref(),
+            }
+        })
+        .collect();
+    let output = Output {
+        diagnostics,
+        summary: Summary {
+            files: report.files,
+            errors: report.count(Severity::Error),
+            warnings: report.count(Severity::Warning),
+        },
+    };
+    serde_json::to_string_pretty(&output).unwrap_or_default() + "\n"
+}
+
+/// 1-based line and character column of a byte offset; 1:1 without a source.
+pub fn position(source: Option<&SourceFile>, offset: usize) -> (usize, usize) {
+    match source {
+        Some(source) => {
+            let offset = offset.min(source.text.len());
+            (source.line_of(offset) + 1, source.column_of(offset) + 1)
+        }
+        None => (1, 1),
+    }
+}

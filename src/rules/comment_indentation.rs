@@ -1,0 +1,216 @@
+//! `comment-indentation`: comment lines indented like the content around them.
+
+use super::{FileContext, Level, Reporter, Rule};
+use crate::yaml::model::CommentStyle;
+
+/// ## What it does
+/// Reports a comment line whose `#` is not at a column the surrounding YAML content
+/// uses, with yamllint's `comments-indentation` semantics: a comment line may be
+/// indented like the next content line, like the previous one when that is deeper, or
+/// like the comment line directly above it.
+///
+/// Differences from yamllint, all deliberate, to avoid the false positives its users
+/// report:
+/// - template lines (`{{- if … }}`, `{{- end }}`, `{{- include … | nindent 4 }}`) are
+///   not content: the comment is compared with the YAML lines around them;
+/// - a comment at the end of a block may be indented like any block that is still
+///   open, not only the innermost one (yamllint issues #141 and #384: a trailing note
+///   at an outer level, a commented-out list item after a mapping item);
+/// - a comment below a key with no value on its line (`resources:`) may be indented
+///   deeper, as the commented-out content of that key (yamllint issue #375);
+/// - the content of block scalars is text, not indentation to match.
+///
+/// ## Why it matters
+/// A comment's indentation says which block it belongs to. A comment indented like
+/// nothing around it was usually left behind when the content it described moved.
+///
+/// ## Example
+/// ```yaml
+/// spec:
+///   replicas: 3
+///       # scaled by the HPA
+///   strategy: {}
+/// ```
+///
+/// ## Instead
+/// ```yaml
+/// spec:
+///   replicas: 3
+///   # scaled by the HPA
+///   strategy: {}
+/// ```
+pub struct CommentIndentation;
+
+impl Rule for CommentIndentation {
+    fn name(&self) -> &'static str {
+        "comment-indentation"
+    }
+
+    fn default_level(&self) -> Level {
+        Level::Warn
+    }
+
+    fn check(&self, context: &FileContext, reporter: &mut Reporter) {
+        let line_count = context
+            .directive_lines
+            .len()
+            .max(context.source.line_count());
+        let mut comment_at: Vec<Option<usize>> = vec![None; line_count];
+        let mut comment_index: Vec<Option<usize>> = vec![None; line_count];
+        // Lines that continue a trailing comment: comment lines right below a line
+        // with an inline comment, indented deeper than that line's content.
+        let mut continues_trailing = vec![false; line_count];
+        let mut trailing_indent: Vec<Option<usize>> = vec![None; line_count];
+        for (index, comment) in context.comments.iter().enumerate() {
+            if comment.style != CommentStyle::Yaml || comment.line >= line_count {
+                continue;
+            }
+            if comment.own_line {
+                comment_at[comment.line] = Some(comment.column);
+                comment_index[comment.line] = Some(index);
+                let above = comment
+                    .line
+                    .checked_sub(1)
+                    .and_then(|line| trailing_indent[line]);
+                if let Some(indent) = above.filter(|&indent| comment.column > indent) {
+                    continues_trailing[comment.line] = true;
+                    trailing_indent[comment.line] = Some(indent);
+                }
+            } else {
+                let text = context.line_text(comment.line);
+                trailing_indent[comment.line] = Some(text.len() - text.trim_start().len());
+            }
+        }
+        let shape: Vec<LineShape> = (0..line_count)
+            .map(|line| line_shape(context, line, comment_at[line].is_some()))
+            .collect();
+        // Indentation of the next content line below each line, 0 at a document's end.
+        let mut next_indent = vec![0; line_count];
+        let mut next = 0;
+        for line in (0..line_count).rev() {
+            next_indent[line] = next;
+            match shape[line] {
+                LineShape::Content { indent, .. } => next = indent,
+                LineShape::DocumentMarker => next = 0,
+                _ => {}
+            }
+        }
+
+        let mut levels: Vec<usize> = Vec::new();
+        let mut opens_block = false;
+        let mut comment_above: Option<usize> = None;
+        for line in 0..line_count {
+            match shape[line] {
+                LineShape::Content { indent, opens } => {
+                    while levels.last().is_some_and(|&top| top > indent) {
+                        levels.pop();
+                    }
+                    if levels.last().is_none_or(|&top| top < indent) {
+                        levels.push(indent);
+                    }
+                    opens_block = opens;
+                    comment_above = None;
+                }
+                LineShape::DocumentMarker => {
+                    levels.clear();
+                    opens_block = false;
+                    comment_above = None;
+                }
+                LineShape::Blank => comment_above = None,
+                LineShape::Other => {}
+                LineShape::Comment if continues_trailing[line] => {}
+                LineShape::Comment => {
+                    let column = comment_at[line].unwrap_or(0);
+                    let next = next_indent[line];
+                    let previous = levels.last().copied().unwrap_or(0);
+                    let allowed = column == next
+                        || comment_above == Some(column)
+                        || (column >= next && levels.contains(&column))
+                        || (opens_block && column > previous);
+                    if !allowed {
+                        let comment = &context.comments[comment_index[line].unwrap_or(0)];
+                        let expected = if previous > next && comment_above.is_none() {
+                            format!("column {} or {}", next + 1, previous + 1)
+                        } else {
+                            format!("column {}", next + 1)
+                        };
+                        reporter
+                            .report(
+                                comment.span.start..comment.span.start + 1,
+                                format!(
+                                    "comment not indented like the content around it: column {}, expected {expected}",
+                                    column + 1
+                                ),
+                            )
+                            .with_help("indent the comment like the key it documents");
+                    }
+                    // A run of comments may keep the column of its first line.
+                    if comment_above.is_none() || allowed {
+                        comment_above = Some(column);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum LineShape {
+    Blank,
+    DocumentMarker,
+    /// A `#` comment alone on its line.
+    Comment,
+    /// YAML content: its indentation, and whether it ends with a key that has no
+    /// value on the line (`resources:`).
+    Content {
+        indent: usize,
+        opens: bool,
+    },
+    /// Template lines and block scalar text: neither content nor comment.
+    Other,
+}
+
+fn line_shape(context: &FileContext, line: usize, is_comment: bool) -> LineShape {
+    if is_comment {
+        return LineShape::Comment;
+    }
+    if context.directive_lines.get(line).copied().unwrap_or(false)
+        || context
+            .block_scalar_lines
+            .get(line)
+            .copied()
+            .unwrap_or(false)
+    {
+        return LineShape::Other;
+    }
+    if line >= context.source.line_count() {
+        return LineShape::Blank;
+    }
+    let range = context.source.line_range(line);
+    let text = &context.masked[range];
+    let text = if line == 0 {
+        text.trim_start_matches('\u{feff}')
+    } else {
+        text
+    };
+    let trimmed = text.trim_start_matches(' ');
+    if trimmed.trim().is_empty() {
+        return LineShape::Blank;
+    }
+    if trimmed.starts_with("---") || trimmed.starts_with("...") {
+        return LineShape::DocumentMarker;
+    }
+    if trimmed.starts_with('#') {
+        // A `#` line the scanner did not take for a comment (inside a multi-line
+        // scalar): text.
+        return LineShape::Other;
+    }
+    let code = match trimmed.find(" #") {
+        Some(comment) => &trimmed[..comment],
+        None => trimmed,
+    };
+    LineShape::Content {
+        indent: text.len() - trimmed.len(),
+        opens: code.trim_end().ends_with(':'),
+    }
+}

@@ -1,0 +1,71 @@
+//! `comment-starting-space`: `#` must be followed by a space.
+
+use super::{FileContext, Level, Reporter, Rule};
+use crate::yaml::model::CommentStyle;
+
+/// ## What it does
+/// Reports a `#` comment whose text does not start with a space, as yamllint's
+/// `comments` rule does with `require-starting-space`: after the `#` and any further
+/// `#`s, the next character must be a space or the end of the line. `## doc`, `####`
+/// and an empty `#` pass; `#text` and `##text` do not.
+///
+/// Differences from yamllint, all deliberate:
+/// - only real comments are checked: a `#` inside a template action, a quoted
+///   string or a block scalar is text, and template comments `{{/* */}}` are not
+///   `#` comments;
+/// - `#!` is accepted anywhere, not only as a shebang on the first line;
+/// - helm-docs' `#--` marker is accepted (`#-- description`), as helm-docs reads it.
+///
+/// ## Why it matters
+/// A space after `#` keeps comments readable and is what yamllint, helm-docs and
+/// most style guides expect.
+///
+/// ## Example
+/// ```yaml
+/// #Number of replicas
+/// replicas: 3
+/// ```
+///
+/// ## Instead
+/// ```yaml
+/// # Number of replicas
+/// replicas: 3
+/// ```
+pub struct CommentStartingSpace;
+
+impl Rule for CommentStartingSpace {
+    fn name(&self) -> &'static str {
+        "comment-starting-space"
+    }
+
+    fn default_level(&self) -> Level {
+        Level::Warn
+    }
+
+    fn check(&self, context: &FileContext, reporter: &mut Reporter) {
+        for comment in context.comments {
+            if comment.style != CommentStyle::Yaml {
+                continue;
+            }
+            let text = &context.source.text[comment.span.clone()];
+            let hashes = text.bytes().take_while(|&b| b == b'#').count();
+            let rest = &text[hashes..];
+            let fine = rest.is_empty()
+                || rest.starts_with(' ')
+                || rest.starts_with('!')
+                || rest == "--"
+                || rest.starts_with("-- ");
+            if fine {
+                continue;
+            }
+            let at = comment.span.start + hashes;
+            reporter
+                .report(at..at, "missing space after `#` at the start of a comment")
+                .with_help(format!(
+                    "write `{} {}`",
+                    &text[..hashes],
+                    rest.chars().take(30).collect::<String>()
+                ));
+        }
+    }
+}

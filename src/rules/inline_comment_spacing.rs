@@ -1,0 +1,87 @@
+//! `inline-comment-spacing`: enough spaces between content and an inline comment.
+
+use super::{FileContext, Level, Reporter, Rule};
+use crate::yaml::model::CommentStyle;
+
+/// ## What it does
+/// Reports an inline `#` comment (one after content on its line) with fewer than
+/// `min-spaces` spaces (default 2) before it, as yamllint's `comments` rule does with
+/// `min-spaces-from-content`. Set the minimum with
+/// `[rules.inline-comment-spacing] min-spaces = 1`.
+///
+/// Differences from yamllint, all deliberate:
+/// - a comment after a line of template actions only (`{{- end }}  # tls`) is not
+///   checked: those lines are not YAML content, and the trim markers decide what the
+///   rendered output looks like;
+/// - content that ends in a template action counts like any other
+///   (`image: {{ .Values.image }} # x` is reported).
+///
+/// ## Why it matters
+/// Two spaces make a trailing comment stand apart from the value it documents, and
+/// keep a `#` that belongs to the value (`color: #fff`) from looking like a comment.
+///
+/// ## Example
+/// ```yaml
+/// evictionStrategy: LiveMigrate # applies only to VMIs created after the switch
+/// ```
+///
+/// ## Instead
+/// ```yaml
+/// evictionStrategy: LiveMigrate  # applies only to VMIs created after the switch
+/// ```
+pub struct InlineCommentSpacing;
+
+impl Rule for InlineCommentSpacing {
+    fn name(&self) -> &'static str {
+        "inline-comment-spacing"
+    }
+
+    fn default_level(&self) -> Level {
+        Level::Warn
+    }
+
+    fn options(&self) -> &'static [&'static str] {
+        &["min-spaces"]
+    }
+
+    fn check(&self, context: &FileContext, reporter: &mut Reporter) {
+        let minimum = context.settings.options.min_spaces;
+        for comment in context.comments {
+            if comment.style != CommentStyle::Yaml
+                || comment.own_line
+                || context
+                    .directive_lines
+                    .get(comment.line)
+                    .copied()
+                    .unwrap_or(false)
+            {
+                continue;
+            }
+            let line_start = context.source.line_start(comment.line);
+            let before = &context.source.text.as_bytes()[line_start..comment.span.start];
+            let spaces = before
+                .iter()
+                .rev()
+                .take_while(|&&b| b == b' ' || b == b'\t')
+                .count();
+            if spaces >= minimum {
+                continue;
+            }
+            let gap = comment.span.start - spaces..comment.span.start;
+            let plural = if minimum == 1 { "" } else { "s" };
+            reporter
+                .report(
+                    gap.start..comment.span.start + 1,
+                    format!(
+                        "{spaces} space{} before an inline comment; write at least {minimum} space{plural}",
+                        if spaces == 1 { "" } else { "s" }
+                    ),
+                )
+                .with_help(format!(
+                    "`{}{}#`",
+                    String::from_utf8_lossy(&before[before.len().saturating_sub(spaces + 12)..before.len() - spaces]).trim_start(),
+                    " ".repeat(minimum)
+                ));
+        }
+    }
+}

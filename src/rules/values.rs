@@ -1,0 +1,243 @@
+//! The documentation conventions of `values.yaml` that the value rules recognise:
+//! helm-docs (`# -- text`, `# path -- text`), bitnami's readme-generator
+//! (`## @param full.path text`, `@skip`, `@extra`) and cozyvalues-gen
+//! (`## @param {type} name=default - text`, with `@typedef`/`@field`/`@enum`).
+
+use std::collections::HashSet;
+use std::ops::Range;
+
+use super::FileContext;
+use crate::yaml::model::{CommentStyle, FileModel};
+
+/// One annotation found in a comment line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Annotation {
+    /// readme-generator `## @param full.path …`.
+    Param { path: String },
+    /// cozyvalues-gen `## @param {type} name …`: `name` is a top-level key; an
+    /// optional one (`[name]`) may be left out of the file on purpose.
+    TypedParam { name: String, optional: bool },
+    /// readme-generator `## @skip path` and `## @extra path`: never checked.
+    Unchecked { path: String },
+    /// helm-docs' older `# full.path -- text`.
+    HelmDocsPath { path: String },
+}
+
+/// An annotation and where it is.
+#[derive(Debug, Clone)]
+pub struct Found {
+    pub annotation: Annotation,
+    pub span: Range<usize>,
+}
+
+/// Every annotation in the file's `#` comments.
+pub fn annotations(context: &FileContext) -> Vec<Found> {
+    context
+        .comments
+        .iter()
+        .filter(|comment| comment.style == CommentStyle::Yaml)
+        .filter_map(|comment| {
+            let text = &context.source.text[comment.span.clone()];
+            parse(text).map(|annotation| Found {
+                annotation,
+                span: comment.span.clone(),
+            })
+        })
+        .collect()
+}
+
+/// Whether any comment of the file looks like a documentation annotation, without
+/// parsing: `@param`, `@skip`, `@extra`, or a helm-docs `--`.
+pub fn has_annotations(context: &FileContext) -> bool {
+    context.comments.iter().any(|comment| {
+        let text = &context.source.text[comment.span.clone()];
+        text.contains("@param")
+            || text.contains("@skip")
+            || text.contains("@extra")
+            || text.contains("--")
+    })
+}
+
+fn parse(comment: &str) -> Option<Annotation> {
+    let body = comment.trim_start_matches('#').trim();
+    if let Some(rest) = body.strip_prefix("@param") {
+        let rest = rest.trim_start();
+        if let Some(typed) = rest.strip_prefix('{') {
+            let close = typed.find('}')?;
+            let after = typed[close + 1..].trim_start();
+            let optional = after.starts_with('[');
+            let name: String = after
+                .trim_start_matches('[')
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            return (!name.is_empty()).then_some(Annotation::TypedParam { name, optional });
+        }
+        let path = rest.split_whitespace().next()?;
+        return Some(Annotation::Param {
+            path: path.to_string(),
+        });
+    }
+    for tag in ["@skip", "@extra"] {
+        if let Some(rest) = body.strip_prefix(tag) {
+            let path = rest.split_whitespace().next()?;
+            return Some(Annotation::Unchecked {
+                path: path.to_string(),
+            });
+        }
+    }
+    // `# some.path -- text`: one token that reads as a dotted path, then ` -- `.
+    if comment.starts_with('#') && !comment.starts_with("##") {
+        let (path, _) = body.split_once(" -- ")?;
+        let looks_like_path = path.contains('.')
+            && !path.ends_with('.')
+            && !path.starts_with('.')
+            && !path.contains("..")
+            && path
+                .chars()
+                .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '[' | ']'));
+        if looks_like_path {
+            return Some(Annotation::HelmDocsPath {
+                path: path.to_string(),
+            });
+        }
+    }
+    None
+}
+
+/// A key path as the conventions write it: `a["b.c"][0]` becomes `a.b.c[0]`.
+pub fn plain_path(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    let mut chars = path.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '[' && chars.peek() == Some(&'"') {
+            chars.next();
+            if !out.is_empty() {
+                out.push('.');
+            }
+            while let Some(inner) = chars.next() {
+                match inner {
+                    '\\' => out.extend(chars.next()),
+                    '"' => break,
+                    other => out.push(other),
+                }
+            }
+            if chars.peek() == Some(&']') {
+                chars.next();
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Every key path of the model's documents, in plain form, and its top-level keys.
+pub fn key_paths(model: &FileModel) -> (HashSet<String>, HashSet<String>) {
+    let mut paths = HashSet::new();
+    let mut top = HashSet::new();
+    for (_, key) in model.keys() {
+        let plain = plain_path(&key.path);
+        if !plain.contains(['.', '[']) {
+            top.insert(plain.clone());
+        }
+        paths.insert(plain);
+    }
+    (paths, top)
+}
+
+/// Whether the text of a comment line (without `# `) is a commented-out key
+/// (`targetPort: 80`, `resources:`) or item (`- name: x`) at the comment's own
+/// indentation. Prose (`Note: see below`, `here: the operator owns it`) is not: keys
+/// start lower-case and their value, if any, is one token.
+pub fn is_commented_out_key(line: &str) -> bool {
+    if line.starts_with([' ', '\t']) {
+        return false;
+    }
+    let line = line.strip_prefix("- ").unwrap_or(line);
+    let name_end = line
+        .find(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '/')))
+        .unwrap_or(line.len());
+    let value = match line[name_end..].strip_prefix(':') {
+        Some(value) if value.is_empty() || value.starts_with(' ') => value.trim(),
+        _ => return false,
+    };
+    name_end > 0
+        && line[..name_end]
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_lowercase())
+        && !value.contains("://")
+        && (value.is_empty()
+            || !value.contains(char::is_whitespace)
+            || value.starts_with(['"', '\'', '{', '[']))
+}
+
+/// Where a helm-docs `# -- text` block runs into commented-out YAML: the index of
+/// the first commented-out key line when every line from it to the block's end is a
+/// commented-out key or indented under one.
+pub fn commented_out_tail(lines: &[&str]) -> Option<usize> {
+    let start = lines
+        .iter()
+        .skip(1)
+        .position(|line| is_commented_out_key(line))?
+        + 1;
+    lines[start..]
+        .iter()
+        .all(|line| is_commented_out_key(line) || line.starts_with([' ', '\t']))
+        .then_some(start)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_the_three_conventions() {
+        assert_eq!(
+            parse("## @param image.tag Image tag"),
+            Some(Annotation::Param {
+                path: "image.tag".into()
+            })
+        );
+        assert_eq!(
+            parse("## @param {ResourcesPreset} resourcesPreset=\"t1.micro\" - Preset"),
+            Some(Annotation::TypedParam {
+                name: "resourcesPreset".into(),
+                optional: false
+            })
+        );
+        assert_eq!(
+            parse("## @param {Resources} [resources] - Explicit"),
+            Some(Annotation::TypedParam {
+                name: "resources".into(),
+                optional: true
+            })
+        );
+        assert_eq!(
+            parse("# image.tag -- overrides the tag"),
+            Some(Annotation::HelmDocsPath {
+                path: "image.tag".into()
+            })
+        );
+        assert_eq!(parse("# e.g. -- not a path"), None);
+        assert_eq!(parse("# -- a new-style description"), None);
+        assert_eq!(plain_path("a[\"b.c\"][0].d"), "a.b.c[0].d");
+        assert!(is_commented_out_key("targetPort: 80"));
+        assert!(is_commented_out_key("- name: x"));
+        assert!(!is_commented_out_key("  cpuAllocationRatio: 4"));
+        assert!(!is_commented_out_key("Note: see below"));
+        assert!(!is_commented_out_key(
+            "here: the operator owns that DaemonSet"
+        ));
+        assert!(!is_commented_out_key("ref: https://kubernetes.io/docs/"));
+        assert_eq!(
+            commented_out_tail(&["-- Port.", "targetPort:", "  http: 80"]),
+            Some(1)
+        );
+        assert_eq!(
+            commented_out_tail(&["-- Port.", "Example:", "  port: 80"]),
+            None
+        );
+    }
+}
