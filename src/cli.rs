@@ -45,6 +45,9 @@ pub enum Command {
         /// findings are the same).
         #[arg(long)]
         full: bool,
+        /// Run only this rule (repeatable); a rule that is off runs as `warn`.
+        #[arg(long, value_name = "RULE")]
+        select: Vec<String>,
     },
     /// List the rules, or print one rule's documentation.
     Rules {
@@ -109,7 +112,8 @@ pub fn run(args: Args) -> ExitCode {
             format,
             no_cache,
             full,
-        } => check(&paths, config.as_deref(), format, no_cache, full),
+            select,
+        } => check(&paths, config.as_deref(), format, no_cache, full, &select),
         Command::Rules { name } => rules(name.as_deref()),
         Command::Init { folder, force } => init(&folder, force),
     };
@@ -139,14 +143,21 @@ fn check(
     format: CheckFormat,
     no_cache: bool,
     full: bool,
+    select: &[String],
 ) -> u8 {
-    let config = match load_config(paths, config) {
+    let mut config = match load_config(paths, config) {
         Ok(config) => config,
         Err(error) => {
             eprintln!("error: {error}");
             return exit::TROUBLE;
         }
     };
+    if !select.is_empty() {
+        if let Err(error) = config.select(select) {
+            eprintln!("error: {error}");
+            return exit::TROUBLE;
+        }
+    }
     let inputs = if paths.is_empty() {
         vec![config.root.clone()]
     } else {

@@ -277,6 +277,37 @@ impl Config {
         })
     }
 
+    /// Runs only the named rules: each at its configured level, or `warn` where it is
+    /// off; every other rule off, overrides included.
+    pub fn select(&mut self, names: &[String]) -> Result<(), String> {
+        let mut selected = Vec::new();
+        for name in names {
+            let index = rules::RULES
+                .iter()
+                .position(|registered| registered.rule.name() == name)
+                .ok_or_else(|| {
+                    let suggestion = closest_rule(name)
+                        .map(|close| format!("did you mean `{close}`? "))
+                        .unwrap_or_default();
+                    format!("unknown rule `{name}` in --select; {suggestion}`tether rules` lists every rule")
+                })?;
+            selected.push(index);
+        }
+        for (index, level) in self.settings.levels.iter_mut().enumerate() {
+            if !selected.contains(&index) {
+                *level = Level::Off;
+            } else if *level == Level::Off {
+                *level = Level::Warn;
+            }
+        }
+        for (_, rules) in &mut self.overrides {
+            rules.retain(|(index, _)| selected.contains(index));
+        }
+        // Cached findings were made with other rules.
+        self.fingerprint ^= xxhash_rust::xxh3::xxh3_64(names.join(",").as_bytes()).rotate_left(1);
+        Ok(())
+    }
+
     /// Whether a file (relative to [`Config::root`]) is to be checked.
     pub fn includes(&self, relative: &Path) -> bool {
         self.include.is_match(relative) && !self.exclude.is_match(relative)

@@ -61,11 +61,7 @@ impl Rule for CommentStartingSpace {
             let at = comment.span.start + hashes;
             reporter
                 .report(at..at, "missing space after `#` at the start of a comment")
-                .with_help(format!(
-                    "write `{} {}`",
-                    &text[..hashes],
-                    rest.chars().take(30).collect::<String>()
-                ));
+                .with_help(format!("put a space after `{}`", &text[..hashes]));
         }
     }
 }

@@ -77,11 +77,7 @@ impl Rule for InlineCommentSpacing {
                         if spaces == 1 { "" } else { "s" }
                     ),
                 )
-                .with_help(format!(
-                    "`{}{}#`",
-                    String::from_utf8_lossy(&before[before.len().saturating_sub(spaces + 12)..before.len() - spaces]).trim_start(),
-                    " ".repeat(minimum)
-                ));
+                .with_help(format!("put {minimum} space{plural} between the content and `#`"));
         }
     }
 }

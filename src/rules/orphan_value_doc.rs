@@ -49,7 +49,7 @@ impl Rule for OrphanValueDoc {
     }
 
     fn check(&self, context: &FileContext, reporter: &mut Reporter) {
-        let Some(model) = context.model else {
+        let Some(model) = context.model.filter(|_| context.is_values_file()) else {
             return;
         };
         let (paths, top) = key_paths(model);

@@ -74,7 +74,8 @@ impl Rule for RequiredComment {
                 .flat_map(|document| document.keys.iter().map(move |key| (*document, key)))
                 .filter(|(_, key)| require.key.matches(&key.path))
                 .collect();
-            if keys.is_empty() {
+            // With `kind`, a file without a document of that kind is not covered.
+            if keys.is_empty() && (require.kind.is_none() || !documents.is_empty()) {
                 missing_key(context, require, reporter);
             }
             for (document, key) in keys {
@@ -151,7 +152,7 @@ fn check_key(
                     key.column + 1
                 ),
             };
-            reporter
+            let diagnostic = reporter
                 .report(
                     range,
                     format!(
@@ -163,8 +164,10 @@ fn check_key(
                         why(require)
                     ),
                 )
-                .with_label(key_range, "the key it documents")
                 .with_help(help);
+            if comment.line != key.line {
+                diagnostic.with_label(key_range, "the key it documents");
+            }
             return;
         }
         let placement = match require.placement {

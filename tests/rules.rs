@@ -1,0 +1,91 @@
+//! One snapshot per (rule, fixture): `tether check --select RULE` on a small chart
+//! in `tests/fixtures/rules/RULE/FIXTURE/`, rendered as a person sees it.
+
+use std::path::{Path, PathBuf};
+
+use tether::check::{check, CheckOptions, Mode};
+use tether::config::Config;
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/rules")
+}
+
+/// The human output of one rule (and `also`, the rules it needs beside it) on one
+/// fixture folder, in lazy or full mode.
+fn run(rule: &str, fixture: &str, also: &[&str], mode: Mode) -> String {
+    let folder = fixtures().join(rule).join(fixture);
+    let mut config = match Config::discover(&folder).filter(|found| found.starts_with(&folder)) {
+        Some(file) => Config::load(&file).expect("the fixture's tether.toml is valid"),
+        None => Config::default_for(folder.clone()),
+    };
+    let selected: Vec<String> = std::iter::once(rule)
+        .chain(also.iter().copied())
+        .map(String::from)
+        .collect();
+    config.select(&selected).expect("the rules exist");
+    let report = check(&config, &[folder], CheckOptions { mode, cache: false });
+    tether::report::human::render(&report, false)
+}
+
+macro_rules! rule_fixtures {
+    ($($name:ident => ($rule:literal, $fixture:literal $(, $also:literal)*),)*) => {
+        $(
+            #[test]
+            fn $name() {
+                let also: &[&str] = &[$($also),*];
+                let lazy = run($rule, $fixture, also, Mode::Lazy);
+                assert_eq!(lazy, run($rule, $fixture, also, Mode::Full), "lazy and full modes differ");
+                insta::with_settings!({
+                    snapshot_path => "../snapshots",
+                    prepend_module_to_snapshot => false,
+                    omit_expression => true,
+                }, {
+                    insta::assert_snapshot!(concat!("rules__", stringify!($name)), lazy);
+                });
+            }
+        )*
+
+        const LISTED: &[(&str, &str)] = &[$(($rule, $fixture)),*];
+    };
+}
+
+rule_fixtures! {
+    required_comment_cases => ("required-comment", "cases"),
+    detached_comment_blocks => ("detached-comment", "blocks"),
+    comment_starting_space_styles => ("comment-starting-space", "styles"),
+    inline_comment_spacing_spacing => ("inline-comment-spacing", "spacing"),
+    inline_comment_spacing_min_spaces_1 => ("inline-comment-spacing", "min-spaces-1"),
+    comment_indentation_indentation => ("comment-indentation", "indentation"),
+    undocumented_value_conventions => ("undocumented-value", "conventions"),
+    orphan_value_doc_orphans => ("orphan-value-doc", "orphans"),
+    unused_suppression_suppressions => (
+        "unused-suppression",
+        "suppressions",
+        "inline-comment-spacing",
+        "comment-starting-space"
+    ),
+    parse_problem_inputs => ("parse-problem", "inputs"),
+}
+
+#[test]
+fn every_rule_has_a_fixture_and_every_fixture_a_test() {
+    for registered in tether::rules::RULES {
+        let name = registered.rule.name();
+        assert!(
+            LISTED.iter().any(|(rule, _)| *rule == name),
+            "rule {name} has no fixture"
+        );
+    }
+    for rule in std::fs::read_dir(fixtures()).unwrap().flatten() {
+        for fixture in std::fs::read_dir(rule.path()).unwrap().flatten() {
+            let pair = (
+                rule.file_name().to_string_lossy().into_owned(),
+                fixture.file_name().to_string_lossy().into_owned(),
+            );
+            assert!(
+                LISTED.iter().any(|(r, f)| *r == pair.0 && *f == pair.1),
+                "fixture {pair:?} has no test"
+            );
+        }
+    }
+}
