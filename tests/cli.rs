@@ -160,3 +160,178 @@ fn bad_inputs_are_problems_not_failures() {
         .collect();
     assert_cli_snapshot!("map_bad_inputs", summary);
 }
+
+#[test]
+fn check_example_is_clean() {
+    assert_cli_snapshot!(
+        "check_example",
+        run_in(repo(), &["check", "--no-cache", "examples/kubevirt"])
+    );
+}
+
+#[test]
+fn check_broken_copy_fails_with_findings() {
+    assert_cli_snapshot!(
+        "check_broken",
+        run_in(
+            repo(),
+            &[
+                "check",
+                "--no-cache",
+                "tests/fixtures/check/kubevirt-broken"
+            ]
+        )
+    );
+}
+
+#[test]
+fn check_broken_copy_json_and_github() {
+    assert_cli_snapshot!(
+        "check_broken_json",
+        run_in(
+            repo(),
+            &[
+                "check",
+                "--no-cache",
+                "--format",
+                "json",
+                "tests/fixtures/check/kubevirt-broken"
+            ]
+        )
+    );
+    assert_cli_snapshot!(
+        "check_broken_github",
+        run_in(
+            repo(),
+            &[
+                "check",
+                "--no-cache",
+                "--format",
+                "github",
+                "tests/fixtures/check/kubevirt-broken"
+            ]
+        )
+    );
+}
+
+/// The README shows the output for the broken copy; it must be the real output.
+#[test]
+fn readme_shows_the_real_output_for_the_broken_copy() {
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let marker = "<!-- output of: tether check tests/fixtures/check/kubevirt-broken -->";
+    let after = readme
+        .split(marker)
+        .nth(1)
+        .expect("README has the marker before the broken copy's output");
+    let block = after
+        .split("```text\n")
+        .nth(1)
+        .and_then(|rest| rest.split("\n```").next())
+        .expect("a ```text block follows the marker");
+    let output = Command::new(env!("CARGO_BIN_EXE_tether"))
+        .args([
+            "check",
+            "--no-cache",
+            "tests/fixtures/check/kubevirt-broken",
+        ])
+        .current_dir(repo())
+        .output()
+        .unwrap();
+    assert_eq!(
+        block.trim_end(),
+        String::from_utf8_lossy(&output.stdout).trim_end()
+    );
+}
+
+#[test]
+fn rules_list_and_pages() {
+    assert_cli_snapshot!("rules_list", run_in(repo(), &["rules"]));
+    assert_cli_snapshot!("rules_page", run_in(repo(), &["rules", "detached-comment"]));
+    assert_cli_snapshot!("rules_unknown", run_in(repo(), &["rules", "detached"]));
+}
+
+#[test]
+fn init_writes_a_starter_that_checks_and_refuses_to_overwrite() {
+    let dir = tempfile::tempdir().unwrap();
+    let first = run_in(dir.path(), &["init"]);
+    let second = run_in(dir.path(), &["init"]);
+    std::fs::write(
+        dir.path().join("values.yaml"),
+        "# -- Replicas.\nreplicas: 1\n",
+    )
+    .unwrap();
+    let checked = run_in(dir.path(), &["check", "--no-cache"]);
+    assert_cli_snapshot!("init", format!("{first}\n{second}\n{checked}"));
+    let written = std::fs::read_to_string(dir.path().join("tether.toml")).unwrap();
+    assert_eq!(written, tether::config::starter());
+}
+
+#[test]
+fn unreadable_file_is_a_finding_and_the_run_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("good.yaml"), "#bad\nkey: 1\n").unwrap();
+    std::os::unix::fs::symlink(
+        dir.path().join("nowhere.yaml"),
+        dir.path().join("dangling.yaml"),
+    )
+    .unwrap();
+    assert_cli_snapshot!(
+        "check_unreadable",
+        run_in(
+            dir.path(),
+            &[
+                "check",
+                "--no-cache",
+                "good.yaml",
+                "dangling.yaml",
+                "missing-folder"
+            ]
+        )
+    );
+}
+
+/// Every mistake in tether.toml: exit 2, naming the file, line and what to write.
+#[test]
+fn bad_configurations() {
+    let cases: &[(&str, &str)] = &[
+        ("unknown-key", "includes = [\"**/*.yaml\"]\n"),
+        ("wrong-type", "exclude = \"charts/**\"\n"),
+        ("bad-level", "[rules]\ndetached-comment = \"warning\"\n"),
+        ("unknown-rule", "[rules]\ndetached-comments = \"off\"\n"),
+        ("bad-option", "[rules.detached-comment]\nmin-spaces = 3\n"),
+        ("bad-glob", "exclude = [\"charts/[\"]\n"),
+        (
+            "bad-regex",
+            "[[require]]\nfiles = [\"templates/*.yaml\"]\nkey = \"spec.replicas\"\nmatches = [\"(unclosed\"]\n",
+        ),
+        (
+            "bad-key",
+            "[[require]]\nfiles = [\"templates/*.yaml\"]\nkey = \"spec..replicas\"\n",
+        ),
+        ("no-files", "[[require]]\nfiles = []\nkey = \"spec.replicas\"\n"),
+        (
+            "unknown-require-key",
+            "[[require]]\nfiles = [\"a.yaml\"]\nkey = \"a\"\nplacement = \"above\"\n",
+        ),
+        ("not-toml", "[rules\n"),
+    ];
+    let mut out = String::new();
+    for (name, text) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("tether.toml"), text).unwrap();
+        out.push_str(&format!(
+            "### {name}\n{}\n",
+            run_in(dir.path(), &["check", "--no-cache"])
+        ));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    out.push_str(&format!(
+        "### missing --config\n{}\n",
+        run_in(dir.path(), &["check", "--config", "nope.toml"])
+    ));
+    out.push_str(&format!(
+        "### unknown --select\n{}\n",
+        run_in(dir.path(), &["check", "--select", "detached"])
+    ));
+    assert_cli_snapshot!("check_bad_configs", out);
+}

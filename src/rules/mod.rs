@@ -88,18 +88,25 @@ impl Registered {
         doc_comment_of(self.source, self.type_name)
     }
 
-    /// The first sentence of its documentation.
+    /// The first sentence of its documentation, on one line, for tables.
     pub fn summary(&self) -> String {
         let documentation = self.documentation();
         let what = documentation
             .split("## What it does")
             .nth(1)
             .unwrap_or(&documentation);
-        what.trim()
-            .split("\n\n")
-            .next()
-            .unwrap_or("")
-            .replace('\n', " ")
+        let paragraph = what.trim().split("\n\n").next().unwrap_or("");
+        let line = paragraph.split_whitespace().collect::<Vec<_>>().join(" ");
+        let end = [line.find(". "), line.find(": -")]
+            .into_iter()
+            .flatten()
+            .min()
+            .map_or(line.len(), |end| end + 1);
+        let mut sentence = line[..end].trim_end_matches(':').to_string();
+        if !sentence.ends_with('.') {
+            sentence.push('.');
+        }
+        sentence.replace('|', "\\|")
     }
 }
 
@@ -161,10 +168,9 @@ pub fn markdown_reference() -> String {
         ));
     }
     out.push_str("\nLevels are set in `tether.toml` (`[rules] NAME = \"error\" | \"warn\" | \"off\"`), per path in `[[overrides]]`, and a finding is silenced on its line with `# tether: ignore[NAME] reason` on that line or the line above.\n\n");
-    for registered in RULES {
-        out.push_str(&rule_page(registered));
-        out.push('\n');
-    }
+    let pages: Vec<String> = RULES.iter().map(rule_page).collect();
+    out.push_str(pages.join("\n").trim_end());
+    out.push('\n');
     out
 }
 

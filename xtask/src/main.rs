@@ -1,10 +1,11 @@
-//! `cargo xtask`: the project's developer tasks (bench, print-tree), run through the
-//! alias in `.cargo/config.toml`.
+//! `cargo xtask`: the project's developer tasks (bench, codegen, print-tree), run
+//! through the alias in `.cargo/config.toml`.
 //!
 //! Arguments are parsed by hand, rust-analyzer style; paths are resolved from
 //! `CARGO_MANIFEST_DIR` so the tasks work from any directory in the workspace.
 
 mod bench;
+mod codegen;
 mod print_tree;
 
 use std::path::{Path, PathBuf};
@@ -27,6 +28,9 @@ Tasks:
   bench-instructions [--corpus DIR]
                          count instructions (valgrind) of parsing alone and of the
                          whole pipeline over the corpus: steadier than time
+  codegen [--check]      write docs/rules.md and schemas/tether.schema.json from
+                         the code; with --check, fail with a diff if they are stale
+                         (both run `cargo test --test codegen`)
   print-tree FILE        print FILE masked (if a template) and the tree-sitter tree
                          of each of its documents
   help                   print this message
@@ -59,6 +63,11 @@ fn run() -> Result<()> {
         "bench-phase" => match rest.split_first() {
             Some((phase, rest)) => bench::bench_phase(phase, &bench_args(rest)?),
             None => bail!("usage: xtask bench-phase none|parse|pipeline [--corpus DIR]"),
+        },
+        "codegen" => match rest.as_slice() {
+            [] => codegen::codegen(false),
+            [check] if check == "--check" => codegen::codegen(true),
+            _ => bail!("usage: cargo xtask codegen [--check]"),
         },
         "print-tree" => match rest.as_slice() {
             [file] => print_tree::print_tree(Path::new(file)),
