@@ -77,6 +77,7 @@ pub fn check(config: &Config, inputs: &[PathBuf], options: CheckOptions) -> Chec
     for outcome in outcomes {
         match outcome {
             Outcome::Checked {
+                path,
                 source,
                 diagnostics,
                 hash,
@@ -85,9 +86,9 @@ pub fn check(config: &Config, inputs: &[PathBuf], options: CheckOptions) -> Chec
                 if from_cache {
                     report.cached += 1;
                 } else {
-                    fresh.push((source.path.clone(), hash, diagnostics.clone()));
+                    fresh.push((path, hash, diagnostics.clone()));
                 }
-                if !diagnostics.is_empty() {
+                if let Some(source) = source {
                     report.sources.insert(source.path.clone(), source);
                 }
                 report.diagnostics.extend(diagnostics);
@@ -118,7 +119,10 @@ pub fn check(config: &Config, inputs: &[PathBuf], options: CheckOptions) -> Chec
 
 enum Outcome {
     Checked {
-        source: SourceFile,
+        path: PathBuf,
+        /// Kept only when there are findings to render, so a run holds the text of
+        /// the files with findings, not of the whole tree.
+        source: Option<SourceFile>,
         diagnostics: Vec<Diagnostic>,
         hash: u64,
         from_cache: bool,
@@ -141,8 +145,10 @@ fn check_file(config: &Config, file: &FileToCheck, mode: Mode, cache: Option<&Ca
     };
     let hash = xxhash_rust::xxh3::xxh3_64(&bytes);
     if let Some(diagnostics) = cache.and_then(|cache| cache.get(&file.relative, hash)) {
-        let (source, _) = SourceFile::from_bytes(file.relative.clone(), bytes);
+        let source = (!diagnostics.is_empty())
+            .then(|| SourceFile::from_bytes(file.relative.clone(), bytes).0);
         return Outcome::Checked {
+            path: file.relative.clone(),
             source,
             diagnostics,
             hash,
@@ -151,7 +157,8 @@ fn check_file(config: &Config, file: &FileToCheck, mode: Mode, cache: Option<&Ca
     }
     let (source, diagnostics) = check_bytes(config, &file.relative, bytes, mode);
     Outcome::Checked {
-        source,
+        path: file.relative.clone(),
+        source: (!diagnostics.is_empty()).then_some(source),
         diagnostics,
         hash,
         from_cache: false,

@@ -100,3 +100,60 @@ fn corpus_models_without_panics_and_templates_parse() {
         templates.len()
     );
 }
+
+/// `tether check` with the default rules over the whole corpus: no panic, no
+/// error-level finding (exit ≤ 1), and the lazy mode (trees only where a rule needs
+/// one) finds exactly what the full mode (every tree) finds.
+#[test]
+fn corpus_check_lazy_equals_full() {
+    let Some(dir) = corpus_dir() else {
+        return;
+    };
+    let config = tether::config::Config::default_for(dir.clone());
+    let run = |mode| {
+        tether::check::check(
+            &config,
+            std::slice::from_ref(&dir),
+            tether::check::CheckOptions { mode, cache: false },
+        )
+    };
+    let lazy = run(tether::check::Mode::Lazy);
+    let full = run(tether::check::Mode::Full);
+    assert!(lazy.files > 2000, "only {} files checked", lazy.files);
+    assert!(lazy.failures.is_empty(), "{:?}", lazy.failures);
+    assert_eq!(
+        lazy.count(tether::diagnostic::Severity::Error),
+        0,
+        "error-level findings with the default rules: exit would be 1+"
+    );
+    let render = |report: &tether::check::CheckReport| tether::report::json::render(report);
+    let (lazy_json, full_json) = (render(&lazy), render(&full));
+    if lazy_json != full_json {
+        let only = |a: &tether::check::CheckReport, b: &tether::check::CheckReport| {
+            a.diagnostics
+                .iter()
+                .filter(|d| !b.diagnostics.contains(d))
+                .take(10)
+                .map(|d| {
+                    format!(
+                        "{}:{:?} {} {}",
+                        d.path.display(),
+                        d.range,
+                        d.rule,
+                        d.message
+                    )
+                })
+                .collect::<Vec<_>>()
+        };
+        panic!(
+            "lazy and full modes differ:\nonly lazy: {:#?}\nonly full: {:#?}",
+            only(&lazy, &full),
+            only(&full, &lazy)
+        );
+    }
+    eprintln!(
+        "corpus check: {} files, {} warnings",
+        lazy.files,
+        lazy.count(tether::diagnostic::Severity::Warning)
+    );
+}

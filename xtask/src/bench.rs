@@ -27,7 +27,15 @@ pub fn bench(args: &BenchArgs) -> Result<()> {
     }
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let status = Command::new(cargo)
-        .args(["build", "--release", "--quiet", "--package", "xtask"])
+        .args([
+            "build",
+            "--release",
+            "--quiet",
+            "--package",
+            "xtask",
+            "--package",
+            "helm-tether",
+        ])
         .current_dir(crate::project_root())
         .status()
         .context("cannot run cargo build --release")?;
@@ -244,7 +252,7 @@ pub fn bench_run(args: &BenchArgs) -> Result<()> {
             println!("- {}", path.display());
         }
     }
-    Ok(())
+    crate::bench_check::run(args, parse_n)
 }
 
 /// Counts instructions (valgrind's callgrind) of a fresh process running one phase

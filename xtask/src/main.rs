@@ -5,6 +5,7 @@
 //! `CARGO_MANIFEST_DIR` so the tasks work from any directory in the workspace.
 
 mod bench;
+mod bench_check;
 mod codegen;
 mod print_tree;
 
