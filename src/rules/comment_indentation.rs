@@ -12,12 +12,16 @@ use crate::yaml::model::CommentStyle;
 /// Differences from yamllint, all deliberate, to avoid the false positives its users
 /// report:
 /// - template lines (`{{- if … }}`, `{{- end }}`, `{{- include … | nindent 4 }}`) are
-///   not content: the comment is compared with the YAML lines around them;
+///   not content: the comment is compared with the YAML lines around them, and a
+///   comment directly above a template line, indented like it, documents that line;
+/// - `- name: x` opens a mapping at `name`'s column, where a comment may sit;
 /// - a comment at the end of a block may be indented like any block that is still
 ///   open, not only the innermost one (yamllint issues #141 and #384: a trailing note
 ///   at an outer level, a commented-out list item after a mapping item);
-/// - a comment below a key with no value on its line (`resources:`) may be indented
-///   deeper, as the commented-out content of that key (yamllint issue #375);
+/// - a comment below a key with no value on its line (`resources:`) or an empty
+///   one (`env: {}`, `extraVolumes: []`, `~`) may be indented deeper, as the
+///   commented-out content of that key (yamllint issue #375; the usual way values
+///   files show an example);
 /// - the content of block scalars is text, not indentation to match.
 ///
 /// ## Why it matters
@@ -101,12 +105,20 @@ impl Rule for CommentIndentation {
         let mut comment_above: Option<usize> = None;
         for line in 0..line_count {
             match shape[line] {
-                LineShape::Content { indent, opens } => {
+                LineShape::Content {
+                    indent,
+                    opens,
+                    inner,
+                } => {
                     while levels.last().is_some_and(|&top| top > indent) {
                         levels.pop();
                     }
                     if levels.last().is_none_or(|&top| top < indent) {
                         levels.push(indent);
+                    }
+                    // `- key: value` opens a mapping at the key's column too.
+                    if inner > indent {
+                        levels.push(inner);
                     }
                     opens_block = opens;
                     comment_above = None;
@@ -126,7 +138,8 @@ impl Rule for CommentIndentation {
                     let allowed = column == next
                         || comment_above == Some(column)
                         || (column >= next && levels.contains(&column))
-                        || (opens_block && column > previous);
+                        || (opens_block && column > previous)
+                        || directive_below_at(context, line, column);
                     if !allowed {
                         let comment = &context.comments[comment_index[line].unwrap_or(0)];
                         let expected = if previous > next && comment_above.is_none() {
@@ -154,6 +167,23 @@ impl Rule for CommentIndentation {
     }
 }
 
+/// Whether the comment run that holds `line` sits directly above a template line
+/// indented like it: such a comment documents that template logic.
+fn directive_below_at(context: &FileContext, line: usize, column: usize) -> bool {
+    let mut next = line + 1;
+    while next < context.source.line_count() {
+        let text = context.line_text(next);
+        let trimmed = text.trim_start();
+        if trimmed.starts_with('#') {
+            next += 1;
+            continue;
+        }
+        return context.directive_lines.get(next).copied().unwrap_or(false)
+            && text.len() - trimmed.len() == column;
+    }
+    false
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum LineShape {
     Blank,
@@ -161,10 +191,13 @@ enum LineShape {
     /// A `#` comment alone on its line.
     Comment,
     /// YAML content: its indentation, and whether it ends with a key that has no
-    /// value on the line (`resources:`).
+    /// value, or an empty one, on the line (`resources:`, `env: {}`).
+    /// `inner` is the column of the key after a sequence item's dashes
+    /// (`- name: x`), else `indent`.
     Content {
         indent: usize,
         opens: bool,
+        inner: usize,
     },
     /// Template lines and block scalar text: neither content nor comment.
     Other,
@@ -209,8 +242,24 @@ fn line_shape(context: &FileContext, line: usize, is_comment: bool) -> LineShape
         Some(comment) => &trimmed[..comment],
         None => trimmed,
     };
+    let code = code.trim_end().replace("{ }", "{}").replace("[ ]", "[]");
+    let indent = text.len() - trimmed.len();
+    let mut inner = indent;
+    let mut rest = trimmed;
+    while let Some(after) = rest.strip_prefix("- ") {
+        let spaces = after.len() - after.trim_start_matches(' ').len();
+        inner += 2 + spaces;
+        rest = &after[spaces..];
+    }
+    if rest.is_empty() {
+        inner = indent;
+    }
     LineShape::Content {
-        indent: text.len() - trimmed.len(),
-        opens: code.trim_end().ends_with(':'),
+        indent,
+        inner,
+        opens: code.ends_with(':')
+            || [": {}", ": []", ": ~", ": null"]
+                .iter()
+                .any(|empty| code.ends_with(empty)),
     }
 }
