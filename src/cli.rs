@@ -49,6 +49,38 @@ pub enum Command {
         #[arg(long, value_name = "RULE")]
         select: Vec<String>,
     },
+    /// Prove that a regeneration command (`make update`) is a no-op on the committed
+    /// files, a fixpoint, restores every configured block byte for byte, and keeps
+    /// comments on their keys; in sandbox copies, never in your tree.
+    Idem {
+        /// The folder to run in (with --run), or to find tether.toml from. Default: the
+        /// working directory.
+        dir: Option<PathBuf>,
+        /// The configuration file.
+        #[arg(long)]
+        config: Option<PathBuf>,
+        /// A one-off command instead of the [[idem]] entries (run with `sh -c` in DIR).
+        #[arg(long)]
+        run: Option<String>,
+        /// Globs (relative to DIR) of the files the command regenerates (with --run).
+        #[arg(long = "files", value_name = "GLOB")]
+        files: Vec<String>,
+        /// The opening line of a block the command must restore (with --run; repeatable).
+        #[arg(long = "self-heal", value_name = "LINE")]
+        self_heal: Vec<String>,
+        /// How long one run may take (with --run).
+        #[arg(long, default_value = "300s")]
+        timeout: String,
+        /// Try every whole-line top-level block of the files, and print which heal.
+        #[arg(long)]
+        discover: bool,
+        /// Checks run in parallel, each in its own copy. Default: the number of cores.
+        #[arg(long)]
+        jobs: Option<usize>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = MapFormat::Text)]
+        format: MapFormat,
+    },
     /// List the rules, or print one rule's documentation.
     Rules {
         /// A rule's name.
@@ -115,6 +147,27 @@ pub fn run(args: Args) -> ExitCode {
             select,
         } => check(&paths, config.as_deref(), format, no_cache, full, &select),
         Command::Rules { name } => rules(name.as_deref()),
+        Command::Idem {
+            dir,
+            config,
+            run,
+            files,
+            self_heal,
+            timeout,
+            discover,
+            jobs,
+            format,
+        } => idem(IdemArgs {
+            dir,
+            config,
+            run,
+            files,
+            self_heal,
+            timeout,
+            discover,
+            jobs,
+            format,
+        }),
         Command::Init { folder, force } => init(&folder, force),
     };
     ExitCode::from(code)
@@ -186,6 +239,104 @@ fn check(
     if !report.failures.is_empty() {
         exit::TROUBLE
     } else if report.count(Severity::Error) > 0 {
+        exit::FINDINGS
+    } else {
+        exit::OK
+    }
+}
+
+struct IdemArgs {
+    dir: Option<PathBuf>,
+    config: Option<PathBuf>,
+    run: Option<String>,
+    files: Vec<String>,
+    self_heal: Vec<String>,
+    timeout: String,
+    discover: bool,
+    jobs: Option<usize>,
+    format: MapFormat,
+}
+
+fn idem(args: IdemArgs) -> u8 {
+    // Ctrl-C: kill the commands' process groups and remove every sandbox copy.
+    let _ = ctrlc::set_handler(|| {
+        crate::idem::interrupt();
+        eprintln!("\ninterrupted: sandbox copies removed");
+        std::process::exit(130);
+    });
+    let dir = walk::absolute(args.dir.as_deref().unwrap_or(Path::new(".")));
+    let (targets, display_root) = if let Some(run) = args.run {
+        let timeout = match crate::config::parse_duration(&args.timeout) {
+            Ok(timeout) => timeout,
+            Err(message) => {
+                eprintln!("error: --timeout: {message}");
+                return exit::TROUBLE;
+            }
+        };
+        let files = if args.files.is_empty() {
+            vec!["**/*".to_string()]
+        } else {
+            args.files
+        };
+        match crate::config::IdemTarget::new(run, dir.clone(), files, args.self_heal, timeout) {
+            Ok(target) => (vec![target], walk::absolute(Path::new("."))),
+            Err(message) => {
+                eprintln!("error: {message}");
+                return exit::TROUBLE;
+            }
+        }
+    } else {
+        let paths = vec![dir.clone()];
+        match load_config(&paths, args.config.as_deref()) {
+            Ok(config) => (config.idem.clone(), walk::absolute(Path::new("."))),
+            Err(error) => {
+                eprintln!("error: {error}");
+                return exit::TROUBLE;
+            }
+        }
+    };
+    let options = crate::idem::IdemOptions {
+        jobs: args.jobs.unwrap_or_else(rayon::current_num_threads),
+        discover: args.discover,
+    };
+    let bar = std::io::stderr().is_terminal().then(|| {
+        let bar = indicatif::ProgressBar::new_spinner();
+        bar.enable_steady_tick(std::time::Duration::from_millis(120));
+        bar
+    });
+    let progress = |step: crate::idem::Progress| {
+        if let Some(bar) = &bar {
+            bar.set_message(format!(
+                "[{}/{}] `{}`: {}",
+                step.done + 1,
+                step.total,
+                step.run,
+                step.check
+            ));
+        }
+    };
+    let result = crate::idem::run(&targets, &display_root, options, &progress);
+    if let Some(bar) = &bar {
+        bar.finish_and_clear();
+    }
+    let report = match result {
+        Ok(report) => report,
+        Err(error) => {
+            eprintln!("error: {error}");
+            return exit::TROUBLE;
+        }
+    };
+    let output = match args.format {
+        MapFormat::Text => report::idem::human(&report),
+        MapFormat::Json => report::idem::json(&report),
+    };
+    let mut stdout = std::io::stdout().lock();
+    if stdout.write_all(output.as_bytes()).is_err() {
+        return exit::TROUBLE;
+    }
+    if !report.user_tree_changes.is_empty() {
+        exit::TROUBLE
+    } else if report.failed() > 0 && !args.discover {
         exit::FINDINGS
     } else {
         exit::OK

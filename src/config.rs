@@ -62,6 +62,32 @@ pub struct ConfigFile {
     /// Rule levels for some files only, applied in order after `[rules]`.
     #[serde(default)]
     pub overrides: Vec<OverrideEntry>,
+    /// Regeneration commands `tether idem` proves honest.
+    #[serde(default)]
+    pub idem: Vec<IdemEntry>,
+}
+
+/// An `[[idem]]` entry: a command that regenerates files, and what it must keep.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct IdemEntry {
+    /// The shell command (`sh -c`). Default: `make update`.
+    pub run: Option<String>,
+    /// Where it runs, relative to this file's folder. Default: this file's folder.
+    pub dir: Option<String>,
+    /// Globs of the files the command regenerates, relative to `dir`.
+    #[schemars(with = "Vec<String>")]
+    pub files: Vec<Spanned<String>>,
+    /// The opening lines of the blocks the command must restore when they are
+    /// missing, as written (`"{{- with .Values.devices }}"`).
+    #[serde(default)]
+    pub self_heal: Vec<String>,
+    /// How long one run may take: `"300s"`, `"5m"`. Default: `"300s"`.
+    #[schemars(with = "Option<String>")]
+    pub timeout: Option<Spanned<String>>,
+    /// Extra environment variables for the command.
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
 }
 
 /// A rule's level, or a table of its level and options.
@@ -190,6 +216,77 @@ pub struct Config {
     settings: RuleSettings,
     overrides: Vec<(GlobSet, Vec<(usize, RuleSetting)>)>,
     pub require: Vec<Require>,
+    pub idem: Vec<IdemTarget>,
+}
+
+/// A compiled `[[idem]]` entry.
+#[derive(Debug, Clone)]
+pub struct IdemTarget {
+    pub run: String,
+    /// Absolute folder the command runs in.
+    pub dir: PathBuf,
+    /// The globs as written (shown in reports) and compiled.
+    pub file_globs: Vec<String>,
+    pub files: GlobSet,
+    pub self_heal: Vec<String>,
+    pub timeout: std::time::Duration,
+    pub env: BTreeMap<String, String>,
+}
+
+impl IdemTarget {
+    /// A target from command-line flags, for a one-off run.
+    pub fn new(
+        run: String,
+        dir: PathBuf,
+        file_globs: Vec<String>,
+        self_heal: Vec<String>,
+        timeout: std::time::Duration,
+    ) -> Result<IdemTarget, String> {
+        let mut builder = GlobSetBuilder::new();
+        for glob in &file_globs {
+            builder.add(
+                GlobBuilder::new(glob)
+                    .literal_separator(true)
+                    .build()
+                    .map_err(|error| {
+                        format!("invalid glob {glob:?} in --files: {}", error.kind())
+                    })?,
+            );
+        }
+        Ok(IdemTarget {
+            run,
+            dir,
+            files: builder.build().map_err(|error| error.to_string())?,
+            file_globs,
+            self_heal,
+            timeout,
+            env: BTreeMap::new(),
+        })
+    }
+}
+
+/// Reads `300s`, `5m`, `1h`, `500ms` or a plain number of seconds.
+pub fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let value: f64 = number.parse().map_err(|_| {
+        format!("invalid duration {text:?}: write e.g. \"300s\", \"5m\" or \"500ms\"")
+    })?;
+    let seconds = match unit.trim() {
+        "" | "s" => value,
+        "ms" => value / 1000.0,
+        "m" => value * 60.0,
+        "h" => value * 3600.0,
+        other => {
+            return Err(format!(
+                "unknown unit {other:?} in duration {text:?}: use ms, s, m or h"
+            ))
+        }
+    };
+    Ok(std::time::Duration::from_secs_f64(seconds))
 }
 
 /// A compiled `[[require]]` entry.
@@ -217,6 +314,7 @@ impl Config {
             settings: RuleSettings::default(),
             overrides: Vec::new(),
             require: Vec::new(),
+            idem: Vec::new(),
         }
     }
 
@@ -270,6 +368,10 @@ impl Config {
         for entry in &file.require {
             require.push(compile_require(entry, &errors)?);
         }
+        let mut idem = Vec::new();
+        for entry in &file.idem {
+            idem.push(compile_idem(entry, &root, &errors)?);
+        }
         Ok(Config {
             root,
             file: Some(path.to_path_buf()),
@@ -279,6 +381,7 @@ impl Config {
             settings,
             overrides,
             require,
+            idem,
         })
     }
 
@@ -475,6 +578,33 @@ fn edit_distance(a: &str, b: &str) -> usize {
         previous = current;
     }
     previous[b.len()]
+}
+
+fn compile_idem(
+    entry: &IdemEntry,
+    root: &Path,
+    errors: &ErrorContext,
+) -> Result<IdemTarget, ConfigError> {
+    let files = compile_globs(&entry.files, "idem.files", errors)?;
+    let timeout = match &entry.timeout {
+        Some(text) => {
+            parse_duration(text.get_ref()).map_err(|message| errors.at(text.span(), message))?
+        }
+        None => std::time::Duration::from_secs(300),
+    };
+    Ok(IdemTarget {
+        run: entry.run.clone().unwrap_or_else(|| "make update".into()),
+        dir: root.join(entry.dir.as_deref().unwrap_or(".")),
+        file_globs: entry
+            .files
+            .iter()
+            .map(|glob| glob.get_ref().clone())
+            .collect(),
+        files,
+        self_heal: entry.self_heal.clone(),
+        timeout,
+        env: entry.env.clone(),
+    })
 }
 
 fn compile_require(entry: &RequireEntry, errors: &ErrorContext) -> Result<Require, ConfigError> {

@@ -9,6 +9,7 @@ pub mod check;
 pub mod cli;
 pub mod config;
 pub mod diagnostic;
+pub mod idem;
 pub mod lines;
 pub mod report;
 pub mod rules;

@@ -2,5 +2,6 @@
 
 pub mod github;
 pub mod human;
+pub mod idem;
 pub mod json;
 pub mod map;

@@ -1,0 +1,607 @@
+//! `tether idem`: proves, in sandbox copies and never in the user's tree, that a
+//! regeneration command is a no-op on the committed files, a fixpoint, restores
+//! every configured block byte for byte, and keeps comments on their keys.
+//!
+//! The user's tree is only read: listed, fingerprinted before and after, copied from.
+
+pub mod blocks;
+pub mod command;
+pub mod moves;
+pub mod sandbox;
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::config::IdemTarget;
+use moves::CommentMove;
+use sandbox::{Contents, Entry, Sandbox, Source};
+
+pub use sandbox::interrupt;
+
+#[derive(Debug, Clone, Copy)]
+pub struct IdemOptions {
+    /// Checks run in parallel, each in its own copy.
+    pub jobs: usize,
+    /// Try every whole-line top-level block of the target files as a self-heal
+    /// mutant instead of the configured ones.
+    pub discover: bool,
+}
+
+/// What a run found, per target.
+#[derive(Debug, Clone, Serialize)]
+pub struct IdemReport {
+    pub targets: Vec<TargetReport>,
+    /// Files of the user's tree that changed while tether ran (it never writes there:
+    /// a change means the command escaped its sandbox, or someone else wrote).
+    pub user_tree_changes: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct TargetReport {
+    /// The folder the command ran in, as configured.
+    pub dir: String,
+    pub run: String,
+    pub checks: Vec<CheckResult>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CheckKind {
+    NoOp,
+    Fixpoint,
+    SelfHeal,
+}
+
+impl CheckKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CheckKind::NoOp => "no-op",
+            CheckKind::Fixpoint => "fixpoint",
+            CheckKind::SelfHeal => "self-heal",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct CheckResult {
+    pub kind: CheckKind,
+    /// For self-heal: the opening line of the removed block, or `all`.
+    pub mutant: Option<String>,
+    pub ok: bool,
+    /// Files (relative to the command's folder) that are not as they must be.
+    pub changed: Vec<String>,
+    /// Unified diff of what must be against what is.
+    pub diff: String,
+    pub comment_moves: Vec<CommentMove>,
+    /// The command's exit code; `None` when it was killed.
+    pub command_status: Option<i32>,
+    pub timed_out: bool,
+    /// Shown in the human report when the command failed; not in the JSON.
+    #[serde(skip)]
+    pub stdout: String,
+    pub stderr: String,
+    pub duration_ms: u64,
+    /// Why the check failed, in a sentence, when the diff does not say it all.
+    pub message: Option<String>,
+}
+
+/// Why tether could not check at all.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum IdemError {
+    #[error("nothing to check: no [[idem]] entry in tether.toml and no --run; add an [[idem]] entry or pass --run and --files")]
+    NoTargets,
+    #[error("cannot copy {root} into a sandbox: {message}")]
+    Sandbox { root: String, message: String },
+    #[error("{0}")]
+    MissingTool(String),
+    #[error("`{run}` failed in {dir} on the committed files (exit {status}), so nothing can be checked; fix the command first\n{stderr}")]
+    CommandFailed {
+        run: String,
+        dir: String,
+        status: String,
+        stderr: String,
+    },
+    #[error("no file in {dir} matches {globs:?}: set `files` to the files `{run}` regenerates")]
+    NoFiles {
+        dir: String,
+        globs: Vec<String>,
+        run: String,
+    },
+    #[error("self-heal block `{opening}` is in none of the files {globs:?} in {dir}: write its opening line exactly as in the file")]
+    BlockNotFound {
+        opening: String,
+        globs: Vec<String>,
+        dir: String,
+    },
+}
+
+/// What is running, for a progress line.
+#[derive(Debug, Clone)]
+pub struct Progress {
+    pub run: String,
+    pub check: String,
+    pub done: usize,
+    pub total: usize,
+}
+
+impl IdemReport {
+    pub fn failed(&self) -> usize {
+        self.targets
+            .iter()
+            .flat_map(|target| &target.checks)
+            .filter(|check| !check.ok)
+            .count()
+    }
+
+    pub fn checks(&self) -> usize {
+        self.targets.iter().map(|target| target.checks.len()).sum()
+    }
+}
+
+/// Runs every target's checks. `display_root` is what the targets' folders are shown
+/// relative to.
+pub fn run(
+    targets: &[IdemTarget],
+    display_root: &Path,
+    options: IdemOptions,
+    progress: &(dyn Fn(Progress) + Sync),
+) -> Result<IdemReport, IdemError> {
+    if targets.is_empty() {
+        return Err(IdemError::NoTargets);
+    }
+    let mut report = IdemReport {
+        targets: Vec::new(),
+        user_tree_changes: Vec::new(),
+    };
+    for target in targets {
+        let source = Source::around(&target.dir).map_err(|error| IdemError::Sandbox {
+            root: target.dir.display().to_string(),
+            message: error.to_string(),
+        })?;
+        let before = sandbox::fingerprint(&source.root);
+        let result = run_target(target, &source, display_root, options, progress);
+        let after = sandbox::fingerprint(&source.root);
+        report.user_tree_changes.extend(
+            sandbox::fingerprint_changes(&before, &after)
+                .into_iter()
+                .map(|path| source.root.join(path).display().to_string()),
+        );
+        report.targets.push(result?);
+    }
+    Ok(report)
+}
+
+/// A mutant to self-heal: its name and the files as they are with blocks removed.
+struct Mutant {
+    name: String,
+    contents: Contents,
+}
+
+fn run_target(
+    target: &IdemTarget,
+    source: &Source,
+    display_root: &Path,
+    options: IdemOptions,
+    progress: &(dyn Fn(Progress) + Sync),
+) -> Result<TargetReport, IdemError> {
+    let dir_display = display(display_root, &target.dir);
+    if let Some(message) = command::missing_tool(&target.run, &target.dir) {
+        return Err(IdemError::MissingTool(message));
+    }
+    let sandbox_error = |error: std::io::Error| IdemError::Sandbox {
+        root: source.root.display().to_string(),
+        message: error.to_string(),
+    };
+    let contents = sandbox::read_contents(&source.root, &source.files).map_err(sandbox_error)?;
+    let target_dir = target
+        .dir
+        .canonicalize()
+        .unwrap_or_else(|_| target.dir.clone());
+    let relative_dir = target_dir
+        .strip_prefix(&source.root)
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
+    let target_files: Vec<PathBuf> = contents
+        .keys()
+        .filter(|path| {
+            path.strip_prefix(&relative_dir)
+                .is_ok_and(|inside| target.files.is_match(inside))
+        })
+        .cloned()
+        .collect();
+    if target_files.is_empty() {
+        return Err(IdemError::NoFiles {
+            dir: dir_display.clone(),
+            globs: target.file_globs.clone(),
+            run: target.run.clone(),
+        });
+    }
+    let mutants = mutants(target, options, &contents, &target_files, &dir_display)?;
+    let total = 2 + mutants.len();
+    let done = Mutex::new(0usize);
+    let tick = |check: &str| {
+        progress(Progress {
+            run: target.run.clone(),
+            check: check.to_string(),
+            done: done.lock().map(|d| *d).unwrap_or(0),
+            total,
+        });
+    };
+    let advance = || {
+        if let Ok(mut done) = done.lock() {
+            *done += 1;
+        }
+    };
+    let context = Context {
+        target,
+        relative_dir: &relative_dir,
+        pristine: &contents,
+    };
+
+    // no-op and fixpoint, in one copy, one after the other.
+    let first = Sandbox::create(&contents).map_err(sandbox_error)?;
+    tick("no-op");
+    let outcome = context.run_in(&first).map_err(sandbox_error)?;
+    if !outcome.succeeded() && !outcome.timed_out {
+        return Err(IdemError::CommandFailed {
+            run: target.run.clone(),
+            dir: dir_display,
+            status: outcome
+                .status
+                .map_or("killed by a signal".to_string(), |status| {
+                    status.to_string()
+                }),
+            stderr: outcome.stderr.trim_end().to_string(),
+        });
+    }
+    advance();
+    let after_first = first.contents(&contents);
+    let mut checks = vec![context.judge(CheckKind::NoOp, None, &contents, &after_first, &outcome)];
+    if outcome.timed_out {
+        return Ok(TargetReport {
+            dir: dir_display,
+            run: target.run.clone(),
+            checks,
+        });
+    }
+    tick("fixpoint");
+    let second = context.run_in(&first).map_err(sandbox_error)?;
+    advance();
+    let after_second = first.contents(&contents);
+    checks.push(context.judge(
+        CheckKind::Fixpoint,
+        None,
+        &after_first,
+        &after_second,
+        &second,
+    ));
+
+    // Self-heal mutants, in parallel, each worker in its own copy.
+    // Popped from the end: reversed, so mutants start in order.
+    let queue = Mutex::new(mutants.iter().enumerate().rev().collect::<Vec<_>>());
+    let results = Mutex::new(Vec::new());
+    let first = Mutex::new(Some(first));
+    let workers = options.jobs.max(1).min(mutants.len().max(1));
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| {
+                let mut own: Option<Sandbox> = first.lock().ok().and_then(|mut f| f.take());
+                while let Some((index, mutant)) = queue.lock().ok().and_then(|mut q| q.pop()) {
+                    let sandbox = match own.take() {
+                        Some(sandbox) => sandbox,
+                        None => match Sandbox::create(&contents) {
+                            Ok(sandbox) => sandbox,
+                            Err(error) => {
+                                if let Ok(mut results) = results.lock() {
+                                    results.push((index, context.broken(mutant, &error)));
+                                }
+                                continue;
+                            }
+                        },
+                    };
+                    tick(&format!("self-heal {}", mutant.name));
+                    let result = context.heal(&sandbox, mutant);
+                    advance();
+                    if let Ok(mut results) = results.lock() {
+                        results.push((index, result));
+                    }
+                    own = Some(sandbox);
+                }
+            });
+        }
+    });
+    let mut results = results.into_inner().unwrap_or_default();
+    results.sort_by_key(|(index, _)| *index);
+    checks.extend(results.into_iter().map(|(_, result)| result));
+    Ok(TargetReport {
+        dir: dir_display,
+        run: target.run.clone(),
+        checks,
+    })
+}
+
+/// The self-heal mutants: each configured block removed alone, then all of them
+/// (or, with `--discover`, each top-level block of the target files).
+fn mutants(
+    target: &IdemTarget,
+    options: IdemOptions,
+    contents: &Contents,
+    target_files: &[PathBuf],
+    dir_display: &str,
+) -> Result<Vec<Mutant>, IdemError> {
+    let text_of = |path: &PathBuf| match contents.get(path) {
+        Some(Entry::File { bytes, .. }) => String::from_utf8(bytes.to_vec()).ok(),
+        _ => None,
+    };
+    let mut found: Vec<(String, Vec<(PathBuf, blocks::Block)>)> = Vec::new();
+    if options.discover {
+        for path in target_files {
+            let Some(text) = text_of(path) else { continue };
+            for block in blocks::top_level(&text) {
+                found.push((block.opening.clone(), vec![(path.clone(), block)]));
+            }
+        }
+    } else {
+        for opening in &target.self_heal {
+            let mut places = Vec::new();
+            for path in target_files {
+                let Some(text) = text_of(path) else { continue };
+                places.extend(
+                    blocks::find(&text, opening)
+                        .into_iter()
+                        .map(|b| (path.clone(), b)),
+                );
+            }
+            if places.is_empty() {
+                return Err(IdemError::BlockNotFound {
+                    opening: opening.clone(),
+                    globs: target.file_globs.clone(),
+                    dir: dir_display.to_string(),
+                });
+            }
+            found.push((opening.trim().to_string(), places));
+        }
+    }
+    let mutate = |removals: &[&(PathBuf, blocks::Block)]| -> Contents {
+        let mut mutated = contents.clone();
+        for path in target_files {
+            let blocks: Vec<blocks::Block> = removals
+                .iter()
+                .filter(|(file, _)| file == path)
+                .map(|(_, block)| block.clone())
+                .collect();
+            if blocks.is_empty() {
+                continue;
+            }
+            if let (Some(text), Some(Entry::File { executable, .. })) =
+                (text_of(path), contents.get(path))
+            {
+                mutated.insert(
+                    path.clone(),
+                    Entry::File {
+                        bytes: std::sync::Arc::new(blocks::remove(&text, &blocks).into_bytes()),
+                        executable: *executable,
+                    },
+                );
+            }
+        }
+        mutated
+    };
+    let mut mutants: Vec<Mutant> = found
+        .iter()
+        .map(|(name, places)| Mutant {
+            name: name.clone(),
+            contents: mutate(&places.iter().collect::<Vec<_>>()),
+        })
+        .collect();
+    if !options.discover && found.len() > 1 {
+        let all: Vec<&(PathBuf, blocks::Block)> =
+            found.iter().flat_map(|(_, places)| places).collect();
+        mutants.push(Mutant {
+            name: "all".into(),
+            contents: mutate(&all),
+        });
+    }
+    Ok(mutants)
+}
+
+/// What every check of one target shares.
+struct Context<'a> {
+    target: &'a IdemTarget,
+    relative_dir: &'a Path,
+    pristine: &'a Contents,
+}
+
+impl Context<'_> {
+    fn run_in(&self, sandbox: &Sandbox) -> std::io::Result<command::RunOutcome> {
+        command::run(
+            &self.target.run,
+            &sandbox.root.join(self.relative_dir),
+            &self.target.env,
+            self.target.timeout,
+        )
+    }
+
+    /// Restores the copy to the mutant, runs the command, and expects the pristine
+    /// files back.
+    fn heal(&self, sandbox: &Sandbox, mutant: &Mutant) -> CheckResult {
+        if let Err(error) = sandbox.restore(&mutant.contents) {
+            return self.broken(mutant, &error);
+        }
+        match self.run_in(sandbox) {
+            Ok(outcome) => {
+                let after = sandbox.contents(self.pristine);
+                let mut result = self.judge(
+                    CheckKind::SelfHeal,
+                    Some(mutant.name.clone()),
+                    self.pristine,
+                    &after,
+                    &outcome,
+                );
+                if !outcome.succeeded() && !outcome.timed_out {
+                    result.ok = false;
+                    result.message = Some(format!(
+                        "`{}` exited with {} on the copy without this block",
+                        self.target.run,
+                        outcome
+                            .status
+                            .map_or("a signal".to_string(), |status| status.to_string())
+                    ));
+                }
+                result
+            }
+            Err(error) => self.broken(mutant, &error),
+        }
+    }
+
+    fn broken(&self, mutant: &Mutant, error: &std::io::Error) -> CheckResult {
+        CheckResult {
+            kind: CheckKind::SelfHeal,
+            mutant: Some(mutant.name.clone()),
+            ok: false,
+            changed: Vec::new(),
+            diff: String::new(),
+            comment_moves: Vec::new(),
+            command_status: None,
+            timed_out: false,
+            stdout: String::new(),
+            stderr: String::new(),
+            duration_ms: 0,
+            message: Some(format!("the sandbox copy failed: {error}")),
+        }
+    }
+
+    /// Compares what the files must be with what they are after a run.
+    fn judge(
+        &self,
+        kind: CheckKind,
+        mutant: Option<String>,
+        expected: &Contents,
+        actual: &Contents,
+        outcome: &command::RunOutcome,
+    ) -> CheckResult {
+        let mut changed = Vec::new();
+        let mut diff = String::new();
+        let mut comment_moves = Vec::new();
+        let paths: std::collections::BTreeSet<&PathBuf> =
+            expected.keys().chain(actual.keys()).collect();
+        for path in paths {
+            let (before, after) = (expected.get(path), actual.get(path));
+            if before == after {
+                continue;
+            }
+            let shown = self.show(path);
+            diff.push_str(&unified_diff(&shown, before, after));
+            if let (Some(Entry::File { bytes: old, .. }), Some(Entry::File { bytes: new, .. })) =
+                (before, after)
+            {
+                if is_model_file(path) {
+                    comment_moves.extend(moves::moves(path, &shown, old, new));
+                }
+            }
+            changed.push(shown);
+        }
+        let timed_out = outcome.timed_out;
+        let ok = changed.is_empty() && !timed_out && outcome.succeeded();
+        let message = if timed_out {
+            Some(format!(
+                "timed out after {}",
+                format_duration(self.target.timeout)
+            ))
+        } else {
+            None
+        };
+        CheckResult {
+            kind,
+            mutant,
+            ok,
+            changed,
+            diff,
+            comment_moves,
+            command_status: outcome.status,
+            timed_out,
+            stdout: outcome.stdout.clone(),
+            stderr: outcome.stderr.clone(),
+            duration_ms: outcome.duration.as_millis() as u64,
+            message,
+        }
+    }
+
+    /// A repository path as the report shows it: relative to the command's folder.
+    fn show(&self, path: &Path) -> String {
+        match path.strip_prefix(self.relative_dir) {
+            Ok(inside) => inside.display().to_string(),
+            Err(_) => {
+                let ups = self.relative_dir.components().count();
+                format!("{}{}", "../".repeat(ups), path.display())
+            }
+        }
+    }
+}
+
+fn is_model_file(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|extension| extension == "yaml" || extension == "yml" || extension == "tpl")
+}
+
+/// `what must be` → `what is`, with `a/` and `b/` headers; `/dev/null` for a file
+/// that must not exist or is missing.
+fn unified_diff(path: &str, before: Option<&Entry>, after: Option<&Entry>) -> String {
+    let text = |entry: Option<&Entry>| -> Option<String> {
+        match entry {
+            None => Some(String::new()),
+            Some(Entry::File { bytes, .. }) => String::from_utf8(bytes.to_vec()).ok(),
+            Some(Entry::Link(target)) => Some(format!("symlink to {}\n", target.display())),
+        }
+    };
+    let (Some(old), Some(new)) = (text(before), text(after)) else {
+        return format!("Binary files a/{path} and b/{path} differ\n");
+    };
+    let old_header = if before.is_some() {
+        format!("a/{path}")
+    } else {
+        "/dev/null".to_string()
+    };
+    let new_header = if after.is_some() {
+        format!("b/{path}")
+    } else {
+        "/dev/null".to_string()
+    };
+    let diff = similar::TextDiff::from_lines(&old, &new);
+    let mut out = diff
+        .unified_diff()
+        .context_radius(3)
+        .header(&old_header, &new_header)
+        .to_string();
+    if out.is_empty() {
+        // Same lines, other bytes: only the executable bit or a final newline.
+        out = format!("--- {old_header}\n+++ {new_header}\n(file mode or symlink differs)\n");
+    }
+    out
+}
+
+fn display(root: &Path, path: &Path) -> String {
+    let path = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+    let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    match path.strip_prefix(&root) {
+        Ok(relative) if relative.as_os_str().is_empty() => ".".into(),
+        Ok(relative) => relative.display().to_string(),
+        Err(_) => path.display().to_string(),
+    }
+}
+
+/// `3s`, `1m30s`, `250ms`.
+pub fn format_duration(duration: Duration) -> String {
+    let millis = duration.as_millis();
+    if millis < 1000 {
+        return format!("{millis}ms");
+    }
+    let seconds = duration.as_secs();
+    if seconds < 60 {
+        return format!("{seconds}s");
+    }
+    format!("{}m{}s", seconds / 60, seconds % 60)
+}

@@ -1,0 +1,136 @@
+//! Output of `tether idem`: per target, one line per check, and for a failing check
+//! its unified diff, the comments that moved, and the command's own output.
+
+use std::fmt::Write;
+
+use serde::Serialize;
+
+use crate::idem::{format_duration, CheckResult, IdemReport};
+
+/// The human report.
+pub fn human(report: &IdemReport) -> String {
+    let mut out = String::new();
+    for target in &report.targets {
+        let _ = writeln!(out, "idem {}: `{}`", target.dir, target.run);
+        for check in &target.checks {
+            let name = match &check.mutant {
+                Some(mutant) => format!("{} {mutant}", check.kind.as_str()),
+                None => check.kind.as_str().to_string(),
+            };
+            let verdict = if check.ok { "ok  " } else { "FAIL" };
+            let _ = writeln!(
+                out,
+                "  {verdict} {name} ({})",
+                format_duration(std::time::Duration::from_millis(check.duration_ms))
+            );
+            if !check.ok {
+                failure(&mut out, check);
+            }
+        }
+    }
+    if !report.user_tree_changes.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nerror: files of your tree changed while tether ran; tether never writes there, so the command wrote outside its sandbox (or something else did):"
+        );
+        for path in &report.user_tree_changes {
+            let _ = writeln!(out, "  {path}");
+        }
+    }
+    let failed = report.failed();
+    let _ = if failed == 0 {
+        writeln!(out, "\ntether idem: all {} checks passed", report.checks())
+    } else {
+        writeln!(
+            out,
+            "\ntether idem: {failed} of {} checks failed",
+            report.checks()
+        )
+    };
+    out
+}
+
+fn failure(out: &mut String, check: &CheckResult) {
+    if let Some(message) = &check.message {
+        let _ = writeln!(out, "       {message}");
+    }
+    if !check.changed.is_empty() {
+        let what = match check.kind {
+            crate::idem::CheckKind::NoOp => "changed on the committed files",
+            crate::idem::CheckKind::Fixpoint => "changed again on a second run",
+            crate::idem::CheckKind::SelfHeal => "not restored byte for byte",
+        };
+        let _ = writeln!(out, "       {what}: {}", check.changed.join(", "));
+    }
+    for moved in &check.comment_moves {
+        let _ = writeln!(
+            out,
+            "       comment moved in {}: {:?}\n         {} -> {}",
+            moved.file,
+            first_line(&moved.text),
+            quoted(&moved.from),
+            quoted(&moved.to)
+        );
+    }
+    for line in check.diff.lines() {
+        let _ = writeln!(out, "       {line}");
+    }
+    // The command's own output matters when it failed; otherwise the diff says it all.
+    let command_failed = check.timed_out || check.command_status != Some(0);
+    for (name, stream) in [("stdout", &check.stdout), ("stderr", &check.stderr)] {
+        if command_failed && !stream.trim().is_empty() {
+            let _ = writeln!(out, "       command {name}:");
+            for line in stream.trim_end().lines() {
+                let _ = writeln!(out, "       | {line}");
+            }
+        }
+    }
+}
+
+fn first_line(text: &str) -> String {
+    let line = text.lines().next().unwrap_or("");
+    if text.lines().count() > 1 {
+        format!("{line} …")
+    } else {
+        line.to_string()
+    }
+}
+
+fn quoted(path: &Option<String>) -> String {
+    match path {
+        Some(path) => format!("{path:?}"),
+        None => "no key".to_string(),
+    }
+}
+
+#[derive(Serialize)]
+struct JsonReport<'a> {
+    targets: Vec<JsonTarget<'a>>,
+    user_tree_changes: &'a [String],
+}
+
+#[derive(Serialize)]
+struct JsonTarget<'a> {
+    dir: &'a str,
+    run: &'a str,
+    checks: &'a [CheckResult],
+}
+
+/// The JSON report (the contract in the README).
+pub fn json(report: &IdemReport) -> String {
+    let targets = report
+        .targets
+        .iter()
+        .map(|target| JsonTarget {
+            dir: &target.dir,
+            run: &target.run,
+            checks: &target.checks,
+        })
+        .collect();
+    serde_json::to_string_pretty(&JsonReport {
+        targets,
+        user_tree_changes: &report.user_tree_changes,
+    })
+    .unwrap_or_default()
+        + "\n"
+}
