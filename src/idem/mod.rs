@@ -33,6 +33,9 @@ pub struct IdemOptions {
 /// What a run found, per target.
 #[derive(Debug, Clone, Serialize)]
 pub struct IdemReport {
+    /// The self-heal checks were discovered blocks, not configured ones.
+    #[serde(skip)]
+    pub discovered: bool,
     pub targets: Vec<TargetReport>,
     /// Files of the user's tree that changed while tether ran (it never writes there:
     /// a change means the command escaped its sandbox, or someone else wrote).
@@ -153,6 +156,7 @@ pub fn run(
         return Err(IdemError::NoTargets);
     }
     let mut report = IdemReport {
+        discovered: options.discover,
         targets: Vec::new(),
         user_tree_changes: Vec::new(),
     };
@@ -417,9 +421,12 @@ struct Context<'a> {
 
 impl Context<'_> {
     fn run_in(&self, sandbox: &Sandbox) -> std::io::Result<command::RunOutcome> {
+        // A previous run may have deleted its own folder.
+        let dir = sandbox.root.join(self.relative_dir);
+        std::fs::create_dir_all(&dir)?;
         command::run(
             &self.target.run,
-            &sandbox.root.join(self.relative_dir),
+            &dir,
             &self.target.env,
             self.target.timeout,
         )
@@ -570,6 +577,14 @@ fn unified_diff(path: &str, before: Option<&Entry>, after: Option<&Entry>) -> St
     } else {
         "/dev/null".to_string()
     };
+    if old.is_empty() && new.is_empty() {
+        let what = if before.is_none() {
+            "new empty file"
+        } else {
+            "empty file deleted"
+        };
+        return format!("--- {old_header}\n+++ {new_header}\n({what})\n");
+    }
     let diff = similar::TextDiff::from_lines(&old, &new);
     let mut out = diff
         .unified_diff()

@@ -37,6 +37,9 @@ pub fn human(report: &IdemReport) -> String {
             let _ = writeln!(out, "  {path}");
         }
     }
+    if report.discovered {
+        discovered(&mut out, report);
+    }
     let failed = report.failed();
     let _ = if failed == 0 {
         writeln!(out, "\ntether idem: all {} checks passed", report.checks())
@@ -48,6 +51,33 @@ pub fn human(report: &IdemReport) -> String {
         )
     };
     out
+}
+
+/// With `--discover`: the blocks that heal, ready for tether.toml.
+fn discovered(out: &mut String, report: &IdemReport) {
+    for target in &report.targets {
+        let healing: Vec<&str> = target
+            .checks
+            .iter()
+            .filter(|check| check.kind == crate::idem::CheckKind::SelfHeal && check.ok)
+            .filter_map(|check| check.mutant.as_deref())
+            .collect();
+        let tried = target
+            .checks
+            .iter()
+            .filter(|check| check.kind == crate::idem::CheckKind::SelfHeal)
+            .count();
+        let _ = writeln!(
+            out,
+            "\n{} of {tried} top-level blocks heal in {}; for its [[idem]] entry:\nself-heal = [",
+            healing.len(),
+            target.dir
+        );
+        for opening in healing {
+            let _ = writeln!(out, "  {opening:?},");
+        }
+        let _ = writeln!(out, "]");
+    }
 }
 
 fn failure(out: &mut String, check: &CheckResult) {

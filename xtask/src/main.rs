@@ -6,6 +6,7 @@
 
 mod bench;
 mod bench_check;
+mod ci;
 mod codegen;
 mod print_tree;
 
@@ -29,6 +30,8 @@ Tasks:
   bench-instructions [--corpus DIR]
                          count instructions (valgrind) of parsing alone and of the
                          whole pipeline over the corpus: steadier than time
+  ci                     install the tools the tests drive (git, make, GNU sed) if
+                         missing, then run the whole test suite
   codegen [--check]      write docs/rules.md and schemas/tether.schema.json from
                          the code; with --check, fail with a diff if they are stale
                          (both run `cargo test --test codegen`)
@@ -70,6 +73,7 @@ fn run() -> Result<()> {
             [check] if check == "--check" => codegen::codegen(true),
             _ => bail!("usage: cargo xtask codegen [--check]"),
         },
+        "ci" => ci::ci(),
         "print-tree" => match rest.as_slice() {
             [file] => print_tree::print_tree(Path::new(file)),
             _ => bail!("usage: cargo xtask print-tree FILE"),

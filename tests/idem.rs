@@ -1,0 +1,419 @@
+//! `tether idem` on fixture repositories built in temporary folders with `git init`:
+//! healthy and broken regeneration targets, commands that misbehave, Ctrl-C. Each
+//! test also proves the user's tree is left byte-identical.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// `git`, `make` and GNU `sed` are needed; without them a test fails in CI and is
+/// skipped with a printed reason elsewhere.
+fn tools_present() -> bool {
+    let missing: Vec<&str> = ["git", "make", "sed"]
+        .into_iter()
+        .filter(|tool| Command::new(tool).arg("--version").output().is_err())
+        .collect();
+    if missing.is_empty() {
+        return true;
+    }
+    if std::env::var("CI").as_deref() == Ok("true") {
+        panic!("tools missing in CI: {missing:?}; .ci/run (cargo xtask ci) installs them");
+    }
+    eprintln!("skipping: {missing:?} not installed");
+    false
+}
+
+/// A git repository holding `files`, committed.
+fn repository(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (path, text) in files {
+        let path = dir.path().join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    git(dir.path(), &["init", "-q"]);
+    git(dir.path(), &["add", "-A"]);
+    git(
+        dir.path(),
+        &[
+            "-c",
+            "user.email=t@example.com",
+            "-c",
+            "user.name=t",
+            "commit",
+            "-qm",
+            "fixture",
+        ],
+    );
+    dir
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let status = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .status()
+        .unwrap();
+    assert!(status.success(), "git {args:?} failed");
+}
+
+/// A copy of a fixture folder of this repository, as its own git repository.
+fn repository_from(fixture: &str) -> tempfile::TempDir {
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join(fixture);
+    let mut files = Vec::new();
+    collect(&source, &source, &mut files);
+    let owned: Vec<(String, String)> = files
+        .into_iter()
+        .map(|path| {
+            let text = std::fs::read_to_string(source.join(&path)).unwrap();
+            (path.display().to_string(), text)
+        })
+        .collect();
+    let borrowed: Vec<(&str, &str)> = owned
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    repository(&borrowed)
+}
+
+fn collect(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            collect(root, &path, out);
+        } else {
+            out.push(path.strip_prefix(root).unwrap().to_path_buf());
+        }
+    }
+}
+
+/// Every file under `dir` (`.git` included) with its bytes.
+fn fingerprint(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let mut files = Vec::new();
+    collect(dir, dir, &mut files);
+    files
+        .into_iter()
+        .map(|path| {
+            let bytes = std::fs::read(dir.join(&path)).unwrap();
+            (path, bytes)
+        })
+        .collect()
+}
+
+/// Runs `tether idem ARGS` in `dir`, asserting the tree is left byte-identical, and
+/// renders exit code and output with temporary paths and durations filtered.
+fn idem(dir: &Path, args: &[&str]) -> String {
+    let before = fingerprint(dir);
+    // Sandboxes go to a folder of the test's own, which must be empty afterwards.
+    let temporary = tempfile::tempdir().unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_tether"))
+        .arg("idem")
+        .args(args)
+        .env("TMPDIR", temporary.path())
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert_eq!(
+        before,
+        fingerprint(dir),
+        "tether idem changed the user's tree"
+    );
+    let left: Vec<_> = std::fs::read_dir(temporary.path())
+        .unwrap()
+        .flatten()
+        .map(|entry| entry.file_name())
+        .filter(|name| name.to_string_lossy().starts_with("tether-idem-"))
+        .collect();
+    assert!(left.is_empty(), "sandbox copies left behind: {left:?}");
+    let render = format!(
+        "exit code: {}\n----- stdout -----\n{}----- stderr -----\n{}",
+        output
+            .status
+            .code()
+            .map_or("signal".into(), |c| c.to_string()),
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr),
+    );
+    filter(&render.replace(&dir.display().to_string(), "[REPO]"))
+}
+
+/// Durations and numbers that change from run to run.
+fn filter(text: &str) -> String {
+    let durations = regex::Regex::new(r"\((\d+ms|\d+s|\d+m\d+s)\)").unwrap();
+    let millis = regex::Regex::new(r#""duration_ms": \d+"#).unwrap();
+    let stamp = regex::Regex::new(r"\b\d{15,}\b").unwrap();
+    let text = durations.replace_all(text, "(…)");
+    let text = millis.replace_all(&text, r#""duration_ms": 0"#);
+    stamp.replace_all(&text, "[STAMP]").into_owned()
+}
+
+macro_rules! assert_idem_snapshot {
+    ($name:literal, $value:expr) => {
+        insta::with_settings!({
+            snapshot_path => "../snapshots",
+            prepend_module_to_snapshot => false,
+            omit_expression => true,
+        }, {
+            insta::assert_snapshot!(concat!("idem__", $name), $value);
+        });
+    };
+}
+
+const CONFIGMAP: &str = "\
+data:
+  first: 1
+  {{- with .Values.extra }}
+  extra: {{ . }}
+  {{- end }}
+  {{- with .Values.more }}
+  more: {{ . }}
+  {{- end }}
+  last: 2
+";
+
+/// Inserts each block before `last:` when it is missing. With `reversed`, the
+/// second block is inserted first, so they come back in the wrong order.
+fn makefile(reversed: bool) -> String {
+    let extra = "\tgrep -qxF '  {{- with .Values.extra }}' templates/cm.yaml || sed -i '/^  last:/i\\  {{- with .Values.extra }}\\n  extra: {{ . }}\\n  {{- end }}' templates/cm.yaml\n";
+    let more = "\tgrep -qxF '  {{- with .Values.more }}' templates/cm.yaml || sed -i '/^  last:/i\\  {{- with .Values.more }}\\n  more: {{ . }}\\n  {{- end }}' templates/cm.yaml\n";
+    // Restored bottom-up: `more` above `last:`, then `extra` above `more`'s block.
+    let extra_above_more = "\tgrep -qxF '  {{- with .Values.extra }}' templates/cm.yaml || sed -i '/^  {{- with \\.Values\\.more }}$$/i\\  {{- with .Values.extra }}\\n  extra: {{ . }}\\n  {{- end }}' templates/cm.yaml\n";
+    let body = if reversed {
+        format!("{more}{extra}")
+    } else {
+        format!("{more}{extra_above_more}")
+    };
+    format!(".PHONY: update\nupdate:\n{body}")
+}
+
+const IDEM_TOML: &str = "\
+[[idem]]
+run = \"make -s update\"
+files = [\"templates/*.yaml\"]
+self-heal = [\"{{- with .Values.extra }}\", \"{{- with .Values.more }}\"]
+timeout = \"20s\"
+";
+
+#[test]
+fn healthy_target_passes() {
+    if !tools_present() {
+        return;
+    }
+    let repo = repository(&[
+        ("chart/Makefile", &makefile(false)),
+        ("chart/templates/cm.yaml", CONFIGMAP),
+        ("chart/tether.toml", IDEM_TOML),
+    ]);
+    let chart = repo.path().join("chart");
+    assert_idem_snapshot!("healthy", idem(&chart, &[]));
+    assert_idem_snapshot!("healthy_json", idem(&chart, &["--format", "json"]));
+}
+
+#[test]
+fn blocks_restored_in_another_order_fail_with_a_diff() {
+    if !tools_present() {
+        return;
+    }
+    let repo = repository(&[
+        ("Makefile", &makefile(true)),
+        ("templates/cm.yaml", CONFIGMAP),
+        ("tether.toml", IDEM_TOML),
+    ]);
+    assert_idem_snapshot!("wrong_order", idem(repo.path(), &[]));
+}
+
+#[test]
+fn discover_lists_the_blocks_that_heal() {
+    if !tools_present() {
+        return;
+    }
+    let repo = repository(&[
+        ("Makefile", &makefile(true)),
+        ("templates/cm.yaml", CONFIGMAP),
+    ]);
+    assert_idem_snapshot!(
+        "discover",
+        idem(
+            repo.path(),
+            &[
+                "--run",
+                "make -s update",
+                "--files",
+                "templates/*.yaml",
+                "--discover"
+            ]
+        )
+    );
+}
+
+#[test]
+fn naive_kubevirt_update_moves_the_eviction_comment() {
+    if !tools_present() {
+        return;
+    }
+    let repo = repository_from("tests/fixtures/idem/kubevirt-naive");
+    let output = idem(repo.path(), &["--format", "json"]);
+    let moved = regex::Regex::new(
+        r#""from": "spec.configuration.evictionStrategy",\s*"to": "spec.configuration.permittedHostDevices""#,
+    )
+    .unwrap();
+    assert!(moved.is_match(&output), "{output}");
+    assert_idem_snapshot!("kubevirt_naive", idem(repo.path(), &[]));
+}
+
+#[test]
+fn example_chart_heals_byte_for_byte() {
+    if !tools_present() {
+        return;
+    }
+    let repo = repository_from("examples/kubevirt");
+    assert_idem_snapshot!("kubevirt_example", idem(repo.path(), &[]));
+}
+
+#[test]
+fn nondeterministic_output_and_new_files_fail_no_op() {
+    if !tools_present() {
+        return;
+    }
+    let repo = repository(&[("templates/stamp.yaml", "stamp: 0\n")]);
+    let stamp = idem(
+        repo.path(),
+        &[
+            "--run",
+            "echo \"stamp: $(date +%s%N)\" > templates/stamp.yaml",
+            "--files",
+            "templates/*.yaml",
+        ],
+    );
+    let created = idem(
+        repo.path(),
+        &[
+            "--run",
+            "touch templates/new.yaml",
+            "--files",
+            "templates/*.yaml",
+        ],
+    );
+    assert_idem_snapshot!(
+        "nondeterministic_and_new_file",
+        format!("{stamp}\n{created}")
+    );
+}
+
+#[test]
+fn misbehaving_commands_leave_the_tree_alone() {
+    if !tools_present() {
+        return;
+    }
+    let repo = repository(&[("templates/cm.yaml", CONFIGMAP), ("README.md", "keep me\n")]);
+    let cases: &[(&str, &[&str])] = &[
+        ("destructive", &["--run", "rm -rf ./* ./.git", "--files", "templates/*.yaml"]),
+        (
+            "escaping",
+            &[
+                "--run",
+                "echo escaped > ../escaped.txt; echo deeper > ../../../../escaped.txt; cd .. && rm -rf repo",
+                "--files",
+                "templates/*.yaml",
+            ],
+        ),
+        ("hanging", &["--run", "sleep 30", "--files", "templates/*.yaml", "--timeout", "1s"]),
+        ("missing", &["--run", "nosuchcommand --update", "--files", "templates/*.yaml"]),
+        ("failing", &["--run", "echo broken >&2; exit 3", "--files", "templates/*.yaml"]),
+        ("no-files", &["--run", "true", "--files", "charts/*.yaml"]),
+    ];
+    let mut out = String::new();
+    for (name, args) in cases {
+        out.push_str(&format!("### {name}\n{}\n", idem(repo.path(), args)));
+    }
+    assert_idem_snapshot!("misbehaving", out);
+}
+
+#[test]
+fn bsd_sed_is_named_not_passed() {
+    if !tools_present() {
+        return;
+    }
+    let repo = repository(&[
+        ("Makefile", &makefile(false)),
+        ("templates/cm.yaml", CONFIGMAP),
+        ("tether.toml", IDEM_TOML),
+    ]);
+    // A `sed` first on PATH that answers like BSD sed.
+    let bin = tempfile::tempdir().unwrap();
+    let fake = bin.path().join("sed");
+    std::fs::write(
+        &fake,
+        "#!/bin/sh\necho 'usage: sed script [-Ealnru] [-i extension] [file ...]' >&2\nexit 1\n",
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.path().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let before = fingerprint(repo.path());
+    let output = Command::new(env!("CARGO_BIN_EXE_tether"))
+        .arg("idem")
+        .env("PATH", path)
+        .current_dir(repo.path())
+        .output()
+        .unwrap();
+    assert_eq!(before, fingerprint(repo.path()));
+    assert_eq!(output.status.code(), Some(2));
+    assert_idem_snapshot!(
+        "bsd_sed",
+        String::from_utf8_lossy(&output.stderr).into_owned()
+    );
+}
+
+/// Ctrl-C while a command runs: the commands are killed and no sandbox copy is left.
+#[test]
+fn interrupt_leaves_no_temporary_folder() {
+    if !tools_present() {
+        return;
+    }
+    let repo = repository(&[("templates/cm.yaml", CONFIGMAP)]);
+    let temporary = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tether"))
+        .args([
+            "idem",
+            "--run",
+            "touch started; sleep 60",
+            "--files",
+            "templates/*.yaml",
+        ])
+        .env("TMPDIR", temporary.path())
+        .current_dir(repo.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = || {
+        let mut found = Vec::new();
+        collect(temporary.path(), temporary.path(), &mut found);
+        found.iter().any(|path| path.ends_with("started"))
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !started() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the command never started"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // SAFETY: sends SIGINT to the child we spawned.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    let left: Vec<_> = std::fs::read_dir(temporary.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+}

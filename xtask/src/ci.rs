@@ -1,0 +1,70 @@
+//! `cargo xtask ci`: the whole test suite on a fresh machine. It installs the tools
+//! the tests drive (git, make, GNU sed: `tether idem` runs real regeneration
+//! commands) with apt when they are missing, then runs `cargo test`.
+
+use std::process::Command;
+
+use anyhow::{bail, ensure, Context, Result};
+
+/// Tools the tests need, and the Debian package that has each.
+const TOOLS: &[(&str, &str)] = &[("git", "git"), ("make", "make"), ("sed", "sed")];
+
+pub fn ci() -> Result<()> {
+    let missing: Vec<&str> = TOOLS
+        .iter()
+        .filter(|(tool, _)| !works(tool))
+        .map(|(_, package)| *package)
+        .collect();
+    if !missing.is_empty() {
+        install(&missing)?;
+    }
+    let sed = Command::new("sed").arg("--version").output()?;
+    ensure!(
+        String::from_utf8_lossy(&sed.stdout).contains("GNU sed"),
+        "`sed` is not GNU sed; the idem tests need GNU sed first on PATH"
+    );
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let status = Command::new(cargo)
+        .args(["test", "--locked", "--workspace"])
+        .current_dir(crate::project_root())
+        .status()
+        .context("cannot run cargo test")?;
+    ensure!(status.success(), "cargo test failed");
+    Ok(())
+}
+
+fn works(tool: &str) -> bool {
+    Command::new(tool)
+        .arg("--version")
+        .output()
+        .is_ok_and(|output| output.status.success())
+}
+
+fn install(packages: &[&str]) -> Result<()> {
+    let root = Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|output| String::from_utf8_lossy(&output.stdout).trim() == "0");
+    let prefix: &[&str] = if root { &[] } else { &["sudo"] };
+    if !root && !works("sudo") {
+        bail!("missing {packages:?} and not root: install them with apt-get and run again");
+    }
+    eprintln!("xtask ci: installing {packages:?} with apt-get");
+    let run = |args: &[&str]| -> Result<()> {
+        let mut command = Command::new(prefix.first().copied().unwrap_or("apt-get"));
+        if !prefix.is_empty() {
+            command.arg("apt-get");
+        }
+        let status = command
+            .args(args)
+            .env("DEBIAN_FRONTEND", "noninteractive")
+            .status()
+            .context("cannot run apt-get")?;
+        ensure!(status.success(), "apt-get {args:?} failed");
+        Ok(())
+    };
+    run(&["update", "-q"])?;
+    let mut install = vec!["install", "-y", "-q", "--no-install-recommends"];
+    install.extend_from_slice(packages);
+    run(&install)
+}
