@@ -2,6 +2,8 @@
 //! healthy and broken regeneration targets, commands that misbehave, Ctrl-C. Each
 //! test also proves the user's tree is left byte-identical.
 
+#![allow(clippy::print_stderr)]
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -93,7 +93,8 @@ pub fn run(args: &BenchArgs, parse_all_cores: Duration) -> Result<()> {
             kib as f64 * 1024.0 / 1e6
         );
     }
-    yamllint(&tether, &corpus, args.runs)
+    yamllint(&tether, &corpus, args.runs)?;
+    crate::bench_idem::run(args)
 }
 
 /// tether's and yamllint's comment rules over the files both read: `values*.yaml`

@@ -6,6 +6,7 @@
 
 mod bench;
 mod bench_check;
+mod bench_idem;
 mod ci;
 mod codegen;
 mod print_tree;

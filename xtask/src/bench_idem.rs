@@ -1,0 +1,121 @@
+//! The `tether idem` part of `cargo xtask bench`: how long a sandbox copy of the
+//! corpus takes, and what `tether idem` costs over running the command by hand.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{ensure, Context, Result};
+use tether::idem::sandbox::{read_contents, Sandbox, Source};
+
+use crate::BenchArgs;
+
+pub fn run(args: &BenchArgs) -> Result<()> {
+    // 1. The sandbox copy of a corpus-sized repository: list, read, write.
+    let mut list = Duration::MAX;
+    let mut read = Duration::MAX;
+    let mut write = Duration::MAX;
+    let mut files = 0;
+    let mut bytes = 0;
+    for _ in 0..args.runs {
+        let start = Instant::now();
+        let source = Source::around(&args.corpus)?;
+        list = list.min(start.elapsed());
+        let start = Instant::now();
+        let contents = read_contents(&source.root, &source.files)?;
+        read = read.min(start.elapsed());
+        files = contents.len();
+        bytes = source
+            .files
+            .iter()
+            .map(|path| std::fs::metadata(source.root.join(path)).map_or(0, |m| m.len()))
+            .sum::<u64>();
+        let start = Instant::now();
+        let sandbox = Sandbox::create(&contents)?;
+        write = write.min(start.elapsed());
+        drop(sandbox);
+    }
+    println!("\n## tether idem\n");
+    println!(
+        "Sandbox copy of the corpus ({files} files, {:.1} MB), best of {}:\n",
+        bytes as f64 / 1e6,
+        args.runs
+    );
+    println!("| step | seconds |\n|---|---:|");
+    println!("| list the files | {:.3} |", list.as_secs_f64());
+    println!("| read them | {:.3} |", read.as_secs_f64());
+    println!("| write the copy | {:.3} |", write.as_secs_f64());
+    println!("| total | {:.3} |", (list + read + write).as_secs_f64());
+
+    // 2. tether idem on the example chart against `make update` run by hand as many
+    //    times as tether runs it (no-op, fixpoint, 7 self-heal mutants: 9 runs).
+    let tether = std::env::current_exe()?
+        .parent()
+        .context("no folder for the xtask binary")?
+        .join("tether");
+    let example = crate::project_root().join("examples/kubevirt");
+    let by_hand_copy = tempfile::tempdir()?;
+    copy_folder(&example, by_hand_copy.path())?;
+    let runs = 9;
+    let mut idem_best = Duration::MAX;
+    let mut idem_one_job = Duration::MAX;
+    let mut by_hand = Duration::MAX;
+    for _ in 0..args.runs {
+        idem_best = idem_best.min(time(Command::new(&tether).arg("idem").arg(&example))?);
+        idem_one_job = idem_one_job.min(time(
+            Command::new(&tether).args(["idem", "--jobs", "1"]).arg(&example),
+        )?);
+        let start = Instant::now();
+        for _ in 0..runs {
+            let status = Command::new("make")
+                .args(["-s", "update"])
+                .current_dir(by_hand_copy.path())
+                .stdout(Stdio::null())
+                .status()?;
+            ensure!(status.success(), "make update failed in the copy");
+        }
+        by_hand = by_hand.min(start.elapsed());
+    }
+    println!(
+        "\n`tether idem examples/kubevirt` (9 runs of `make update`) against the same 9 runs by hand, best of {}:\n",
+        args.runs
+    );
+    println!("| run | seconds | × by hand |\n|---|---:|---:|");
+    for (name, time) in [
+        ("`make update` × 9 by hand, one after the other", by_hand),
+        ("`tether idem`, all cores", idem_best),
+        ("`tether idem --jobs 1`", idem_one_job),
+    ] {
+        println!(
+            "| {name} | {:.3} | {:.2} |",
+            time.as_secs_f64(),
+            time.as_secs_f64() / by_hand.as_secs_f64()
+        );
+    }
+    Ok(())
+}
+
+fn time(command: &mut Command) -> Result<Duration> {
+    let start = Instant::now();
+    let status = command
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .context("cannot run tether")?;
+    ensure!(status.success(), "{command:?} failed: {status}");
+    Ok(start.elapsed())
+}
+
+fn copy_folder(from: &Path, to: &Path) -> Result<()> {
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let target = to.join(entry.file_name());
+        if entry.file_type()?.is_dir() {
+            std::fs::create_dir_all(&target)?;
+            copy_folder(&entry.path(), &target)?;
+        } else {
+            std::fs::copy(entry.path(), &target)?;
+        }
+    }
+    Ok(())
+}
