@@ -187,11 +187,7 @@ pub fn check_bytes(
         ));
     }
     let (actions, masked) = if is_template && source.text.len() <= MAX_FILE_BYTES {
-        let (actions, errors) = template::lex::lex(&source.text);
-        for error in errors {
-            problems.push(Problem::new(source.line_of(error.offset), error.message));
-        }
-        let masked = template::mask::mask(&source.text, &actions);
+        let (actions, masked) = template::lex_and_mask(&source, &mut problems);
         (actions, Some(masked))
     } else {
         (Vec::new(), None)

@@ -5,8 +5,21 @@ pub mod mask;
 
 use std::ops::Range;
 
-use crate::source::SourceFile;
+use crate::source::{Problem, SourceFile};
 use lex::{Action, ActionKind, Keyword};
+
+/// Lexes and masks a template, adding an unclosed action's problem to `problems`.
+pub fn lex_and_mask(
+    source: &SourceFile,
+    problems: &mut Vec<Problem>,
+) -> (Vec<Action>, mask::Masked) {
+    let (actions, errors) = lex::lex(&source.text);
+    for error in errors {
+        problems.push(Problem::new(source.line_of(error.offset), error.message));
+    }
+    let masked = mask::mask(&source.text, &actions);
+    (actions, masked)
+}
 
 /// A `{{ define "name" }}` … `{{ end }}` block at the top level of a file. Its body
 /// is a YAML fragment of its own, indented for where it is included, so it is

@@ -173,13 +173,7 @@ pub fn model_file(source: &SourceFile, is_template: bool) -> FileModel {
     }
 
     let (actions, masked) = if is_template {
-        let (actions, errors) = template::lex::lex(&source.text);
-        for error in errors {
-            model
-                .problems
-                .push(Problem::new(source.line_of(error.offset), error.message));
-        }
-        let masked = template::mask::mask(&source.text, &actions);
+        let (actions, masked) = template::lex_and_mask(source, &mut model.problems);
         (actions, Some(masked))
     } else {
         (Vec::new(), None)

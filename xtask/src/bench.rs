@@ -90,31 +90,9 @@ pub fn bench_run(args: &BenchArgs) -> Result<()> {
     let threads = rayon::current_num_threads();
 
     // Inputs of (b), prepared untimed: the masked text and its documents' bytes.
-    let masked: Vec<Option<String>> = files
-        .iter()
-        .map(|f| f.is_template.then(|| mask(&f.text, &lex(&f.text).0).text))
-        .collect();
+    let masked = mask_corpus(&files);
     let masked_bytes: usize = masked.iter().flatten().map(String::len).sum();
-    let prepared: Vec<Prepared> = files
-        .iter()
-        .zip(&masked)
-        .map(|(file, masked)| {
-            let text = masked.as_deref().unwrap_or(&file.text);
-            let source = SourceFile::from_text(&file.path, &file.text);
-            let actions = if file.is_template {
-                lex(&file.text).0
-            } else {
-                Vec::new()
-            };
-            let documents = documents(&source, text, file.is_template, &actions)
-                .into_iter()
-                // Longer documents are recovered from indentation, never parsed.
-                .filter(|document| document.segment.lines.len() <= MAX_DOCUMENT_LINES)
-                .map(|document| document.bytes)
-                .collect();
-            Prepared { text, documents }
-        })
-        .collect();
+    let prepared = prepare(&files, &masked);
     let baseline_rss = status_kib("VmRSS:");
 
     // (a) lex + mask, templates only.
@@ -306,29 +284,8 @@ overhead of lex+mask+anchor over tree-sitter parsing, in instructions: {:.1}% \
 /// and prepares the corpus, which every phase does first.
 pub fn bench_phase(phase: &str, args: &BenchArgs) -> Result<()> {
     let files = read_corpus(&args.corpus)?;
-    let masked: Vec<Option<String>> = files
-        .iter()
-        .map(|f| f.is_template.then(|| mask(&f.text, &lex(&f.text).0).text))
-        .collect();
-    let prepared: Vec<Prepared> = files
-        .iter()
-        .zip(&masked)
-        .map(|(file, masked)| {
-            let text = masked.as_deref().unwrap_or(&file.text);
-            let source = SourceFile::from_text(&file.path, &file.text);
-            let actions = if file.is_template {
-                lex(&file.text).0
-            } else {
-                Vec::new()
-            };
-            let documents = documents(&source, text, file.is_template, &actions)
-                .into_iter()
-                .filter(|document| document.segment.lines.len() <= MAX_DOCUMENT_LINES)
-                .map(|document| document.bytes)
-                .collect();
-            Prepared { text, documents }
-        })
-        .collect();
+    let masked = mask_corpus(&files);
+    let prepared = prepare(&files, &masked);
     let copies: Vec<Vec<u8>> = files.iter().map(|f| f.text.as_bytes().to_vec()).collect();
     match phase {
         "none" => {}
@@ -347,6 +304,38 @@ pub fn bench_phase(phase: &str, args: &BenchArgs) -> Result<()> {
         other => anyhow::bail!("unknown phase `{other}`: none, parse or pipeline"),
     }
     Ok(())
+}
+
+/// The masked text of every template of the corpus (`None` for plain YAML).
+fn mask_corpus(files: &[CorpusFile]) -> Vec<Option<String>> {
+    files
+        .iter()
+        .map(|f| f.is_template.then(|| mask(&f.text, &lex(&f.text).0).text))
+        .collect()
+}
+
+/// The inputs of the parse phase: each file's masked text and the byte ranges of the
+/// documents the library would parse (longer ones are recovered, never parsed).
+fn prepare<'a>(files: &'a [CorpusFile], masked: &'a [Option<String>]) -> Vec<Prepared<'a>> {
+    files
+        .iter()
+        .zip(masked)
+        .map(|(file, masked)| {
+            let text = masked.as_deref().unwrap_or(&file.text);
+            let source = SourceFile::from_text(&file.path, &file.text);
+            let actions = if file.is_template {
+                lex(&file.text).0
+            } else {
+                Vec::new()
+            };
+            let documents = documents(&source, text, file.is_template, &actions)
+                .into_iter()
+                .filter(|document| document.segment.lines.len() <= MAX_DOCUMENT_LINES)
+                .map(|document| document.bytes)
+                .collect();
+            Prepared { text, documents }
+        })
+        .collect()
 }
 
 /// Runs `bench-rss` in a fresh process and returns its peak RSS in KiB.

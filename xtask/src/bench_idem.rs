@@ -63,7 +63,9 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     for _ in 0..args.runs {
         idem_best = idem_best.min(time(Command::new(&tether).arg("idem").arg(&example))?);
         idem_one_job = idem_one_job.min(time(
-            Command::new(&tether).args(["idem", "--jobs", "1"]).arg(&example),
+            Command::new(&tether)
+                .args(["idem", "--jobs", "1"])
+                .arg(&example),
         )?);
         let start = Instant::now();
         for _ in 0..runs {
