@@ -2,7 +2,8 @@
 //! the tests drive (git, make, GNU sed: `tether idem` runs real regeneration
 //! commands) with apt when they are missing, then runs `cargo test`.
 
-use std::process::Command;
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
 
 use anyhow::{bail, ensure, Context, Result};
 
@@ -24,13 +25,39 @@ pub fn ci() -> Result<()> {
         "`sed` is not GNU sed; the idem tests need GNU sed first on PATH"
     );
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let status = Command::new(cargo)
+    let mut child = Command::new(cargo)
         .args(["test", "--locked", "--workspace"])
         .current_dir(crate::project_root())
-        .status()
+        .stdout(Stdio::piped())
+        .spawn()
         .context("cannot run cargo test")?;
+    // Echo the test output and add up its `test result:` lines, so the run ends on
+    // one line that counts every test of every binary.
+    let (mut passed, mut failed) = (0usize, 0usize);
+    if let Some(stdout) = child.stdout.take() {
+        for line in BufReader::new(stdout).lines() {
+            let line = line?;
+            println!("{line}");
+            if let Some(result) = line.strip_prefix("test result: ") {
+                passed += count(result, " passed");
+                failed += count(result, " failed");
+            }
+        }
+    }
+    let status = child.wait()?;
+    println!("ci: {passed} passed, {failed} failed");
     ensure!(status.success(), "cargo test failed");
     Ok(())
+}
+
+/// The number before `what` in `ok. 12 passed; 0 failed; …`.
+fn count(result: &str, what: &str) -> usize {
+    result
+        .split(';')
+        .find(|part| part.contains(what))
+        .and_then(|part| part.split_whitespace().rev().nth(1))
+        .and_then(|number| number.parse().ok())
+        .unwrap_or(0)
 }
 
 fn works(tool: &str) -> bool {
