@@ -195,14 +195,12 @@ pub fn check_bytes(
     let masked_text = masked
         .as_ref()
         .map_or(source.text.as_str(), |m| m.text.as_str());
-    let line_count = source.line_count() - usize::from(source.text.ends_with('\n'));
+    let line_starts = source.document_line_starts();
+    let line_count = line_starts.len();
     let directive_lines = masked.as_ref().map_or_else(
         || vec![false; line_count + 1],
         |m| m.directive_lines.clone(),
     );
-    let line_starts: Vec<usize> = (0..line_count)
-        .map(|line| source.line_start(line))
-        .collect();
 
     let mut block_scalar_lines = vec![false; line_count + 1];
     let mut scanned = Vec::new();
@@ -212,11 +210,11 @@ pub fn check_bytes(
         } else {
             Vec::new()
         };
-        for segment in parse::split_documents(masked_text, &line_starts, source.bom_len, &defines) {
+        for segment in parse::split_documents(masked_text, line_starts, source.bom_len, &defines) {
             let found = scan::scan(
                 &source.text,
                 masked_text,
-                &line_starts,
+                line_starts,
                 segment.lines,
                 source.bom_len,
             );

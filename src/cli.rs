@@ -52,35 +52,7 @@ pub enum Command {
     /// Prove that a regeneration command (`make update`) is a no-op on the committed
     /// files, a fixpoint, restores every configured block byte for byte, and keeps
     /// comments on their keys; in sandbox copies, never in your tree.
-    Idem {
-        /// The folder to run in (with --run), or to find tether.toml from. Default: the
-        /// working directory.
-        dir: Option<PathBuf>,
-        /// The configuration file.
-        #[arg(long)]
-        config: Option<PathBuf>,
-        /// A one-off command instead of the [[idem]] entries (run with `sh -c` in DIR).
-        #[arg(long)]
-        run: Option<String>,
-        /// Globs (relative to DIR) of the files the command regenerates (with --run).
-        #[arg(long = "files", value_name = "GLOB")]
-        files: Vec<String>,
-        /// The opening line of a block the command must restore (with --run; repeatable).
-        #[arg(long = "self-heal", value_name = "LINE")]
-        self_heal: Vec<String>,
-        /// How long one run may take (with --run).
-        #[arg(long, default_value = "300s")]
-        timeout: String,
-        /// Try every whole-line top-level block of the files, and print which heal.
-        #[arg(long)]
-        discover: bool,
-        /// Checks run in parallel, each in its own copy. Default: the number of cores.
-        #[arg(long)]
-        jobs: Option<usize>,
-        /// Output format.
-        #[arg(long, value_enum, default_value_t = MapFormat::Text)]
-        format: MapFormat,
-    },
+    Idem(IdemArgs),
     /// List the rules, or print one rule's documentation.
     Rules {
         /// A rule's name.
@@ -147,27 +119,7 @@ pub fn run(args: Args) -> ExitCode {
             select,
         } => check(&paths, config.as_deref(), format, no_cache, full, &select),
         Command::Rules { name } => rules(name.as_deref()),
-        Command::Idem {
-            dir,
-            config,
-            run,
-            files,
-            self_heal,
-            timeout,
-            discover,
-            jobs,
-            format,
-        } => idem(IdemArgs {
-            dir,
-            config,
-            run,
-            files,
-            self_heal,
-            timeout,
-            discover,
-            jobs,
-            format,
-        }),
+        Command::Idem(args) => idem(args),
         Command::Init { folder, force } => init(&folder, force),
     };
     ExitCode::from(code)
@@ -245,16 +197,36 @@ fn check(
     }
 }
 
-struct IdemArgs {
-    dir: Option<PathBuf>,
-    config: Option<PathBuf>,
-    run: Option<String>,
-    files: Vec<String>,
-    self_heal: Vec<String>,
-    timeout: String,
-    discover: bool,
-    jobs: Option<usize>,
-    format: MapFormat,
+/// The arguments of `tether idem`.
+#[derive(Debug, clap::Args)]
+pub struct IdemArgs {
+    /// The folder to run in (with --run), or to find tether.toml from. Default: the
+    /// working directory.
+    pub dir: Option<PathBuf>,
+    /// The configuration file.
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// A one-off command instead of the [[idem]] entries (run with `sh -c` in DIR).
+    #[arg(long)]
+    pub run: Option<String>,
+    /// Globs (relative to DIR) of the files the command regenerates (with --run).
+    #[arg(long = "files", value_name = "GLOB")]
+    pub files: Vec<String>,
+    /// The opening line of a block the command must restore (with --run; repeatable).
+    #[arg(long = "self-heal", value_name = "LINE")]
+    pub self_heal: Vec<String>,
+    /// How long one run may take (with --run).
+    #[arg(long, default_value = "300s")]
+    pub timeout: String,
+    /// Try every whole-line top-level block of the files, and print which heal.
+    #[arg(long)]
+    pub discover: bool,
+    /// Checks run in parallel, each in its own copy. Default: the number of cores.
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = MapFormat::Text)]
+    pub format: MapFormat,
 }
 
 fn idem(args: IdemArgs) -> u8 {

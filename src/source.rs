@@ -75,6 +75,13 @@ impl SourceFile {
         self.line_starts.len()
     }
 
+    /// Where each line of the file's documents starts: every line but the empty one
+    /// after a final newline, which belongs to no document.
+    pub fn document_line_starts(&self) -> &[usize] {
+        let count = self.line_count() - usize::from(self.text.ends_with('\n'));
+        &self.line_starts[..count]
+    }
+
     /// 0-based line that holds `offset`.
     pub fn line_of(&self, offset: usize) -> usize {
         match self.line_starts.binary_search(&offset) {

@@ -182,11 +182,7 @@ pub fn model_file(source: &SourceFile, is_template: bool) -> FileModel {
         .as_ref()
         .map_or(source.text.as_str(), |m| m.text.as_str());
     let directive_lines = masked.as_ref().map_or(&[][..], |m| &m.directive_lines[..]);
-    // The empty "line" after a final newline is not a line of any document.
-    let line_count = source.line_count() - usize::from(source.text.ends_with('\n'));
-    let line_starts: Vec<usize> = (0..line_count)
-        .map(|line| source.line_start(line))
-        .collect();
+    let line_starts = source.document_line_starts();
 
     let defines = if is_template {
         template::defines(source, &actions)
@@ -196,7 +192,7 @@ pub fn model_file(source: &SourceFile, is_template: bool) -> FileModel {
     let parsed = parse::parse_documents(
         &source.text,
         masked_text,
-        &line_starts,
+        line_starts,
         source.bom_len,
         &defines,
     );

@@ -435,8 +435,7 @@ pub(crate) fn documents(
     if text.len() > MAX_FILE_BYTES || text[source.bom_len..].trim().is_empty() {
         return Vec::new();
     }
-    let line_count = source.line_count() - usize::from(text.ends_with('\n'));
-    let line_starts: Vec<usize> = (0..line_count).map(|l| source.line_start(l)).collect();
+    let line_starts = source.document_line_starts().to_vec();
     let defines = if is_template {
         tether::template::defines(source, actions)
     } else {
