@@ -86,6 +86,23 @@ fn file(config: &Config) -> PathBuf {
     config.root.join(FOLDER).join("check.json")
 }
 
+/// tether's version, the running build (a rebuilt binary may check differently
+/// under the same version) and the configuration.
 fn cache_key(config: &Config) -> String {
-    format!("{}-{:016x}", env!("CARGO_PKG_VERSION"), config.fingerprint)
+    let build = std::env::current_exe()
+        .and_then(std::fs::metadata)
+        .map(|metadata| {
+            let modified = metadata
+                .modified()
+                .ok()
+                .and_then(|time| time.duration_since(std::time::UNIX_EPOCH).ok())
+                .map_or(0, |since| since.as_nanos());
+            format!("{}.{modified}", metadata.len())
+        })
+        .unwrap_or_default();
+    format!(
+        "{}-{build}-{:016x}",
+        env!("CARGO_PKG_VERSION"),
+        config.fingerprint
+    )
 }
