@@ -88,6 +88,8 @@ pub enum CheckFormat {
     Json,
     /// GitHub Actions workflow commands (annotations).
     Github,
+    /// SARIF 2.1.0, for code scanning upload.
+    Sarif,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -180,6 +182,7 @@ fn check(
         }
         CheckFormat::Json => report::json::render(&report),
         CheckFormat::Github => report::github::render(&report),
+        CheckFormat::Sarif => report::sarif::render(&report),
     };
     let mut stdout = std::io::stdout().lock();
     if stdout.write_all(output.as_bytes()).is_err() {

@@ -199,6 +199,34 @@ fn check_broken_copy_json_and_github() {
             ]
         )
     );
+    let sarif = run_in(
+        repo(),
+        &[
+            "check",
+            "--no-cache",
+            "--format",
+            "sarif",
+            "tests/fixtures/check/kubevirt-broken",
+        ],
+    );
+    let document: serde_json::Value = serde_json::from_str(
+        sarif
+            .split("----- stdout -----\n")
+            .nth(1)
+            .unwrap()
+            .split("----- stderr -----")
+            .next()
+            .unwrap(),
+    )
+    .expect("SARIF output is JSON");
+    assert_eq!(document["version"], "2.1.0");
+    let results = document["runs"][0]["results"].as_array().unwrap();
+    assert_eq!(results.len(), 3);
+    assert_eq!(results[2]["ruleId"], "required-comment");
+    assert_eq!(
+        results[2]["locations"][0]["physicalLocation"]["region"]["startLine"],
+        72
+    );
     assert_cli_snapshot!(
         "check_broken_github",
         run_in(
@@ -334,4 +362,20 @@ fn bad_configurations() {
         run_in(dir.path(), &["check", "--select", "detached"])
     ));
     assert_cli_snapshot!("check_bad_configs", out);
+}
+
+/// The cache serves an unchanged file and never a changed one.
+#[test]
+fn cache_follows_file_contents() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("tether.toml"), "").unwrap();
+    std::fs::write(dir.path().join("values.yaml"), "#bad\nkey: 1\n").unwrap();
+    let first = run_in(dir.path(), &["check"]);
+    assert!(dir.path().join(".tether_cache/check.json").is_file());
+    let cached = run_in(dir.path(), &["check"]);
+    assert_eq!(first, cached);
+    assert!(first.contains("comment-starting-space"), "{first}");
+    std::fs::write(dir.path().join("values.yaml"), "# good\nkey: 1\n").unwrap();
+    let changed = run_in(dir.path(), &["check"]);
+    assert!(changed.contains("no findings"), "{changed}");
 }

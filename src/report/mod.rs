@@ -5,3 +5,4 @@ pub mod human;
 pub mod idem;
 pub mod json;
 pub mod map;
+pub mod sarif;

@@ -1,0 +1,86 @@
+//! SARIF 2.1.0 output of `tether check`, for GitHub code scanning
+//! (`github/codeql-action/upload-sarif`) and other SARIF viewers.
+
+use serde_json::{json, Value};
+
+use crate::check::CheckReport;
+use crate::diagnostic::Severity;
+use crate::report::json::position;
+use crate::rules::{Level, RULES};
+
+/// One run with every rule described and every finding located.
+pub fn render(report: &CheckReport) -> String {
+    let rules: Vec<Value> = RULES
+        .iter()
+        .map(|registered| {
+            let level = match registered.rule.default_level() {
+                Level::Error => "error",
+                Level::Warn => "warning",
+                Level::Off => "none",
+            };
+            json!({
+                "id": registered.rule.name(),
+                "shortDescription": { "text": registered.summary() },
+                "fullDescription": { "text": registered.documentation() },
+                "help": { "text": registered.documentation(), "markdown": registered.documentation() },
+                "defaultConfiguration": { "level": level },
+            })
+        })
+        .collect();
+    let results: Vec<Value> = report
+        .diagnostics
+        .iter()
+        .map(|diagnostic| {
+            let source = report.sources.get(&diagnostic.path);
+            let (line, column) = position(source, diagnostic.range.start);
+            let (end_line, end_column) = position(source, diagnostic.range.end);
+            let mut message = diagnostic.message.clone();
+            if let Some(help) = &diagnostic.help {
+                message.push_str("\nhelp: ");
+                message.push_str(help);
+            }
+            let mut result = json!({
+                "ruleId": diagnostic.rule,
+                "level": match diagnostic.severity {
+                    Severity::Error => "error",
+                    Severity::Warning => "warning",
+                },
+                "message": { "text": message },
+                "locations": [{
+                    "physicalLocation": {
+                        "artifactLocation": {
+                            "uri": diagnostic.path.to_string_lossy().replace('\\', "/"),
+                            "uriBaseId": "%SRCROOT%",
+                        },
+                        "region": {
+                            "startLine": line,
+                            "startColumn": column,
+                            "endLine": end_line,
+                            "endColumn": end_column,
+                        },
+                    },
+                }],
+            });
+            if let Some(index) = RULES.iter().position(|r| r.rule.name() == diagnostic.rule) {
+                result["ruleIndex"] = json!(index);
+            }
+            result
+        })
+        .collect();
+    let sarif = json!({
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {
+                "driver": {
+                    "name": "tether",
+                    "version": env!("CARGO_PKG_VERSION"),
+                    "rules": rules,
+                },
+            },
+            "columnKind": "unicodeCodePoints",
+            "results": results,
+        }],
+    });
+    serde_json::to_string_pretty(&sarif).unwrap_or_default() + "\n"
+}
