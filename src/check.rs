@@ -19,7 +19,7 @@ use crate::rules::{CommentInfo, FileContext, Reporter, RULES};
 use crate::source::{Problem, SourceFile, MAX_FILE_BYTES};
 use crate::template::{self, lex::ActionKind};
 use crate::walk::{self, FileToCheck};
-use crate::yaml::model::{is_template_path, model_file, CommentStyle, FileModel};
+use crate::yaml::model::{is_template_path, model_front, CommentStyle, FileModel, Front};
 use crate::yaml::{parse, scan};
 
 /// Whether to build parse trees only where a rule needs one.
@@ -186,18 +186,11 @@ pub fn check_bytes(
             ),
         ));
     }
-    let (actions, masked) = if is_template && source.text.len() <= MAX_FILE_BYTES {
-        let (actions, masked) = template::lex_and_mask(&source, &mut problems);
-        (actions, Some(masked))
-    } else {
-        (Vec::new(), None)
-    };
-    let masked_text = masked
-        .as_ref()
-        .map_or(source.text.as_str(), |m| m.text.as_str());
+    let front = Front::new(&source, is_template, &mut problems);
+    let masked_text = front.masked_text(&source);
     let line_starts = source.document_line_starts();
     let line_count = line_starts.len();
-    let directive_lines = masked.as_ref().map_or_else(
+    let directive_lines = front.masked.as_ref().map_or_else(
         || vec![false; line_count + 1],
         |m| m.directive_lines.clone(),
     );
@@ -205,12 +198,9 @@ pub fn check_bytes(
     let mut block_scalar_lines = vec![false; line_count + 1];
     let mut scanned = Vec::new();
     if source.text.len() <= MAX_FILE_BYTES {
-        let defines = if is_template {
-            template::defines(&source, &actions)
-        } else {
-            Vec::new()
-        };
-        for segment in parse::split_documents(masked_text, line_starts, source.bom_len, &defines) {
+        for segment in
+            parse::split_documents(masked_text, line_starts, source.bom_len, &front.defines)
+        {
             let found = scan::scan(
                 &source.text,
                 masked_text,
@@ -224,7 +214,7 @@ pub fn check_bytes(
             scanned.extend(found.comments);
         }
     }
-    let template_comments = template_comments(&source, &actions, &directive_lines);
+    let template_comments = template_comments(&source, &front.actions, &directive_lines);
     let scanned_comments = comment_infos(&source, scanned.iter(), &template_comments);
 
     let enabled: Vec<_> = RULES
@@ -239,7 +229,7 @@ pub fn check_bytes(
         is_template,
         masked: masked_text,
         directive_lines: &directive_lines,
-        actions: &actions,
+        actions: &front.actions,
         comments: &scanned_comments,
         model: None,
         block_scalar_lines: &block_scalar_lines,
@@ -253,7 +243,7 @@ pub fn check_bytes(
             || enabled
                 .iter()
                 .any(|(registered, _)| registered.rule.needs_model(&context)));
-    let model: Option<FileModel> = wants_model.then(|| model_file(&source, is_template));
+    let model: Option<FileModel> = wants_model.then(|| model_front(&source, is_template, &front));
     let model_comments;
     if let Some(model) = &model {
         let raw = model

@@ -44,6 +44,14 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
+    /// The message, and the help on a line of its own, for one-field formats.
+    pub fn message_with_help(&self) -> String {
+        match &self.help {
+            Some(help) => format!("{}\nhelp: {help}", self.message),
+            None => self.message.clone(),
+        }
+    }
+
     /// The order output is sorted in, so it never depends on thread timing.
     pub fn sort_key(&self) -> (&PathBuf, usize, usize, &str, &str) {
         (

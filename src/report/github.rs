@@ -3,23 +3,17 @@
 
 use crate::check::CheckReport;
 use crate::diagnostic::Severity;
-use crate::report::json::position;
+use crate::report::json::region;
 
 pub fn render(report: &CheckReport) -> String {
     let mut out = String::new();
     for diagnostic in &report.diagnostics {
-        let source = report.sources.get(&diagnostic.path);
-        let (line, column) = position(source, diagnostic.range.start);
-        let (end_line, end_column) = position(source, diagnostic.range.end);
+        let (line, column, end_line, end_column) = region(report, diagnostic);
         let command = match diagnostic.severity {
             Severity::Error => "error",
             Severity::Warning => "warning",
         };
-        let mut message = diagnostic.message.clone();
-        if let Some(help) = &diagnostic.help {
-            message.push_str("\nhelp: ");
-            message.push_str(help);
-        }
+        let message = diagnostic.message_with_help();
         out.push_str(&format!(
             "::{command} file={},line={line},col={column},endLine={end_line},endColumn={end_column},title={}::{}\n",
             property(&diagnostic.path.to_string_lossy().replace('\\', "/")),

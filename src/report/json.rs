@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use crate::check::CheckReport;
-use crate::diagnostic::Severity;
+use crate::diagnostic::{Diagnostic, Severity};
 use crate::source::SourceFile;
 
 #[derive(Serialize)]
@@ -38,9 +38,7 @@ pub fn render(report: &CheckReport) -> String {
         .diagnostics
         .iter()
         .map(|diagnostic| {
-            let source = report.sources.get(&diagnostic.path);
-            let (line, column) = position(source, diagnostic.range.start);
-            let (end_line, end_column) = position(source, diagnostic.range.end);
+            let (line, column, end_line, end_column) = region(report, diagnostic);
             JsonDiagnostic {
                 rule: &diagnostic.rule,
                 severity: diagnostic.severity.as_str(),
@@ -63,6 +61,15 @@ pub fn render(report: &CheckReport) -> String {
         },
     };
     serde_json::to_string_pretty(&output).unwrap_or_default() + "\n"
+}
+
+/// Where a finding is: 1-based start line and column, end line and column (the
+/// character after the range).
+pub fn region(report: &CheckReport, diagnostic: &Diagnostic) -> (usize, usize, usize, usize) {
+    let source = report.sources.get(&diagnostic.path);
+    let (line, column) = position(source, diagnostic.range.start);
+    let (end_line, end_column) = position(source, diagnostic.range.end);
+    (line, column, end_line, end_column)
 }
 
 /// 1-based line and character column of a byte offset; 1:1 without a source.

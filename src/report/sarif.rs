@@ -5,7 +5,7 @@ use serde_json::{json, Value};
 
 use crate::check::CheckReport;
 use crate::diagnostic::Severity;
-use crate::report::json::position;
+use crate::report::json::region;
 use crate::rules::{Level, RULES};
 
 /// One run with every rule described and every finding located.
@@ -31,14 +31,8 @@ pub fn render(report: &CheckReport) -> String {
         .diagnostics
         .iter()
         .map(|diagnostic| {
-            let source = report.sources.get(&diagnostic.path);
-            let (line, column) = position(source, diagnostic.range.start);
-            let (end_line, end_column) = position(source, diagnostic.range.end);
-            let mut message = diagnostic.message.clone();
-            if let Some(help) = &diagnostic.help {
-                message.push_str("\nhelp: ");
-                message.push_str(help);
-            }
+            let (line, column, end_line, end_column) = region(report, diagnostic);
+            let message = diagnostic.message_with_help();
             let mut result = json!({
                 "ruleId": diagnostic.rule,
                 "level": match diagnostic.severity {

@@ -9,7 +9,7 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use crate::source::{Problem, SourceFile, MAX_FILE_BYTES};
-use crate::template;
+use crate::template::{self, lex::Action, mask::Masked, Define};
 
 use super::anchor::{self, TemplateView};
 use super::parse::{self, RawComment, Recovery};
@@ -145,8 +145,55 @@ pub fn is_template_path(path: &Path) -> bool {
             .is_some_and(|parent| parent.components().any(|c| c.as_os_str() == "templates"))
 }
 
+/// The template stage's output for one file: its actions, masked text and top-level
+/// `define`s. `check` computes it once and hands it to [`model_front`] when a rule
+/// needs the model, so no file is lexed and masked twice.
+#[derive(Debug, Clone, Default)]
+pub struct Front {
+    pub actions: Vec<Action>,
+    /// `None` for plain YAML, which is parsed as written.
+    pub masked: Option<Masked>,
+    pub defines: Vec<Define>,
+}
+
+impl Front {
+    /// Lexes and masks a template (an unclosed action goes to `problems`); plain YAML
+    /// has an empty front.
+    pub fn new(source: &SourceFile, is_template: bool, problems: &mut Vec<Problem>) -> Front {
+        if !is_template || source.text.len() > MAX_FILE_BYTES {
+            return Front::default();
+        }
+        let (actions, masked) = template::lex_and_mask(source, problems);
+        let defines = template::defines(source, &actions);
+        Front {
+            actions,
+            masked: Some(masked),
+            defines,
+        }
+    }
+
+    /// The text tree-sitter reads: masked for a template, the file's own otherwise.
+    pub fn masked_text<'a>(&'a self, source: &'a SourceFile) -> &'a str {
+        self.masked
+            .as_ref()
+            .map_or(source.text.as_str(), |masked| masked.text.as_str())
+    }
+}
+
 /// Models one file. Never fails; see [`FileModel::problems`].
 pub fn model_file(source: &SourceFile, is_template: bool) -> FileModel {
+    let mut problems = Vec::new();
+    let front = Front::new(source, is_template, &mut problems);
+    let mut model = model_front(source, is_template, &front);
+    problems.append(&mut model.problems);
+    problems.sort_by_key(|problem| problem.line);
+    model.problems = problems;
+    model
+}
+
+/// Models one file from its template stage's output; the problems of lexing are the
+/// caller's (they came with the [`Front`]).
+pub fn model_front(source: &SourceFile, is_template: bool, front: &Front) -> FileModel {
     let mut model = FileModel {
         path: source.path.clone(),
         is_template,
@@ -172,31 +219,19 @@ pub fn model_file(source: &SourceFile, is_template: bool) -> FileModel {
         return model;
     }
 
-    let (actions, masked) = if is_template {
-        let (actions, masked) = template::lex_and_mask(source, &mut model.problems);
-        (actions, Some(masked))
-    } else {
-        (Vec::new(), None)
-    };
-    let masked_text = masked
+    let masked_text = front.masked_text(source);
+    let directive_lines = front
+        .masked
         .as_ref()
-        .map_or(source.text.as_str(), |m| m.text.as_str());
-    let directive_lines = masked.as_ref().map_or(&[][..], |m| &m.directive_lines[..]);
-    let line_starts = source.document_line_starts();
-
-    let defines = if is_template {
-        template::defines(source, &actions)
-    } else {
-        Vec::new()
-    };
+        .map_or(&[][..], |m| &m.directive_lines[..]);
     let parsed = parse::parse_documents(
         &source.text,
         masked_text,
-        line_starts,
+        source.document_line_starts(),
         source.bom_len,
-        &defines,
+        &front.defines,
     );
-    let view = TemplateView::new(source, masked_text, directive_lines, &actions);
+    let view = TemplateView::new(source, masked_text, directive_lines, &front.actions);
     for (index, document) in parsed.into_iter().enumerate() {
         match &document.recovered {
             Some(Recovery::SyntaxError { lines }) => model.problems.push(Problem::new(

@@ -196,6 +196,12 @@ fn ensure_yamllint() -> Result<PathBuf> {
 /// Wall time of a command run to completion, its output discarded. Exit codes 0 and 1
 /// (findings) are fine; anything else is a failure.
 fn time(command: &mut Command) -> Result<Duration> {
+    time_expecting(command, &[0, 1])
+}
+
+/// Wall time of a command run to completion, its output discarded; an exit code not
+/// in `expected` is a failure.
+pub(crate) fn time_expecting(command: &mut Command, expected: &[i32]) -> Result<Duration> {
     let start = Instant::now();
     let status = command
         .stdout(Stdio::null())
@@ -204,7 +210,7 @@ fn time(command: &mut Command) -> Result<Duration> {
         .with_context(|| format!("cannot run {command:?}"))?;
     let elapsed = start.elapsed();
     match status.code() {
-        Some(0 | 1) => Ok(elapsed),
+        Some(code) if expected.contains(&code) => Ok(elapsed),
         _ => bail!("{command:?} failed: {status}"),
     }
 }
@@ -256,7 +262,7 @@ fn collect(folder: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
     Ok(())
 }
 
-fn copy_tree(from: &Path, to: &Path) -> Result<()> {
+pub(crate) fn copy_tree(from: &Path, to: &Path) -> Result<()> {
     std::fs::create_dir_all(to)?;
     for entry in std::fs::read_dir(from)? {
         let entry = entry?;

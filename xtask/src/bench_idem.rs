@@ -1,13 +1,13 @@
 //! The `tether idem` part of `cargo xtask bench`: how long a sandbox copy of the
 //! corpus takes, and what `tether idem` costs over running the command by hand.
 
-use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{ensure, Context, Result};
 use tether::idem::sandbox::{read_contents, Sandbox, Source};
 
+use crate::bench_check::{copy_tree, time_expecting};
 use crate::BenchArgs;
 
 pub fn run(args: &BenchArgs) -> Result<()> {
@@ -55,17 +55,21 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         .join("tether");
     let example = crate::project_root().join("examples/kubevirt");
     let by_hand_copy = tempfile::tempdir()?;
-    copy_folder(&example, by_hand_copy.path())?;
+    copy_tree(&example, by_hand_copy.path())?;
     let runs = 9;
     let mut idem_best = Duration::MAX;
     let mut idem_one_job = Duration::MAX;
     let mut by_hand = Duration::MAX;
     for _ in 0..args.runs {
-        idem_best = idem_best.min(time(Command::new(&tether).arg("idem").arg(&example))?);
-        idem_one_job = idem_one_job.min(time(
+        idem_best = idem_best.min(time_expecting(
+            Command::new(&tether).arg("idem").arg(&example),
+            &[0],
+        )?);
+        idem_one_job = idem_one_job.min(time_expecting(
             Command::new(&tether)
                 .args(["idem", "--jobs", "1"])
                 .arg(&example),
+            &[0],
         )?);
         let start = Instant::now();
         for _ in 0..runs {
@@ -93,31 +97,6 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             time.as_secs_f64(),
             time.as_secs_f64() / by_hand.as_secs_f64()
         );
-    }
-    Ok(())
-}
-
-fn time(command: &mut Command) -> Result<Duration> {
-    let start = Instant::now();
-    let status = command
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .context("cannot run tether")?;
-    ensure!(status.success(), "{command:?} failed: {status}");
-    Ok(start.elapsed())
-}
-
-fn copy_folder(from: &Path, to: &Path) -> Result<()> {
-    for entry in std::fs::read_dir(from)? {
-        let entry = entry?;
-        let target = to.join(entry.file_name());
-        if entry.file_type()?.is_dir() {
-            std::fs::create_dir_all(&target)?;
-            copy_folder(&entry.path(), &target)?;
-        } else {
-            std::fs::copy(entry.path(), &target)?;
-        }
     }
     Ok(())
 }
