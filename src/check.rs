@@ -19,7 +19,7 @@ use crate::rules::{CommentInfo, FileContext, Reporter, RULES};
 use crate::source::{Problem, SourceFile, MAX_FILE_BYTES};
 use crate::template::{self, lex::ActionKind};
 use crate::walk::{self, FileToCheck};
-use crate::yaml::model::{is_template_path, model_front, CommentStyle, FileModel, Front};
+use crate::yaml::model::{self, model_front, CommentStyle, FileModel};
 use crate::yaml::{parse, scan};
 
 /// Whether to build parse trees only where a rule needs one.
@@ -63,7 +63,11 @@ impl CheckReport {
 
 /// Checks the files under `inputs`.
 pub fn check(config: &Config, inputs: &[PathBuf], options: CheckOptions) -> CheckReport {
-    let (files, mut failures) = walk::files(config, inputs);
+    let walk::Walked {
+        files,
+        bad_inputs: mut failures,
+        unreadable,
+    } = walk::files(config, inputs);
     let cache = options.cache.then(|| Cache::load(config));
     let outcomes: Vec<Outcome> = files
         .par_iter()
@@ -74,7 +78,14 @@ pub fn check(config: &Config, inputs: &[PathBuf], options: CheckOptions) -> Chec
         ..CheckReport::default()
     };
     let mut fresh = Vec::new();
-    for outcome in outcomes {
+    let unreadable = unreadable
+        .into_iter()
+        .map(|(path, message)| Outcome::Unreadable {
+            path,
+            message,
+            folder: true,
+        });
+    for outcome in outcomes.into_iter().chain(unreadable) {
         match outcome {
             Outcome::Checked {
                 path,
@@ -93,13 +104,18 @@ pub fn check(config: &Config, inputs: &[PathBuf], options: CheckOptions) -> Chec
                 }
                 report.diagnostics.extend(diagnostics);
             }
-            Outcome::Unreadable { path, message } => {
+            Outcome::Unreadable {
+                path,
+                message,
+                folder,
+            } => {
+                let what = if folder { "folder" } else { "file" };
                 report.diagnostics.push(Diagnostic {
                     rule: "read-error".into(),
                     severity: Severity::Error,
                     path: path.clone(),
                     range: 0..0,
-                    message: format!("cannot read this file: {message}"),
+                    message: format!("cannot read this {what}: {message}"),
                     help: Some("check its permissions, or exclude it in tether.toml".into()),
                     labels: Vec::new(),
                 });
@@ -130,6 +146,8 @@ enum Outcome {
     Unreadable {
         path: PathBuf,
         message: String,
+        /// A folder that could not be listed, rather than a file.
+        folder: bool,
     },
 }
 
@@ -140,6 +158,7 @@ fn check_file(config: &Config, file: &FileToCheck, mode: Mode, cache: Option<&Ca
             return Outcome::Unreadable {
                 path: file.relative.clone(),
                 message: error.to_string(),
+                folder: false,
             }
         }
     };
@@ -174,7 +193,6 @@ pub fn check_bytes(
     mode: Mode,
 ) -> (SourceFile, Vec<Diagnostic>) {
     let settings = config.settings_for(relative);
-    let is_template = is_template_path(relative);
     let (source, mut problems) = SourceFile::from_bytes(relative.to_path_buf(), bytes);
     if source.text.len() > MAX_FILE_BYTES {
         problems.push(Problem::new(
@@ -186,7 +204,11 @@ pub fn check_bytes(
             ),
         ));
     }
-    let front = Front::new(&source, is_template, &mut problems);
+    let model::Reading {
+        is_template,
+        front,
+        model: read_model,
+    } = model::read(&source, relative, &config.directives, &mut problems);
     let masked_text = front.masked_text(&source);
     let line_starts = source.document_line_starts();
     let line_count = line_starts.len();
@@ -243,7 +265,9 @@ pub fn check_bytes(
             || enabled
                 .iter()
                 .any(|(registered, _)| registered.rule.needs_model(&context)));
-    let model: Option<FileModel> = wants_model.then(|| model_front(&source, is_template, &front));
+    let model: Option<FileModel> = wants_model.then(|| {
+        read_model.unwrap_or_else(|| model_front(&source, is_template, &front, &config.directives))
+    });
     let model_comments;
     if let Some(model) = &model {
         let raw = model

@@ -73,7 +73,8 @@ pub enum Command {
         /// Output format.
         #[arg(long, value_enum, default_value_t = MapFormat::Text)]
         format: MapFormat,
-        /// Files to model. Files under a `templates/` folder and `*.tpl` files are read
+        /// Files or chart folders to model (a folder's files are chosen as `check`
+        /// chooses them). Files under a `templates/` folder and `*.tpl` files are read
         /// as Helm templates; everything else as plain YAML.
         #[arg(required = true)]
         files: Vec<PathBuf>,
@@ -370,16 +371,57 @@ fn init(folder: &Path, force: bool) -> u8 {
     }
 }
 
-fn map(format: MapFormat, files: &[PathBuf]) -> u8 {
+fn map(format: MapFormat, paths: &[PathBuf]) -> u8 {
+    let config = match load_config(paths, None) {
+        Ok(config) => config,
+        Err(error) => {
+            eprintln!("error: {error}");
+            return exit::TROUBLE;
+        }
+    };
+    // A file named is shown as written; a folder's files by their path below it.
+    let mut files = Vec::new();
+    let mut code = exit::OK;
+    for path in paths {
+        if !path.is_dir() {
+            files.push(path.clone());
+            continue;
+        }
+        let walked = walk::files(&config, std::slice::from_ref(path));
+        for (folder, message) in walked.unreadable {
+            eprintln!("error: cannot read folder {}: {message}", folder.display());
+            code = exit::TROUBLE;
+        }
+        for message in walked.bad_inputs {
+            eprintln!("error: {message}");
+            code = exit::TROUBLE;
+        }
+        let base = walk::absolute(path);
+        files.extend(
+            walked
+                .files
+                .into_iter()
+                .map(|file| path.join(walk::relative_to(&file.absolute, &base))),
+        );
+    }
     let results: Vec<_> = files
         .par_iter()
-        .map(|path| crate::model_path(path))
+        .map(|path| {
+            std::fs::read(path)
+                .map(|bytes| crate::model_bytes_with(path, bytes, &config.directives))
+        })
         .collect();
     let mut models = Vec::new();
-    let mut code = exit::OK;
     for (path, result) in files.iter().zip(results) {
         match result {
             Ok(model) => models.push(model),
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+                eprintln!(
+                    "error: {}: no such file or folder; pass a file or a chart folder",
+                    path.display()
+                );
+                code = exit::TROUBLE;
+            }
             Err(error) => {
                 eprintln!(
                     "error: cannot read {}: {error}; check the path and its permissions",

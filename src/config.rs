@@ -17,6 +17,7 @@ use serde::{Deserialize, Deserializer};
 use toml::Spanned;
 
 use crate::rules::{self, Level, RuleSettings};
+use crate::yaml::directives::Directives;
 use crate::yaml::model::Placement;
 
 /// The name tether looks for.
@@ -51,6 +52,12 @@ pub struct ConfigFile {
     #[serde(default)]
     #[schemars(with = "Vec<String>")]
     pub exclude: Vec<Spanned<String>>,
+    /// More comment prefixes that address a tool rather than document a key, added to
+    /// the defaults (`yamllint disable`, `tether:`, `prettier-ignore`, `@schema`,
+    /// `renovate:`, … listed in the README): such comments are never anchored to a
+    /// key, detached or counted as documentation.
+    #[serde(default)]
+    pub directives: Vec<String>,
     /// Rule levels: `"error"`, `"warn"` or `"off"`, or a table with `level` and the
     /// rule's options (`[rules.inline-comment-spacing] min-spaces = 2`).
     #[serde(default)]
@@ -212,11 +219,15 @@ pub struct Config {
     /// Hash of the configuration's text, for the cache.
     pub fingerprint: u64,
     include: GlobSet,
+    /// The `include` globs as written.
+    include_globs: Vec<String>,
     exclude: GlobSet,
     settings: RuleSettings,
     overrides: Vec<(GlobSet, Vec<(usize, RuleSetting)>)>,
     pub require: Vec<Require>,
     pub idem: Vec<IdemTarget>,
+    /// Comments addressed to tools, which document no key.
+    pub directives: Directives,
 }
 
 /// A compiled `[[idem]]` entry.
@@ -310,11 +321,13 @@ impl Config {
             file: None,
             fingerprint: 0,
             include: default_include(),
+            include_globs: DEFAULT_INCLUDE.map(String::from).to_vec(),
             exclude: GlobSet::empty(),
             settings: RuleSettings::default(),
             overrides: Vec::new(),
             require: Vec::new(),
             idem: Vec::new(),
+            directives: Directives::default(),
         }
     }
 
@@ -354,6 +367,10 @@ impl Config {
             Some(globs) => compile_globs(globs, "include", &errors)?,
             None => default_include(),
         };
+        let include_globs = match &file.include {
+            Some(globs) => globs.iter().map(|glob| glob.get_ref().clone()).collect(),
+            None => DEFAULT_INCLUDE.map(String::from).to_vec(),
+        };
         let exclude = compile_globs(&file.exclude, "exclude", &errors)?;
         let mut settings = RuleSettings::default();
         for (index, setting) in compile_rules(&file.rules, &errors)? {
@@ -377,11 +394,13 @@ impl Config {
             file: Some(path.to_path_buf()),
             fingerprint: xxhash_rust::xxh3::xxh3_64(text.as_bytes()),
             include,
+            include_globs,
             exclude,
             settings,
             overrides,
             require,
             idem,
+            directives: Directives::with_extra(file.directives.clone()),
         })
     }
 
@@ -414,6 +433,11 @@ impl Config {
         // Cached findings were made with other rules.
         self.fingerprint ^= xxhash_rust::xxh3::xxh3_64(names.join(",").as_bytes()).rotate_left(1);
         Ok(())
+    }
+
+    /// The `include` globs, for messages.
+    pub fn include_description(&self) -> String {
+        self.include_globs.join(", ")
     }
 
     /// Whether a file (relative to [`Config::root`]) is to be checked.
@@ -477,9 +501,11 @@ impl ErrorContext<'_> {
     }
 }
 
+const DEFAULT_INCLUDE: [&str; 3] = ["**/*.yaml", "**/*.yml", "**/*.tpl"];
+
 fn default_include() -> GlobSet {
     let mut builder = GlobSetBuilder::new();
-    for pattern in ["**/*.yaml", "**/*.yml", "**/*.tpl"] {
+    for pattern in DEFAULT_INCLUDE {
         if let Ok(glob) = GlobBuilder::new(pattern).literal_separator(true).build() {
             builder.add(glob);
         }

@@ -22,6 +22,7 @@ use std::path::{Path, PathBuf};
 
 pub use cli::run;
 pub use source::{Problem, SourceFile};
+pub use yaml::directives::{Directives, DEFAULT_DIRECTIVES};
 pub use yaml::model::{
     is_template_path, model_file, Attached, Comment, CommentStyle, Detached, Document, FileModel,
     Key, Placement,
@@ -31,32 +32,31 @@ pub use yaml::model::{
 ///
 /// A file outside `templates/` that is not valid YAML but holds `{{` is a template
 /// rendered with `tpl` (a chart's `files/`); it is modelled as a template when that
-/// parses better.
+/// parses better. `tether check` reads files the same way.
 ///
 /// `path` is the path shown in output; the bytes are not read from it.
 pub fn model_bytes(path: impl Into<PathBuf>, bytes: Vec<u8>) -> FileModel {
+    model_bytes_with(path, bytes, &Directives::default())
+}
+
+/// [`model_bytes`] with a configuration's own directive comments (`directives = […]`
+/// in `tether.toml`), which document no key.
+pub fn model_bytes_with(
+    path: impl Into<PathBuf>,
+    bytes: Vec<u8>,
+    directives: &Directives,
+) -> FileModel {
     let path = path.into();
-    let is_template = is_template_path(&path);
-    let (source, mut problems) = SourceFile::from_bytes(path, bytes);
-    let mut model = model_file(&source, is_template);
-    if !is_template && recovered_documents(&model) > 0 && source.text.contains("{{") {
-        let as_template = model_file(&source, true);
-        if recovered_documents(&as_template) < recovered_documents(&model) {
-            model = as_template;
-        }
-    }
+    let (source, mut problems) = SourceFile::from_bytes(path.clone(), bytes);
+    let reading = yaml::model::read(&source, &path, directives, &mut problems);
+    let mut model = match reading.model {
+        Some(model) => model,
+        None => yaml::model::model_front(&source, reading.is_template, &reading.front, directives),
+    };
     problems.append(&mut model.problems);
     problems.sort_by_key(|problem| problem.line);
     model.problems = problems;
     model
-}
-
-fn recovered_documents(model: &FileModel) -> usize {
-    model
-        .documents
-        .iter()
-        .filter(|document| document.recovered)
-        .count()
 }
 
 /// Reads and models one file; only a file that cannot be read is an error.

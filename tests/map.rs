@@ -53,6 +53,8 @@ fixtures! {
     helpers_tpl => "templates/helpers.tpl",
     unterminated_action => "templates/unterminated-action.yaml",
     unterminated_comment => "templates/unterminated-comment.yaml",
+    tool_directives => "templates/tool-directives.yaml",
+    values_directives => "plain/values-directives.yaml",
     values => "plain/values.yaml",
     crlf => "plain/crlf.yaml",
     lf => "plain/lf.yaml",

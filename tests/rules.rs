@@ -52,6 +52,7 @@ macro_rules! rule_fixtures {
 rule_fixtures! {
     required_comment_cases => ("required-comment", "cases"),
     detached_comment_blocks => ("detached-comment", "blocks"),
+    detached_comment_directives => ("detached-comment", "directives"),
     comment_starting_space_styles => ("comment-starting-space", "styles"),
     inline_comment_spacing_spacing => ("inline-comment-spacing", "spacing"),
     inline_comment_spacing_min_spaces_1 => ("inline-comment-spacing", "min-spaces-1"),

@@ -71,6 +71,9 @@ fn write_document(out: &mut String, document: &Document) {
     for comment in &document.free {
         let _ = writeln!(out, "    free@{} {:?}", comment.line + 1, comment.text);
     }
+    for comment in &document.directives {
+        let _ = writeln!(out, "    directive@{} {:?}", comment.line + 1, comment.text);
+    }
 }
 
 /// The JSON form of a set of models (`{"files":[…]}`), documented in the README.
@@ -100,6 +103,7 @@ struct JsonDocument {
     keys: Vec<JsonKey>,
     detached: Vec<JsonDetached>,
     free: Vec<JsonComment>,
+    directives: Vec<JsonComment>,
 }
 
 #[derive(Serialize)]
@@ -176,6 +180,7 @@ impl From<&FileModel> for JsonFile {
                         })
                         .collect(),
                     free: document.free.iter().map(json_comment).collect(),
+                    directives: document.directives.iter().map(json_comment).collect(),
                 })
                 .collect(),
             problems: model

@@ -19,6 +19,7 @@
 use crate::source::SourceFile;
 use crate::template::lex::{Action, ActionKind, Keyword};
 
+use super::directives::{is_schema_fence, Directives};
 use super::model::{Attached, Comment, CommentStyle, Detached, Document, Key, Placement};
 use super::parse::{ParsedDocument, RawKey};
 
@@ -30,6 +31,11 @@ pub struct TemplateView<'a> {
     actions: &'a [Action],
     /// First and last line of every action.
     action_lines: Vec<(usize, usize)>,
+    /// Which comments speak to a tool rather than document a key.
+    directives: &'a Directives,
+    /// Plain YAML (a values file), where a comment directly above a key may sit left
+    /// of it and still document it, as helm-docs reads it.
+    plain: bool,
 }
 
 impl<'a> TemplateView<'a> {
@@ -38,6 +44,8 @@ impl<'a> TemplateView<'a> {
         masked: &'a str,
         directive_lines: &'a [bool],
         actions: &'a [Action],
+        directives: &'a Directives,
+        plain: bool,
     ) -> Self {
         let mut action_lines = Vec::with_capacity(actions.len());
         let mut line = 0;
@@ -55,6 +63,8 @@ impl<'a> TemplateView<'a> {
             directive_lines,
             actions,
             action_lines,
+            directives,
+            plain,
         }
     }
 
@@ -81,6 +91,8 @@ enum LineKind {
     Directive,
     /// A `#` comment and nothing else.
     YamlComment,
+    /// A `#` comment addressed to a tool (`# yamllint disable-line`): transparent.
+    ToolComment,
     Content,
 }
 
@@ -95,6 +107,8 @@ struct Piece {
     own_line: bool,
     /// For template comments: index of the action.
     action: Option<usize>,
+    /// Addressed to a tool, not to a reader (see `directives`).
+    tool: bool,
 }
 
 /// Where a comment went.
@@ -105,19 +119,25 @@ enum Target {
     /// The key, and the line of the `end` or `else` that cut the comment off.
     Detached(usize, usize),
     Free,
+    /// A directive to a tool: documents nothing.
+    Tool,
 }
 
 /// Anchors the comments of one parsed document to its keys.
 pub fn anchor(view: &TemplateView, parsed: ParsedDocument, index: usize) -> Document {
     let lines = parsed.lines.clone();
     let source = view.source;
-    let line_kinds: Vec<LineKind> = lines
+    let pieces = collect_pieces(view, &parsed);
+    let mut line_kinds: Vec<LineKind> = lines
         .clone()
         .map(|line| classify_line(view, &parsed, line))
         .collect();
+    for piece in pieces.iter().filter(|piece| piece.tool && piece.own_line) {
+        if piece.style == CommentStyle::Yaml {
+            line_kinds[piece.line - lines.start] = LineKind::ToolComment;
+        }
+    }
     let kind_of = |line: usize| line_kinds[line - lines.start];
-
-    let pieces = collect_pieces(view, &parsed);
     let keys = &parsed.keys;
     // Index of the first key starting on each line of the document.
     let mut first_key = vec![usize::MAX; lines.len()];
@@ -142,6 +162,11 @@ pub fn anchor(view: &TemplateView, parsed: ParsedDocument, index: usize) -> Docu
     let mut position = 0;
     while position < pieces.len() {
         let piece = &pieces[position];
+        if piece.tool {
+            targets[position] = Target::Tool;
+            position += 1;
+            continue;
+        }
         if !piece.own_line {
             targets[position] = match trailing_key(keys, first_key_on(piece.line), piece) {
                 Some(key) => {
@@ -173,6 +198,7 @@ pub fn anchor(view: &TemplateView, parsed: ParsedDocument, index: usize) -> Docu
             while let Some(next) = pieces.get(run_end + 1) {
                 let last = &pieces[run_end];
                 if next.style == CommentStyle::Yaml
+                    && !next.tool
                     && next.own_line
                     && next.line == last.line + 1
                     && next.column == piece.column
@@ -196,6 +222,7 @@ pub fn anchor(view: &TemplateView, parsed: ParsedDocument, index: usize) -> Docu
     let mut key_comments: Vec<Vec<Attached>> = vec![Vec::new(); keys.len()];
     let mut detached = Vec::new();
     let mut free = Vec::new();
+    let mut tool = Vec::new();
     let mut position = 0;
     while position < pieces.len() {
         let mut end = position + 1;
@@ -218,6 +245,7 @@ pub fn anchor(view: &TemplateView, parsed: ParsedDocument, index: usize) -> Docu
                 closed_at,
             }),
             Target::Free => free.push(comment),
+            Target::Tool => tool.push(comment),
         }
         position = end;
     }
@@ -246,6 +274,7 @@ pub fn anchor(view: &TemplateView, parsed: ParsedDocument, index: usize) -> Docu
         keys,
         detached,
         free,
+        directives: tool,
         recovered: parsed.recovered.is_some(),
     }
 }
@@ -308,6 +337,7 @@ fn collect_pieces(view: &TemplateView, parsed: &ParsedDocument) -> Vec<Piece> {
                 text: body.trim_end().to_string(),
                 own_line: raw.own_line,
                 action: None,
+                tool: false,
             }
         })
         .collect();
@@ -332,10 +362,33 @@ fn collect_pieces(view: &TemplateView, parsed: &ParsedDocument) -> Vec<Piece> {
             text: dedent(action.comment_text(text)),
             own_line: view.is_directive(line),
             action: Some(index),
+            tool: false,
         });
     }
     pieces.sort_by_key(|piece| piece.span.start);
+    mark_tool_comments(view.directives, &mut pieces);
     pieces
+}
+
+/// Marks the pieces addressed to a tool: directives, and the lines of a multi-line
+/// `# @schema` block with its fences.
+fn mark_tool_comments(directives: &Directives, pieces: &mut [Piece]) {
+    // The line of the last piece of an open `# @schema` block.
+    let mut schema_block: Option<usize> = None;
+    for piece in pieces {
+        let comment_line = piece.style == CommentStyle::Yaml && piece.own_line;
+        // A schema block is a run of comment lines; anything else ends it.
+        if schema_block.is_some_and(|last| !comment_line || piece.line != last + 1) {
+            schema_block = None;
+        }
+        let fence = comment_line && is_schema_fence(&piece.text);
+        piece.tool = fence || schema_block.is_some() || directives.is_directive(&piece.text);
+        schema_block = match (fence, schema_block) {
+            (true, Some(_)) => None,
+            (true, None) | (false, Some(_)) => Some(piece.line),
+            (false, None) => None,
+        };
+    }
 }
 
 /// The text of a multi-line template comment with the indentation its lines share
@@ -415,6 +468,7 @@ fn scan_down(
     for line in start_line..end {
         match kind_of(line) {
             LineKind::Blank | LineKind::DocumentMarker => return Target::Free,
+            LineKind::ToolComment => {}
             LineKind::YamlComment => {
                 if last.style == CommentStyle::Yaml {
                     return Target::Free;
@@ -432,8 +486,12 @@ fn scan_down(
                 }
             }
             LineKind::Content => {
+                let documents = |key: usize| {
+                    keys[key].column == column
+                        || (view.plain && line == start_line && column < keys[key].column)
+                };
                 return match first_key_on(line) {
-                    Some(key) if keys[key].column == column => match detached {
+                    Some(key) if documents(key) => match detached {
                         Some(detached_at) => Target::Detached(key, detached_at),
                         None => Target::Leading(key),
                     },

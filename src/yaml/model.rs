@@ -12,6 +12,7 @@ use crate::source::{Problem, SourceFile, MAX_FILE_BYTES};
 use crate::template::{self, lex::Action, mask::Masked, Define};
 
 use super::anchor::{self, TemplateView};
+use super::directives::Directives;
 use super::parse::{self, RawComment, Recovery};
 
 /// Everything tether knows about one file.
@@ -42,6 +43,9 @@ pub struct Document {
     /// Comments that document no key: headers, footers, blank-line separated notes,
     /// and comments above an action that prints content.
     pub free: Vec<Comment>,
+    /// Comments addressed to a tool (`# yamllint disable-line`, `# @schema`): they
+    /// document nothing.
+    pub directives: Vec<Comment>,
     /// Set when the document is not valid YAML after masking and its keys were
     /// recovered from indentation.
     pub recovered: bool,
@@ -181,19 +185,88 @@ impl Front {
 }
 
 /// Models one file. Never fails; see [`FileModel::problems`].
-pub fn model_file(source: &SourceFile, is_template: bool) -> FileModel {
+pub fn model_file(source: &SourceFile, is_template: bool, directives: &Directives) -> FileModel {
     let mut problems = Vec::new();
     let front = Front::new(source, is_template, &mut problems);
-    let mut model = model_front(source, is_template, &front);
+    let mut model = model_front(source, is_template, &front, directives);
     problems.append(&mut model.problems);
     problems.sort_by_key(|problem| problem.line);
     model.problems = problems;
     model
 }
 
+/// How `map` and `check` read a file: the one front end both use, so they never
+/// disagree about a file.
+#[derive(Debug)]
+pub struct Reading {
+    /// Whether the file is read as a Helm template.
+    pub is_template: bool,
+    pub front: Front,
+    /// The model, when deciding how to read the file already built it.
+    pub model: Option<FileModel>,
+}
+
+/// Decides how to read a file and runs the template stage: files under `templates/`
+/// and `*.tpl` files are templates; any other file is plain YAML, unless it holds
+/// `{{` and is not valid YAML as written but models better once masked (a chart's
+/// `files/` rendered with `tpl`). Lexing problems go to `problems`.
+pub fn read(
+    source: &SourceFile,
+    path: &Path,
+    directives: &Directives,
+    problems: &mut Vec<Problem>,
+) -> Reading {
+    let is_template = is_template_path(path);
+    if is_template || !source.text.contains("{{") || source.text.len() > MAX_FILE_BYTES {
+        return Reading {
+            is_template,
+            front: Front::new(source, is_template, problems),
+            model: None,
+        };
+    }
+    let plain = model_front(source, false, &Front::default(), directives);
+    if recovered_documents(&plain) == 0 {
+        return Reading {
+            is_template: false,
+            front: Front::default(),
+            model: Some(plain),
+        };
+    }
+    let mut template_problems = Vec::new();
+    let front = Front::new(source, true, &mut template_problems);
+    let as_template = model_front(source, true, &front, directives);
+    if recovered_documents(&as_template) < recovered_documents(&plain) {
+        problems.append(&mut template_problems);
+        Reading {
+            is_template: true,
+            front,
+            model: Some(as_template),
+        }
+    } else {
+        Reading {
+            is_template: false,
+            front: Front::default(),
+            model: Some(plain),
+        }
+    }
+}
+
+fn recovered_documents(model: &FileModel) -> usize {
+    model
+        .documents
+        .iter()
+        .filter(|document| document.recovered)
+        .count()
+}
+
 /// Models one file from its template stage's output; the problems of lexing are the
 /// caller's (they came with the [`Front`]).
-pub fn model_front(source: &SourceFile, is_template: bool, front: &Front) -> FileModel {
+pub fn model_front(
+    source: &SourceFile,
+    is_template: bool,
+    front: &Front,
+    directives: &Directives,
+) -> FileModel {
     let mut model = FileModel {
         path: source.path.clone(),
         is_template,
@@ -231,7 +304,14 @@ pub fn model_front(source: &SourceFile, is_template: bool, front: &Front) -> Fil
         source.bom_len,
         &front.defines,
     );
-    let view = TemplateView::new(source, masked_text, directive_lines, &front.actions);
+    let view = TemplateView::new(
+        source,
+        masked_text,
+        directive_lines,
+        &front.actions,
+        directives,
+        !is_template,
+    );
     for (index, document) in parsed.into_iter().enumerate() {
         match &document.recovered {
             Some(Recovery::SyntaxError { lines }) => model.problems.push(Problem::new(
