@@ -193,6 +193,9 @@ pub fn check_bytes(
     mode: Mode,
 ) -> (SourceFile, Vec<Diagnostic>) {
     let settings = config.settings_for(relative);
+    if let Some(offset) = binary_offset(&bytes) {
+        return binary_file(relative, offset, &settings);
+    }
     let (source, mut problems) = SourceFile::from_bytes(relative.to_path_buf(), bytes);
     if source.text.len() > MAX_FILE_BYTES {
         problems.push(Problem::new(
@@ -297,6 +300,34 @@ pub fn check_bytes(
         }
     }
     (source, diagnostics)
+}
+
+/// Where a file shows it is binary: a NUL byte in its first 8,000 bytes, as git and
+/// ripgrep decide.
+fn binary_offset(bytes: &[u8]) -> Option<usize> {
+    memchr::memchr(0, &bytes[..bytes.len().min(8000)])
+}
+
+/// A binary file gets one finding without a snippet, and no rule reads it.
+fn binary_file(
+    relative: &Path,
+    offset: usize,
+    settings: &crate::rules::RuleSettings,
+) -> (SourceFile, Vec<Diagnostic>) {
+    let source = SourceFile::from_text(relative.to_path_buf(), "");
+    let Some(severity) = settings.level("parse-problem").severity() else {
+        return (source, Vec::new());
+    };
+    let diagnostic = Diagnostic {
+        rule: "parse-problem".into(),
+        severity,
+        path: relative.to_path_buf(),
+        range: 0..0,
+        message: format!("binary file (a NUL byte at offset {offset}); it was not checked"),
+        help: Some("exclude it in tether.toml, or rename it if it is not YAML".into()),
+        labels: Vec::new(),
+    };
+    (source, vec![diagnostic])
 }
 
 /// The template comments `{{/* */}}` of a file, as comment infos.

@@ -176,7 +176,10 @@ fn check(
         cache: !no_cache,
     };
     let report = crate::check::check(&config, &inputs, options);
+    // Nothing was checked because no input could be: the errors say it all.
+    let nothing_checked = report.files == 0 && !report.failures.is_empty();
     let output = match format {
+        CheckFormat::Human | CheckFormat::Github if nothing_checked => String::new(),
         CheckFormat::Human => {
             let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
             report::human::render(&report, color)

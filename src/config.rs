@@ -361,6 +361,11 @@ impl Config {
             if message.contains("expected a sequence") {
                 message.push_str("; write a list, such as [\"charts/**\"]");
             }
+            if message.contains("duplicate key") {
+                message.push_str(
+                    "; set a rule once: either `NAME = \"warn\"` under [rules], or a table [rules.NAME] with `level = \"warn\"` and the rule's options",
+                );
+            }
             errors.at(span, message)
         })?;
         let include = match &file.include {

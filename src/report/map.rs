@@ -45,6 +45,9 @@ fn write_document(out: &mut String, document: &Document) {
     if document.recovered {
         out.push_str(", recovered from indentation");
     }
+    if let Some(branch) = document.branch {
+        let _ = write!(out, ", {}", branch.describe());
+    }
     out.push_str(")\n");
     for key in &document.keys {
         let _ = write!(out, "    {}:{} {}", key.line + 1, key.column + 1, key.path);
@@ -100,6 +103,8 @@ struct JsonDocument {
     kind: Option<String>,
     define: Option<String>,
     recovered: bool,
+    /// `"first"` or `"last"`: which branch of each if/else was modelled.
+    branch: Option<&'static str>,
     keys: Vec<JsonKey>,
     detached: Vec<JsonDetached>,
     free: Vec<JsonComment>,
@@ -152,6 +157,10 @@ impl From<&FileModel> for JsonFile {
                     kind: document.kind.clone(),
                     define: document.define.clone(),
                     recovered: document.recovered,
+                    branch: document.branch.map(|branch| match branch {
+                        crate::template::mask::Branch::First => "first",
+                        crate::template::mask::Branch::Last => "last",
+                    }),
                     keys: document
                         .keys
                         .iter()

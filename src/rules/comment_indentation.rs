@@ -19,7 +19,8 @@ use crate::yaml::model::CommentStyle;
 ///   open, not only the innermost one (yamllint issues #141 and #384: a trailing note
 ///   at an outer level, a commented-out list item after a mapping item);
 /// - a comment below a key with no value on its line (`resources:`) or an empty
-///   one (`env: {}`, `extraVolumes: []`, `~`) may be indented deeper, as the
+///   one (`env: {}`, `extraVolumes: []`, `~`, `null`, `""`, `''`) may be indented
+///   deeper, as the
 ///   commented-out content of that key (yamllint issue #375; the usual way values
 ///   files show an example);
 /// - the content of block scalars is text, not indentation to match.
@@ -258,7 +259,7 @@ fn line_shape(context: &FileContext, line: usize, is_comment: bool) -> LineShape
         indent,
         inner,
         opens: code.ends_with(':')
-            || [": {}", ": []", ": ~", ": null"]
+            || [": {}", ": []", ": ~", ": null", ": \"\"", ": ''"]
                 .iter()
                 .any(|empty| code.ends_with(empty)),
     }

@@ -67,11 +67,11 @@ impl Rule for InlineCommentSpacing {
             if spaces >= minimum {
                 continue;
             }
-            let gap = comment.span.start - spaces..comment.span.start;
             let plural = if minimum == 1 { "" } else { "s" };
+            // At the `#`, as yamllint reports it, so editors and annotations agree.
             reporter
                 .report(
-                    gap.start..comment.span.start + 1,
+                    comment.span.start..comment.span.start + 1,
                     format!(
                         "{spaces} space{} before an inline comment; write at least {minimum} space{plural}",
                         if spaces == 1 { "" } else { "s" }

@@ -18,7 +18,7 @@
 
 use std::ops::Range;
 
-use super::lex::Action;
+use super::lex::{Action, ActionKind, Keyword};
 use crate::lines::{block_scalar_parent, structure_column};
 
 /// The byte every placeholder is made of: a plain-scalar character that no YAML
@@ -43,6 +43,9 @@ struct LineFacts {
     has_content: bool,
     /// Column of the first non-whitespace byte (actions included).
     indent: usize,
+    /// An action on the line opens a `define` or `block`: whatever came before it (a
+    /// block scalar at the end of the previous define) has ended.
+    opens_define: bool,
 }
 
 impl LineFacts {
@@ -74,7 +77,7 @@ pub fn mask(text: &str, actions: &[Action]) -> Masked {
     }
 
     let mut line = 0;
-    for action in actions {
+    for (index, action) in actions.iter().enumerate() {
         while lines[line].range.end < action.span.start {
             line += 1;
         }
@@ -85,7 +88,7 @@ pub fn mask(text: &str, actions: &[Action]) -> Masked {
             }
             continue;
         }
-        if let Some(structure_column) = whole_value_column(bytes, action) {
+        if let Some(structure_column) = whole_value_column(bytes, actions, index) {
             let block_follows = next_content_indent[line].is_some_and(|n| n > structure_column);
             if block_follows || emits_block(text, action) {
                 blank(&mut out[action.span.clone()]);
@@ -131,6 +134,10 @@ fn line_facts(bytes: &[u8], actions: &[Action]) -> Vec<LineFacts> {
             if action.span.start == position {
                 current.has_action = true;
                 current.indent = current.indent.min(position - line_start);
+                current.opens_define |= matches!(
+                    action.kind,
+                    ActionKind::Control(Keyword::Define | Keyword::Block)
+                );
                 for (offset, &byte) in bytes[action.span.clone()].iter().enumerate() {
                     if byte == b'\n' {
                         current.range = line_start..action.span.start + offset;
@@ -215,11 +222,12 @@ fn block_scalar_indents(bytes: &[u8], lines: &[LineFacts]) -> Vec<Option<usize>>
             line += 1;
             continue;
         };
-        // The scalar runs until a content line indented no deeper than its parent.
+        // The scalar runs until a content line indented no deeper than its parent, or
+        // the start of the next `define`.
         let mut end = line + 1;
         while end < lines.len() {
             let next = &lines[end];
-            if next.has_content && next.indent <= parent {
+            if (next.has_content && next.indent <= parent) || next.opens_define {
                 break;
             }
             end += 1;
@@ -274,21 +282,43 @@ fn blank(bytes: &mut [u8]) {
     }
 }
 
-/// If the action is a value's whole text (after `key:` or `- `, nothing after it on
-/// its line), the column a block it emits must be indented past.
-fn whole_value_column(bytes: &[u8], action: &Action) -> Option<usize> {
-    let rest_of_line = bytes[action.span.end..]
-        .iter()
-        .take_while(|&&b| b != b'\n')
-        .all(|&b| b == b' ' || b == b'\t' || b == b'\r');
-    if !rest_of_line {
-        return None;
+/// If the action is a value's whole text (after `key:` or `- `, with nothing but
+/// other actions and whitespace around it on its line: `key: {{- if .x }}{{ toYaml
+/// .x | nindent 2 }}{{- end }}`), the column a block it emits must be indented past.
+fn whole_value_column(bytes: &[u8], actions: &[Action], index: usize) -> Option<usize> {
+    let action = &actions[index];
+    let mut position = action.span.end;
+    let mut next = index + 1;
+    while position < bytes.len() && bytes[position] != b'\n' {
+        if let Some(following) = actions.get(next).filter(|a| a.span.start == position) {
+            position = following.span.end;
+            next += 1;
+        } else if matches!(bytes[position], b' ' | b'\t' | b'\r') {
+            position += 1;
+        } else {
+            return None;
+        }
     }
     let line_start = bytes[..action.span.start]
         .iter()
         .rposition(|&b| b == b'\n')
         .map_or(0, |n| n + 1);
-    let before = std::str::from_utf8(&bytes[line_start..action.span.start]).ok()?;
+    // Actions directly before this one on its line are part of the value too.
+    let mut value_start = action.span.start;
+    let mut previous = index;
+    while previous > 0 {
+        let before = &actions[previous - 1];
+        if before.span.end < line_start
+            || !bytes[before.span.end..value_start]
+                .iter()
+                .all(|&b| b == b' ' || b == b'\t')
+        {
+            break;
+        }
+        value_start = before.span.start;
+        previous -= 1;
+    }
+    let before = std::str::from_utf8(&bytes[line_start..value_start]).ok()?;
     let trimmed = before.trim_end();
     if !(trimmed.is_empty() || trimmed.ends_with(':') || trimmed.ends_with('-')) {
         return None;
@@ -302,6 +332,146 @@ fn emits_block(text: &str, action: &Action) -> bool {
         action.last_function(text),
         "nindent" | "indent" | "toYaml" | "toYamlPretty"
     )
+}
+
+/// Which branch of every `if`/`with`/`range` … `else` … `end` chain a branch mask
+/// keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Branch {
+    /// The first branch (`if`'s own), every `else` branch dropped.
+    First,
+    /// The last branch (the final `else`'s), every branch before it dropped.
+    Last,
+}
+
+impl Branch {
+    pub fn describe(self) -> &'static str {
+        match self {
+            Branch::First => "the first branch of each if/else modelled",
+            Branch::Last => "the last branch of each if/else modelled",
+        }
+    }
+}
+
+/// Masks `text` keeping one branch of every chain that has an `else`: where the
+/// branches of a chain have different shapes (a mapping in one, `{}` in the other; a
+/// key chosen by an action), the whole can be no YAML tree, but each branch can.
+///
+/// The dropped branches and the chain's own actions become spaces (an action followed
+/// by content on its line becomes a placeholder, so `{{ if … }} stringData:` keeps its
+/// key at the action's column); everything else is masked as [`mask`] does, so every
+/// offset still holds. `None` when the text has no such chain.
+pub fn mask_branch(text: &str, actions: &[Action], branch: Branch) -> Option<Masked> {
+    let chains = else_chains(actions);
+    if chains.is_empty() {
+        return None;
+    }
+    let mut bytes = text.as_bytes().to_vec();
+    // Per action: kept (masked as usual), or silenced here.
+    let mut silenced = vec![false; actions.len()];
+    for chain in &chains {
+        let (drop_start, drop_end) = match branch {
+            Branch::First => (chain.elses[0], chain.end),
+            Branch::Last => (chain.open, chain.elses[chain.elses.len() - 1]),
+        };
+        let range = actions[drop_start].span.end..actions[drop_end].span.start;
+        blank(&mut bytes[range.clone()]);
+        for (index, action) in actions.iter().enumerate() {
+            if range.contains(&action.span.start) {
+                silenced[index] = true;
+            }
+        }
+        for index in std::iter::once(chain.open)
+            .chain(chain.elses.iter().copied())
+            .chain(std::iter::once(chain.end))
+        {
+            silenced[index] = true;
+        }
+    }
+    for (index, action) in actions.iter().enumerate() {
+        if !silenced[index] || bytes[action.span.start] != b'{' {
+            continue;
+        }
+        let span = action.span.clone();
+        let line_start = bytes[..span.start]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |n| n + 1);
+        let line_end = bytes[span.end..]
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(bytes.len(), |n| span.end + n);
+        let alone_before = bytes[line_start..span.start]
+            .iter()
+            .all(|b| b.is_ascii_whitespace());
+        let content_after = bytes[span.end..line_end]
+            .iter()
+            .any(|b| !b.is_ascii_whitespace() && *b != b'{');
+        if alone_before && content_after && !span_has_newline(&bytes[span.clone()]) {
+            bytes[span].fill(PLACEHOLDER);
+        } else {
+            blank(&mut bytes[span]);
+        }
+    }
+    let kept: Vec<Action> = actions
+        .iter()
+        .zip(&silenced)
+        .filter(|(_, silenced)| !**silenced)
+        .map(|(action, _)| action.clone())
+        .collect();
+    let variant = String::from_utf8(bytes).ok()?;
+    let mut masked = mask(&variant, &kept);
+    // The silenced actions' lines are still template lines for anchoring.
+    let original = line_facts(text.as_bytes(), actions);
+    for (slot, facts) in masked.directive_lines.iter_mut().zip(&original) {
+        *slot |= facts.is_directive();
+    }
+    Some(masked)
+}
+
+fn span_has_newline(bytes: &[u8]) -> bool {
+    bytes.contains(&b'\n')
+}
+
+/// An `if`/`with`/`range` chain with at least one `else`: indexes of its actions.
+struct Chain {
+    open: usize,
+    elses: Vec<usize>,
+    end: usize,
+}
+
+fn else_chains(actions: &[Action]) -> Vec<Chain> {
+    let mut chains = Vec::new();
+    let mut stack: Vec<Chain> = Vec::new();
+    for (index, action) in actions.iter().enumerate() {
+        let ActionKind::Control(keyword) = action.kind else {
+            continue;
+        };
+        match keyword {
+            Keyword::If | Keyword::With | Keyword::Range | Keyword::Define | Keyword::Block => {
+                stack.push(Chain {
+                    open: index,
+                    elses: Vec::new(),
+                    end: index,
+                });
+            }
+            Keyword::Else => {
+                if let Some(top) = stack.last_mut() {
+                    top.elses.push(index);
+                }
+            }
+            Keyword::End => {
+                if let Some(mut chain) = stack.pop() {
+                    chain.end = index;
+                    if !chain.elses.is_empty() {
+                        chains.push(chain);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    chains
 }
 
 #[cfg(test)]

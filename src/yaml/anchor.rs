@@ -276,6 +276,7 @@ pub fn anchor(view: &TemplateView, parsed: ParsedDocument, index: usize) -> Docu
         free,
         directives: tool,
         recovered: parsed.recovered.is_some(),
+        branch: None,
     }
 }
 

@@ -9,11 +9,12 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use crate::source::{Problem, SourceFile, MAX_FILE_BYTES};
-use crate::template::{self, lex::Action, mask::Masked, Define};
+use crate::template::mask::{self, Branch, Masked};
+use crate::template::{self, lex::Action, Define};
 
 use super::anchor::{self, TemplateView};
 use super::directives::Directives;
-use super::parse::{self, RawComment, Recovery};
+use super::parse::{self, ParsedDocument, RawComment, Recovery};
 
 /// Everything tether knows about one file.
 #[derive(Debug, Clone)]
@@ -49,6 +50,9 @@ pub struct Document {
     /// Set when the document is not valid YAML after masking and its keys were
     /// recovered from indentation.
     pub recovered: bool,
+    /// Set when the branches of an if/else have shapes no one YAML tree holds, and
+    /// one branch of each was modelled instead.
+    pub branch: Option<Branch>,
     /// Every `#` comment of the document, one per line, as the parser found it.
     pub yaml_comments: Vec<RawComment>,
 }
@@ -312,7 +316,52 @@ pub fn model_front(
         directives,
         !is_template,
     );
-    for (index, document) in parsed.into_iter().enumerate() {
+    let mut documents: Vec<(ParsedDocument, Option<Branch>)> = parsed
+        .into_iter()
+        .map(|document| (document, None))
+        .collect();
+    // Branches of different shapes: model one branch of every if/else instead.
+    let variants: Vec<(Branch, Masked)> = if documents.iter().any(|(d, _)| syntax_error(d)) {
+        [Branch::First, Branch::Last]
+            .into_iter()
+            .filter_map(|branch| {
+                mask::mask_branch(&source.text, &front.actions, branch)
+                    .map(|masked| (branch, masked))
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    for (branch, masked) in &variants {
+        let reparsed = parse::parse_documents(
+            &source.text,
+            &masked.text,
+            source.document_line_starts(),
+            source.bom_len,
+            &front.defines,
+        );
+        for (slot, candidate) in documents.iter_mut().zip(reparsed) {
+            if syntax_error(&slot.0) && candidate.lines == slot.0.lines && !syntax_error(&candidate)
+            {
+                *slot = (candidate, Some(*branch));
+            }
+        }
+    }
+    let variant_views: Vec<(Branch, TemplateView)> = variants
+        .iter()
+        .map(|(branch, masked)| {
+            let view = TemplateView::new(
+                source,
+                &masked.text,
+                &masked.directive_lines,
+                &front.actions,
+                directives,
+                !is_template,
+            );
+            (*branch, view)
+        })
+        .collect();
+    for (index, (document, branch)) in documents.into_iter().enumerate() {
         match &document.recovered {
             Some(Recovery::SyntaxError { lines }) => model.problems.push(Problem::new(
                 lines.start,
@@ -341,10 +390,20 @@ pub fn model_front(
                 ),
             ));
         }
-        model.documents.push(anchor::anchor(&view, document, index));
+        let document_view = variant_views
+            .iter()
+            .find(|(modelled, _)| Some(*modelled) == branch)
+            .map_or(&view, |(_, view)| view);
+        let mut anchored = anchor::anchor(document_view, document, index);
+        anchored.branch = branch;
+        model.documents.push(anchored);
     }
     model.problems.sort_by_key(|problem| problem.line);
     model
+}
+
+fn syntax_error(document: &ParsedDocument) -> bool {
+    matches!(document.recovered, Some(Recovery::SyntaxError { .. }))
 }
 
 fn recovery_message(source: &SourceFile, lines: Range<usize>, is_template: bool) -> String {

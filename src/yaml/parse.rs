@@ -294,7 +294,12 @@ fn parse_document(
     }
     let tree = parse_tree(text);
     let error_lines = match &tree {
-        Some(tree) => error_lines(tree, lines.start),
+        Some(tree) => error_lines(tree, lines.start).map(|found| {
+            // tree-sitter's ERROR node may end before the line that broke the YAML:
+            // widen the range to the first line at which a prefix stops parsing.
+            let culprit = first_failing_line(text) + lines.start;
+            found.start.min(culprit)..found.end.max(culprit + 1)
+        }),
         None => Some(lines.clone()),
     };
     match (tree, error_lines) {
@@ -349,6 +354,32 @@ fn document_kind(
         }
     }
     None
+}
+
+/// The first line (0-based, in `text`) such that `text` up to and including it does
+/// not parse: a binary search over prefixes, run only on a document that failed.
+fn first_failing_line(text: &str) -> usize {
+    let line_ends: Vec<usize> = text
+        .bytes()
+        .enumerate()
+        .filter(|&(_, byte)| byte == b'\n')
+        .map(|(offset, _)| offset + 1)
+        .chain(std::iter::once(text.len()))
+        .collect();
+    let fails = |line: usize| {
+        parse_tree(&text[..line_ends[line]]).is_none_or(|tree| tree.root_node().has_error())
+    };
+    // Invariant: the prefix through `high` fails (the whole text does).
+    let (mut low, mut high) = (0, line_ends.len() - 1);
+    while low < high {
+        let middle = low + (high - low) / 2;
+        if fails(middle) {
+            high = middle;
+        } else {
+            low = middle + 1;
+        }
+    }
+    high
 }
 
 /// The lines from the first to the last ERROR or MISSING node, if any.

@@ -9,6 +9,7 @@ mod bench_check;
 mod bench_idem;
 mod ci;
 mod codegen;
+mod precision;
 mod print_tree;
 
 use std::path::{Path, PathBuf};
@@ -36,6 +37,13 @@ Tasks:
   codegen [--check]      write docs/rules.md and schemas/tether.schema.json from
                          the code; with --check, fail with a diff if they are stale
                          (both run `cargo test --test codegen`)
+  precision [--corpus DIR] [--per-rule N] [--seed S] [--check]
+                         run the release tether over the three corpora, print the
+                         findings per rule, and write docs/precision.md: a sample of
+                         N findings (default 20, seed 7) per corpus and rule to
+                         judge, keeping the verdicts already written; with --check,
+                         fail if it is stale, a finding is unjudged, or a rule has
+                         more than one false finding in a corpus
   print-tree FILE        print FILE masked (if a template) and the tree-sitter tree
                          of each of its documents
   help                   print this message
@@ -75,6 +83,7 @@ fn run() -> Result<()> {
             _ => bail!("usage: cargo xtask codegen [--check]"),
         },
         "ci" => ci::ci(),
+        "precision" => precision::precision(&rest),
         "print-tree" => match rest.as_slice() {
             [file] => print_tree::print_tree(Path::new(file)),
             _ => bail!("usage: cargo xtask print-tree FILE"),
