@@ -111,6 +111,8 @@ pub struct RuleTable {
     pub level: Option<Level>,
     /// `inline-comment-spacing`: how many spaces must separate content from `#`.
     pub min_spaces: Option<usize>,
+    /// `comment-starting-space`: accept `#!` on the file's first line (default true).
+    pub ignore_shebangs: Option<bool>,
 }
 
 impl<'de> Deserialize<'de> for RuleSetting {
@@ -131,8 +133,12 @@ impl<'de> Deserialize<'de> for RuleSetting {
                     match key.as_str() {
                         "level" => table.level = Some(map.next_value()?),
                         "min-spaces" => table.min_spaces = Some(map.next_value()?),
+                        "ignore-shebangs" => table.ignore_shebangs = Some(map.next_value()?),
                         other => {
-                            return Err(de::Error::unknown_field(other, &["level", "min-spaces"]))
+                            return Err(de::Error::unknown_field(
+                                other,
+                                &["level", "min-spaces", "ignore-shebangs"],
+                            ))
                         }
                     }
                 }
@@ -471,6 +477,9 @@ fn apply(settings: &mut RuleSettings, index: usize, setting: &RuleSetting) {
             if let Some(level) = table.level {
                 settings.levels[index] = level;
             }
+            if let Some(ignore_shebangs) = table.ignore_shebangs {
+                settings.options.ignore_shebangs = ignore_shebangs;
+            }
             if let Some(min_spaces) = table.min_spaces {
                 settings.options.min_spaces = min_spaces;
             }
@@ -571,14 +580,20 @@ fn compile_rules(
         };
         if let RuleSetting::Table(table) = setting {
             let rule = rules::RULES[index].rule;
-            if table.min_spaces.is_some() && !rule.options().contains(&"min-spaces") {
-                return Err(errors.at(
-                    name.span(),
-                    format!(
-                        "rule `{}` takes no option `min-spaces`; write only `level` in its table",
-                        rule.name()
-                    ),
-                ));
+            let given = [
+                ("min-spaces", table.min_spaces.is_some()),
+                ("ignore-shebangs", table.ignore_shebangs.is_some()),
+            ];
+            for (option, _) in given.iter().filter(|(_, given)| *given) {
+                if !rule.options().contains(option) {
+                    return Err(errors.at(
+                        name.span(),
+                        format!(
+                            "rule `{}` takes no option `{option}`; write only `level` in its table",
+                            rule.name()
+                        ),
+                    ));
+                }
             }
         }
         compiled.push((index, setting.clone()));

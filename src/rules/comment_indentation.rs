@@ -17,10 +17,12 @@ use crate::yaml::model::CommentStyle;
 /// - `- name: x` opens a mapping at `name`'s column, where a comment may sit;
 /// - a comment at the end of a block may be indented like any block that is still
 ///   open, not only the innermost one (yamllint issues #141 and #384: a trailing note
-///   at an outer level, a commented-out list item after a mapping item);
+///   at an outer level, a commented-out list item after a mapping item); in a run of
+///   comment lines only outwards, since a comment at an outer level closes the
+///   blocks inside it;
 /// - a comment below a key with no value on its line (`resources:`) or an empty
-///   one (`env: {}`, `extraVolumes: []`, `~`, `null`, `""`, `''`) may be indented
-///   deeper, as the
+///   one (`env: {}`, `extraVolumes: []`, `~`, `null`, `""`, `''`), and no content
+///   of its own below, may be indented deeper, as the
 ///   commented-out content of that key (yamllint issue #375; the usual way values
 ///   files show an example);
 /// - the content of block scalars is text, not indentation to match.
@@ -63,7 +65,7 @@ impl Rule for CommentIndentation {
         let mut comment_at: Vec<Option<usize>> = vec![None; line_count];
         let mut comment_index: Vec<Option<usize>> = vec![None; line_count];
         // Lines that continue a trailing comment: comment lines right below a line
-        // with an inline comment, indented deeper than that line's content.
+        // with an inline comment, their `#` under its `#`.
         let mut continues_trailing = vec![false; line_count];
         let mut trailing_indent: Vec<Option<usize>> = vec![None; line_count];
         for (index, comment) in context.comments.iter().enumerate() {
@@ -77,13 +79,12 @@ impl Rule for CommentIndentation {
                     .line
                     .checked_sub(1)
                     .and_then(|line| trailing_indent[line]);
-                if let Some(indent) = above.filter(|&indent| comment.column > indent) {
+                if let Some(column) = above.filter(|&column| comment.column == column) {
                     continues_trailing[comment.line] = true;
-                    trailing_indent[comment.line] = Some(indent);
+                    trailing_indent[comment.line] = Some(column);
                 }
             } else {
-                let text = context.line_text(comment.line);
-                trailing_indent[comment.line] = Some(text.len() - text.trim_start().len());
+                trailing_indent[comment.line] = Some(comment.column);
             }
         }
         let shape: Vec<LineShape> = (0..line_count)
@@ -136,10 +137,15 @@ impl Rule for CommentIndentation {
                     let column = comment_at[line].unwrap_or(0);
                     let next = next_indent[line];
                     let previous = levels.last().copied().unwrap_or(0);
+                    // In a run, an open block's level may follow only outwards (a
+                    // comment at column 0 closes the blocks deeper than it), and
+                    // commented-out content only inwards.
+                    let outwards = comment_above.is_none_or(|above| column <= above);
+                    let inwards = comment_above.is_none_or(|above| column >= above);
                     let allowed = column == next
                         || comment_above == Some(column)
-                        || (column >= next && levels.contains(&column))
-                        || (opens_block && column > previous)
+                        || (outwards && column >= next && levels.contains(&column))
+                        || (inwards && opens_block && column > previous && next <= previous)
                         || directive_below_at(context, line, column);
                     if !allowed {
                         let comment = &context.comments[comment_index[line].unwrap_or(0)];
@@ -158,10 +164,8 @@ impl Rule for CommentIndentation {
                             )
                             .with_help("indent the comment like the key it documents");
                     }
-                    // A run of comments may keep the column of its first line.
-                    if comment_above.is_none() || allowed {
-                        comment_above = Some(column);
-                    }
+                    // The next comment of the run may line up with this one.
+                    comment_above = Some(column);
                 }
             }
         }

@@ -9,11 +9,14 @@ use crate::yaml::model::CommentStyle;
 /// `#`s, the next character must be a space or the end of the line. `## doc`, `####`
 /// and an empty `#` pass; `#text` and `##text` do not.
 ///
+/// A shebang, `#!` at the very start of the file, passes unless
+/// `[rules.comment-starting-space] ignore-shebangs = false` (yamllint's
+/// `ignore-shebangs`).
+///
 /// Differences from yamllint, all deliberate:
 /// - only real comments are checked: a `#` inside a template action, a quoted
 ///   string or a block scalar is text, and template comments `{{/* */}}` are not
 ///   `#` comments;
-/// - `#!` is accepted anywhere, not only as a shebang on the first line;
 /// - helm-docs' `#--` marker is accepted (`#-- description`), as helm-docs reads it.
 ///
 /// ## Why it matters
@@ -42,7 +45,12 @@ impl Rule for CommentStartingSpace {
         Level::Warn
     }
 
+    fn options(&self) -> &'static [&'static str] {
+        &["ignore-shebangs"]
+    }
+
     fn check(&self, context: &FileContext, reporter: &mut Reporter) {
+        let shebang_at = context.source.bom_len;
         for comment in context.comments {
             if comment.style != CommentStyle::Yaml {
                 continue;
@@ -50,9 +58,12 @@ impl Rule for CommentStartingSpace {
             let text = &context.source.text[comment.span.clone()];
             let hashes = text.bytes().take_while(|&b| b == b'#').count();
             let rest = &text[hashes..];
+            let shebang = rest.starts_with('!')
+                && comment.span.start == shebang_at
+                && context.settings.options.ignore_shebangs;
             let fine = rest.is_empty()
                 || rest.starts_with(' ')
-                || rest.starts_with('!')
+                || shebang
                 || rest == "--"
                 || rest.starts_with("-- ");
             if fine {

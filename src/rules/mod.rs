@@ -317,11 +317,16 @@ impl Diagnostic {
 pub struct RuleOptions {
     /// `inline-comment-spacing`: spaces required between content and `#`.
     pub min_spaces: usize,
+    /// `comment-starting-space`: accept `#!` at the start of the file's first line.
+    pub ignore_shebangs: bool,
 }
 
 impl Default for RuleOptions {
     fn default() -> Self {
-        RuleOptions { min_spaces: 2 }
+        RuleOptions {
+            min_spaces: 2,
+            ignore_shebangs: true,
+        }
     }
 }
 
