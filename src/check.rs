@@ -16,7 +16,7 @@ use crate::config::Config;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::rules::unused_suppression::{self, Suppression};
 use crate::rules::{CommentInfo, FileContext, Reporter, RULES};
-use crate::source::{Problem, SourceFile, MAX_FILE_BYTES};
+use crate::source::{binary_offset, Problem, SourceFile, MAX_FILE_BYTES};
 use crate::template::{self, lex::ActionKind};
 use crate::walk::{self, FileToCheck};
 use crate::yaml::model::{self, model_front, CommentStyle, FileModel};
@@ -300,12 +300,6 @@ pub fn check_bytes(
         }
     }
     (source, diagnostics)
-}
-
-/// Where a file shows it is binary: a NUL byte in its first 8,000 bytes, as git and
-/// ripgrep decide.
-fn binary_offset(bytes: &[u8]) -> Option<usize> {
-    memchr::memchr(0, &bytes[..bytes.len().min(8000)])
 }
 
 /// A binary file gets one finding without a snippet, and no rule reads it.

@@ -47,6 +47,17 @@ pub fn model_bytes_with(
     directives: &Directives,
 ) -> FileModel {
     let path = path.into();
+    if let Some(offset) = source::binary_offset(&bytes) {
+        return FileModel {
+            path,
+            is_template: false,
+            documents: Vec::new(),
+            problems: vec![Problem::new(
+                0,
+                format!("binary file (a NUL byte at offset {offset}); not modelled"),
+            )],
+        };
+    }
     let (source, mut problems) = SourceFile::from_bytes(path.clone(), bytes);
     let reading = yaml::model::read(&source, &path, directives, &mut problems);
     let mut model = match reading.model {

@@ -123,6 +123,12 @@ impl SourceFile {
     }
 }
 
+/// Where bytes show they are binary, not text: the offset of a NUL byte in the first
+/// 8,000 bytes, as git and ripgrep decide.
+pub fn binary_offset(bytes: &[u8]) -> Option<usize> {
+    memchr::memchr(0, &bytes[..bytes.len().min(8000)])
+}
+
 /// Replaces every byte that is not valid UTF-8, and every NUL, by a single ASCII byte,
 /// so the text keeps its length and every offset stays valid.
 fn sanitize(bytes: Vec<u8>, problems: &mut Vec<Problem>) -> String {

@@ -271,6 +271,17 @@ fn readme_shows_the_real_output_for_the_broken_copy() {
     );
 }
 
+/// The nesting limit the README states is the one the binary uses.
+#[test]
+fn readme_states_the_nesting_limit_of_the_binary() {
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let stated = format!(
+        "nesting deeper than {} levels",
+        tether::yaml::parse::MAX_DEPTH
+    );
+    assert!(readme.contains(&stated), "README must say {stated:?}");
+}
+
 #[test]
 fn rules_list_and_pages() {
     assert_cli_snapshot!("rules_list", run_in(repo(), &["rules"]));
@@ -342,6 +353,10 @@ fn bad_configurations() {
             "[[require]]\nfiles = [\"a.yaml\"]\nkey = \"a\"\nplacement = \"above\"\n",
         ),
         ("not-toml", "[rules\n"),
+        (
+            "level-and-table",
+            "[rules]\ninline-comment-spacing = \"warn\"\n[rules.inline-comment-spacing]\nmin-spaces = 1\n",
+        ),
     ];
     let mut out = String::new();
     for (name, text) in cases {
@@ -378,4 +393,90 @@ fn cache_follows_file_contents() {
     std::fs::write(dir.path().join("values.yaml"), "# good\nkey: 1\n").unwrap();
     let changed = run_in(dir.path(), &["check"]);
     assert!(changed.contains("no findings"), "{changed}");
+}
+
+/// What a new user meets on the command line: a path that does not exist, a folder
+/// with nothing to check, a binary file, `map` on a folder.
+#[test]
+fn inputs_that_check_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("empty")).unwrap();
+    std::fs::create_dir_all(dir.path().join("chart/templates")).unwrap();
+    std::fs::write(
+        dir.path().join("chart/values.yaml"),
+        "# -- Replicas\nreplicas: 1\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("chart/templates/cm.yaml"),
+        "kind: ConfigMap\ndata:\n  a: \"1\" # one\n",
+    )
+    .unwrap();
+    let mut binary = b"\x7fELF\x02\x01\x01\0\0\0".to_vec();
+    binary.extend(std::iter::repeat_n(b"#x\n{{ {{ \xff".as_slice(), 500).flatten());
+    std::fs::write(dir.path().join("chart/templates/blob.yaml"), binary).unwrap();
+    let mut out = String::new();
+    for args in [
+        &["check", "--no-cache", "no-such-chart"][..],
+        &["check", "--no-cache", "empty"],
+        &["check", "--no-cache", "chart"],
+        &["map", "chart"],
+    ] {
+        out.push_str(&format!(
+            "### tether {}\n{}\n",
+            args.join(" "),
+            run_in(dir.path(), args)
+        ));
+    }
+    assert_cli_snapshot!("inputs_that_check_nothing", out);
+}
+
+/// Files are chosen as git chooses them: tracked files always (even when a
+/// `.gitignore` pattern matches them), untracked ones unless git ignores them; outside
+/// a repository no `.gitignore` applies.
+#[test]
+fn files_are_chosen_as_git_chooses_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("repo");
+    for folder in ["crds", "build", "templates"] {
+        std::fs::create_dir_all(repo.join(folder)).unwrap();
+    }
+    std::fs::write(repo.join(".gitignore"), "crds/\nbuild/\n").unwrap();
+    std::fs::write(repo.join("crds/tracked.yaml"), "#tracked\n").unwrap();
+    std::fs::write(repo.join("build/untracked.yaml"), "#ignored\n").unwrap();
+    std::fs::write(repo.join("templates/new.yaml"), "#untracked\n").unwrap();
+    let git = |args: &[&str]| {
+        let status = std::process::Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@e"])
+            .args(args)
+            .current_dir(&repo)
+            .output()
+            .expect("git runs (cargo xtask ci installs it)");
+        assert!(status.status.success(), "{status:?}");
+    };
+    git(&["init", "-q"]);
+    git(&["add", "-f", ".gitignore", "crds/tracked.yaml"]);
+    git(&["commit", "-qm", "crds"]);
+    let plain = dir.path().join("plain");
+    std::fs::create_dir_all(plain.join("build")).unwrap();
+    std::fs::write(plain.join(".gitignore"), "build/\n").unwrap();
+    std::fs::write(plain.join("build/kept.yaml"), "#outside-git\n").unwrap();
+    let mut out = run_in(
+        dir.path(),
+        &["check", "--no-cache", "--format", "json", "repo", "plain"],
+    );
+    out = out.replace(&dir.path().display().to_string(), "[DIR]");
+    let paths: Vec<&str> = out
+        .lines()
+        .filter_map(|line| line.trim().strip_prefix("\"path\": "))
+        .collect();
+    assert_eq!(
+        paths,
+        [
+            "\"plain/build/kept.yaml\",",
+            "\"repo/crds/tracked.yaml\",",
+            "\"repo/templates/new.yaml\","
+        ],
+        "{out}"
+    );
 }
