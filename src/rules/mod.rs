@@ -8,6 +8,7 @@
 mod comment_indentation;
 mod comment_starting_space;
 mod detached_comment;
+pub mod helm_docs;
 mod inline_comment_spacing;
 mod orphan_value_doc;
 mod parse_problem;

@@ -1,19 +1,32 @@
 //! `orphan-value-doc`: a values annotation that names no key, or documents the wrong one.
 
-use super::values::{annotations, commented_out_tail, has_annotations, key_paths, Annotation};
+use std::collections::HashMap;
+
+use super::helm_docs::{self, Destination};
+use super::values::{annotations, has_annotations, is_commented_out_key, key_paths, Annotation};
 use super::{FileContext, Level, Reporter, Rule};
+use crate::yaml::model::{Comment, FileModel, Key, Placement};
 
 /// ## What it does
-/// In a chart's `values.yaml`, reports documentation that belongs to no key:
+/// In a chart's `values.yaml`, reports documentation that belongs to no key, or that
+/// a generator gives to another key than the one it was written for:
 /// - a readme-generator `## @param full.path` or a helm-docs `# full.path -- text`
 ///   naming a path that does not exist in the file;
 /// - a cozyvalues-gen `## @param {type} name` naming no top-level key;
-/// - a helm-docs `# -- text` description whose block goes on into a commented-out
-///   key (`# targetPort: 80`): helm-docs attaches the description to the next real
-///   key below, which is not the one it was written for.
+/// - a helm-docs `# --` description that helm-docs itself (v1.14, which reads comments
+///   through yaml.v3) would lose or show for another key: a description of a
+///   commented-out key that runs, across a blank line, into the next real key; a
+///   description dropped because a later `# --` above the same key replaces it; a
+///   description a blank line cuts off from the key below, so yaml.v3 reads it as the
+///   closing comment of the content above; a line with a second ` -- `, which
+///   helm-docs reads as `key -- description`. The message says what helm-docs will do.
 ///
-/// `## @skip` and `## @extra` paths are not checked: readme-generator does not
-/// require them to exist.
+/// A description of a commented-out key (`# -- TCP services` / `# tcp:` above the
+/// real `tcp: {}`, or followed by a blank line) is left alone when helm-docs gives it
+/// to that key or to none: that is what its author meant. `## @skip` and `## @extra`
+/// paths are not checked: readme-generator does not require them to exist. A test
+/// compares tether's model of helm-docs with every README helm-docs generated in the
+/// real-chart corpus, key by key.
 ///
 /// ## Why it matters
 /// Generated READMEs and schemas then describe keys that are gone, or give one key
@@ -21,17 +34,25 @@ use super::{FileContext, Level, Reporter, Rule};
 ///
 /// ## Example
 /// ```yaml
-/// # -- Port of the Service's target.
-/// # targetPort: 8080
-/// annotations: {}
+/// service:
+///   type: ClusterIP
+///
+///   # -- Port of the Service's target.
+///   # targetPort: 8080
+///
+///   annotations: {}
 /// ```
 ///
 /// ## Instead
 /// ```yaml
-/// # targetPort: 8080
+/// service:
+///   type: ClusterIP
 ///
-/// # -- Annotations of the Service.
-/// annotations: {}
+///   # -- Port of the Service's target.
+///   # targetPort: 8080
+///
+///   # -- Annotations of the Service.
+///   annotations: {}
 /// ```
 pub struct OrphanValueDoc;
 
@@ -71,47 +92,144 @@ impl Rule for OrphanValueDoc {
                     .with_help("fix the path, or remove the documentation of a value that is gone");
             }
         }
-        for document in &model.documents {
-            let leading = document.keys.iter().flat_map(|key| {
-                key.comments
-                    .iter()
-                    .map(move |attached| (Some(key), &attached.comment))
-            });
-            let free = document.free.iter().map(|comment| (None, comment));
-            for (key, comment) in leading.chain(free) {
-                let lines: Vec<&str> = comment.text.lines().collect();
-                if !lines
-                    .first()
-                    .is_some_and(|first| first.trim_start().starts_with("-- "))
-                {
-                    continue;
+        report_helm_docs(context, model, reporter);
+    }
+}
+
+/// Reports the `# --` descriptions that helm-docs loses or gives to another key than
+/// the one they were written for.
+fn report_helm_docs(context: &FileContext, model: &FileModel, reporter: &mut Reporter) {
+    let docs = helm_docs::simulate(context.source, model);
+    if docs.markers.is_empty() {
+        return;
+    }
+    // Which comment every comment line belongs to, and the key it documents there.
+    let mut owners: HashMap<usize, (Option<&Key>, &Comment)> = HashMap::new();
+    let mut keys: Vec<&Key> = Vec::new();
+    for document in &model.documents {
+        for key in &document.keys {
+            keys.push(key);
+            for attached in &key.comments {
+                if attached.placement == Placement::Leading {
+                    for line in attached.comment.line..=attached.comment.end_line {
+                        owners.insert(line, (Some(key), &attached.comment));
+                    }
                 }
-                let Some(index) = commented_out_tail(&lines) else {
-                    continue;
-                };
-                let commented = lines[index];
-                let name = commented.trim().trim_start_matches("- ");
-                let name = name.split(':').next().unwrap_or(name);
-                let target = key
-                    .map(|key| format!(" attaches it to `{}`", key.path))
-                    .unwrap_or_else(|| " attaches it to the next key below".to_string());
-                let piece = comment
-                    .spans
-                    .get(index)
-                    .cloned()
-                    .unwrap_or(comment.spans[0].clone());
-                reporter
-                    .report(
-                        comment.spans[0].clone(),
-                        format!(
-                            "this helm-docs description runs into the commented-out key `{name}`; helm-docs{target}"
-                        ),
-                    )
-                    .with_label(piece, "commented-out key")
-                    .with_help(
-                        "separate the commented-out key from the description with a blank line, or remove it",
-                    );
+            }
+        }
+        for comment in &document.free {
+            for line in comment.line..=comment.end_line {
+                owners.insert(line, (None, comment));
             }
         }
     }
+    for marker in &docs.markers {
+        let Some(&(key, comment)) = owners.get(&marker.line) else {
+            continue;
+        };
+        let written_for = key.map(|key| helm_docs::helm_docs_path(&key.path));
+        let group = marker_group(comment, marker.line);
+        // A description of a commented-out key (`# -- Port` / `# port: 80`): helm-docs
+        // losing it is expected, giving it to a real key is not. The commented-out
+        // key must be one the description names, not an example of the key's value.
+        let commented_out = group
+            .iter()
+            .skip(1)
+            .map(|line| line.trim_end())
+            .filter(|line| !line.starts_with("- ") && is_commented_out_key(line))
+            .map(|line| line.split(':').next().unwrap_or(line).to_string())
+            .find(|name| names(group.first().copied().unwrap_or(""), name));
+        let index = marker.line - comment.line;
+        let span = comment
+            .spans
+            .get(index)
+            .or(comment.spans.first())
+            .cloned()
+            .unwrap_or(0..0);
+        let message = match &marker.destination {
+            Destination::Key(shown_for) => {
+                if written_for.as_ref() == Some(shown_for) {
+                    continue;
+                }
+                let last_segment = shown_for.rsplit('.').next().unwrap_or(shown_for);
+                match (&commented_out, &written_for) {
+                    (Some(name), _) if name != last_segment => format!(
+                        "helm-docs gives this description of the commented-out `{name}` to `{shown_for}`: the README will show it for that key"
+                    ),
+                    (_, Some(below)) => format!(
+                        "helm-docs gives this description to `{shown_for}`, not to `{below}` below it"
+                    ),
+                    _ => continue,
+                }
+            }
+            Destination::Superseded { by_line } => match (&commented_out, &written_for) {
+                (None, Some(below)) => format!(
+                    "helm-docs keeps only the last `# --` description above `{below}` (line {}); it drops this one",
+                    by_line + 1
+                ),
+                _ => continue,
+            },
+            Destination::Foot | Destination::DocumentHead => {
+                if commented_out.is_some() {
+                    continue;
+                }
+                let why = if marker.destination == Destination::DocumentHead {
+                    "above the first key, a blank line makes it a comment of the whole document"
+                } else {
+                    "yaml.v3 reads it as the closing comment of the content above it"
+                };
+                match &written_for {
+                    Some(below) => format!("helm-docs drops this description of `{below}`: {why}"),
+                    None => {
+                        let next = keys.iter().find(|key| key.line > comment.end_line);
+                        let Some(next) = next else { continue };
+                        let next_path = helm_docs::helm_docs_path(&next.path);
+                        if docs.descriptions.contains_key(&next_path) {
+                            continue;
+                        }
+                        format!(
+                            "helm-docs drops this description ({why}), so `{next_path}` below it gets none"
+                        )
+                    }
+                }
+            }
+            Destination::Keyed => "helm-docs reads the text before the second ` -- ` on this line as a key path and drops the description".to_string(),
+            Destination::LineComment | Destination::Ignored => continue,
+        };
+        let help = match &marker.destination {
+            Destination::Keyed => "write ` -- ` once, after `#`",
+            Destination::Key(_) => "end the commented-out block with a blank line and give the key below its own `# --`, or remove the description",
+            Destination::Superseded { .. } => "merge the two descriptions into one `# --` block",
+            _ => "put the description directly above its key, with no blank line between",
+        };
+        reporter.report(span, message).with_help(help);
+    }
+}
+
+/// The lines of a comment's text from the marker's line up to the next `-- ` line.
+fn marker_group(comment: &Comment, line: usize) -> Vec<&str> {
+    let lines: Vec<&str> = comment.text.lines().collect();
+    let start = (line - comment.line).min(lines.len());
+    let mut group = vec![];
+    for (offset, text) in lines[start..].iter().enumerate() {
+        if offset > 0 && text.trim_start().starts_with("--") {
+            break;
+        }
+        group.push(*text);
+    }
+    group
+}
+
+/// Whether a description's text names a key: `revisionHistoryLimit` in "Set the
+/// revisionHistoryLimit", `logFormat` in "Dex log format", letters and digits compared
+/// without case.
+fn names(description: &str, key: &str) -> bool {
+    let fold = |text: &str| -> String {
+        text.chars()
+            .filter(|c| c.is_alphanumeric())
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    let key = fold(key);
+    !key.is_empty() && fold(description).contains(&key)
 }

@@ -173,21 +173,6 @@ pub fn is_commented_out_key(line: &str) -> bool {
             || value.starts_with(['"', '\'', '{', '[']))
 }
 
-/// Where a helm-docs `# -- text` block runs into commented-out YAML: the index of
-/// the first commented-out key line when every line from it to the block's end is a
-/// commented-out key or indented under one.
-pub fn commented_out_tail(lines: &[&str]) -> Option<usize> {
-    let start = lines
-        .iter()
-        .skip(1)
-        .position(|line| is_commented_out_key(line))?
-        + 1;
-    lines[start..]
-        .iter()
-        .all(|line| is_commented_out_key(line) || line.starts_with([' ', '\t']))
-        .then_some(start)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -231,13 +216,5 @@ mod tests {
             "here: the operator owns that DaemonSet"
         ));
         assert!(!is_commented_out_key("ref: https://kubernetes.io/docs/"));
-        assert_eq!(
-            commented_out_tail(&["-- Port.", "targetPort:", "  http: 80"]),
-            Some(1)
-        );
-        assert_eq!(
-            commented_out_tail(&["-- Port.", "Example:", "  port: 80"]),
-            None
-        );
     }
 }
