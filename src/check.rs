@@ -207,11 +207,7 @@ pub fn check_bytes(
             ),
         ));
     }
-    let model::Reading {
-        is_template,
-        front,
-        model: read_model,
-    } = model::read(&source, relative, &config.directives, &mut problems);
+    let model::Reading { is_template, front } = model::read(&source, relative, &mut problems);
     let masked_text = front.masked_text(&source);
     let line_starts = source.document_line_starts();
     let line_count = line_starts.len();
@@ -268,9 +264,8 @@ pub fn check_bytes(
             || enabled
                 .iter()
                 .any(|(registered, _)| registered.rule.needs_model(&context)));
-    let model: Option<FileModel> = wants_model.then(|| {
-        read_model.unwrap_or_else(|| model_front(&source, is_template, &front, &config.directives))
-    });
+    let model: Option<FileModel> =
+        wants_model.then(|| model_front(&source, is_template, &front, &config.directives));
     let model_comments;
     if let Some(model) = &model {
         let raw = model

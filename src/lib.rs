@@ -30,9 +30,9 @@ pub use yaml::model::{
 
 /// Models a file from its bytes: templates (see [`is_template_path`]) are masked first.
 ///
-/// A file outside `templates/` that is not valid YAML but holds `{{` is a template
-/// rendered with `tpl` (a chart's `files/`); it is modelled as a template when that
-/// parses better. `tether check` reads files the same way.
+/// A file outside `templates/` with a line of template actions alone (`{{- if … }}`)
+/// outside its block scalars is a template rendered with `tpl` (a chart's `files/`), and is
+/// modelled as one. `tether check` reads files the same way.
 ///
 /// `path` is the path shown in output; the bytes are not read from it.
 pub fn model_bytes(path: impl Into<PathBuf>, bytes: Vec<u8>) -> FileModel {
@@ -59,11 +59,9 @@ pub fn model_bytes_with(
         };
     }
     let (source, mut problems) = SourceFile::from_bytes(path.clone(), bytes);
-    let reading = yaml::model::read(&source, &path, directives, &mut problems);
-    let mut model = match reading.model {
-        Some(model) => model,
-        None => yaml::model::model_front(&source, reading.is_template, &reading.front, directives),
-    };
+    let reading = yaml::model::read(&source, &path, &mut problems);
+    let mut model =
+        yaml::model::model_front(&source, reading.is_template, &reading.front, directives);
     problems.append(&mut model.problems);
     problems.sort_by_key(|problem| problem.line);
     model.problems = problems;

@@ -334,6 +334,28 @@ fn emits_block(text: &str, action: &Action) -> bool {
     )
 }
 
+/// Whether a line of template actions alone (`{{- if … }}`, `{{- include … | nindent
+/// 2 }}`) stands outside every block scalar: plain YAML never has one, so a file
+/// outside `templates/` that does is a template rendered with `tpl` (a chart's
+/// `files/`).
+/// Template text inside a block scalar (`script: |` holding `{{- if }}` lines) is what
+/// values files pass to `tpl`, and leaves the file plain YAML.
+pub fn has_template_line_outside_block_scalars(text: &str, actions: &[Action]) -> bool {
+    let bytes = text.as_bytes();
+    let lines = line_facts(bytes, actions);
+    let in_block_scalar = block_scalar_indents(bytes, &lines);
+    let mut line = 0;
+    for action in actions {
+        while line + 1 < lines.len() && lines[line].range.end < action.span.start {
+            line += 1;
+        }
+        if lines[line].is_directive() && in_block_scalar[line].is_none() {
+            return true;
+        }
+    }
+    false
+}
+
 /// Which branch of every `if`/`with`/`range` … `else` … `end` chain a branch mask
 /// keeps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -206,61 +206,23 @@ pub struct Reading {
     /// Whether the file is read as a Helm template.
     pub is_template: bool,
     pub front: Front,
-    /// The model, when deciding how to read the file already built it.
-    pub model: Option<FileModel>,
 }
 
 /// Decides how to read a file and runs the template stage: files under `templates/`
-/// and `*.tpl` files are templates; any other file is plain YAML, unless it holds
-/// `{{` and is not valid YAML as written but models better once masked (a chart's
-/// `files/` rendered with `tpl`). Lexing problems go to `problems`.
-pub fn read(
-    source: &SourceFile,
-    path: &Path,
-    directives: &Directives,
-    problems: &mut Vec<Problem>,
-) -> Reading {
-    let is_template = is_template_path(path);
-    if is_template || !source.text.contains("{{") || source.text.len() > MAX_FILE_BYTES {
-        return Reading {
-            is_template,
-            front: Front::new(source, is_template, problems),
-            model: None,
-        };
+/// and `*.tpl` files are templates; any other file is plain YAML, unless it holds a
+/// line of template actions alone (`{{- if … }}`, `{{- include … }}`) outside
+/// its block scalars, which plain YAML never has: then it is a template rendered with `tpl` (a chart's
+/// `files/`). Lexing problems go to `problems`.
+pub fn read(source: &SourceFile, path: &Path, problems: &mut Vec<Problem>) -> Reading {
+    let mut is_template = is_template_path(path);
+    if !is_template && source.text.len() <= MAX_FILE_BYTES && source.text.contains("{{") {
+        let (actions, _) = template::lex::lex(&source.text);
+        is_template = mask::has_template_line_outside_block_scalars(&source.text, &actions);
     }
-    let plain = model_front(source, false, &Front::default(), directives);
-    if recovered_documents(&plain) == 0 {
-        return Reading {
-            is_template: false,
-            front: Front::default(),
-            model: Some(plain),
-        };
+    Reading {
+        is_template,
+        front: Front::new(source, is_template, problems),
     }
-    let mut template_problems = Vec::new();
-    let front = Front::new(source, true, &mut template_problems);
-    let as_template = model_front(source, true, &front, directives);
-    if recovered_documents(&as_template) < recovered_documents(&plain) {
-        problems.append(&mut template_problems);
-        Reading {
-            is_template: true,
-            front,
-            model: Some(as_template),
-        }
-    } else {
-        Reading {
-            is_template: false,
-            front: Front::default(),
-            model: Some(plain),
-        }
-    }
-}
-
-fn recovered_documents(model: &FileModel) -> usize {
-    model
-        .documents
-        .iter()
-        .filter(|document| document.recovered)
-        .count()
 }
 
 /// Models one file from its template stage's output; the problems of lexing are the
