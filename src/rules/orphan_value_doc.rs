@@ -130,15 +130,19 @@ fn report_helm_docs(context: &FileContext, model: &FileModel, reporter: &mut Rep
         let written_for = key.map(|key| helm_docs::helm_docs_path(&key.path));
         let group = marker_group(comment, marker.line);
         // A description of a commented-out key (`# -- Port` / `# port: 80`): helm-docs
-        // losing it is expected, giving it to a real key is not. The commented-out
-        // key must be one the description names, not an example of the key's value.
-        let commented_out = group
-            .iter()
-            .skip(1)
-            .map(|line| line.trim_end())
+        // losing it is expected, giving it to a real key is not.
+        let commented_keys: Vec<String> = comment
+            .text
+            .lines()
+            .skip(marker.line - comment.line + 1)
+            .map(str::trim_end)
             .filter(|line| !line.starts_with("- ") && is_commented_out_key(line))
             .map(|line| line.split(':').next().unwrap_or(line).to_string())
-            .find(|name| names(group.first().copied().unwrap_or(""), name));
+            .collect();
+        // The commented-out key the description names: not an example of the value of
+        // the key below (`# -- Annotations` / `# team: web` / `annotations: {}`).
+        let description = group.first().copied().unwrap_or("");
+        let named = commented_keys.iter().find(|name| names(description, name));
         let index = marker.line - comment.line;
         let span = comment
             .spans
@@ -152,25 +156,42 @@ fn report_helm_docs(context: &FileContext, model: &FileModel, reporter: &mut Rep
                     continue;
                 }
                 let last_segment = shown_for.rsplit('.').next().unwrap_or(shown_for);
-                match (&commented_out, &written_for) {
+                match (named, &written_for) {
                     (Some(name), _) if name != last_segment => format!(
                         "helm-docs gives this description of the commented-out `{name}` to `{shown_for}`: the README will show it for that key"
                     ),
                     (_, Some(below)) => format!(
                         "helm-docs gives this description to `{shown_for}`, not to `{below}` below it"
                     ),
-                    _ => continue,
+                    (_, None) => {
+                        // Indented deeper than the key below and followed by
+                        // commented-out YAML: an example in the value of the key above,
+                        // which helm-docs still gives to the key below. (A description
+                        // that is only indented too deep is meant for the key below.)
+                        let next = keys.iter().find(|key| key.line > comment.end_line);
+                        let example = group
+                            .iter()
+                            .skip(1)
+                            .any(|line| is_commented_out_key(line.trim_end()));
+                        if !example || next.is_none_or(|next| next.column >= comment.column) {
+                            continue;
+                        }
+                        format!(
+                            "helm-docs gives this description, indented under the key above, to `{shown_for}` below it: the README will show it for that key"
+                        )
+                    }
                 }
             }
-            Destination::Superseded { by_line } => match (&commented_out, &written_for) {
-                (None, Some(below)) => format!(
-                    "helm-docs keeps only the last `# --` description above `{below}` (line {}); it drops this one",
-                    by_line + 1
+            Destination::Superseded { by_line } => match (commented_keys.is_empty(), &written_for) {
+                (true, Some(below)) => format!(
+                    "helm-docs starts another description at line {} (`{}`) and keeps only the last one above `{below}`: it drops this one",
+                    by_line + 1,
+                    context.line_text(*by_line).trim()
                 ),
                 _ => continue,
             },
             Destination::Foot | Destination::DocumentHead => {
-                if commented_out.is_some() {
+                if !commented_keys.is_empty() {
                     continue;
                 }
                 let why = if marker.destination == Destination::DocumentHead {
@@ -181,8 +202,13 @@ fn report_helm_docs(context: &FileContext, model: &FileModel, reporter: &mut Rep
                 match &written_for {
                     Some(below) => format!("helm-docs drops this description of `{below}`: {why}"),
                     None => {
+                        // Only a description at the level of the key below was
+                        // written for it; a deeper one is commented-out content.
                         let next = keys.iter().find(|key| key.line > comment.end_line);
-                        let Some(next) = next else { continue };
+                        let Some(next) = next.filter(|next| next.column == comment.column)
+                        else {
+                            continue;
+                        };
                         let next_path = helm_docs::helm_docs_path(&next.path);
                         if docs.descriptions.contains_key(&next_path) {
                             continue;
