@@ -58,6 +58,7 @@ rule_fixtures! {
     inline_comment_spacing_min_spaces_1 => ("inline-comment-spacing", "min-spaces-1"),
     comment_indentation_indentation => ("comment-indentation", "indentation"),
     comment_indentation_empty_values => ("comment-indentation", "empty-values"),
+    comment_indentation_runs => ("comment-indentation", "runs"),
     undocumented_value_conventions => ("undocumented-value", "conventions"),
     orphan_value_doc_orphans => ("orphan-value-doc", "orphans"),
     unused_suppression_suppressions => (

@@ -13,13 +13,14 @@ use crate::yaml::model::CommentStyle;
 /// report:
 /// - template lines (`{{- if … }}`, `{{- end }}`, `{{- include … | nindent 4 }}`) are
 ///   not content: the comment is compared with the YAML lines around them, and a
-///   comment directly above a template line, indented like it, documents that line;
+///   comment directly above or below a template line, indented like it, documents
+///   that line;
 /// - `- name: x` opens a mapping at `name`'s column, where a comment may sit;
 /// - a comment at the end of a block may be indented like any block that is still
 ///   open, not only the innermost one (yamllint issues #141 and #384: a trailing note
 ///   at an outer level, a commented-out list item after a mapping item); in a run of
 ///   comment lines only outwards, since a comment at an outer level closes the
-///   blocks inside it;
+///   blocks inside it; a comment line may come back to any column its run used;
 /// - a comment below a key with no value on its line (`resources:`) or an empty
 ///   one (`env: {}`, `extraVolumes: []`, `~`, `null`, `""`, `''`), and no content
 ///   of its own below, may be indented deeper, as the
@@ -105,6 +106,10 @@ impl Rule for CommentIndentation {
         let mut levels: Vec<usize> = Vec::new();
         let mut opens_block = false;
         let mut comment_above: Option<usize> = None;
+        // The columns of the comment lines of the current run, so a line may come
+        // back to a column the run used (a deeper example line inside a run does not
+        // make the next line wrong).
+        let mut run_columns: Vec<usize> = Vec::new();
         for line in 0..line_count {
             match shape[line] {
                 LineShape::Content {
@@ -124,13 +129,18 @@ impl Rule for CommentIndentation {
                     }
                     opens_block = opens;
                     comment_above = None;
+                    run_columns.clear();
                 }
                 LineShape::DocumentMarker => {
                     levels.clear();
                     opens_block = false;
                     comment_above = None;
+                    run_columns.clear();
                 }
-                LineShape::Blank => comment_above = None,
+                LineShape::Blank => {
+                    comment_above = None;
+                    run_columns.clear();
+                }
                 LineShape::Other => {}
                 LineShape::Comment if continues_trailing[line] => {}
                 LineShape::Comment => {
@@ -143,10 +153,10 @@ impl Rule for CommentIndentation {
                     let outwards = comment_above.is_none_or(|above| column <= above);
                     let inwards = comment_above.is_none_or(|above| column >= above);
                     let allowed = column == next
-                        || comment_above == Some(column)
+                        || run_columns.contains(&column)
                         || (outwards && column >= next && levels.contains(&column))
                         || (inwards && opens_block && column > previous && next <= previous)
-                        || directive_below_at(context, line, column);
+                        || directive_next_to(context, line, column);
                     if !allowed {
                         let comment = &context.comments[comment_index[line].unwrap_or(0)];
                         let expected = if previous > next && comment_above.is_none() {
@@ -166,27 +176,25 @@ impl Rule for CommentIndentation {
                     }
                     // The next comment of the run may line up with this one.
                     comment_above = Some(column);
+                    run_columns.push(column);
                 }
             }
         }
     }
 }
 
-/// Whether the comment run that holds `line` sits directly above a template line
-/// indented like it: such a comment documents that template logic.
-fn directive_below_at(context: &FileContext, line: usize, column: usize) -> bool {
-    let mut next = line + 1;
-    while next < context.source.line_count() {
-        let text = context.line_text(next);
-        let trimmed = text.trim_start();
-        if trimmed.starts_with('#') {
-            next += 1;
-            continue;
-        }
-        return context.directive_lines.get(next).copied().unwrap_or(false)
-            && text.len() - trimmed.len() == column;
-    }
-    false
+/// Whether the comment run that holds `line` sits directly above or below a template
+/// line indented like it: such a comment documents that template logic.
+fn directive_next_to(context: &FileContext, line: usize, column: usize) -> bool {
+    let is_comment = |line: usize| context.line_text(line).trim_start().starts_with('#');
+    let directive_at = |line: usize| {
+        let text = context.line_text(line);
+        context.directive_lines.get(line).copied().unwrap_or(false)
+            && text.len() - text.trim_start().len() == column
+    };
+    let below = (line + 1..context.source.line_count()).find(|&next| !is_comment(next));
+    let above = (0..line).rev().find(|&previous| !is_comment(previous));
+    below.is_some_and(directive_at) || above.is_some_and(directive_at)
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

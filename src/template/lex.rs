@@ -114,19 +114,71 @@ pub struct LexError {
 
 /// Lexes every action of `text`, in order, never overlapping.
 pub fn lex(text: &str) -> (Vec<Action>, Vec<LexError>) {
+    let (actions, errors, _) = lex_counting(text);
+    (actions, errors)
+}
+
+/// [`lex`], and the number of bytes it examined: the work, which tests hold linear
+/// in the size of the input whatever the input is.
+pub fn lex_counting(text: &str) -> (Vec<Action>, Vec<LexError>, usize) {
+    let mut lexer = Lexer {
+        text,
+        work: 0,
+        backtick: Memo::default(),
+        comment_close: Memo::default(),
+    };
     let bytes = text.as_bytes();
     let mut actions = Vec::new();
     let mut errors = Vec::new();
     let mut position = 0;
     while let Some(found) = find_open(bytes, position) {
-        let (action, error) = lex_action(text, found);
+        lexer.work += found - position;
+        let (action, error) = lexer.action(found);
         if let Some(error) = error {
             errors.push(error);
         }
         position = action.span.end.max(found + 2);
         actions.push(action);
     }
-    (actions, errors)
+    (
+        actions,
+        errors,
+        lexer.work + bytes.len() - position.min(bytes.len()),
+    )
+}
+
+/// The lexer's state: memos that keep every search forward-only, so no byte is
+/// examined more than a bounded number of times (an unclosed raw string or comment
+/// would otherwise send every later action to the end of the file again).
+struct Lexer<'a> {
+    text: &'a str,
+    /// Bytes examined.
+    work: usize,
+    /// The next backtick at or after a position.
+    backtick: Memo,
+    /// The next `*/` that closes a comment action (`*/}}`, `*/ -}}`).
+    comment_close: Memo,
+}
+
+/// The answer of a forward search from `from`: the first match at or after it, or
+/// none up to the end of the text. A search from a later position reuses it while
+/// the match lies ahead of that position.
+#[derive(Debug, Default, Clone, Copy)]
+struct Memo {
+    from: Option<usize>,
+    found: Option<usize>,
+}
+
+impl Memo {
+    fn lookup(&self, position: usize) -> Option<Option<usize>> {
+        let from = self.from?;
+        match self.found {
+            _ if position < from => None,
+            None => Some(None),
+            Some(found) if found >= position => Some(Some(found)),
+            Some(_) => None,
+        }
+    }
 }
 
 fn find_open(bytes: &[u8], from: usize) -> Option<usize> {
@@ -142,7 +194,7 @@ fn find_open(bytes: &[u8], from: usize) -> Option<usize> {
 }
 
 fn memchr(needle: u8, haystack: &[u8]) -> Option<usize> {
-    haystack.iter().position(|&b| b == needle)
+    memchr::memchr(needle, haystack)
 }
 
 /// The end of the line holding `offset`, before its `\r\n` or `\n`.
@@ -159,111 +211,117 @@ fn is_space(byte: u8) -> bool {
     matches!(byte, b' ' | b'\t' | b'\r' | b'\n')
 }
 
-/// Lexes the action whose `{{` is at `open`.
-fn lex_action(text: &str, open: usize) -> (Action, Option<LexError>) {
-    let bytes = text.as_bytes();
-    let mut cursor = open + 2;
-    let trim_left =
-        bytes.get(cursor) == Some(&b'-') && bytes.get(cursor + 1).is_some_and(|&b| is_space(b));
-    if trim_left {
-        cursor += 2;
-    }
-    let body_start = cursor;
-    // A comment is `/*` right after the delimiter and its trim marker.
-    let after_space = skip_spaces(bytes, cursor);
-    if bytes[after_space..].starts_with(b"/*") && (after_space == cursor || trim_left) {
-        return lex_comment(text, open, trim_left, body_start, after_space + 2);
-    }
-
-    let mut paren_depth = 0usize;
-    let mut last_command_start = body_start;
-    while cursor < bytes.len() {
-        match bytes[cursor] {
-            b'"' => cursor = skip_interpreted_string(bytes, cursor + 1),
-            b'\'' => cursor = skip_char_constant(bytes, cursor + 1),
-            b'`' => match memchr(b'`', &bytes[cursor + 1..]) {
-                Some(close) => cursor += close + 2,
-                None => cursor = bytes.len(),
-            },
-            b'(' => {
-                paren_depth += 1;
-                cursor += 1;
-            }
-            b')' => {
-                paren_depth = paren_depth.saturating_sub(1);
-                cursor += 1;
-            }
-            b'|' if paren_depth == 0 => {
-                cursor += 1;
-                last_command_start = cursor;
-            }
-            b'-' if bytes[cursor..].starts_with(b"-}}")
-                && cursor > body_start
-                && is_space(bytes[cursor - 1]) =>
-            {
-                let action = finish(
-                    text,
-                    open..cursor + 3,
-                    body_start..cursor,
-                    trim_left,
-                    true,
-                    last_command_start..cursor,
-                );
-                return (action, None);
-            }
-            b'}' if bytes.get(cursor + 1) == Some(&b'}') => {
-                let action = finish(
-                    text,
-                    open..cursor + 2,
-                    body_start..cursor,
-                    trim_left,
-                    false,
-                    last_command_start..cursor,
-                );
-                return (action, None);
-            }
-            b'{' if bytes.get(cursor + 1) == Some(&b'{') => break,
-            _ => cursor += 1,
+impl Lexer<'_> {
+    /// Lexes the action whose `{{` is at `open`.
+    fn action(&mut self, open: usize) -> (Action, Option<LexError>) {
+        let text = self.text;
+        let bytes = text.as_bytes();
+        let mut cursor = open + 2;
+        let trim_left =
+            bytes.get(cursor) == Some(&b'-') && bytes.get(cursor + 1).is_some_and(|&b| is_space(b));
+        if trim_left {
+            cursor += 2;
         }
-    }
-    // Never closed: end the action at the end of its first line, or before the next
-    // `{{`, so the rest of the file is lexed normally.
-    let line_end = line_end_before_cr(bytes, open);
-    let end = line_end.min(cursor.max(body_start)).max(body_start);
-    let mut action = finish(
-        text,
-        open..end,
-        body_start..end,
-        trim_left,
-        false,
-        last_command_start.min(end)..end,
-    );
-    action.terminated = false;
-    let error = LexError {
+        let body_start = cursor;
+        // A comment is `/*` right after the delimiter and its trim marker.
+        let after_space = skip_spaces(bytes, cursor);
+        if bytes[after_space..].starts_with(b"/*") && (after_space == cursor || trim_left) {
+            return self.comment(open, trim_left, body_start, after_space + 2);
+        }
+
+        let mut paren_depth = 0usize;
+        let mut last_command_start = body_start;
+        let scan_start = cursor;
+        while cursor < bytes.len() {
+            match bytes[cursor] {
+                b'"' => cursor = skip_interpreted_string(bytes, cursor + 1),
+                b'\'' => cursor = skip_char_constant(bytes, cursor + 1),
+                b'`' => match self.next_backtick(cursor + 1) {
+                    Some(close) => cursor = close + 1,
+                    None => cursor = bytes.len(),
+                },
+                b'(' => {
+                    paren_depth += 1;
+                    cursor += 1;
+                }
+                b')' => {
+                    paren_depth = paren_depth.saturating_sub(1);
+                    cursor += 1;
+                }
+                b'|' if paren_depth == 0 => {
+                    cursor += 1;
+                    last_command_start = cursor;
+                }
+                b'-' if bytes[cursor..].starts_with(b"-}}")
+                    && cursor > body_start
+                    && is_space(bytes[cursor - 1]) =>
+                {
+                    self.work += cursor - scan_start;
+                    let action = finish(
+                        text,
+                        open..cursor + 3,
+                        body_start..cursor,
+                        trim_left,
+                        true,
+                        last_command_start..cursor,
+                    );
+                    return (action, None);
+                }
+                b'}' if bytes.get(cursor + 1) == Some(&b'}') => {
+                    self.work += cursor - scan_start;
+                    let action = finish(
+                        text,
+                        open..cursor + 2,
+                        body_start..cursor,
+                        trim_left,
+                        false,
+                        last_command_start..cursor,
+                    );
+                    return (action, None);
+                }
+                b'{' if bytes.get(cursor + 1) == Some(&b'{') => break,
+                _ => cursor += 1,
+            }
+        }
+        // Never closed: end the action at the end of its first line, or before the next
+        // `{{`, so the rest of the file is lexed normally. The line's end is looked for
+        // only up to where the scan stopped.
+        self.work += cursor.min(bytes.len()) - scan_start;
+        let stop = cursor.max(body_start).min(bytes.len());
+        let end = line_end_before_cr(&bytes[..stop], open).max(body_start);
+        let mut action = finish(
+            text,
+            open..end,
+            body_start..end,
+            trim_left,
+            false,
+            last_command_start.min(end)..end,
+        );
+        action.terminated = false;
+        let error = LexError {
         offset: open,
         message: "unterminated template action: `{{` is never closed by `}}`; close it on this line or the lines below".into(),
     };
-    (action, Some(error))
-}
+        (action, Some(error))
+    }
 
-fn lex_comment(
-    text: &str,
-    open: usize,
-    trim_left: bool,
-    body_start: usize,
-    mut cursor: usize,
-) -> (Action, Option<LexError>) {
-    let bytes = text.as_bytes();
-    while let Some(star) = find_bytes(&bytes[cursor..], b"*/") {
-        let comment_end = cursor + star + 2;
-        let mut close = comment_end;
-        let mut trim_right = false;
-        let spaces_end = skip_spaces(bytes, close);
-        if bytes[spaces_end..].starts_with(b"-}}") && spaces_end > close {
-            trim_right = true;
-            close = spaces_end + 1;
-        }
-        if bytes[close..].starts_with(b"}}") {
+    fn comment(
+        &mut self,
+        open: usize,
+        trim_left: bool,
+        body_start: usize,
+        cursor: usize,
+    ) -> (Action, Option<LexError>) {
+        let text = self.text;
+        let bytes = text.as_bytes();
+        if let Some(comment_end) = self.next_comment_close(cursor) {
+            let mut close = comment_end;
+            let mut trim_right = false;
+            let spaces_end = skip_spaces(bytes, close);
+            if bytes[spaces_end..].starts_with(b"-}}") && spaces_end > close {
+                trim_right = true;
+                close = spaces_end + 1;
+            }
             let mut action = finish(
                 text,
                 open..close + 2,
@@ -275,24 +333,71 @@ fn lex_comment(
             action.kind = ActionKind::Comment;
             return (action, None);
         }
-        cursor = comment_end;
-    }
-    let line_end = line_end_before_cr(bytes, open);
-    let mut action = finish(
-        text,
-        open..line_end,
-        body_start..line_end,
-        trim_left,
-        false,
-        line_end..line_end,
-    );
-    action.kind = ActionKind::Comment;
-    action.terminated = false;
-    let error = LexError {
+        let line_end = line_end_before_cr(bytes, open);
+        self.work += line_end - open;
+        let mut action = finish(
+            text,
+            open..line_end,
+            body_start..line_end,
+            trim_left,
+            false,
+            line_end..line_end,
+        );
+        action.kind = ActionKind::Comment;
+        action.terminated = false;
+        let error = LexError {
         offset: open,
         message: "unterminated template comment: `{{/*` is never closed by `*/}}`; close it where the comment ends".into(),
     };
-    (action, Some(error))
+        (action, Some(error))
+    }
+
+    /// The next backtick at or after `from`.
+    fn next_backtick(&mut self, from: usize) -> Option<usize> {
+        if let Some(known) = self.backtick.lookup(from) {
+            return known;
+        }
+        let bytes = self.text.as_bytes();
+        let found = memchr(b'`', &bytes[from..]).map(|n| from + n);
+        self.work += found.map_or(bytes.len(), |n| n + 1) - from;
+        self.backtick = Memo {
+            from: Some(from),
+            found,
+        };
+        found
+    }
+
+    /// Just past the first `*/` at or after `from` that closes a comment action: `}}`
+    /// follows it, or spaces and `-}}`.
+    fn next_comment_close(&mut self, from: usize) -> Option<usize> {
+        if let Some(known) = self.comment_close.lookup(from) {
+            return known;
+        }
+        let bytes = self.text.as_bytes();
+        let mut cursor = from;
+        let found = loop {
+            let Some(star) = find_bytes(&bytes[cursor..], b"*/") else {
+                break None;
+            };
+            let comment_end = cursor + star + 2;
+            let spaces_end = skip_spaces(bytes, comment_end);
+            let closes = bytes[comment_end..].starts_with(b"}}")
+                || (spaces_end > comment_end && bytes[spaces_end..].starts_with(b"-}}"));
+            self.work += spaces_end - cursor;
+            if closes {
+                break Some(comment_end);
+            }
+            cursor = comment_end;
+        };
+        if found.is_none() {
+            self.work += bytes.len() - cursor;
+        }
+        self.comment_close = Memo {
+            from: Some(from),
+            found,
+        };
+        found
+    }
 }
 
 fn finish(
@@ -383,9 +488,7 @@ fn skip_char_constant(bytes: &[u8], mut cursor: usize) -> usize {
 }
 
 fn find_bytes(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack
-        .windows(needle.len())
-        .position(|window| window == needle)
+    memchr::memmem::find(haystack, needle)
 }
 
 #[cfg(test)]
