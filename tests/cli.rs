@@ -412,6 +412,12 @@ fn inputs_that_check_nothing() {
         "kind: ConfigMap\ndata:\n  a: \"1\" # one\n",
     )
     .unwrap();
+    std::fs::create_dir_all(dir.path().join("chart/files")).unwrap();
+    std::fs::write(
+        dir.path().join("chart/files/extra.yaml"),
+        "data:\n  {{- if .Values.tls }}\n  tls: on\n  # the port of the listener\n  {{- end }}\n  port: 8080\n",
+    )
+    .unwrap();
     let mut binary = b"\x7fELF\x02\x01\x01\0\0\0".to_vec();
     binary.extend(std::iter::repeat_n(b"#x\n{{ {{ \xff".as_slice(), 500).flatten());
     std::fs::write(dir.path().join("chart/templates/blob.yaml"), binary).unwrap();
@@ -479,4 +485,42 @@ fn files_are_chosen_as_git_chooses_them() {
         ],
         "{out}"
     );
+}
+
+/// A folder that cannot be read is a `read-error` finding and exit 2, never a silent
+/// pass. Root reads every folder, so as root the binary runs as `nobody`.
+#[test]
+fn unreadable_folder_is_a_finding() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let chart = dir.path().join("chart");
+    std::fs::create_dir_all(chart.join("locked")).unwrap();
+    std::fs::write(chart.join("values.yaml"), "# good\nkey: 1\n").unwrap();
+    std::fs::write(chart.join("locked/values.yaml"), "#hidden\n").unwrap();
+    std::fs::set_permissions(chart.join("locked"), std::fs::Permissions::from_mode(0o000)).unwrap();
+    let root = unsafe { libc::geteuid() } == 0;
+    let mut command = if root {
+        let mut command = Command::new("setpriv");
+        command
+            .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+            .arg(env!("CARGO_BIN_EXE_tether"));
+        command
+    } else {
+        Command::new(env!("CARGO_BIN_EXE_tether"))
+    };
+    let output = command
+        .args(["check", "--no-cache", "chart"])
+        .current_dir(dir.path())
+        .output()
+        .expect("setpriv (util-linux) runs the binary as nobody");
+    std::fs::set_permissions(chart.join("locked"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stdout}{stderr}");
+    assert!(
+        stdout.contains("error[read-error]: cannot read this folder: Permission denied"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("--> chart/locked"), "{stdout}");
 }
