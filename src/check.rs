@@ -294,7 +294,41 @@ pub fn check_bytes(
             ));
         }
     }
+    cap_findings(&source, &mut diagnostics);
     (source, diagnostics)
+}
+
+/// At most this many findings are reported for one file; the rest are counted in one
+/// closing finding, so one hostile file cannot flood a report (in every format).
+pub const MAX_FINDINGS_PER_FILE: usize = 100;
+
+fn cap_findings(source: &SourceFile, diagnostics: &mut Vec<Diagnostic>) {
+    if diagnostics.len() <= MAX_FINDINGS_PER_FILE {
+        return;
+    }
+    diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    let dropped = diagnostics.split_off(MAX_FINDINGS_PER_FILE);
+    let severity = if dropped
+        .iter()
+        .any(|diagnostic| diagnostic.severity == Severity::Error)
+    {
+        Severity::Error
+    } else {
+        Severity::Warning
+    };
+    let end = source.text.len();
+    diagnostics.push(Diagnostic {
+        rule: "finding-limit".into(),
+        severity,
+        path: source.path.clone(),
+        range: end..end,
+        message: format!(
+            "and {} more findings in this file, not shown: tether reports at most {MAX_FINDINGS_PER_FILE} a file",
+            dropped.len()
+        ),
+        help: Some("fix the findings above and run again, or exclude the file in tether.toml".into()),
+        labels: Vec::new(),
+    });
 }
 
 /// A binary file gets one finding without a snippet, and no rule reads it.

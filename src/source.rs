@@ -17,6 +17,8 @@ pub struct Problem {
     /// 0-based line the problem starts on.
     pub line: usize,
     pub message: String,
+    /// The byte offset it points at, when it points at one spot of its line.
+    pub offset: Option<usize>,
 }
 
 impl Problem {
@@ -24,6 +26,15 @@ impl Problem {
         Problem {
             line,
             message: message.into(),
+            offset: None,
+        }
+    }
+
+    /// A problem at one byte of its line.
+    pub fn at(line: usize, offset: usize, message: impl Into<String>) -> Self {
+        Problem {
+            offset: Some(offset),
+            ..Problem::new(line, message)
         }
     }
 }

@@ -33,3 +33,42 @@ fn lexing_work_is_linear_in_the_input() {
         );
     }
 }
+
+/// What one file can make `check` print: findings of a kind on a line count once,
+/// a line shows its text once, and a file shows at most 100 findings, so the human
+/// output of a hostile template stays small whatever its size.
+#[test]
+fn output_of_a_hostile_file_is_bounded() {
+    use std::path::{Path, PathBuf};
+    use tether::check::{check_bytes, CheckReport, Mode};
+    let config = tether::config::Config::default_for(PathBuf::from("/charts"));
+    let render = |text: String| {
+        let (source, diagnostics) = check_bytes(
+            &config,
+            Path::new("templates/hostile.yaml"),
+            text.into_bytes(),
+            Mode::Lazy,
+        );
+        let mut report = CheckReport {
+            files: 1,
+            diagnostics,
+            ..CheckReport::default()
+        };
+        report.sources.insert(source.path.clone(), source);
+        tether::report::human::render(&report, false).len()
+    };
+    for (name, unit, line_break) in [
+        ("unclosed actions on one line", "{{ a ", ""),
+        ("one unclosed action a line", "k: {{ a # c", "\n"),
+        ("comments without a space", "#c\n", ""),
+    ] {
+        let sizes: Vec<usize> = [2_000, 8_000, 32_000]
+            .iter()
+            .map(|&n| render(format!("{}{line_break}", unit.repeat(n)).replace("# c", "# c\n")))
+            .collect();
+        assert!(
+            sizes[2] <= sizes[0] * 20 && sizes[2] < 64 * 1024,
+            "{name}: {sizes:?} bytes of output for 1×, 4×, 16×"
+        );
+    }
+}

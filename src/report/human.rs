@@ -3,6 +3,8 @@
 
 use annotate_snippets::{Level, Message, Renderer, Snippet};
 
+use std::collections::HashSet;
+
 use crate::check::CheckReport;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::source::SourceFile;
@@ -15,19 +17,39 @@ pub fn render(report: &CheckReport, color: bool) -> String {
         Renderer::plain()
     };
     let mut out = String::new();
+    // One snippet per line: a line with many findings shows its text once, so what a
+    // line costs in output is bounded by its length, not by its findings.
+    let mut shown: HashSet<(&std::path::Path, usize)> = HashSet::new();
     for diagnostic in &report.diagnostics {
-        let path = diagnostic.path.to_string_lossy().replace('\\', "/");
-        let rendered = match report.sources.get(&diagnostic.path) {
-            Some(source) if !source.text.is_empty() => renderer
-                .render(message(diagnostic, source, &path))
+        let path = escape_controls(&diagnostic.path.to_string_lossy().replace('\\', "/"));
+        let source = report
+            .sources
+            .get(&diagnostic.path)
+            .filter(|source| !source.text.is_empty());
+        let first_time = source.is_some_and(|source| {
+            shown.insert((&diagnostic.path, source.line_of(diagnostic.range.start)))
+        });
+        let rendered = match source {
+            Some(source) if first_time => renderer
+                .render(Window::new(diagnostic, source).message(diagnostic, &path))
                 .to_string(),
             _ => {
                 let level = level(diagnostic.severity);
-                let mut message = level.title(&diagnostic.message).id(&diagnostic.rule);
-                if let Some(help) = &diagnostic.help {
+                let title = escape_controls(&diagnostic.message);
+                let mut message = level.title(&title).id(&diagnostic.rule);
+                let help = diagnostic.help.as_deref().map(escape_controls);
+                if let Some(help) = &help {
                     message = message.footer(Level::Help.title(help));
                 }
-                format!("{}\n  --> {path}", renderer.render(message))
+                let location = match source {
+                    Some(source) => {
+                        let line = source.line_of(diagnostic.range.start);
+                        let column = source.column_of(diagnostic.range.start);
+                        format!("{path}:{}:{}", line + 1, column + 1)
+                    }
+                    None => path.clone(),
+                };
+                format!("{}\n  --> {location}", renderer.render(message))
             }
         };
         out.push_str(&rendered);
@@ -70,49 +92,112 @@ fn level(severity: Severity) -> Level {
     }
 }
 
-/// The snippet covers the lines from the first to the last annotated one.
-fn message<'a>(diagnostic: &'a Diagnostic, source: &'a SourceFile, path: &'a str) -> Message<'a> {
-    let level = level(diagnostic.severity);
-    let primary = visible(source, diagnostic.range.clone());
-    let labels: Vec<_> = diagnostic
-        .labels
-        .iter()
-        .map(|label| (visible(source, label.range.clone()), label.message.as_str()))
-        .collect();
-    let first_line = labels
-        .iter()
-        .map(|(range, _)| source.line_of(range.start))
-        .chain(std::iter::once(source.line_of(primary.start)))
-        .min()
-        .unwrap_or(0);
-    let last_line = labels
-        .iter()
-        .map(|(range, _)| source.line_of(range.end))
-        .chain(std::iter::once(source.line_of(primary.end)))
-        .max()
-        .unwrap_or(0);
-    let window_start = source.line_start(first_line);
-    let window_end = source.line_range(last_line).end.max(primary.end);
-    let shift = |range: std::ops::Range<usize>| {
-        range.start.clamp(window_start, window_end) - window_start
-            ..range.end.clamp(window_start, window_end) - window_start
-    };
-    let mut snippet = Snippet::source(&source.text[window_start..window_end])
-        .line_start(first_line + 1)
-        .origin(path)
-        .fold(true)
-        .annotation(level.span(shift(primary)));
-    for (range, label) in labels {
-        snippet = snippet.annotation(Level::Info.span(shift(range)).label(label));
+/// Control characters of a file (an escape sequence that clears the screen or sets
+/// the terminal's title) shown as `\x1b`, never sent to the terminal.
+pub fn escape_controls(text: &str) -> String {
+    if !text.chars().any(is_control) {
+        return text.to_string();
     }
-    let mut message = level
-        .title(&diagnostic.message)
-        .id(&diagnostic.rule)
-        .snippet(snippet);
-    if let Some(help) = &diagnostic.help {
-        message = message.footer(Level::Help.title(help));
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if is_control(c) {
+            out.push_str(&format!("\\x{:02x}", c as u32));
+        } else {
+            out.push(c);
+        }
     }
-    message
+    out
+}
+
+fn is_control(c: char) -> bool {
+    c.is_control() && c != '\n' && c != '\t' && c != '\r'
+}
+
+/// The snippet of one finding, owned: the lines from the first to the last annotated
+/// one, control characters escaped, and the annotations' ranges in that text.
+struct Window {
+    text: String,
+    first_line: usize,
+    primary: std::ops::Range<usize>,
+    labels: Vec<(std::ops::Range<usize>, String)>,
+    title: String,
+    help: Option<String>,
+}
+
+impl Window {
+    fn new(diagnostic: &Diagnostic, source: &SourceFile) -> Window {
+        let primary = visible(source, diagnostic.range.clone());
+        let labels: Vec<_> = diagnostic
+            .labels
+            .iter()
+            .map(|label| (visible(source, label.range.clone()), label.message.as_str()))
+            .collect();
+        let first_line = labels
+            .iter()
+            .map(|(range, _)| source.line_of(range.start))
+            .chain(std::iter::once(source.line_of(primary.start)))
+            .min()
+            .unwrap_or(0);
+        let last_line = labels
+            .iter()
+            .map(|(range, _)| source.line_of(range.end))
+            .chain(std::iter::once(source.line_of(primary.end)))
+            .max()
+            .unwrap_or(0);
+        let window_start = source.line_start(first_line);
+        let window_end = source.line_range(last_line).end.max(primary.end);
+        let raw = &source.text[window_start..window_end];
+        // Where each byte of the window lands in the escaped text.
+        let mut text = String::with_capacity(raw.len());
+        let mut landing = Vec::with_capacity(raw.len() + 1);
+        for c in raw.chars() {
+            for _ in 0..c.len_utf8() {
+                landing.push(text.len());
+            }
+            if is_control(c) {
+                text.push_str(&format!("\\x{:02x}", c as u32));
+            } else {
+                text.push(c);
+            }
+        }
+        landing.push(text.len());
+        let shift = |range: std::ops::Range<usize>| {
+            let start = range.start.clamp(window_start, window_end) - window_start;
+            let end = range.end.clamp(window_start, window_end) - window_start;
+            landing[start]..landing[end]
+        };
+        Window {
+            primary: shift(primary),
+            labels: labels
+                .into_iter()
+                .map(|(range, label)| (shift(range), escape_controls(label)))
+                .collect(),
+            text,
+            first_line,
+            title: escape_controls(&diagnostic.message),
+            help: diagnostic.help.as_deref().map(escape_controls),
+        }
+    }
+
+    fn message<'a>(&'a self, diagnostic: &'a Diagnostic, path: &'a str) -> Message<'a> {
+        let level = level(diagnostic.severity);
+        let mut snippet = Snippet::source(&self.text)
+            .line_start(self.first_line + 1)
+            .origin(path)
+            .fold(true)
+            .annotation(level.span(self.primary.clone()));
+        for (range, label) in &self.labels {
+            snippet = snippet.annotation(Level::Info.span(range.clone()).label(label));
+        }
+        let mut message = level
+            .title(&self.title)
+            .id(&diagnostic.rule)
+            .snippet(snippet);
+        if let Some(help) = &self.help {
+            message = message.footer(Level::Help.title(help));
+        }
+        message
+    }
 }
 
 /// A range that shows: an empty range widens to the character it points at, and a

@@ -43,7 +43,10 @@ impl Rule for ParseProblem {
             let line = problem
                 .line
                 .min(context.source.line_count().saturating_sub(1));
-            let range = context.source.line_range(line);
+            let range = match problem.offset {
+                Some(offset) => offset..(offset + 2).min(context.source.line_range(line).end),
+                None => context.source.line_range(line),
+            };
             reporter.report(range, problem.message.clone());
         }
     }

@@ -60,6 +60,7 @@ pub fn mask(text: &str, actions: &[Action]) -> Masked {
     let lines = line_facts(bytes, actions);
     let block_scalar_indent = block_scalar_indents(bytes, &lines);
     let next_content_indent = next_content_indents(bytes, &lines);
+    let value_columns = whole_value_columns(bytes, actions, &lines);
 
     let mut out = bytes.to_vec();
     for (line, facts) in lines.iter().enumerate() {
@@ -88,7 +89,7 @@ pub fn mask(text: &str, actions: &[Action]) -> Masked {
             }
             continue;
         }
-        if let Some(structure_column) = whole_value_column(bytes, actions, index) {
+        if let Some(structure_column) = value_columns[index] {
             let block_follows = next_content_indent[line].is_some_and(|n| n > structure_column);
             if block_follows || emits_block(text, action) {
                 blank(&mut out[action.span.clone()]);
@@ -282,48 +283,64 @@ fn blank(bytes: &mut [u8]) {
     }
 }
 
-/// If the action is a value's whole text (after `key:` or `- `, with nothing but
-/// other actions and whitespace around it on its line: `key: {{- if .x }}{{ toYaml
+/// For every action that is a value's whole text (after `key:` or `- `, with nothing
+/// but other actions and whitespace around it on its line: `key: {{- if .x }}{{ toYaml
 /// .x | nindent 2 }}{{- end }}`), the column a block it emits must be indented past.
-fn whole_value_column(bytes: &[u8], actions: &[Action], index: usize) -> Option<usize> {
-    let action = &actions[index];
-    let mut position = action.span.end;
-    let mut next = index + 1;
-    while position < bytes.len() && bytes[position] != b'\n' {
-        if let Some(following) = actions.get(next).filter(|a| a.span.start == position) {
-            position = following.span.end;
-            next += 1;
-        } else if matches!(bytes[position], b' ' | b'\t' | b'\r') {
-            position += 1;
-        } else {
-            return None;
-        }
-    }
-    let line_start = bytes[..action.span.start]
-        .iter()
-        .rposition(|&b| b == b'\n')
-        .map_or(0, |n| n + 1);
-    // Actions directly before this one on its line are part of the value too.
-    let mut value_start = action.span.start;
-    let mut previous = index;
-    while previous > 0 {
-        let before = &actions[previous - 1];
-        if before.span.end < line_start
-            || !bytes[before.span.end..value_start]
+///
+/// One pass each way over the actions, so a line of a hundred thousand actions costs
+/// its length, not its length squared.
+fn whole_value_columns(
+    bytes: &[u8],
+    actions: &[Action],
+    lines: &[LineFacts],
+) -> Vec<Option<usize>> {
+    let only_blanks = |range: Range<usize>| bytes[range].iter().all(|&b| b == b' ' || b == b'\t');
+    // Right to left: nothing but whitespace and actions from the action to its line's end.
+    let mut tail_clean = vec![false; actions.len()];
+    for index in (0..actions.len()).rev() {
+        let end = actions[index].span.end;
+        let gap_end = actions
+            .get(index + 1)
+            .map_or(bytes.len(), |next| next.span.start);
+        let newline = memchr::memchr(b'\n', &bytes[end..gap_end.max(end)]).map(|n| end + n);
+        tail_clean[index] = match newline {
+            Some(newline) => bytes[end..newline]
                 .iter()
-                .all(|&b| b == b' ' || b == b'\t')
-        {
-            break;
+                .all(|&b| b == b' ' || b == b'\t' || b == b'\r'),
+            None if index + 1 < actions.len() => {
+                only_blanks(end..gap_end.max(end)) && tail_clean[index + 1]
+            }
+            None => bytes[end..].iter().all(|&b| b.is_ascii_whitespace()),
+        };
+    }
+    // Left to right: where the run of actions holding each action starts.
+    let mut columns = vec![None; actions.len()];
+    let mut run_start = 0;
+    let mut line = 0;
+    for (index, action) in actions.iter().enumerate() {
+        while line + 1 < lines.len() && lines[line].range.end < action.span.start {
+            line += 1;
         }
-        value_start = before.span.start;
-        previous -= 1;
+        let line_start = lines[line].range.start;
+        let joins_previous = index > 0 && {
+            let previous = &actions[index - 1];
+            previous.span.end >= line_start && only_blanks(previous.span.end..action.span.start)
+        };
+        if !joins_previous {
+            run_start = action.span.start;
+        }
+        if !tail_clean[index] || run_start < line_start {
+            continue;
+        }
+        let Ok(before) = std::str::from_utf8(&bytes[line_start..run_start]) else {
+            continue;
+        };
+        let trimmed = before.trim_end();
+        if trimmed.is_empty() || trimmed.ends_with(':') || trimmed.ends_with('-') {
+            columns[index] = Some(structure_column(before));
+        }
     }
-    let before = std::str::from_utf8(&bytes[line_start..value_start]).ok()?;
-    let trimmed = before.trim_end();
-    if !(trimmed.is_empty() || trimmed.ends_with(':') || trimmed.ends_with('-')) {
-        return None;
-    }
-    Some(structure_column(before))
+    columns
 }
 
 /// An action whose pipeline ends in a function that prints a block.

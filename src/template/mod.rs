@@ -14,8 +14,19 @@ pub fn lex_and_mask(
     problems: &mut Vec<Problem>,
 ) -> (Vec<Action>, mask::Masked) {
     let (actions, errors) = lex::lex(&source.text);
+    // One problem of a kind per line: a line of a thousand unclosed `{{` is one
+    // mistake to fix, and must not cost a thousand findings.
+    let mut last: Option<(usize, String)> = None;
     for error in errors {
-        problems.push(Problem::new(source.line_of(error.offset), error.message));
+        let line = source.line_of(error.offset);
+        if last
+            .as_ref()
+            .is_some_and(|(seen, message)| *seen == line && *message == error.message)
+        {
+            continue;
+        }
+        last = Some((line, error.message.clone()));
+        problems.push(Problem::at(line, error.offset, error.message));
     }
     let masked = mask::mask(&source.text, &actions);
     (actions, masked)
