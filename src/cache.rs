@@ -1,8 +1,17 @@
 //! The content-hash cache of `tether check`: findings per file, keyed by the file's
-//! hash, the configuration's and tether's version, kept in `.tether_cache/` beside
-//! `tether.toml`. An unchanged re-run reads and hashes the files and nothing more.
+//! hash, the configuration's, the mode's and tether's build, kept in `.tether_cache/`
+//! beside `tether.toml` (and nowhere without one). An unchanged re-run reads and
+//! hashes the files and nothing more.
+//!
+//! The folder may come from a stranger's pull request, so nothing in it is trusted
+//! or followed: the folder must be a real directory owned by the user, the cache file
+//! a regular file owned by the user, not tracked by git, and its checksum must match;
+//! files are opened without following symlinks and written atomically. When anything
+//! is off the run goes on without the cache and says why once.
 
 use std::collections::HashMap;
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -13,10 +22,16 @@ use crate::diagnostic::Diagnostic;
 /// The folder, relative to the configuration's.
 pub const FOLDER: &str = ".tether_cache";
 
+/// A cache file larger than this is not read.
+const MAX_CACHE_BYTES: u64 = 256 * 1024 * 1024;
+
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct Stored {
-    /// tether's version and the configuration's fingerprint the entries were made with.
+    /// tether's build, the configuration's fingerprint and the mode the entries were
+    /// made with.
     key: String,
+    /// xxh3 of the serialised entries: a damaged or edited file is not read.
+    checksum: u64,
     files: HashMap<PathBuf, Entry>,
 }
 
@@ -29,27 +44,89 @@ struct Entry {
 /// The cache as loaded at the start of a run.
 #[derive(Debug)]
 pub struct Cache {
+    folder: PathBuf,
     stored: Stored,
+    /// Without a `tether.toml` there is no cache, silently.
+    enabled: bool,
+    /// Why the cache is not used, said once by the caller.
+    pub disabled: Option<String>,
 }
 
 impl Cache {
-    /// Loads the cache for this configuration; an absent, unreadable or outdated
-    /// cache is an empty one.
-    pub fn load(config: &Config) -> Cache {
-        let key = cache_key(config);
-        let stored = std::fs::read(file(config))
-            .ok()
-            .and_then(|bytes| serde_json::from_slice::<Stored>(&bytes).ok())
-            .filter(|stored| stored.key == key)
-            .unwrap_or(Stored {
-                key,
-                files: HashMap::new(),
-            });
-        Cache { stored }
+    /// Loads the cache for this configuration and mode (`mode` is part of the key).
+    /// An absent or outdated cache is an empty one; an untrusted one disables the
+    /// cache for the run.
+    pub fn load(config: &Config, mode: &str) -> Cache {
+        let folder = config.root.join(FOLDER);
+        let key = cache_key(config, mode);
+        let empty = Stored {
+            key: key.clone(),
+            checksum: 0,
+            files: HashMap::new(),
+        };
+        let mut cache = Cache {
+            folder,
+            stored: empty,
+            enabled: config.file.is_some(),
+            disabled: None,
+        };
+        if !cache.enabled {
+            return cache;
+        }
+        match cache.read(&key) {
+            Ok(Some(stored)) => cache.stored = stored,
+            Ok(None) => {}
+            Err(reason) => cache.disabled = Some(reason),
+        }
+        cache
+    }
+
+    fn read(&self, key: &str) -> Result<Option<Stored>, String> {
+        match std::fs::symlink_metadata(&self.folder) {
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(error) => return Err(format!("cannot inspect {FOLDER}: {error}")),
+            Ok(metadata) => trusted_folder(&metadata)?,
+        }
+        let path = self.folder.join("check.json");
+        let mut file = match open_no_follow(&path) {
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(error) => return Err(format!("cannot open {FOLDER}/check.json: {error}")),
+            Ok(file) => file,
+        };
+        let metadata = file
+            .metadata()
+            .map_err(|error| format!("cannot inspect {FOLDER}/check.json: {error}"))?;
+        if !metadata.is_file() {
+            return Err(format!("{FOLDER}/check.json is not a regular file"));
+        }
+        owned_by_user(&metadata, "check.json")?;
+        if tracked_by_git(&self.folder) {
+            return Err(format!(
+                "{FOLDER}/ is tracked by git, so it came with the checkout; remove it from the repository"
+            ));
+        }
+        let mut bytes = Vec::new();
+        Read::by_ref(&mut file)
+            .take(MAX_CACHE_BYTES + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|error| format!("cannot read {FOLDER}/check.json: {error}"))?;
+        if bytes.len() as u64 > MAX_CACHE_BYTES {
+            return Ok(None);
+        }
+        let Ok(stored) = serde_json::from_slice::<Stored>(&bytes) else {
+            return Ok(None);
+        };
+        if stored.key != key || stored.checksum != checksum(&stored.files) {
+            return Ok(None);
+        }
+        Ok(Some(stored))
     }
 
     /// The cached findings of a file, if its content is unchanged.
     pub fn get(&self, relative: &Path, hash: u64) -> Option<Vec<Diagnostic>> {
+        if !self.enabled || self.disabled.is_some() {
+            return None;
+        }
         self.stored
             .files
             .get(relative)
@@ -57,38 +134,147 @@ impl Cache {
             .map(|entry| entry.diagnostics.clone())
     }
 
-    /// Adds this run's fresh results and writes the cache; a cache that cannot be
-    /// written is skipped (the next run is slower, not wrong).
-    pub fn store(mut self, config: &Config, fresh: Vec<(PathBuf, u64, Vec<Diagnostic>)>) {
-        if fresh.is_empty() {
-            return;
+    /// Adds this run's fresh results and writes the cache. A cache that cannot be
+    /// written is skipped (the next run is slower, not wrong); the reason is returned.
+    pub fn store(mut self, fresh: Vec<(PathBuf, u64, Vec<Diagnostic>)>) -> Option<String> {
+        if !self.enabled || self.disabled.is_some() || fresh.is_empty() {
+            return None;
         }
         for (path, hash, diagnostics) in fresh {
             self.stored.files.insert(path, Entry { hash, diagnostics });
         }
-        let folder = config.root.join(FOLDER);
-        if std::fs::create_dir_all(&folder).is_err() {
-            return;
+        self.stored.checksum = checksum(&self.stored.files);
+        self.write().err()
+    }
+
+    fn write(&self) -> Result<(), String> {
+        match std::fs::create_dir(&self.folder) {
+            Ok(()) => {}
+            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(error) => return Err(format!("cannot create {FOLDER}/: {error}")),
         }
-        let _ = std::fs::write(folder.join(".gitignore"), "# created by tether\n*\n");
-        let Ok(bytes) = serde_json::to_vec(&self.stored) else {
-            return;
-        };
-        // Write to a temporary file and rename, so a concurrent run never reads half.
-        let temporary = folder.join(format!("check.json.{}", std::process::id()));
-        if std::fs::write(&temporary, bytes).is_ok() {
-            let _ = std::fs::rename(&temporary, file(config));
+        let metadata = std::fs::symlink_metadata(&self.folder)
+            .map_err(|error| format!("cannot inspect {FOLDER}: {error}"))?;
+        trusted_folder(&metadata)?;
+        // Created once, never rewritten, never through a link.
+        let ignore = self.folder.join(".gitignore");
+        match create_new_no_follow(&ignore) {
+            Ok(mut file) => {
+                let _ = file.write_all(b"# created by tether\n*\n");
+            }
+            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(error) => return Err(format!("cannot write {FOLDER}/.gitignore: {error}")),
         }
+        let bytes = serde_json::to_vec(&self.stored).map_err(|error| error.to_string())?;
+        // A new file in the folder, renamed over check.json: a rename replaces a link
+        // named check.json instead of writing through it, and a concurrent run never
+        // reads half a file.
+        let mut temporary = tempfile::NamedTempFile::new_in(&self.folder)
+            .map_err(|error| format!("cannot write in {FOLDER}/: {error}"))?;
+        temporary
+            .write_all(&bytes)
+            .map_err(|error| format!("cannot write in {FOLDER}/: {error}"))?;
+        temporary
+            .persist(self.folder.join("check.json"))
+            .map_err(|error| format!("cannot write {FOLDER}/check.json: {}", error.error))?;
+        Ok(())
     }
 }
 
-fn file(config: &Config) -> PathBuf {
-    config.root.join(FOLDER).join("check.json")
+fn checksum(files: &HashMap<PathBuf, Entry>) -> u64 {
+    let mut sorted: Vec<_> = files.iter().collect();
+    sorted.sort_by(|a, b| a.0.cmp(b.0));
+    serde_json::to_vec(&sorted).map_or(0, |bytes| xxhash_rust::xxh3::xxh3_64(&bytes))
+}
+
+/// The folder must be a real directory (not a link to one) owned by the user.
+fn trusted_folder(metadata: &std::fs::Metadata) -> Result<(), String> {
+    if metadata.file_type().is_symlink() {
+        return Err(format!("{FOLDER} is a symbolic link; remove it"));
+    }
+    if !metadata.is_dir() {
+        return Err(format!("{FOLDER} is not a folder; remove it"));
+    }
+    owned_by_user(metadata, FOLDER)
+}
+
+#[cfg(unix)]
+fn owned_by_user(metadata: &std::fs::Metadata, what: &str) -> Result<(), String> {
+    use std::os::unix::fs::MetadataExt;
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    let user = unsafe { libc::geteuid() };
+    if metadata.uid() == user {
+        Ok(())
+    } else {
+        Err(format!(
+            "{what} in the cache belongs to another user (uid {}); remove {FOLDER}/",
+            metadata.uid()
+        ))
+    }
+}
+
+#[cfg(not(unix))]
+fn owned_by_user(_metadata: &std::fs::Metadata, _what: &str) -> Result<(), String> {
+    Ok(())
+}
+
+#[cfg(unix)]
+fn open_no_follow(path: &Path) -> std::io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+}
+
+#[cfg(not(unix))]
+fn open_no_follow(path: &Path) -> std::io::Result<File> {
+    File::open(path)
+}
+
+#[cfg(unix)]
+fn create_new_no_follow(path: &Path) -> std::io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    // O_EXCL with O_CREAT never follows a link, and fails on an existing one.
+    OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)
+}
+
+#[cfg(not(unix))]
+fn create_new_no_follow(path: &Path) -> std::io::Result<File> {
+    OpenOptions::new().write(true).create_new(true).open(path)
+}
+
+/// Whether git tracks anything in the cache folder: then it came with the checkout
+/// (a pull request can commit a crafted cache) and must not be trusted.
+fn tracked_by_git(folder: &Path) -> bool {
+    let Some(parent) = folder.parent() else {
+        return false;
+    };
+    if !parent
+        .ancestors()
+        .any(|ancestor| ancestor.join(".git").exists())
+    {
+        return false;
+    }
+    std::process::Command::new("git")
+        .args(["-c", "core.fsmonitor=false", "ls-files", "-z", "--", FOLDER])
+        .current_dir(parent)
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE")
+        .env_remove("GIT_INDEX_FILE")
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output()
+        .is_ok_and(|output| !output.stdout.is_empty())
 }
 
 /// tether's version, the running build (a rebuilt binary may check differently
-/// under the same version) and the configuration.
-fn cache_key(config: &Config) -> String {
+/// under the same version), the configuration and the mode.
+fn cache_key(config: &Config, mode: &str) -> String {
     let build = std::env::current_exe()
         .and_then(std::fs::metadata)
         .map(|metadata| {
@@ -101,7 +287,7 @@ fn cache_key(config: &Config) -> String {
         })
         .unwrap_or_default();
     format!(
-        "{}-{build}-{:016x}",
+        "{}-{build}-{:016x}-{mode}",
         env!("CARGO_PKG_VERSION"),
         config.fingerprint
     )

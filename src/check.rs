@@ -50,6 +50,9 @@ pub struct CheckReport {
     pub failures: Vec<String>,
     /// Files whose findings came from the cache.
     pub cached: usize,
+    /// Things the user should know that are neither findings nor failures (why the
+    /// cache was not used).
+    pub notes: Vec<String>,
 }
 
 impl CheckReport {
@@ -68,7 +71,11 @@ pub fn check(config: &Config, inputs: &[PathBuf], options: CheckOptions) -> Chec
         bad_inputs: mut failures,
         unreadable,
     } = walk::files(config, inputs);
-    let cache = options.cache.then(|| Cache::load(config));
+    let mode = match options.mode {
+        Mode::Lazy => "lazy",
+        Mode::Full => "full",
+    };
+    let cache = options.cache.then(|| Cache::load(config, mode));
     let outcomes: Vec<Outcome> = files
         .par_iter()
         .map(|file| check_file(config, file, options.mode, cache.as_ref()))
@@ -123,13 +130,19 @@ pub fn check(config: &Config, inputs: &[PathBuf], options: CheckOptions) -> Chec
             }
         }
     }
+    let mut notes = Vec::new();
     if let Some(cache) = cache {
-        cache.store(config, fresh);
+        notes.extend(cache.disabled.clone());
+        notes.extend(cache.store(fresh));
     }
     report
         .diagnostics
         .sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     report.failures = failures;
+    report.notes = notes
+        .into_iter()
+        .map(|note| format!("cache not used: {note}"))
+        .collect();
     report
 }
 

@@ -192,6 +192,9 @@ fn check(
     if stdout.write_all(output.as_bytes()).is_err() {
         return exit::TROUBLE;
     }
+    for note in &report.notes {
+        eprintln!("note: {}", report::human::escape_controls(note));
+    }
     for failure in &report.failures {
         eprintln!("error: {failure}");
     }

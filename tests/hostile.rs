@@ -1,0 +1,136 @@
+//! A pull request's files cannot hurt the machine that checks them: the cache never
+//! writes through a link or trusts a committed file, and tether writes nothing where
+//! there is no `tether.toml`.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn tether(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tether"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("the tether binary runs")
+}
+
+fn text(output: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let output = Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@e"])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("git runs (cargo xtask ci installs it)");
+    assert!(output.status.success(), "git {args:?}: {output:?}");
+}
+
+/// A chart with a finding and a `tether.toml`.
+fn chart(dir: &Path) {
+    std::fs::write(dir.join("tether.toml"), "").unwrap();
+    std::fs::write(dir.join("values.yaml"), "#bad\nkey: 1\n").unwrap();
+}
+
+#[test]
+fn the_cache_never_writes_through_a_link() {
+    let dir = tempfile::tempdir().unwrap();
+    let outside = dir.path().join("outside.txt");
+    std::fs::write(&outside, "precious\n").unwrap();
+    let repo = dir.path().join("repo");
+    std::fs::create_dir_all(repo.join(".tether_cache")).unwrap();
+    chart(&repo);
+    // A committed `.gitignore` link: the cache is written beside it, not through it.
+    std::os::unix::fs::symlink(&outside, repo.join(".tether_cache/.gitignore")).unwrap();
+    let output = tether(&repo, &["check"]);
+    assert!(
+        text(&output).contains("comment-starting-space"),
+        "{}",
+        text(&output)
+    );
+    assert_eq!(std::fs::read_to_string(&outside).unwrap(), "precious\n");
+    assert!(repo.join(".tether_cache/check.json").is_file());
+    // A `check.json` link is neither read nor written through: the run goes on
+    // without the cache and says so.
+    std::fs::remove_file(repo.join(".tether_cache/check.json")).unwrap();
+    std::os::unix::fs::symlink(&outside, repo.join(".tether_cache/check.json")).unwrap();
+    let output = tether(&repo, &["check"]);
+    assert!(
+        text(&output).contains("note: cache not used: cannot open .tether_cache/check.json"),
+        "{}",
+        text(&output)
+    );
+    assert_eq!(std::fs::read_to_string(&outside).unwrap(), "precious\n");
+}
+
+#[test]
+fn a_cache_folder_that_is_a_link_is_not_used() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("repo");
+    std::fs::create_dir_all(&repo).unwrap();
+    chart(&repo);
+    std::fs::write(repo.join(".gitignore"), "target/\n").unwrap();
+    std::os::unix::fs::symlink(".", repo.join(".tether_cache")).unwrap();
+    let output = tether(&repo, &["check"]);
+    assert!(
+        text(&output).contains("note: cache not used: .tether_cache is a symbolic link"),
+        "{}",
+        text(&output)
+    );
+    assert_eq!(
+        std::fs::read_to_string(repo.join(".gitignore")).unwrap(),
+        "target/\n"
+    );
+    assert!(!repo.join("check.json").exists());
+}
+
+#[test]
+fn a_committed_or_edited_cache_is_not_trusted() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path();
+    chart(repo);
+    let first = tether(repo, &["check"]);
+    assert!(text(&first).contains("comment-starting-space"));
+    // Edited to hide the finding: the checksum no longer matches.
+    let cache = repo.join(".tether_cache/check.json");
+    let edited = std::fs::read_to_string(&cache)
+        .unwrap()
+        .replace("comment-starting-space", "nothing-to-see");
+    std::fs::write(&cache, edited).unwrap();
+    let after_edit = tether(repo, &["check"]);
+    assert!(
+        text(&after_edit).contains("warning[comment-starting-space]"),
+        "{}",
+        text(&after_edit)
+    );
+    // Committed: it came with the checkout.
+    git(repo, &["init", "-q"]);
+    git(repo, &["add", "-f", ".tether_cache/check.json"]);
+    git(repo, &["commit", "-qm", "cache"]);
+    let committed = tether(repo, &["check"]);
+    assert!(
+        text(&committed).contains("note: cache not used: .tether_cache/ is tracked by git"),
+        "{}",
+        text(&committed)
+    );
+    assert!(text(&committed).contains("warning[comment-starting-space]"));
+}
+
+#[test]
+fn nothing_is_written_without_a_configuration() {
+    let dir = tempfile::tempdir().unwrap();
+    let elsewhere = dir.path().join("cwd");
+    let chart = dir.path().join("chart");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    std::fs::create_dir_all(&chart).unwrap();
+    std::fs::write(chart.join("values.yaml"), "#bad\nkey: 1\n").unwrap();
+    let output = tether(&elsewhere, &["check", chart.to_str().unwrap()]);
+    assert!(text(&output).contains("comment-starting-space"));
+    assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0);
+    assert!(!chart.join(".tether_cache").exists());
+}
