@@ -165,7 +165,7 @@ enum Outcome {
 }
 
 fn check_file(config: &Config, file: &FileToCheck, mode: Mode, cache: Option<&Cache>) -> Outcome {
-    let bytes = match std::fs::read(&file.absolute) {
+    let bytes = match crate::source::read_regular(&file.absolute, MAX_FILE_BYTES) {
         Ok(bytes) => bytes,
         Err(error) => {
             return Outcome::Unreadable {
@@ -214,8 +214,7 @@ pub fn check_bytes(
         problems.push(Problem::new(
             0,
             format!(
-                "file is {} bytes, over the {} MiB that tether reads; exclude it in tether.toml",
-                source.text.len(),
+                "file is larger than the {} MiB that tether reads; exclude it in tether.toml",
                 MAX_FILE_BYTES / (1024 * 1024)
             ),
         ));

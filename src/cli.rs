@@ -413,7 +413,7 @@ fn map(format: MapFormat, paths: &[PathBuf]) -> u8 {
     let results: Vec<_> = files
         .par_iter()
         .map(|path| {
-            std::fs::read(path)
+            crate::source::read_regular(path, crate::source::MAX_FILE_BYTES)
                 .map(|bytes| crate::model_bytes_with(path, bytes, &config.directives))
         })
         .collect();
@@ -429,10 +429,7 @@ fn map(format: MapFormat, paths: &[PathBuf]) -> u8 {
                 code = exit::TROUBLE;
             }
             Err(error) => {
-                eprintln!(
-                    "error: cannot read {}: {error}; check the path and its permissions",
-                    path.display()
-                );
+                eprintln!("error: cannot read {}: {error}", path.display());
                 code = exit::TROUBLE;
             }
         }

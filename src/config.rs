@@ -23,10 +23,13 @@ use crate::yaml::model::Placement;
 /// The name tether looks for.
 pub const FILE_NAME: &str = "tether.toml";
 
+/// A `tether.toml` larger than this is refused.
+pub const MAX_CONFIG_BYTES: usize = 1024 * 1024;
+
 /// A mistake in the configuration file.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ConfigError {
-    #[error("cannot read {path}: {message}; check the path and its permissions")]
+    #[error("cannot read {path}: {message}")]
     Unreadable { path: String, message: String },
     #[error("{path}:{line}:{column}: {message}")]
     Invalid {
@@ -342,15 +345,45 @@ impl Config {
         start
             .ancestors()
             .map(|folder| folder.join(FILE_NAME))
-            .find(|candidate| candidate.is_file())
+            // Anything by that name counts: a folder or FIFO named tether.toml is an
+            // error when it is read, never silently skipped.
+            .find(|candidate| std::fs::symlink_metadata(candidate).is_ok())
     }
 
     /// Reads and compiles a configuration file.
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|error| ConfigError::Unreadable {
-            path: path.display().to_string(),
-            message: error.to_string(),
+        let bytes = crate::source::read_regular(path, MAX_CONFIG_BYTES).map_err(|error| {
+            ConfigError::Unreadable {
+                path: path.display().to_string(),
+                message: error.to_string(),
+            }
         })?;
+        let invalid = |offset: usize, message: String| {
+            let before = String::from_utf8_lossy(&bytes[..offset]);
+            ErrorContext::new(&before, path).at(before.len()..before.len(), message)
+        };
+        if bytes.len() > MAX_CONFIG_BYTES {
+            return Err(invalid(
+                0,
+                format!(
+                    "{FILE_NAME} is larger than {} KiB, which no configuration needs; is this the right file?",
+                    MAX_CONFIG_BYTES / 1024
+                ),
+            ));
+        }
+        let text = match String::from_utf8(bytes.clone()) {
+            Ok(text) => text,
+            Err(error) => {
+                let offset = error.utf8_error().valid_up_to();
+                return Err(invalid(
+                    offset,
+                    format!(
+                        "not UTF-8 (byte 0x{:02x}); save {FILE_NAME} as UTF-8",
+                        bytes[offset]
+                    ),
+                ));
+            }
+        };
         let folder = path
             .parent()
             .filter(|parent| !parent.as_os_str().is_empty())
@@ -360,7 +393,18 @@ impl Config {
 
     /// Compiles configuration text; `path` is only used in messages.
     pub fn parse(text: &str, path: &Path, root: PathBuf) -> Result<Config, ConfigError> {
-        let errors = ErrorContext { text, path };
+        let errors = ErrorContext::new(text, path);
+        if let Some(offset) = text
+            .char_indices()
+            .find(|&(_, c)| c.is_control() && !matches!(c, '\t' | '\n' | '\r'))
+            .map(|(offset, _)| offset)
+        {
+            let code = text[offset..].chars().next().map_or(0, |c| c as u32);
+            return Err(errors.at(
+                offset..offset,
+                format!("control character U+{code:04X} is not allowed in TOML, not even in a comment; remove it"),
+            ));
+        }
         let file: ConfigFile = toml::from_str(text).map_err(|error| {
             let span = error.span().unwrap_or(0..0);
             let mut message = error.message().trim_end_matches('\n').to_string();
@@ -491,14 +535,32 @@ fn apply(settings: &mut RuleSettings, index: usize, setting: &RuleSetting) {
 struct ErrorContext<'a> {
     text: &'a str,
     path: &'a Path,
+    /// Offset of every line's start, so naming a line costs a binary search (64k
+    /// `[[require]]` entries must not cost 64k scans of the file).
+    line_starts: Vec<usize>,
 }
 
 impl ErrorContext<'_> {
+    fn new<'a>(text: &'a str, path: &'a Path) -> ErrorContext<'a> {
+        let line_starts = std::iter::once(0)
+            .chain(memchr::memchr_iter(b'\n', text.as_bytes()).map(|n| n + 1))
+            .collect();
+        ErrorContext {
+            text,
+            path,
+            line_starts,
+        }
+    }
+
     fn at(&self, span: Range<usize>, message: String) -> ConfigError {
         let offset = span.start.min(self.text.len());
-        let before = &self.text[..offset];
-        let line = before.matches('\n').count() + 1;
-        let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+        let line = self.line_starts.partition_point(|&start| start <= offset);
+        let line_start = self.line_starts[line - 1];
+        let column = self
+            .text
+            .get(line_start..offset)
+            .map_or(0, |l| l.chars().count())
+            + 1;
         ConfigError::Invalid {
             path: self.path.display().to_string(),
             line,
@@ -508,10 +570,8 @@ impl ErrorContext<'_> {
     }
 
     fn line_of(&self, span: &Range<usize>) -> usize {
-        self.text[..span.start.min(self.text.len())]
-            .matches('\n')
-            .count()
-            + 1
+        let offset = span.start.min(self.text.len());
+        self.line_starts.partition_point(|&start| start <= offset)
     }
 }
 

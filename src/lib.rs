@@ -70,6 +70,6 @@ pub fn model_bytes_with(
 
 /// Reads and models one file; only a file that cannot be read is an error.
 pub fn model_path(path: &Path) -> std::io::Result<FileModel> {
-    let bytes = std::fs::read(path)?;
+    let bytes = source::read_regular(path, source::MAX_FILE_BYTES)?;
     Ok(model_bytes(path, bytes))
 }

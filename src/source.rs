@@ -134,6 +134,79 @@ impl SourceFile {
     }
 }
 
+/// Reads a file that may come from a stranger: only a regular file (checked on the
+/// open handle, so a file swapped for a FIFO between a check and the open cannot hang
+/// the run), and at most `limit` bytes plus one, so `/dev/zero` or a 50 GB file cannot
+/// exhaust memory. The result is longer than `limit` when the file is.
+pub fn read_regular(path: &Path, limit: usize) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let file = open_for_reading(path).map_err(|error| explain_open_error(path, error))?;
+    let metadata = file.metadata()?;
+    if !metadata.is_file() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!(
+                "{} is {}, not a regular file",
+                path.display(),
+                file_kind(&metadata)
+            ),
+        ));
+    }
+    let mut bytes = Vec::with_capacity((metadata.len() as usize).min(limit) + 1);
+    file.take(limit as u64 + 1).read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+#[cfg(unix)]
+fn open_for_reading(path: &Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    // Non-blocking, so opening a FIFO with no writer returns at once.
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+}
+
+#[cfg(not(unix))]
+fn open_for_reading(path: &Path) -> std::io::Result<std::fs::File> {
+    std::fs::File::open(path)
+}
+
+fn explain_open_error(path: &Path, error: std::io::Error) -> std::io::Error {
+    #[cfg(unix)]
+    if error.raw_os_error() == Some(libc::ELOOP) {
+        return std::io::Error::new(
+            error.kind(),
+            format!("{} is a loop of symbolic links", path.display()),
+        );
+    }
+    let _ = path;
+    error
+}
+
+/// What a file that is not a regular file is, for messages.
+pub fn file_kind(metadata: &std::fs::Metadata) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        let kind = metadata.file_type();
+        if kind.is_fifo() {
+            return "a FIFO (named pipe)";
+        }
+        if kind.is_socket() {
+            return "a socket";
+        }
+        if kind.is_char_device() || kind.is_block_device() {
+            return "a device";
+        }
+    }
+    if metadata.is_dir() {
+        "a folder"
+    } else {
+        "not a regular file"
+    }
+}
+
 /// Where bytes show they are binary, not text: the offset of a NUL byte in the first
 /// 8,000 bytes, as git and ripgrep decide.
 pub fn binary_offset(bytes: &[u8]) -> Option<usize> {

@@ -41,12 +41,21 @@ pub fn files(config: &Config, inputs: &[PathBuf]) -> Walked {
     let mut walked = Walked::default();
     for input in inputs {
         let absolute = absolute(input);
-        let Ok(metadata) = std::fs::metadata(&absolute) else {
-            walked.bad_inputs.push(format!(
-                "{}: no such file or folder; pass a chart folder or a file",
-                input.display()
-            ));
-            continue;
+        let metadata = match std::fs::metadata(&absolute) {
+            Ok(metadata) => metadata,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+                walked.bad_inputs.push(format!(
+                    "{}: no such file or folder; pass a chart folder or a file",
+                    input.display()
+                ));
+                continue;
+            }
+            Err(error) => {
+                walked
+                    .bad_inputs
+                    .push(format!("{}: {}", input.display(), describe_error(&error)));
+                continue;
+            }
         };
         if !metadata.is_dir() {
             walked.files.push(FileToCheck {
@@ -216,6 +225,15 @@ fn io_reason(error: &ignore::Error) -> String {
         ignore::Error::Io(io) => io.to_string(),
         other => other.to_string(),
     }
+}
+
+/// An error of a named input, in words: a loop of symbolic links is named as one.
+fn describe_error(error: &std::io::Error) -> String {
+    #[cfg(unix)]
+    if error.raw_os_error() == Some(libc::ELOOP) {
+        return "a loop of symbolic links; pass the file it should point to".into();
+    }
+    error.to_string()
 }
 
 /// `path` relative to `root`, or as it is when it is not under `root`.

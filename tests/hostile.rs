@@ -134,3 +134,79 @@ fn nothing_is_written_without_a_configuration() {
     assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0);
     assert!(!chart.join(".tether_cache").exists());
 }
+
+/// Special files and hostile configurations: a message that names what is wrong and
+/// exit 2, never a hang, never memory exhaustion, never "no such file".
+#[test]
+fn special_files_and_hostile_configurations() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let fifo = root.join("pipe.yaml");
+    let c_path = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o644) }, 0);
+    std::os::unix::fs::symlink("loop-b.yaml", root.join("loop-a.yaml")).unwrap();
+    std::os::unix::fs::symlink("loop-a.yaml", root.join("loop-b.yaml")).unwrap();
+    let configs: &[(&str, &[u8])] = &[
+        ("not-utf8.toml", b"exclude = [\"a\"]\n# caf\xe9\n"),
+        ("nul-in-string.toml", b"exclude = [\"a\0b\"]\n"),
+        ("nul-in-comment.toml", b"# a comment\0 with a NUL\n"),
+    ];
+    for (name, bytes) in configs {
+        std::fs::write(root.join(name), bytes).unwrap();
+    }
+    std::fs::write(
+        root.join("huge.toml"),
+        format!("# {}\n", "x".repeat(1024 * 1024)),
+    )
+    .unwrap();
+    let folder_config = root.join("folder-config");
+    std::fs::create_dir_all(folder_config.join("tether.toml")).unwrap();
+    std::fs::write(folder_config.join("values.yaml"), "key: 1\n").unwrap();
+    let mut out = String::new();
+    let mut run = |dir: &Path, args: &[&str]| {
+        let output = tether(dir, args);
+        out.push_str(&format!(
+            "### tether {}\nexit code: {:?}\n{}\n",
+            args.join(" "),
+            output.status.code(),
+            text(&output).replace(&root.display().to_string(), "[DIR]")
+        ));
+    };
+    run(root, &["map", "pipe.yaml"]);
+    run(root, &["check", "--no-cache", "pipe.yaml"]);
+    run(root, &["check", "--no-cache", "loop-a.yaml"]);
+    run(root, &["map", "/dev/zero"]);
+    run(root, &["check", "--config", "pipe.yaml"]);
+    run(root, &["check", "--config", "/dev/zero"]);
+    for (name, _) in configs {
+        run(root, &["check", "--config", name]);
+    }
+    run(root, &["check", "--config", "huge.toml"]);
+    run(&folder_config, &["check"]);
+    insta::with_settings!({
+        snapshot_path => "../snapshots",
+        prepend_module_to_snapshot => false,
+        omit_expression => true,
+    }, {
+        insta::assert_snapshot!("hostile__special_files", out);
+    });
+}
+
+#[test]
+fn a_fifo_in_the_cache_does_not_hang_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    chart(dir.path());
+    std::fs::create_dir_all(dir.path().join(".tether_cache")).unwrap();
+    let fifo = dir.path().join(".tether_cache/check.json");
+    let c_path = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
+    let output = tether(dir.path(), &["check"]);
+    assert!(
+        text(&output)
+            .contains("note: cache not used: .tether_cache/check.json is not a regular file"),
+        "{}",
+        text(&output)
+    );
+}

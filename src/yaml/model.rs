@@ -243,8 +243,7 @@ pub fn model_front(
         model.problems.push(Problem::new(
             0,
             format!(
-                "file is {} bytes, over the {} MiB that tether models; exclude it from the run",
-                source.text.len(),
+                "file is larger than the {} MiB that tether models; exclude it from the run",
                 MAX_FILE_BYTES / (1024 * 1024)
             ),
         ));
