@@ -153,17 +153,26 @@ fn check(
     full: bool,
     select: &[String],
 ) -> u8 {
+    // Machines read every outcome: a run that cannot start still prints the usual
+    // object, its `errors` saying why.
+    let trouble = |message: String| {
+        eprintln!("error: {message}");
+        if format == CheckFormat::Json {
+            let report = crate::check::CheckReport {
+                failures: vec![message],
+                ..crate::check::CheckReport::default()
+            };
+            print!("{}", report::json::render(&report));
+        }
+        exit::TROUBLE
+    };
     let mut config = match load_config(paths, config) {
         Ok(config) => config,
-        Err(error) => {
-            eprintln!("error: {error}");
-            return exit::TROUBLE;
-        }
+        Err(error) => return trouble(error.to_string()),
     };
     if !select.is_empty() {
         if let Err(error) = config.select(select) {
-            eprintln!("error: {error}");
-            return exit::TROUBLE;
+            return trouble(error);
         }
     }
     let inputs = if paths.is_empty() {

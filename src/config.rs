@@ -285,28 +285,25 @@ impl IdemTarget {
     }
 }
 
-/// Reads `300s`, `5m`, `1h`, `500ms` or a plain number of seconds.
+/// The longest timeout a command may be given: a day.
+pub const MAX_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(24 * 3600);
+
+/// Reads `300s`, `5m`, `1h 30m`, `500ms` (humantime's forms) or a plain number of
+/// seconds, up to [`MAX_TIMEOUT`].
 pub fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
     let text = text.trim();
-    let split = text
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(text.len());
-    let (number, unit) = text.split_at(split);
-    let value: f64 = number.parse().map_err(|_| {
-        format!("invalid duration {text:?}: write e.g. \"300s\", \"5m\" or \"500ms\"")
-    })?;
-    let seconds = match unit.trim() {
-        "" | "s" => value,
-        "ms" => value / 1000.0,
-        "m" => value * 60.0,
-        "h" => value * 3600.0,
-        other => {
-            return Err(format!(
-                "unknown unit {other:?} in duration {text:?}: use ms, s, m or h"
-            ))
-        }
+    let duration = match text.parse::<u64>() {
+        Ok(seconds) => std::time::Duration::from_secs(seconds),
+        Err(_) => humantime::parse_duration(text).map_err(|error| {
+            format!("invalid duration {text:?} ({error}): write e.g. \"300s\", \"5m\" or \"500ms\"")
+        })?,
     };
-    Ok(std::time::Duration::from_secs_f64(seconds))
+    if duration > MAX_TIMEOUT {
+        return Err(format!(
+            "duration {text:?} is longer than the maximum of 24h; write a shorter timeout"
+        ));
+    }
+    Ok(duration)
 }
 
 /// A compiled `[[require]]` entry.
@@ -435,6 +432,19 @@ impl Config {
         for entry in &file.overrides {
             let files = compile_globs(&entry.files, "overrides.files", &errors)?;
             overrides.push((files, compile_rules(&entry.rules, &errors)?));
+        }
+        if let Some(pattern) = file
+            .require
+            .iter()
+            .flat_map(|entry| entry.matches.iter())
+            .nth(MAX_REGEXES)
+        {
+            return Err(errors.at(
+                pattern.span(),
+                format!(
+                    "more than {MAX_REGEXES} `matches` regexes in all; no configuration needs that many, so tether refuses it"
+                ),
+            ));
         }
         let mut require = Vec::new();
         for entry in &file.require {
@@ -574,6 +584,14 @@ impl ErrorContext<'_> {
         self.line_starts.partition_point(|&start| start <= offset)
     }
 }
+
+/// What one `matches` regex may take once compiled, and again for its lazy DFA: a
+/// hostile `tether.toml` cannot make tether allocate gigabytes for its regexes.
+pub const REGEX_SIZE_LIMIT: usize = 256 * 1024;
+
+/// How many `matches` regexes a configuration may hold in all, so their memory stays
+/// under 2 × 256 KiB × 512 = 256 MiB whatever the file holds.
+pub const MAX_REGEXES: usize = 512;
 
 const DEFAULT_INCLUDE: [&str; 3] = ["**/*.yaml", "**/*.yml", "**/*.tpl"];
 
@@ -732,7 +750,21 @@ fn compile_require(entry: &RequireEntry, errors: &ErrorContext) -> Result<Requir
     })?;
     let mut matches = Vec::new();
     for pattern in &entry.matches {
-        let regex = Regex::new(pattern.get_ref()).map_err(|error| {
+        let regex = regex::RegexBuilder::new(pattern.get_ref())
+            .size_limit(REGEX_SIZE_LIMIT)
+            .dfa_size_limit(REGEX_SIZE_LIMIT)
+            .build()
+            .map_err(|error| {
+            if let regex::Error::CompiledTooBig(limit) = error {
+                return errors.at(
+                    pattern.span(),
+                    format!(
+                        "regex {:?} in `matches` is too large once compiled (over {} KiB); write a shorter pattern",
+                        pattern.get_ref(),
+                        limit / 1024
+                    ),
+                );
+            }
             let reason = error
                 .to_string()
                 .lines()
@@ -819,27 +851,44 @@ impl KeyPattern {
     }
 }
 
+/// Whether the pattern matches the whole path. A forward pass over the pattern that
+/// keeps, for every prefix of the path, whether the pattern so far matches it: work
+/// is pattern length × path length, however many `**` the pattern holds.
 fn matches_from(pattern: &[PatternSegment], path: &[Segment]) -> bool {
-    let Some((first, rest)) = pattern.split_first() else {
-        return path.is_empty();
-    };
-    match first {
-        PatternSegment::AnyDepth => (0..=path.len()).any(|skip| matches_from(rest, &path[skip..])),
-        _ => {
-            let Some((segment, path_rest)) = path.split_first() else {
-                return false;
-            };
-            let here = match (first, segment) {
-                (PatternSegment::Any, _) => true,
-                (PatternSegment::AnyIndex, Segment::Index(_)) => true,
-                (PatternSegment::Index(wanted), Segment::Index(index)) => {
-                    index.parse::<usize>().ok() == Some(*wanted)
+    let mut matched = vec![false; path.len() + 1];
+    matched[0] = true;
+    for segment in pattern {
+        let mut next = vec![false; path.len() + 1];
+        match segment {
+            PatternSegment::AnyDepth => {
+                let mut reached = false;
+                for (slot, &here) in next.iter_mut().zip(&matched) {
+                    reached |= here;
+                    *slot = reached;
                 }
-                (PatternSegment::Name(wanted), Segment::Name(name, _)) => wildcard(wanted, name),
-                _ => false,
-            };
-            here && matches_from(rest, path_rest)
+            }
+            _ => {
+                for (index, part) in path.iter().enumerate() {
+                    if matched[index] && segment_matches(segment, part) {
+                        next[index + 1] = true;
+                    }
+                }
+            }
         }
+        matched = next;
+    }
+    matched[path.len()]
+}
+
+fn segment_matches(pattern: &PatternSegment, segment: &Segment) -> bool {
+    match (pattern, segment) {
+        (PatternSegment::Any, _) | (PatternSegment::AnyDepth, _) => true,
+        (PatternSegment::AnyIndex, Segment::Index(_)) => true,
+        (PatternSegment::Index(wanted), Segment::Index(index)) => {
+            index.parse::<usize>().ok() == Some(*wanted)
+        }
+        (PatternSegment::Name(wanted), Segment::Name(name, _)) => wildcard(wanted, name),
+        _ => false,
     }
 }
 

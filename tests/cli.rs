@@ -354,6 +354,15 @@ fn bad_configurations() {
         ),
         ("not-toml", "[rules\n"),
         (
+            "huge-regex",
+            "[[require]]\nfiles = [\"a.yaml\"]\nkey = \"a\"\nmatches = [\"(\\\\w{1000}){1000}\"]\n",
+        ),
+        (
+            "huge-timeout",
+            "[[idem]]\nfiles = [\"a.yaml\"]\ntimeout = \"999999999999999999h\"\n",
+        ),
+
+        (
             "level-and-table",
             "[rules]\ninline-comment-spacing = \"warn\"\n[rules.inline-comment-spacing]\nmin-spaces = 1\n",
         ),
@@ -371,6 +380,26 @@ fn bad_configurations() {
     out.push_str(&format!(
         "### missing --config\n{}\n",
         run_in(dir.path(), &["check", "--config", "nope.toml"])
+    ));
+    out.push_str(&format!(
+        "### idem --timeout too large\n{}\n",
+        run_in(
+            dir.path(),
+            &[
+                "idem",
+                "--run",
+                "true",
+                "--timeout",
+                "100000000000000000000"
+            ]
+        )
+    ));
+    out.push_str(&format!(
+        "### missing --config, json\n{}\n",
+        run_in(
+            dir.path(),
+            &["check", "--format", "json", "--config", "nope.toml"]
+        )
     ));
     out.push_str(&format!(
         "### unknown --select\n{}\n",

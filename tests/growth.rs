@@ -72,3 +72,14 @@ fn output_of_a_hostile_file_is_bounded() {
         );
     }
 }
+
+/// A key pattern of many `**` matches in time proportional to pattern × path length:
+/// twelve of them against a 60-segment path that does not match would take years to
+/// try every split.
+#[test]
+fn key_patterns_match_in_polynomial_time() {
+    let pattern = tether::config::KeyPattern::parse(&format!("{}z", "**.a.".repeat(12))).unwrap();
+    let path = vec!["a"; 60].join(".");
+    assert!(!pattern.matches(&path));
+    assert!(pattern.matches(&format!("{path}.z")));
+}

@@ -56,6 +56,7 @@ rule_fixtures! {
     comment_starting_space_styles => ("comment-starting-space", "styles"),
     inline_comment_spacing_spacing => ("inline-comment-spacing", "spacing"),
     inline_comment_spacing_min_spaces_1 => ("inline-comment-spacing", "min-spaces-1"),
+    inline_comment_spacing_complex_key => ("inline-comment-spacing", "complex-key"),
     comment_indentation_indentation => ("comment-indentation", "indentation"),
     comment_indentation_empty_values => ("comment-indentation", "empty-values"),
     comment_indentation_runs => ("comment-indentation", "runs"),

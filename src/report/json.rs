@@ -11,6 +11,9 @@ use crate::source::SourceFile;
 struct Output<'a> {
     diagnostics: Vec<JsonDiagnostic<'a>>,
     summary: Summary,
+    /// What kept tether from doing its whole job (exit 2): a bad configuration, an
+    /// input that does not exist or cannot be read. Empty on exit 0 and 1.
+    errors: Vec<String>,
 }
 
 #[derive(Serialize)]
@@ -59,6 +62,7 @@ pub fn render(report: &CheckReport) -> String {
             errors: report.count(Severity::Error),
             warnings: report.count(Severity::Warning),
         },
+        errors: report.failures.clone(),
     };
     serde_json::to_string_pretty(&output).unwrap_or_default() + "\n"
 }

@@ -290,6 +290,7 @@ impl<'a> Reporter<'a> {
             help: None,
             labels: Vec::new(),
         });
+        #[allow(clippy::expect_used)] // Pushed on the line above: never empty.
         self.diagnostics.last_mut().expect("just pushed")
     }
 

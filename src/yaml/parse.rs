@@ -510,6 +510,11 @@ impl Walker<'_> {
                 .last()
                 .is_some_and(|frame| frame.skip == Some(node.id()))
             {
+                // A complex key (`? c: 2  # t`) may hold comments: they are the
+                // file's comments like any other.
+                if memchr::memchr(b'#', &self.masked.as_bytes()[node.byte_range()]).is_some() {
+                    self.comments_in(&node, grammar);
+                }
                 None
             } else {
                 self.enter(&node, grammar, &mut path, &mut stack)
@@ -532,6 +537,31 @@ impl Walker<'_> {
                     return;
                 }
                 stack.pop();
+            }
+        }
+    }
+
+    /// Records every comment below `node`, and nothing else.
+    fn comments_in(&mut self, node: &Node, grammar: &Grammar) {
+        let mut cursor = node.walk();
+        let mut depth = 0usize;
+        loop {
+            let current = cursor.node();
+            if NodeKind::of(&current, grammar) == NodeKind::Comment {
+                self.comment(&current);
+            } else if depth < MAX_DEPTH * 4 && cursor.goto_first_child() {
+                depth += 1;
+                continue;
+            }
+            loop {
+                if depth == 0 {
+                    return;
+                }
+                if cursor.goto_next_sibling() {
+                    break;
+                }
+                cursor.goto_parent();
+                depth -= 1;
             }
         }
     }
