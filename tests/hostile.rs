@@ -210,3 +210,51 @@ fn a_fifo_in_the_cache_does_not_hang_the_run() {
         text(&output)
     );
 }
+
+/// Terminal escape sequences in a file are shown, never sent to the terminal.
+#[test]
+fn control_characters_are_shown_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("values.yaml"),
+        "key: 1 #\u{1b}]0;owned\u{7}\u{1b}[2J title\n",
+    )
+    .unwrap();
+    let output = tether(dir.path(), &["check", "--no-cache", "values.yaml"]);
+    let shown = text(&output);
+    assert!(!shown.contains('\u{1b}') && !shown.contains('\u{7}'), "{shown:?}");
+    assert!(shown.contains(r"#\x1b]0;owned\x07\x1b[2J title"), "{shown}");
+}
+
+/// A read-only checkout is checked; the cache says once why it was not written.
+#[test]
+fn a_read_only_checkout_is_checked() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    chart(dir.path());
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o555)).unwrap();
+    // Root writes anywhere: run as nobody then.
+    let root = unsafe { libc::geteuid() } == 0;
+    let mut command = if root {
+        let mut command = Command::new("setpriv");
+        command
+            .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+            .arg(env!("CARGO_BIN_EXE_tether"));
+        command
+    } else {
+        Command::new(env!("CARGO_BIN_EXE_tether"))
+    };
+    let output = command
+        .arg("check")
+        .current_dir(dir.path())
+        .output()
+        .expect("setpriv (util-linux) runs the binary as nobody");
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let shown = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{shown}");
+    assert!(shown.contains("warning[comment-starting-space]"), "{shown}");
+    assert!(
+        shown.contains("note: cache not used: cannot create .tether_cache/: Permission denied"),
+        "{shown}"
+    );
+}
