@@ -260,13 +260,8 @@ fn tracked_by_git(folder: &Path) -> bool {
     {
         return false;
     }
-    std::process::Command::new("git")
-        .args(["-c", "core.fsmonitor=false", "ls-files", "-z", "--", FOLDER])
-        .current_dir(parent)
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_WORK_TREE")
-        .env_remove("GIT_INDEX_FILE")
-        .stdin(std::process::Stdio::null())
+    crate::walk::git(parent)
+        .args(["ls-files", "-z", "--", FOLDER])
         .stderr(std::process::Stdio::null())
         .output()
         .is_ok_and(|output| !output.stdout.is_empty())

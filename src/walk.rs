@@ -109,9 +109,7 @@ fn git_listing(folder: &Path) -> Option<Listing> {
     folder
         .ancestors()
         .find(|ancestor| ancestor.join(".git").exists())?;
-    let output = Command::new("git")
-        // A repository's own configuration must not run programs for a listing.
-        .args(["-c", "core.fsmonitor=false", "-c", "core.quotePath=false"])
+    let output = git(folder)
         .args([
             "ls-files",
             "-z",
@@ -119,11 +117,6 @@ fn git_listing(folder: &Path) -> Option<Listing> {
             "--others",
             "--exclude-standard",
         ])
-        .current_dir(folder)
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_WORK_TREE")
-        .env_remove("GIT_INDEX_FILE")
-        .stdin(Stdio::null())
         .output()
         .ok()?;
     if !output.status.success() {
@@ -159,6 +152,21 @@ fn git_listing(folder: &Path) -> Option<Listing> {
         }
     }
     Some(listing)
+}
+
+/// `git` run in `folder` on that folder's repository, whatever the environment says
+/// (a hook exports `GIT_DIR`), and without running programs the repository's own
+/// configuration names (`core.fsmonitor`).
+pub(crate) fn git(folder: &Path) -> Command {
+    let mut command = Command::new("git");
+    command
+        .args(["-c", "core.fsmonitor=false", "-c", "core.quotePath=false"])
+        .current_dir(folder)
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE")
+        .env_remove("GIT_INDEX_FILE")
+        .stdin(Stdio::null());
+    command
 }
 
 #[cfg(unix)]

@@ -21,6 +21,7 @@ use std::ops::Range;
 
 use crate::source::SourceFile;
 use crate::yaml::model::FileModel;
+use crate::yaml::scan::closing_quote;
 
 /// What helm-docs would print for a values.yaml: descriptions by key, and where each
 /// `# --` comment ends up.
@@ -795,25 +796,6 @@ enum Shape {
     Dash,
     DashProperties,
     Other,
-}
-
-/// The position just after the quote that closes a scalar opened before `from`.
-fn closing_quote(text: &[u8], from: usize, quote: u8) -> Option<usize> {
-    let mut position = from;
-    while position < text.len() {
-        match text[position] {
-            b'\\' if quote == b'"' => position += 2,
-            byte if byte == quote => {
-                if quote == b'\'' && text.get(position + 1) == Some(&b'\'') {
-                    position += 2;
-                    continue;
-                }
-                return Some(position + 1);
-            }
-            _ => position += 1,
-        }
-    }
-    None
 }
 
 /// One piece of a run of comment lines, as yaml.v3 cuts it.

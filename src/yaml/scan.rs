@@ -172,7 +172,7 @@ fn scan_line(text: &[u8], from: usize) -> (Option<usize>, Option<u8>) {
 }
 
 /// The position just after the quote that closes a scalar opened before `from`.
-fn closing_quote(text: &[u8], from: usize, quote: u8) -> Option<usize> {
+pub(crate) fn closing_quote(text: &[u8], from: usize, quote: u8) -> Option<usize> {
     let mut position = from;
     while position < text.len() {
         match text[position] {
