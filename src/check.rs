@@ -280,12 +280,20 @@ pub fn check_bytes(
         wants_model.then(|| model_front(&source, is_template, &front, &config.directives));
     let model_comments;
     if let Some(model) = &model {
-        let raw = model
+        // A document modelled from one branch of its if/else has lost the comments
+        // of the other: the file's comments are still the scanner's.
+        if model
             .documents
             .iter()
-            .flat_map(|document| document.yaml_comments.iter());
-        model_comments = comment_infos(&source, raw, &template_comments);
-        context.comments = &model_comments;
+            .all(|document| document.branch.is_none())
+        {
+            let raw = model
+                .documents
+                .iter()
+                .flat_map(|document| document.yaml_comments.iter());
+            model_comments = comment_infos(&source, raw, &template_comments);
+            context.comments = &model_comments;
+        }
         context.model = Some(model);
     }
     let suppressions = unused_suppression::suppressions(&context);

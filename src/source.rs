@@ -243,6 +243,24 @@ fn sanitize(bytes: Vec<u8>, problems: &mut Vec<Problem>) -> String {
             }
         }
     }
+    // YAML reads a carriage return alone as a line break, and so does tree-sitter:
+    // the line index must too, or a comment after it would sit on two different lines.
+    let lone_cr = |position: usize, bytes: &[u8]| {
+        bytes[position] == b'\r' && bytes.get(position + 1) != Some(&b'\n')
+    };
+    if let Some(first) = (0..bytes.len()).find(|&position| lone_cr(position, &bytes)) {
+        let line = bytes[..first].iter().filter(|&&b| b == b'\n').count();
+        problems.push(Problem::at(
+            line,
+            first,
+            "a carriage return without a line feed; it is read as a line break; save the file with LF or CRLF line ends",
+        ));
+        for position in first..bytes.len() {
+            if lone_cr(position, &bytes) {
+                bytes[position] = b'\n';
+            }
+        }
+    }
     if let Some(first_nul) = bytes.iter().position(|&b| b == 0) {
         let line = bytes[..first_nul].iter().filter(|&&b| b == b'\n').count();
         problems.push(Problem::new(

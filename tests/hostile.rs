@@ -222,7 +222,10 @@ fn control_characters_are_shown_escaped() {
     .unwrap();
     let output = tether(dir.path(), &["check", "--no-cache", "values.yaml"]);
     let shown = text(&output);
-    assert!(!shown.contains('\u{1b}') && !shown.contains('\u{7}'), "{shown:?}");
+    assert!(
+        !shown.contains('\u{1b}') && !shown.contains('\u{7}'),
+        "{shown:?}"
+    );
     assert!(shown.contains(r"#\x1b]0;owned\x07\x1b[2J title"), "{shown}");
 }
 

@@ -447,7 +447,11 @@ pub fn mask_branch(text: &str, actions: &[Action], branch: Branch) -> Option<Mas
             .iter()
             .any(|b| !b.is_ascii_whitespace() && *b != b'{');
         if alone_before && content_after && !span_has_newline(&bytes[span.clone()]) {
-            bytes[span].fill(PLACEHOLDER);
+            for byte in &mut bytes[span] {
+                if *byte != b'\r' {
+                    *byte = PLACEHOLDER;
+                }
+            }
         } else {
             blank(&mut bytes[span]);
         }
@@ -502,7 +506,13 @@ fn else_chains(actions: &[Action]) -> Vec<Chain> {
             Keyword::End => {
                 if let Some(mut chain) = stack.pop() {
                     chain.end = index;
-                    if !chain.elses.is_empty() {
+                    // A chain of actions that never closed is no template logic to
+                    // choose a branch of.
+                    let closed = std::iter::once(chain.open)
+                        .chain(chain.elses.iter().copied())
+                        .chain(std::iter::once(chain.end))
+                        .all(|index| actions[index].terminated);
+                    if !chain.elses.is_empty() && closed {
                         chains.push(chain);
                     }
                 }

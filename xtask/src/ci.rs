@@ -1,7 +1,7 @@
 //! `cargo xtask ci`: the whole test suite on a fresh machine. It installs the tools
 //! the tests drive (git, make, GNU sed: `tether idem` runs real regeneration
-//! commands) with apt when they are missing, then runs `cargo test` and
-//! `cargo xtask precision --check`.
+//! commands) with apt when they are missing, then runs `cargo test`,
+//! `cargo xtask precision --check` and every fuzz target for 10 seconds.
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
@@ -56,9 +56,20 @@ pub fn ci() -> Result<()> {
             failed += 1;
         }
     }
+    // Every fuzz target a short while, from the fixtures: no crash.
+    let fuzz = crate::fuzz::fuzz_args(&["--seconds".to_string(), "10".to_string()])
+        .and_then(|args| crate::fuzz::fuzz(&args));
+    match &fuzz {
+        Ok(()) => passed += 1,
+        Err(error) => {
+            println!("fuzz: {error:#}");
+            failed += 1;
+        }
+    }
     println!("ci: {passed} passed, {failed} failed");
     ensure!(status.success(), "cargo test failed");
-    precision.context("cargo xtask precision --check failed")
+    precision.context("cargo xtask precision --check failed")?;
+    fuzz.context("cargo xtask fuzz failed")
 }
 
 /// The number before `what` in `ok. 12 passed; 0 failed; …`.

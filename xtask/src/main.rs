@@ -9,6 +9,7 @@ mod bench_check;
 mod bench_idem;
 mod ci;
 mod codegen;
+mod fuzz;
 mod precision;
 mod print_tree;
 
@@ -37,6 +38,11 @@ Tasks:
   codegen [--check]      write docs/rules.md and schemas/tether.schema.json from
                          the code; with --check, fail with a diff if they are stale
                          (both run `cargo test --test codegen`)
+  fuzz [--seconds N] [--target NAME]...
+                         run the cargo-fuzz targets in fuzz/ (lex_mask, model_bytes,
+                         config, check_modes; default all) for N seconds each
+                         (default 60), seeded with tests/fixtures; installs nightly
+                         and cargo-fuzz if missing; fails on any crash
   precision [--corpus DIR] [--per-rule N] [--seed S] [--check]
                          run the release tether over the three corpora, print the
                          findings per rule, and write docs/precision.md: a sample of
@@ -83,6 +89,7 @@ fn run() -> Result<()> {
             _ => bail!("usage: cargo xtask codegen [--check]"),
         },
         "ci" => ci::ci(),
+        "fuzz" => fuzz::fuzz(&fuzz::fuzz_args(&rest)?),
         "precision" => precision::precision(&rest),
         "print-tree" => match rest.as_slice() {
             [file] => print_tree::print_tree(Path::new(file)),

@@ -1,0 +1,11 @@
+//! Fuzz target: modelling arbitrary bytes, as a template and as a values file, never
+//! panics ("parsing never fails", ARCHITECTURE.md).
+
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let _ = tether::model_bytes("templates/x.yaml", data.to_vec());
+    let _ = tether::model_bytes("values.yaml", data.to_vec());
+});
