@@ -57,6 +57,8 @@ pub fn run(args: &BenchArgs, parse_all_cores: Duration) -> Result<()> {
     // An unchanged re-run: the corpus is read-only, so the cache runs on a copy.
     let copy = std::env::temp_dir().join(format!("tether-bench-{}", std::process::id()));
     copy_tree(&corpus, &copy)?;
+    // The cache lives beside a tether.toml, and only there.
+    std::fs::write(copy.join("tether.toml"), "")?;
     let copy_arg = copy.to_string_lossy().to_string();
     time(
         Command::new(&tether)
