@@ -53,9 +53,19 @@ pub struct CheckReport {
     /// Things the user should know that are neither findings nor failures (why the
     /// cache was not used).
     pub notes: Vec<String>,
+    /// The folder finding paths are relative to (the configuration's).
+    pub root: PathBuf,
 }
 
 impl CheckReport {
+    /// A finding's path for machines (GitHub annotations, SARIF): relative to
+    /// `base` (the repository's top level), whatever folder the configuration is in.
+    pub fn path_from(&self, diagnostic: &Diagnostic, base: &Path) -> String {
+        let absolute = self.root.join(&diagnostic.path);
+        let relative = absolute.strip_prefix(base).unwrap_or(&absolute);
+        relative.to_string_lossy().replace('\\', "/")
+    }
+
     pub fn count(&self, severity: Severity) -> usize {
         self.diagnostics
             .iter()
@@ -82,6 +92,7 @@ pub fn check(config: &Config, inputs: &[PathBuf], options: CheckOptions) -> Chec
         .collect();
     let mut report = CheckReport {
         files: files.len(),
+        root: config.root.clone(),
         ..CheckReport::default()
     };
     let mut fresh = Vec::new();

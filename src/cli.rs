@@ -48,6 +48,10 @@ pub enum Command {
         /// Run only this rule (repeatable); a rule that is off runs as `warn`.
         #[arg(long, value_name = "RULE")]
         select: Vec<String>,
+        /// Which findings make the exit code 1: `error` (default), `warning` (any
+        /// finding), or `never`. Exit 2 (bad configuration, unreadable input) stays.
+        #[arg(long, value_enum, default_value_t = FailOn::Error)]
+        fail_on: FailOn,
     },
     /// Prove that a regeneration command (`make update`) is a no-op on the committed
     /// files, a fixpoint, restores every configured block byte for byte, and keeps
@@ -93,6 +97,17 @@ pub enum CheckFormat {
     Sarif,
 }
 
+/// Which findings fail a run (exit 1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FailOn {
+    /// Findings at error level.
+    Error,
+    /// Any finding.
+    Warning,
+    /// None: exit 0 unless tether could not do its job.
+    Never,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum MapFormat {
     Text,
@@ -120,7 +135,18 @@ pub fn run(args: Args) -> ExitCode {
             no_cache,
             full,
             select,
-        } => check(&paths, config.as_deref(), format, no_cache, full, &select),
+            fail_on,
+        } => check(
+            &paths,
+            config.as_deref(),
+            format,
+            CheckFlags {
+                no_cache,
+                full,
+                fail_on,
+            },
+            &select,
+        ),
         Command::Rules { name } => rules(name.as_deref()),
         Command::Idem(args) => idem(args),
         Command::Init { folder, force } => init(&folder, force),
@@ -145,14 +171,25 @@ fn load_config(paths: &[PathBuf], explicit: Option<&Path>) -> Result<Config, Con
     }
 }
 
+/// The switches of `tether check`.
+struct CheckFlags {
+    no_cache: bool,
+    full: bool,
+    fail_on: FailOn,
+}
+
 fn check(
     paths: &[PathBuf],
     config: Option<&Path>,
     format: CheckFormat,
-    no_cache: bool,
-    full: bool,
+    flags: CheckFlags,
     select: &[String],
 ) -> u8 {
+    let CheckFlags {
+        no_cache,
+        full,
+        fail_on,
+    } = flags;
     // Machines read every outcome: a run that cannot start still prints the usual
     // object, its `errors` saying why.
     let trouble = |message: String| {
@@ -194,8 +231,8 @@ fn check(
             report::human::render(&report, color)
         }
         CheckFormat::Json => report::json::render(&report),
-        CheckFormat::Github => report::github::render(&report),
-        CheckFormat::Sarif => report::sarif::render(&report),
+        CheckFormat::Github => report::github::render(&report, &machine_root(&config.root)),
+        CheckFormat::Sarif => report::sarif::render(&report, &machine_root(&config.root)),
     };
     let mut stdout = std::io::stdout().lock();
     if stdout.write_all(output.as_bytes()).is_err() {
@@ -207,13 +244,37 @@ fn check(
     for failure in &report.failures {
         eprintln!("error: {failure}");
     }
+    let failing = match fail_on {
+        FailOn::Error => report.count(Severity::Error),
+        FailOn::Warning => report.diagnostics.len(),
+        FailOn::Never => 0,
+    };
     if !report.failures.is_empty() {
         exit::TROUBLE
-    } else if report.count(Severity::Error) > 0 {
+    } else if failing > 0 {
         exit::FINDINGS
     } else {
         exit::OK
     }
+}
+
+/// The folder machine-read paths are relative to: `GITHUB_WORKSPACE` in GitHub
+/// Actions, else the git top level of the configuration's folder, else that folder;
+/// so annotations and SARIF name the same file wherever tether ran from.
+fn machine_root(config_root: &Path) -> PathBuf {
+    if let Some(workspace) = std::env::var_os("GITHUB_WORKSPACE").filter(|w| !w.is_empty()) {
+        return walk::absolute(Path::new(&workspace));
+    }
+    walk::git(config_root)
+        .args(["rev-parse", "--show-toplevel"])
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()
+        .filter(|output| output.status.success())
+        .map(|output| PathBuf::from(String::from_utf8_lossy(&output.stdout).trim()))
+        .filter(|top| !top.as_os_str().is_empty())
+        .map(|top| walk::absolute(&top))
+        .unwrap_or_else(|| config_root.to_path_buf())
 }
 
 /// The arguments of `tether idem`.

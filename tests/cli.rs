@@ -553,3 +553,63 @@ fn unreadable_folder_is_a_finding() {
     );
     assert!(stdout.contains("--> chart/locked"), "{stdout}");
 }
+
+/// Annotation and SARIF paths are relative to the repository (or GITHUB_WORKSPACE),
+/// whether tether runs from the top, from the chart, or with --config; and
+/// `--fail-on` decides which findings fail the run.
+#[test]
+fn machine_paths_and_fail_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("repo");
+    let chart = repo.join("charts/web");
+    std::fs::create_dir_all(&chart).unwrap();
+    std::fs::write(chart.join("tether.toml"), "").unwrap();
+    std::fs::write(chart.join("values.yaml"), "#bad\nkey: 1\n").unwrap();
+    let status = Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&repo)
+        .status()
+        .expect("git runs");
+    assert!(status.success());
+    let github = |dir: &Path, args: &[&str]| {
+        let mut all = vec!["check", "--no-cache", "--format", "github"];
+        all.extend_from_slice(args);
+        let output = Command::new(env!("CARGO_BIN_EXE_tether"))
+            .args(&all)
+            .current_dir(dir)
+            .env_remove("GITHUB_WORKSPACE")
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&output.stdout)
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .to_string()
+    };
+    let from_top = github(&repo, &["charts/web"]);
+    assert!(
+        from_top.starts_with("::warning file=charts/web/values.yaml,line=1,endLine=1,col=2,"),
+        "{from_top}"
+    );
+    assert_eq!(github(&chart, &[]), from_top);
+    assert_eq!(
+        github(
+            dir.path(),
+            &["--config", "repo/charts/web/tether.toml", "repo/charts/web"]
+        ),
+        from_top
+    );
+    let exit = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_tether"))
+            .args(["check", "--no-cache"])
+            .args(args)
+            .current_dir(&chart)
+            .output()
+            .unwrap()
+            .status
+            .code()
+    };
+    assert_eq!(exit(&[]), Some(0));
+    assert_eq!(exit(&["--fail-on", "warning"]), Some(1));
+    assert_eq!(exit(&["--fail-on", "never", "missing"]), Some(2));
+}

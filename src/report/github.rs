@@ -5,7 +5,12 @@ use crate::check::CheckReport;
 use crate::diagnostic::Severity;
 use crate::report::json::region;
 
-pub fn render(report: &CheckReport) -> String {
+/// GitHub shows this many annotations of each level for one step.
+pub const SHOWN_PER_LEVEL: usize = 10;
+
+/// One workflow command per finding, with paths relative to `base` (the repository's
+/// top level, or `GITHUB_WORKSPACE`), then one line that counts them.
+pub fn render(report: &CheckReport, base: &std::path::Path) -> String {
     let mut out = String::new();
     for diagnostic in &report.diagnostics {
         let (line, column, end_line, end_column) = region(report, diagnostic);
@@ -13,14 +18,32 @@ pub fn render(report: &CheckReport) -> String {
             Severity::Error => "error",
             Severity::Warning => "warning",
         };
+        // GitHub rejects columns on a range of several lines.
+        let columns = if line == end_line {
+            format!(",col={column},endColumn={end_column}")
+        } else {
+            String::new()
+        };
         let message = diagnostic.message_with_help();
         out.push_str(&format!(
-            "::{command} file={},line={line},col={column},endLine={end_line},endColumn={end_column},title={}::{}\n",
-            property(&diagnostic.path.to_string_lossy().replace('\\', "/")),
+            "::{command} file={},line={line},endLine={end_line}{columns},title={}::{}\n",
+            property(&report.path_from(diagnostic, base)),
             property(&format!("tether {}", diagnostic.rule)),
             data(&message),
         ));
     }
+    let (errors, warnings) = (
+        report.count(Severity::Error),
+        report.count(Severity::Warning),
+    );
+    let mut closing = crate::report::human::summary(report);
+    if errors > SHOWN_PER_LEVEL || warnings > SHOWN_PER_LEVEL {
+        closing.push_str(&format!(
+            "; GitHub shows {SHOWN_PER_LEVEL} annotations of each level per step: every finding is in the job summary and the SARIF file, or run `tether check` locally"
+        ));
+    }
+    out.push_str(&closing);
+    out.push('\n');
     out
 }
 

@@ -9,7 +9,7 @@ use crate::report::json::region;
 use crate::rules::{Level, RULES};
 
 /// One run with every rule described and every finding located.
-pub fn render(report: &CheckReport) -> String {
+pub fn render(report: &CheckReport, base: &std::path::Path) -> String {
     let rules: Vec<Value> = RULES
         .iter()
         .map(|registered| {
@@ -43,7 +43,7 @@ pub fn render(report: &CheckReport) -> String {
                 "locations": [{
                     "physicalLocation": {
                         "artifactLocation": {
-                            "uri": diagnostic.path.to_string_lossy().replace('\\', "/"),
+                            "uri": report.path_from(diagnostic, base),
                             "uriBaseId": "%SRCROOT%",
                         },
                         "region": {
