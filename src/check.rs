@@ -14,6 +14,7 @@ use rayon::prelude::*;
 use crate::cache::Cache;
 use crate::config::Config;
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::resolve::Resolver;
 use crate::rules::unused_suppression::{self, Suppression};
 use crate::rules::{CommentInfo, FileContext, Reporter, RULES};
 use crate::source::{binary_offset, Problem, SourceFile, MAX_FILE_BYTES};
@@ -21,6 +22,7 @@ use crate::template::{self, lex::ActionKind};
 use crate::walk::{self, FileToCheck};
 use crate::yaml::model::{self, model_front, CommentStyle, FileModel};
 use crate::yaml::{parse, scan};
+use std::sync::Arc;
 
 /// Whether to build parse trees only where a rule needs one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,8 +55,11 @@ pub struct CheckReport {
     /// Things the user should know that are neither findings nor failures (why the
     /// cache was not used).
     pub notes: Vec<String>,
-    /// The folder finding paths are relative to (the configuration's).
+    /// The folder finding paths are relative to: the configuration's, or the folder
+    /// above every configuration used.
     pub root: PathBuf,
+    /// Files named on the command line that their configuration excludes.
+    pub excluded: usize,
 }
 
 impl CheckReport {
@@ -74,39 +79,73 @@ impl CheckReport {
     }
 }
 
-/// Checks the files under `inputs`.
+/// Checks the files under `inputs`, every one with `config`.
 pub fn check(config: &Config, inputs: &[PathBuf], options: CheckOptions) -> CheckReport {
+    check_resolved(&Resolver::one(config.clone()), inputs, options)
+}
+
+/// Checks the files under `inputs`, each with the configuration `resolver` chooses
+/// for it (the nearest `tether.toml`, or one for all).
+pub fn check_resolved(
+    resolver: &Resolver,
+    inputs: &[PathBuf],
+    options: CheckOptions,
+) -> CheckReport {
     let walk::Walked {
         files,
+        root,
         bad_inputs: mut failures,
         unreadable,
-    } = walk::files(config, inputs);
+        excluded,
+    } = walk::files(resolver, inputs);
     let mode = match options.mode {
         Mode::Lazy => "lazy",
         Mode::Full => "full",
     };
-    let cache = options.cache.then(|| Cache::load(config, mode));
+    // One cache per configuration, beside its tether.toml.
+    let mut configs: Vec<Arc<Config>> = Vec::new();
+    let config_index: Vec<usize> = files
+        .iter()
+        .map(|file| {
+            configs
+                .iter()
+                .position(|config| Arc::ptr_eq(config, &file.config))
+                .unwrap_or_else(|| {
+                    configs.push(file.config.clone());
+                    configs.len() - 1
+                })
+        })
+        .collect();
+    let caches: Vec<Option<Cache>> = configs
+        .iter()
+        .map(|config| options.cache.then(|| Cache::load(config, mode)))
+        .collect();
     let outcomes: Vec<Outcome> = files
         .par_iter()
-        .map(|file| check_file(config, file, options.mode, cache.as_ref()))
+        .zip(&config_index)
+        .map(|(file, &index)| check_file(file, options.mode, caches[index].as_ref()))
         .collect();
     let mut report = CheckReport {
         files: files.len(),
-        root: config.root.clone(),
+        excluded,
+        root,
         ..CheckReport::default()
     };
-    let mut fresh = Vec::new();
-    let unreadable = unreadable
-        .into_iter()
-        .map(|(path, message)| Outcome::Unreadable {
-            path,
-            message,
-            folder: true,
-        });
-    for outcome in outcomes.into_iter().chain(unreadable) {
+    let mut fresh: Vec<Vec<(PathBuf, u64, Vec<Diagnostic>)>> = vec![Vec::new(); configs.len()];
+    let unreadable = unreadable.into_iter().map(|(path, message)| {
+        (
+            usize::MAX,
+            Outcome::Unreadable {
+                path,
+                message,
+                folder: true,
+            },
+        )
+    });
+    for (index, outcome) in config_index.iter().copied().zip(outcomes).chain(unreadable) {
         match outcome {
             Outcome::Checked {
-                path,
+                relative,
                 source,
                 diagnostics,
                 hash,
@@ -114,8 +153,16 @@ pub fn check(config: &Config, inputs: &[PathBuf], options: CheckOptions) -> Chec
             } => {
                 if from_cache {
                     report.cached += 1;
-                } else {
-                    fresh.push((path, hash, diagnostics.clone()));
+                } else if let Some(fresh) = fresh.get_mut(index) {
+                    let stored = diagnostics
+                        .iter()
+                        .cloned()
+                        .map(|mut diagnostic| {
+                            diagnostic.path = relative.clone();
+                            diagnostic
+                        })
+                        .collect();
+                    fresh.push((relative, hash, stored));
                 }
                 if let Some(source) = source {
                     report.sources.insert(source.path.clone(), source);
@@ -142,10 +189,13 @@ pub fn check(config: &Config, inputs: &[PathBuf], options: CheckOptions) -> Chec
         }
     }
     let mut notes = Vec::new();
-    if let Some(cache) = cache {
-        notes.extend(cache.disabled.clone());
-        notes.extend(cache.store(fresh));
+    for (cache, fresh) in caches.into_iter().zip(fresh) {
+        if let Some(cache) = cache {
+            notes.extend(cache.disabled.clone());
+            notes.extend(cache.store(fresh));
+        }
     }
+    notes.dedup();
     report
         .diagnostics
         .sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
@@ -159,7 +209,8 @@ pub fn check(config: &Config, inputs: &[PathBuf], options: CheckOptions) -> Chec
 
 enum Outcome {
     Checked {
-        path: PathBuf,
+        /// Relative to the file's configuration: the cache's key.
+        relative: PathBuf,
         /// Kept only when there are findings to render, so a run holds the text of
         /// the files with findings, not of the whole tree.
         source: Option<SourceFile>,
@@ -175,34 +226,43 @@ enum Outcome {
     },
 }
 
-fn check_file(config: &Config, file: &FileToCheck, mode: Mode, cache: Option<&Cache>) -> Outcome {
+fn check_file(file: &FileToCheck, mode: Mode, cache: Option<&Cache>) -> Outcome {
     let bytes = match crate::source::read_regular(&file.absolute, MAX_FILE_BYTES) {
         Ok(bytes) => bytes,
         Err(error) => {
             return Outcome::Unreadable {
-                path: file.relative.clone(),
+                path: file.display.clone(),
                 message: error.to_string(),
                 folder: false,
             }
         }
     };
     let hash = xxhash_rust::xxh3::xxh3_64(&bytes);
+    // Findings are made and cached with paths relative to the configuration, and
+    // shown relative to the run's root.
+    let shown = |mut diagnostics: Vec<Diagnostic>| {
+        for diagnostic in &mut diagnostics {
+            diagnostic.path = file.display.clone();
+        }
+        diagnostics
+    };
     if let Some(diagnostics) = cache.and_then(|cache| cache.get(&file.relative, hash)) {
         let source = (!diagnostics.is_empty())
-            .then(|| SourceFile::from_bytes(file.relative.clone(), bytes).0);
+            .then(|| SourceFile::from_bytes(file.display.clone(), bytes).0);
         return Outcome::Checked {
-            path: file.relative.clone(),
+            relative: file.relative.clone(),
             source,
-            diagnostics,
+            diagnostics: shown(diagnostics),
             hash,
             from_cache: true,
         };
     }
-    let (source, diagnostics) = check_bytes(config, &file.relative, bytes, mode);
+    let (mut source, diagnostics) = check_bytes(&file.config, &file.relative, bytes, mode);
+    source.path = file.display.clone();
     Outcome::Checked {
-        path: file.relative.clone(),
+        relative: file.relative.clone(),
         source: (!diagnostics.is_empty()).then_some(source),
-        diagnostics,
+        diagnostics: shown(diagnostics),
         hash,
         from_cache: false,
     }

@@ -12,6 +12,7 @@ use crate::check::{CheckOptions, Mode};
 use crate::config::{Config, ConfigError};
 use crate::diagnostic::Severity;
 use crate::report;
+use crate::resolve::Resolver;
 use crate::rules::{self, RULES};
 use crate::walk;
 
@@ -203,7 +204,11 @@ fn check(
         }
         exit::TROUBLE
     };
-    let mut config = match load_config(paths, config) {
+    // With `--config`, one configuration for every file; else each file's nearest
+    // `tether.toml`, found below the first that the working directory (or the first
+    // path) sits in.
+    let explicit = config;
+    let mut config = match load_config(paths, explicit) {
         Ok(config) => config,
         Err(error) => return trouble(error.to_string()),
     };
@@ -217,11 +222,19 @@ fn check(
     } else {
         paths.to_vec()
     };
+    let resolver = if explicit.is_some() {
+        Resolver::one(config)
+    } else {
+        Resolver::discover(
+            Config::default_for(walk::absolute(Path::new("."))),
+            select.to_vec(),
+        )
+    };
     let options = CheckOptions {
         mode: if full { Mode::Full } else { Mode::Lazy },
         cache: !no_cache,
     };
-    let report = crate::check::check(&config, &inputs, options);
+    let report = crate::check::check_resolved(&resolver, &inputs, options);
     // Nothing was checked because no input could be: the errors say it all.
     let nothing_checked = report.files == 0 && !report.failures.is_empty();
     let output = match format {
@@ -231,8 +244,8 @@ fn check(
             report::human::render(&report, color)
         }
         CheckFormat::Json => report::json::render(&report),
-        CheckFormat::Github => report::github::render(&report, &machine_root(&config.root)),
-        CheckFormat::Sarif => report::sarif::render(&report, &machine_root(&config.root)),
+        CheckFormat::Github => report::github::render(&report, &machine_root(&report.root)),
+        CheckFormat::Sarif => report::sarif::render(&report, &machine_root(&report.root)),
     };
     let mut stdout = std::io::stdout().lock();
     if stdout.write_all(output.as_bytes()).is_err() {
@@ -463,7 +476,10 @@ fn map(format: MapFormat, paths: &[PathBuf]) -> u8 {
             files.push(path.clone());
             continue;
         }
-        let walked = walk::files(&config, std::slice::from_ref(path));
+        let walked = walk::files(
+            &crate::resolve::Resolver::one(config.clone()),
+            std::slice::from_ref(path),
+        );
         for (folder, message) in walked.unreadable {
             eprintln!("error: cannot read folder {}: {message}", folder.display());
             code = exit::TROUBLE;

@@ -218,7 +218,7 @@ pub struct OverrideEntry {
 }
 
 /// The compiled configuration.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Config {
     /// The folder paths are relative to: the configuration's, or the working
     /// directory without one.
@@ -228,8 +228,6 @@ pub struct Config {
     /// Hash of the configuration's text, for the cache.
     pub fingerprint: u64,
     include: GlobSet,
-    /// The `include` globs as written.
-    include_globs: Vec<String>,
     exclude: GlobSet,
     settings: RuleSettings,
     overrides: Vec<(GlobSet, Vec<(usize, RuleSetting)>)>,
@@ -307,7 +305,7 @@ pub fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
 }
 
 /// A compiled `[[require]]` entry.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Require {
     pub files: GlobSet,
     pub key: KeyPattern,
@@ -327,7 +325,6 @@ impl Config {
             file: None,
             fingerprint: 0,
             include: default_include(),
-            include_globs: DEFAULT_INCLUDE.map(String::from).to_vec(),
             exclude: GlobSet::empty(),
             settings: RuleSettings::default(),
             overrides: Vec::new(),
@@ -419,10 +416,7 @@ impl Config {
             Some(globs) => compile_globs(globs, "include", &errors)?,
             None => default_include(),
         };
-        let include_globs = match &file.include {
-            Some(globs) => globs.iter().map(|glob| glob.get_ref().clone()).collect(),
-            None => DEFAULT_INCLUDE.map(String::from).to_vec(),
-        };
+
         let exclude = compile_globs(&file.exclude, "exclude", &errors)?;
         let mut settings = RuleSettings::default();
         for (index, setting) in compile_rules(&file.rules, &errors)? {
@@ -459,7 +453,6 @@ impl Config {
             file: Some(path.to_path_buf()),
             fingerprint: xxhash_rust::xxh3::xxh3_64(text.as_bytes()),
             include,
-            include_globs,
             exclude,
             settings,
             overrides,
@@ -498,11 +491,6 @@ impl Config {
         // Cached findings were made with other rules.
         self.fingerprint ^= xxhash_rust::xxh3::xxh3_64(names.join(",").as_bytes()).rotate_left(1);
         Ok(())
-    }
-
-    /// The `include` globs, for messages.
-    pub fn include_description(&self) -> String {
-        self.include_globs.join(", ")
     }
 
     /// Whether a file (relative to [`Config::root`]) is to be checked.

@@ -19,6 +19,7 @@ pub mod diagnostic;
 pub mod idem;
 pub mod lines;
 pub mod report;
+pub mod resolve;
 pub mod rules;
 pub mod source;
 pub mod template;

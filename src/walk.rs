@@ -14,31 +14,47 @@ use std::sync::Mutex;
 
 use ignore::{WalkBuilder, WalkState};
 
-use crate::config::Config;
+use std::sync::Arc;
 
-/// A file to check: where it is, and its path relative to the configuration's folder.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+use crate::config::Config;
+use crate::resolve::Resolver;
+
+/// A file to check: where it is, its configuration, its path relative to that
+/// configuration's folder (what globs match) and its path as output shows it.
+#[derive(Debug, Clone)]
 pub struct FileToCheck {
-    pub relative: PathBuf,
     pub absolute: PathBuf,
+    pub config: Arc<Config>,
+    /// Relative to `config.root`.
+    pub relative: PathBuf,
+    /// Relative to [`Walked::root`].
+    pub display: PathBuf,
 }
 
 /// What a walk found.
 #[derive(Debug, Default)]
 pub struct Walked {
-    /// Sorted by relative path.
+    /// Sorted by path.
     pub files: Vec<FileToCheck>,
-    /// Inputs that cannot be checked at all (missing, or holding no file to check),
-    /// with a message that says what to do.
+    /// The folder output paths are relative to: the configurations' folder, or the
+    /// folder above all of them when files of several are checked.
+    pub root: PathBuf,
+    /// Inputs that cannot be checked at all (missing, holding no file to check, or
+    /// configured by a broken `tether.toml`), with a message that says what to do.
     pub bad_inputs: Vec<String>,
-    /// Folders that could not be listed, with the reason.
+    /// Folders that could not be listed, with the reason (paths relative to `root`).
     pub unreadable: Vec<(PathBuf, String)>,
+    /// Files named on the command line that their configuration excludes.
+    pub excluded: usize,
 }
 
-/// The files under `inputs` that the configuration includes. A file named on the
-/// command line is checked even if no `include` glob matches it.
-pub fn files(config: &Config, inputs: &[PathBuf]) -> Walked {
+/// The files under `inputs` that their configurations include. A file named on the
+/// command line follows `include` and `exclude` too (pre-commit and CI pass every
+/// changed file); the ones left out are counted.
+pub fn files(resolver: &Resolver, inputs: &[PathBuf]) -> Walked {
     let mut walked = Walked::default();
+    let mut collected = Collected::default();
+    let mut unreadable: Vec<(PathBuf, String)> = Vec::new();
     for input in inputs {
         let absolute = absolute(input);
         let metadata = match std::fs::metadata(&absolute) {
@@ -58,42 +74,104 @@ pub fn files(config: &Config, inputs: &[PathBuf]) -> Walked {
             }
         };
         if !metadata.is_dir() {
-            walked.files.push(FileToCheck {
-                relative: relative_to(&absolute, &config.root),
-                absolute,
-            });
+            walked.excluded += usize::from(!collected.add(resolver, absolute));
             continue;
         }
-        let (files_before, unreadable_before) = (walked.files.len(), walked.unreadable.len());
-        let found = match git_listing(&absolute) {
+        let listing = match git_listing(&absolute) {
             Some(listing) => listing,
             None => walk_folder(&absolute),
         };
-        for (path, error) in found.unreadable {
-            walked
-                .unreadable
-                .push((relative_to(&path, &config.root), error));
+        let mut included = 0;
+        for path in listing.files {
+            included += usize::from(collected.add(resolver, path));
         }
-        for path in found.files {
-            let relative = relative_to(&path, &config.root);
-            if config.includes(&relative) {
-                walked.files.push(FileToCheck {
-                    relative,
-                    absolute: path,
-                });
-            }
-        }
-        if walked.files.len() == files_before && walked.unreadable.len() == unreadable_before {
+        if included == 0 && listing.unreadable.is_empty() && collected.config_errors.is_empty() {
             walked.bad_inputs.push(format!(
-                "{}: no file to check in this folder (tether reads {}); pass a chart folder, or change `include` in tether.toml",
-                input.display(),
-                config.include_description()
+                "{}: no file to check in this folder (by default tether reads **/*.yaml, **/*.yml and **/*.tpl; `include` in tether.toml changes that); pass a chart folder",
+                input.display()
             ));
         }
+        unreadable.extend(listing.unreadable);
     }
-    walked.files.sort();
-    walked.files.dedup();
+    let Collected {
+        found,
+        config_errors,
+    } = collected;
+    walked.bad_inputs.extend(config_errors);
+    // Output paths: relative to the one configuration's folder, or to the folder
+    // above all of them.
+    // (and to a file's own folder when `--config` names a file it is not below).
+    let mut roots = found.iter().map(|(path, config, _)| {
+        if path.starts_with(&config.root) {
+            config.root.as_path()
+        } else {
+            path.parent().unwrap_or(path)
+        }
+    });
+    walked.root = match roots.next() {
+        Some(first) => roots.fold(first.to_path_buf(), |common, root| {
+            common_ancestor(&common, root)
+        }),
+        None => resolver.fallback_root().to_path_buf(),
+    };
+    let root = walked.root.clone();
+    walked.unreadable = unreadable
+        .into_iter()
+        .map(|(path, error)| (relative_to(&path, &root), error))
+        .collect();
+    walked.files = found
+        .into_iter()
+        .map(|(absolute, config, relative)| FileToCheck {
+            display: relative_to(&absolute, &root),
+            absolute,
+            config,
+            relative,
+        })
+        .collect();
     walked
+        .files
+        .sort_by(|a, b| a.display.cmp(&b.display).then(a.absolute.cmp(&b.absolute)));
+    walked.files.dedup_by(|a, b| a.absolute == b.absolute);
+    walked
+}
+
+/// The files a walk keeps, and the errors of the configurations it met.
+#[derive(Default)]
+struct Collected {
+    found: Vec<(PathBuf, Arc<Config>, PathBuf)>,
+    config_errors: Vec<String>,
+}
+
+impl Collected {
+    /// Keeps the file if its configuration includes it; whether it did. A broken
+    /// configuration is an error, said once.
+    fn add(&mut self, resolver: &Resolver, path: PathBuf) -> bool {
+        match resolver.config_for(&path) {
+            Ok(config) => {
+                let relative = relative_to(&path, &config.root);
+                let included = config.includes(&relative);
+                if included {
+                    self.found.push((path, config, relative));
+                }
+                included
+            }
+            Err(error) => {
+                if !self.config_errors.contains(&error) {
+                    self.config_errors.push(error);
+                }
+                // Not excluded: its configuration is broken, which is reported.
+                true
+            }
+        }
+    }
+}
+
+fn common_ancestor(a: &Path, b: &Path) -> PathBuf {
+    a.components()
+        .zip(b.components())
+        .take_while(|(x, y)| x == y)
+        .map(|(x, _)| x)
+        .collect()
 }
 
 /// Regular files found below a folder, and the folders that could not be read.

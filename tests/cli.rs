@@ -613,3 +613,46 @@ fn machine_paths_and_fail_on() {
     assert_eq!(exit(&["--fail-on", "warning"]), Some(1));
     assert_eq!(exit(&["--fail-on", "never", "missing"]), Some(2));
 }
+
+/// Each file is checked with its nearest tether.toml, whatever the order of the paths;
+/// a named file follows `exclude`; `--config` applies one file to all.
+#[test]
+fn configuration_per_file() {
+    let dir = tempfile::tempdir().unwrap();
+    for chart in ["a", "b"] {
+        std::fs::create_dir_all(dir.path().join(chart)).unwrap();
+        std::fs::write(
+            dir.path().join(chart).join("values.yaml"),
+            "#bad\nkey: 1 # x\n",
+        )
+        .unwrap();
+    }
+    std::fs::write(
+        dir.path().join("a/tether.toml"),
+        "[rules]\ncomment-starting-space = \"off\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("b/tether.toml"),
+        "exclude = [\"skip.yaml\"]\n[rules]\ninline-comment-spacing = \"off\"\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("b/skip.yaml"), "#bad\n").unwrap();
+    let one_way = run_in(dir.path(), &["check", "--no-cache", "a", "b"]);
+    assert_eq!(
+        one_way,
+        run_in(dir.path(), &["check", "--no-cache", "b", "a"])
+    );
+    let named = run_in(
+        dir.path(),
+        &["check", "--no-cache", "b/skip.yaml", "b/values.yaml"],
+    );
+    let explicit = run_in(
+        dir.path(),
+        &["check", "--no-cache", "--config", "b/tether.toml", "a", "b"],
+    );
+    assert_cli_snapshot!(
+        "configuration_per_file",
+        format!("### a b (and b a)\n{one_way}\n### b/skip.yaml b/values.yaml\n{named}\n### --config b/tether.toml a b\n{explicit}")
+    );
+}

@@ -64,7 +64,13 @@ pub fn render(report: &CheckReport, color: bool) -> String {
 pub fn summary(report: &CheckReport) -> String {
     let errors = report.count(Severity::Error);
     let warnings = report.count(Severity::Warning);
-    let files = plural(report.files, "file");
+    let mut files = plural(report.files, "file");
+    if report.excluded > 0 {
+        files.push_str(&format!(
+            " ({} excluded by tether.toml)",
+            plural(report.excluded, "named file")
+        ));
+    }
     match (errors, warnings) {
         (0, 0) => format!("tether: no findings in {files}"),
         (0, w) => format!("tether: {} in {files}", plural(w, "warning")),
