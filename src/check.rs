@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use crate::cache::Cache;
+use crate::changes::Changes;
 use crate::config::Config;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::resolve::Resolver;
@@ -81,23 +82,36 @@ impl CheckReport {
 
 /// Checks the files under `inputs`, every one with `config`.
 pub fn check(config: &Config, inputs: &[PathBuf], options: CheckOptions) -> CheckReport {
-    check_resolved(&Resolver::one(config.clone()), inputs, options)
+    check_resolved(&Resolver::one(config.clone()), inputs, options, None)
+}
+
+/// Which changes a run is limited to (`--changed-since`, `--changed-lines`).
+#[derive(Debug, Clone, Copy)]
+pub struct Changed<'a> {
+    pub changes: &'a Changes,
+    /// Keep only the findings on changed lines.
+    pub lines_only: bool,
 }
 
 /// Checks the files under `inputs`, each with the configuration `resolver` chooses
-/// for it (the nearest `tether.toml`, or one for all).
+/// for it (the nearest `tether.toml`, or one for all), limited to what changed when
+/// `changed` says so.
 pub fn check_resolved(
     resolver: &Resolver,
     inputs: &[PathBuf],
     options: CheckOptions,
+    changed: Option<Changed>,
 ) -> CheckReport {
     let walk::Walked {
-        files,
+        mut files,
         root,
         bad_inputs: mut failures,
         unreadable,
         excluded,
     } = walk::files(resolver, inputs);
+    if let Some(changed) = changed {
+        files.retain(|file| changed.changes.contains(&file.absolute));
+    }
     let mode = match options.mode {
         Mode::Lazy => "lazy",
         Mode::Full => "full",
@@ -123,7 +137,12 @@ pub fn check_resolved(
     let outcomes: Vec<Outcome> = files
         .par_iter()
         .zip(&config_index)
-        .map(|(file, &index)| check_file(file, options.mode, caches[index].as_ref()))
+        .map(|(file, &index)| {
+            let lines = changed
+                .filter(|changed| changed.lines_only)
+                .map(|changed| changed.changes);
+            check_file(file, options.mode, caches[index].as_ref(), lines)
+        })
         .collect();
     let mut report = CheckReport {
         files: files.len(),
@@ -226,7 +245,15 @@ enum Outcome {
     },
 }
 
-fn check_file(file: &FileToCheck, mode: Mode, cache: Option<&Cache>) -> Outcome {
+/// `changed_lines`: keep only the findings on lines that changed (a finding counts when
+/// any of its ranges, labels included, touches one: a required comment whose comment
+/// line changed though its key did not).
+fn check_file(
+    file: &FileToCheck,
+    mode: Mode,
+    cache: Option<&Cache>,
+    changed_lines: Option<&Changes>,
+) -> Outcome {
     let bytes = match crate::source::read_regular(&file.absolute, MAX_FILE_BYTES) {
         Ok(bytes) => bytes,
         Err(error) => {
@@ -240,7 +267,17 @@ fn check_file(file: &FileToCheck, mode: Mode, cache: Option<&Cache>) -> Outcome 
     let hash = xxhash_rust::xxh3::xxh3_64(&bytes);
     // Findings are made and cached with paths relative to the configuration, and
     // shown relative to the run's root.
-    let shown = |mut diagnostics: Vec<Diagnostic>| {
+    let shown = |mut diagnostics: Vec<Diagnostic>, source: &SourceFile| {
+        if let Some(changes) = changed_lines {
+            diagnostics.retain(|diagnostic| {
+                std::iter::once(&diagnostic.range)
+                    .chain(diagnostic.labels.iter().map(|label| &label.range))
+                    .any(|range| {
+                        let lines = source.line_of(range.start)..source.line_of(range.end) + 1;
+                        changes.touches(&file.absolute, lines)
+                    })
+            });
+        }
         for diagnostic in &mut diagnostics {
             diagnostic.path = file.display.clone();
         }
@@ -249,20 +286,25 @@ fn check_file(file: &FileToCheck, mode: Mode, cache: Option<&Cache>) -> Outcome 
     if let Some(diagnostics) = cache.and_then(|cache| cache.get(&file.relative, hash)) {
         let source = (!diagnostics.is_empty())
             .then(|| SourceFile::from_bytes(file.display.clone(), bytes).0);
+        let diagnostics = match &source {
+            Some(source) => shown(diagnostics, source),
+            None => diagnostics,
+        };
         return Outcome::Checked {
             relative: file.relative.clone(),
             source,
-            diagnostics: shown(diagnostics),
+            diagnostics,
             hash,
             from_cache: true,
         };
     }
     let (mut source, diagnostics) = check_bytes(&file.config, &file.relative, bytes, mode);
     source.path = file.display.clone();
+    let diagnostics = shown(diagnostics, &source);
     Outcome::Checked {
         relative: file.relative.clone(),
         source: (!diagnostics.is_empty()).then_some(source),
-        diagnostics: shown(diagnostics),
+        diagnostics,
         hash,
         from_cache: false,
     }

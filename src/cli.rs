@@ -53,6 +53,13 @@ pub enum Command {
         /// finding), or `never`. Exit 2 (bad configuration, unreadable input) stays.
         #[arg(long, value_enum, default_value_t = FailOn::Error)]
         fail_on: FailOn,
+        /// Check only the files added, modified, renamed or copied since REV's merge
+        /// base with HEAD, untracked files included (git does the listing).
+        #[arg(long, value_name = "REV")]
+        changed_since: Option<String>,
+        /// With --changed-since: report only findings on changed lines.
+        #[arg(long, requires = "changed_since")]
+        changed_lines: bool,
     },
     /// Prove that a regeneration command (`make update`) is a no-op on the committed
     /// files, a fixpoint, restores every configured block byte for byte, and keeps
@@ -137,6 +144,8 @@ pub fn run(args: Args) -> ExitCode {
             full,
             select,
             fail_on,
+            changed_since,
+            changed_lines,
         } => check(
             &paths,
             config.as_deref(),
@@ -145,6 +154,8 @@ pub fn run(args: Args) -> ExitCode {
                 no_cache,
                 full,
                 fail_on,
+                changed_since,
+                changed_lines,
             },
             &select,
         ),
@@ -177,6 +188,8 @@ struct CheckFlags {
     no_cache: bool,
     full: bool,
     fail_on: FailOn,
+    changed_since: Option<String>,
+    changed_lines: bool,
 }
 
 fn check(
@@ -190,6 +203,8 @@ fn check(
         no_cache,
         full,
         fail_on,
+        changed_since,
+        changed_lines,
     } = flags;
     // Machines read every outcome: a run that cannot start still prints the usual
     // object, its `errors` saying why.
@@ -222,6 +237,7 @@ fn check(
     } else {
         paths.to_vec()
     };
+    let config_root = config.root.clone();
     let resolver = if explicit.is_some() {
         Resolver::one(config)
     } else {
@@ -234,7 +250,18 @@ fn check(
         mode: if full { Mode::Full } else { Mode::Lazy },
         cache: !no_cache,
     };
-    let report = crate::check::check_resolved(&resolver, &inputs, options);
+    let changes = match &changed_since {
+        Some(revision) => match crate::changes::Changes::since(&config_root, revision) {
+            Ok(changes) => Some(changes),
+            Err(error) => return trouble(error),
+        },
+        None => None,
+    };
+    let changed = changes.as_ref().map(|changes| crate::check::Changed {
+        changes,
+        lines_only: changed_lines,
+    });
+    let report = crate::check::check_resolved(&resolver, &inputs, options, changed);
     // Nothing was checked because no input could be: the errors say it all.
     let nothing_checked = report.files == 0 && !report.failures.is_empty();
     let output = match format {

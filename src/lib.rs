@@ -12,6 +12,7 @@
 )]
 
 pub mod cache;
+pub mod changes;
 pub mod check;
 pub mod cli;
 pub mod config;

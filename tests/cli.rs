@@ -656,3 +656,79 @@ fn configuration_per_file() {
         format!("### a b (and b a)\n{one_way}\n### b/skip.yaml b/values.yaml\n{named}\n### --config b/tether.toml a b\n{explicit}")
     );
 }
+
+/// `--changed-since REV` checks what changed since REV's merge base (renames, new and
+/// untracked files in; deleted and unchanged files out); `--changed-lines` keeps the
+/// findings on changed lines.
+#[test]
+fn changed_files_and_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path();
+    let write = |name: &str, text: &str| std::fs::write(repo.join(name), text).unwrap();
+    let git = |args: &[&str]| {
+        let output = Command::new("git")
+            .args([
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@e",
+                "-c",
+                "init.defaultBranch=main",
+            ])
+            .args(args)
+            .current_dir(repo)
+            .output()
+            .expect("git runs");
+        assert!(output.status.success(), "git {args:?}: {output:?}");
+    };
+    git(&["init", "-q"]);
+    write("tether.toml", "");
+    write("a.yaml", "#old\nk: 1\n");
+    write("b.yaml", "#unchanged\nk: 1\n");
+    write("gone.yaml", "#deleted\n");
+    write("moved.yaml", "#moved\nk: 1\n");
+    git(&["add", "."]);
+    git(&["commit", "-qm", "base"]);
+    git(&["checkout", "-qb", "topic"]);
+    write("a.yaml", "#old\nk: 1\nk2: 2 # new line\n");
+    git(&["mv", "moved.yaml", "renamed.yaml"]);
+    git(&["rm", "-q", "gone.yaml"]);
+    git(&["commit", "-qam", "change"]);
+    write("new.yaml", "#committed later\n");
+    git(&["add", "new.yaml"]);
+    git(&["commit", "-qm", "new"]);
+    write("untracked.yaml", "#untracked\n");
+    let files = run_in(
+        repo,
+        &[
+            "check",
+            "--no-cache",
+            "--format",
+            "json",
+            "--changed-since",
+            "main",
+        ],
+    );
+    let lines = run_in(
+        repo,
+        &[
+            "check",
+            "--no-cache",
+            "--changed-since",
+            "main",
+            "--changed-lines",
+        ],
+    );
+    let findings: Vec<String> = files
+        .lines()
+        .filter(|line| line.contains("\"path\"") || line.contains("\"line\""))
+        .map(|line| line.trim().trim_end_matches(',').to_string())
+        .collect();
+    assert_cli_snapshot!(
+        "changed_files_and_lines",
+        format!(
+            "### --changed-since main\n{}\n\n### --changed-lines\n{lines}",
+            findings.join("\n")
+        )
+    );
+}

@@ -1,0 +1,132 @@
+//! What changed since a revision, as git says: the files added, modified, renamed or
+//! copied between the revision's merge base and the working tree (untracked files git
+//! does not ignore included), and the lines of each that changed. `check
+//! --changed-since REV` checks only those files; `--changed-lines` keeps only the
+//! findings on changed lines, to adopt tether in a large repository gradually.
+
+use std::collections::HashMap;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use crate::walk::git;
+
+/// The changed files (absolute paths) and, per file, its changed lines (0-based,
+/// half-open ranges); `None` when the whole file is new.
+#[derive(Debug, Clone, Default)]
+pub struct Changes {
+    files: HashMap<PathBuf, Option<Vec<Range<usize>>>>,
+}
+
+impl Changes {
+    /// What changed in the repository holding `folder` since `revision`'s merge base
+    /// with `HEAD`.
+    pub fn since(folder: &Path, revision: &str) -> Result<Changes, String> {
+        if revision.starts_with('-') {
+            return Err(format!(
+                "--changed-since {revision:?}: a revision cannot start with `-`"
+            ));
+        }
+        let top = run(folder, &["rev-parse", "--show-toplevel"])?;
+        let top = PathBuf::from(top.trim());
+        let base = run(folder, &["merge-base", revision, "HEAD"])
+            .map_err(|error| format!("--changed-since {revision}: {error}"))?;
+        let base = base.trim().to_string();
+        let mut changes = Changes::default();
+        let names = run(
+            &top,
+            &[
+                "diff",
+                "--name-only",
+                "-z",
+                "-M",
+                "--diff-filter=AMRC",
+                &base,
+            ],
+        )?;
+        let untracked = run(&top, &["ls-files", "-z", "--others", "--exclude-standard"])?;
+        for name in untracked.split('\0').filter(|name| !name.is_empty()) {
+            changes.files.insert(top.join(name), None);
+        }
+        for name in names.split('\0').filter(|name| !name.is_empty()) {
+            changes
+                .files
+                .entry(top.join(name))
+                .or_insert(Some(Vec::new()));
+        }
+        // The new side of every hunk, for the files that existed at the base.
+        let diff = run(&top, &["diff", "-U0", "--no-color", "-M", &base])?;
+        let mut current: Option<PathBuf> = None;
+        for line in diff.lines() {
+            if let Some(name) = line.strip_prefix("+++ b/") {
+                current = Some(top.join(name));
+            } else if line.starts_with("+++ ") {
+                current = None;
+            } else if let (Some(file), Some(hunk)) = (&current, line.strip_prefix("@@ ")) {
+                if let (Some(range), Some(Some(lines))) =
+                    (new_side(hunk), changes.files.get_mut(file))
+                {
+                    lines.push(range);
+                }
+            }
+        }
+        Ok(changes)
+    }
+
+    /// Whether the file changed.
+    pub fn contains(&self, absolute: &Path) -> bool {
+        self.files.contains_key(absolute)
+    }
+
+    /// Whether any of the 0-based lines `lines` of the file changed.
+    pub fn touches(&self, absolute: &Path, lines: Range<usize>) -> bool {
+        match self.files.get(absolute) {
+            None => false,
+            Some(None) => true,
+            Some(Some(hunks)) => hunks
+                .iter()
+                .any(|hunk| hunk.start < lines.end.max(lines.start + 1) && lines.start < hunk.end),
+        }
+    }
+}
+
+/// The new side of a hunk header `-a,b +c,d @@`: lines `c-1 .. c-1+d` (0-based); a
+/// deletion (`d = 0`) marks the line it happened before.
+fn new_side(hunk: &str) -> Option<Range<usize>> {
+    let plus = hunk.split_whitespace().find(|part| part.starts_with('+'))?;
+    let mut numbers = plus[1..].split(',');
+    let start: usize = numbers.next()?.parse().ok()?;
+    let count: usize = numbers.next().map_or(Some(1), |count| count.parse().ok())?;
+    let first = start.saturating_sub(1);
+    Some(if count == 0 {
+        first..first + 1
+    } else {
+        first..first + count
+    })
+}
+
+fn run(folder: &Path, args: &[&str]) -> Result<String, String> {
+    let output = git(folder)
+        .args(args)
+        .output()
+        .map_err(|error| format!("cannot run git: {error}; --changed-since needs git"))?;
+    if !output.status.success() {
+        return Err(format!(
+            "git {} failed: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&output.stderr).trim()
+        ));
+    }
+    Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hunk_headers() {
+        assert_eq!(new_side("-3,2 +3,4 @@"), Some(2..6));
+        assert_eq!(new_side("-3 +3 @@ key:"), Some(2..3));
+        assert_eq!(new_side("-7,2 +6,0 @@"), Some(5..6));
+    }
+}
