@@ -227,6 +227,27 @@ fn check_broken_copy_json_and_github() {
         results[2]["locations"][0]["physicalLocation"]["region"]["startLine"],
         72
     );
+    // One SARIF file, whole; rules' long documentation cut to keep it readable, and
+    // the checkout's folder replaced.
+    let mut document = document;
+    for rule in document["runs"][0]["tool"]["driver"]["rules"]
+        .as_array_mut()
+        .unwrap()
+    {
+        for field in ["fullDescription", "help"] {
+            rule[field] = serde_json::json!("…");
+        }
+    }
+    // `run_in` already put [DIR] for the checkout's folder.
+    assert_eq!(
+        document["runs"][0]["originalUriBaseIds"]["%SRCROOT%"]["uri"],
+        "file://[DIR]/"
+    );
+    document["runs"][0]["originalUriBaseIds"]["%SRCROOT%"]["uri"] = serde_json::json!("[REPO]");
+    assert_cli_snapshot!(
+        "check_broken_sarif",
+        serde_json::to_string_pretty(&document).unwrap()
+    );
     assert_cli_snapshot!(
         "check_broken_github",
         run_in(
@@ -731,4 +752,29 @@ fn changed_files_and_lines() {
             findings.join("\n")
         )
     );
+}
+
+/// SARIF fingerprints stay the same when unrelated lines move.
+#[test]
+fn sarif_fingerprints_survive_moved_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let fingerprint = |text: &str| {
+        std::fs::write(dir.path().join("values.yaml"), text).unwrap();
+        let out = run_in(
+            dir.path(),
+            &["check", "--no-cache", "--format", "sarif", "values.yaml"],
+        );
+        let json = out
+            .split("----- stdout -----\n")
+            .nth(1)
+            .and_then(|rest| rest.split("----- stderr -----").next())
+            .unwrap()
+            .to_string();
+        let document: serde_json::Value = serde_json::from_str(&json).unwrap();
+        document["runs"][0]["results"][0]["partialFingerprints"]["tether/v1"].clone()
+    };
+    let before = fingerprint("a: 1\n#bad\nb: 2\n");
+    assert!(before.is_string());
+    assert_eq!(fingerprint("z: 0\ny: 0\na: 1\n#bad\nb: 2\n"), before);
+    assert_ne!(fingerprint("a: 1\n#other\nb: 2\n"), before);
 }

@@ -1,80 +1,235 @@
 //! SARIF 2.1.0 output of `tether check`, for GitHub code scanning
 //! (`github/codeql-action/upload-sarif`) and other SARIF viewers.
+//!
+//! Built from typed structs (the subset of the SARIF object model tether fills), so a
+//! misspelt property is a compile error, not a file code scanning rejects. A test
+//! validates real output with Microsoft's SARIF validator, which carries the schema.
 
-use serde_json::{json, Value};
+use serde::Serialize;
 
 use crate::check::CheckReport;
 use crate::diagnostic::Severity;
 use crate::report::json::region;
 use crate::rules::{Level, RULES};
 
-/// One run with every rule described and every finding located.
+/// Where tether's documentation lives, for `tool.driver.informationUri`: the
+/// `repository` of `Cargo.toml`.
+pub const INFORMATION_URI: &str = env!("CARGO_PKG_REPOSITORY");
+
+#[derive(Serialize)]
+struct Log<'a> {
+    #[serde(rename = "$schema")]
+    schema: &'static str,
+    version: &'static str,
+    runs: Vec<Run<'a>>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Run<'a> {
+    tool: Tool,
+    column_kind: &'static str,
+    original_uri_base_ids: OriginalUriBaseIds,
+    results: Vec<SarifResult<'a>>,
+}
+
+#[derive(Serialize)]
+struct Tool {
+    driver: Driver,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Driver {
+    name: &'static str,
+    version: &'static str,
+    semantic_version: &'static str,
+    information_uri: &'static str,
+    rules: Vec<ReportingDescriptor>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ReportingDescriptor {
+    id: &'static str,
+    short_description: Text,
+    full_description: Text,
+    help: MarkdownText,
+    default_configuration: Configuration,
+}
+
+#[derive(Serialize)]
+struct Configuration {
+    level: &'static str,
+}
+
+#[derive(Serialize)]
+struct Text {
+    text: String,
+}
+
+#[derive(Serialize)]
+struct MarkdownText {
+    text: String,
+    markdown: String,
+}
+
+#[derive(Serialize)]
+struct OriginalUriBaseIds {
+    #[serde(rename = "%SRCROOT%")]
+    source_root: ArtifactLocation,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SarifResult<'a> {
+    rule_id: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rule_index: Option<usize>,
+    level: &'static str,
+    message: Text,
+    locations: Vec<Location>,
+    partial_fingerprints: Fingerprints,
+}
+
+#[derive(Serialize)]
+struct Fingerprints {
+    /// Stays the same when unrelated lines move: the rule, the path and the text of
+    /// the finding's line, not its number.
+    #[serde(rename = "tether/v1")]
+    tether: String,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Location {
+    physical_location: PhysicalLocation,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PhysicalLocation {
+    artifact_location: ArtifactLocation,
+    region: Region,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ArtifactLocation {
+    uri: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    uri_base_id: Option<&'static str>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Region {
+    start_line: usize,
+    start_column: usize,
+    end_line: usize,
+    end_column: usize,
+}
+
+/// One run with every rule described and every finding located, paths relative to
+/// `base` (the repository's top level).
 pub fn render(report: &CheckReport, base: &std::path::Path) -> String {
-    let rules: Vec<Value> = RULES
+    let rules = RULES
         .iter()
-        .map(|registered| {
-            let level = match registered.rule.default_level() {
-                Level::Error => "error",
-                Level::Warn => "warning",
-                Level::Off => "none",
-            };
-            json!({
-                "id": registered.rule.name(),
-                "shortDescription": { "text": registered.summary() },
-                "fullDescription": { "text": registered.documentation() },
-                "help": { "text": registered.documentation(), "markdown": registered.documentation() },
-                "defaultConfiguration": { "level": level },
-            })
+        .map(|registered| ReportingDescriptor {
+            id: registered.rule.name(),
+            short_description: Text {
+                text: registered.summary(),
+            },
+            full_description: Text {
+                text: registered.documentation(),
+            },
+            help: MarkdownText {
+                text: registered.documentation(),
+                markdown: registered.documentation(),
+            },
+            default_configuration: Configuration {
+                level: match registered.rule.default_level() {
+                    Level::Error => "error",
+                    Level::Warn => "warning",
+                    Level::Off => "none",
+                },
+            },
         })
         .collect();
-    let results: Vec<Value> = report
+    let results = report
         .diagnostics
         .iter()
         .map(|diagnostic| {
             let (line, column, end_line, end_column) = region(report, diagnostic);
-            let message = diagnostic.message_with_help();
-            let mut result = json!({
-                "ruleId": diagnostic.rule,
-                "level": match diagnostic.severity {
+            let uri = report.path_from(diagnostic, base);
+            let line_text = report
+                .sources
+                .get(&diagnostic.path)
+                .filter(|source| line <= source.line_count() && line > 0)
+                .map_or("", |source| source.line_text(line - 1).trim());
+            let fingerprint = xxhash_rust::xxh3::xxh3_64(
+                format!("{}\0{uri}\0{line_text}", diagnostic.rule).as_bytes(),
+            );
+            SarifResult {
+                rule_id: &diagnostic.rule,
+                rule_index: RULES
+                    .iter()
+                    .position(|registered| registered.rule.name() == diagnostic.rule),
+                level: match diagnostic.severity {
                     Severity::Error => "error",
                     Severity::Warning => "warning",
                 },
-                "message": { "text": message },
-                "locations": [{
-                    "physicalLocation": {
-                        "artifactLocation": {
-                            "uri": report.path_from(diagnostic, base),
-                            "uriBaseId": "%SRCROOT%",
+                message: Text {
+                    text: diagnostic.message_with_help(),
+                },
+                locations: vec![Location {
+                    physical_location: PhysicalLocation {
+                        artifact_location: ArtifactLocation {
+                            uri,
+                            uri_base_id: Some("%SRCROOT%"),
                         },
-                        "region": {
-                            "startLine": line,
-                            "startColumn": column,
-                            "endLine": end_line,
-                            "endColumn": end_column,
+                        region: Region {
+                            start_line: line,
+                            start_column: column,
+                            end_line,
+                            end_column,
                         },
                     },
                 }],
-            });
-            if let Some(index) = RULES.iter().position(|r| r.rule.name() == diagnostic.rule) {
-                result["ruleIndex"] = json!(index);
+                partial_fingerprints: Fingerprints {
+                    tether: format!("{fingerprint:016x}"),
+                },
             }
-            result
         })
         .collect();
-    let sarif = json!({
-        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-        "version": "2.1.0",
-        "runs": [{
-            "tool": {
-                "driver": {
-                    "name": "tether",
-                    "version": env!("CARGO_PKG_VERSION"),
-                    "rules": rules,
+    let root_uri = format!(
+        "file://{}/",
+        base.to_string_lossy()
+            .trim_end_matches('/')
+            .replace(' ', "%20")
+    );
+    let log = Log {
+        schema: "https://json.schemastore.org/sarif-2.1.0.json",
+        version: "2.1.0",
+        runs: vec![Run {
+            tool: Tool {
+                driver: Driver {
+                    name: "tether",
+                    version: env!("CARGO_PKG_VERSION"),
+                    semantic_version: env!("CARGO_PKG_VERSION"),
+                    information_uri: INFORMATION_URI,
+                    rules,
                 },
             },
-            "columnKind": "unicodeCodePoints",
-            "results": results,
+            column_kind: "unicodeCodePoints",
+            original_uri_base_ids: OriginalUriBaseIds {
+                source_root: ArtifactLocation {
+                    uri: root_uri,
+                    uri_base_id: None,
+                },
+            },
+            results,
         }],
-    });
-    serde_json::to_string_pretty(&sarif).unwrap_or_default() + "\n"
+    };
+    serde_json::to_string_pretty(&log).unwrap_or_default() + "\n"
 }

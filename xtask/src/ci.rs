@@ -1,6 +1,7 @@
 //! `cargo xtask ci`: the whole test suite on a fresh machine. It installs the tools
 //! the tests drive (git, make, GNU sed: `tether idem` runs real regeneration
-//! commands) with apt when they are missing, then runs `cargo test`,
+//! commands) with apt when they are missing, and the SARIF validator with npm, then
+//! runs `cargo test`,
 //! `cargo xtask precision --check` and every fuzz target for 10 seconds.
 
 use std::io::{BufRead, BufReader};
@@ -25,6 +26,7 @@ pub fn ci() -> Result<()> {
         String::from_utf8_lossy(&sed.stdout).contains("GNU sed"),
         "`sed` is not GNU sed; the idem tests need GNU sed first on PATH"
     );
+    install_sarif_validator()?;
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut child = Command::new(cargo)
         .args(["test", "--locked", "--workspace"])
@@ -116,4 +118,29 @@ fn install(packages: &[&str]) -> Result<()> {
     let mut install = vec!["install", "-y", "-q", "--no-install-recommends"];
     install.extend_from_slice(packages);
     run(&install)
+}
+
+/// Microsoft's SARIF validator, which `tests/sarif.rs` runs on real output: from npm
+/// (the package ships the binary), into `target/sarif-validator`.
+fn install_sarif_validator() -> Result<()> {
+    let prefix = crate::project_root().join("target/sarif-validator");
+    if prefix.join("node_modules/.bin/sarif-multitool").exists() {
+        return Ok(());
+    }
+    if !works("npm") {
+        install(&["nodejs", "npm"])?;
+    }
+    std::fs::create_dir_all(&prefix)?;
+    eprintln!("xtask ci: installing @microsoft/sarif-multitool with npm");
+    let status = Command::new("npm")
+        .args(["install", "--no-audit", "--no-fund", "--prefix"])
+        .arg(&prefix)
+        .arg("@microsoft/sarif-multitool@5.7.0")
+        .status()
+        .context("cannot run npm")?;
+    ensure!(
+        status.success(),
+        "npm install @microsoft/sarif-multitool failed"
+    );
+    Ok(())
 }

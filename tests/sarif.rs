@@ -1,0 +1,75 @@
+//! SARIF that code scanning accepts: real output validated by Microsoft's SARIF
+//! validator (`@microsoft/sarif-multitool`, which carries the SARIF 2.1.0 schema and
+//! its rules), installed into `target/sarif-validator` by `cargo xtask ci`.
+//!
+//! Outside CI the test says so and passes when the validator is absent; with
+//! `CI=true` an absent validator is a failure.
+
+#![allow(clippy::print_stderr)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn validator() -> Option<PathBuf> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("target/sarif-validator/node_modules/.bin/sarif-multitool");
+    if path.exists() {
+        return Some(path);
+    }
+    assert!(
+        std::env::var("CI").as_deref() != Ok("true"),
+        "the SARIF validator is missing at {}: `cargo xtask ci` installs it with npm",
+        path.display()
+    );
+    eprintln!(
+        "skipping SARIF validation: {} is absent (cargo xtask ci installs it)",
+        path.display()
+    );
+    None
+}
+
+/// Runs tether with `args` in `dir`, writes its SARIF and validates it; returns the
+/// validator's problems (errors and warnings).
+fn problems(validator: &Path, dir: &Path, args: &[&str]) -> Vec<String> {
+    let output = Command::new(env!("CARGO_BIN_EXE_tether"))
+        .args(["check", "--no-cache", "--format", "sarif"])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("tether runs");
+    let file = tempfile::Builder::new()
+        .suffix(".sarif")
+        .tempfile()
+        .unwrap();
+    std::fs::write(file.path(), &output.stdout).unwrap();
+    let validated = Command::new(validator)
+        .arg("validate")
+        .arg(file.path())
+        .output()
+        .expect("the validator runs");
+    let text = String::from_utf8_lossy(&validated.stdout).into_owned();
+    assert!(
+        text.contains("Analysis completed successfully"),
+        "the validator did not finish: {text}{}",
+        String::from_utf8_lossy(&validated.stderr)
+    );
+    text.lines()
+        .filter(|line| line.contains("): error ") || line.contains("): warning "))
+        .map(String::from)
+        .collect()
+}
+
+#[test]
+fn sarif_output_passes_the_validator() {
+    let Some(validator) = validator() else {
+        return;
+    };
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let found = problems(&validator, repo, &["tests/fixtures/check/kubevirt-broken"]);
+    assert!(found.is_empty(), "{found:#?}");
+    let corpus = repo.join("../shared/corpus");
+    if corpus.is_dir() {
+        let found = problems(&validator, &corpus, &["cozystack"]);
+        assert!(found.is_empty(), "{found:#?}");
+    }
+}
