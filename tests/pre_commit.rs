@@ -1,0 +1,104 @@
+//! The pre-commit hooks of `.pre-commit-hooks.yaml`, run by real pre-commit (PyPI,
+//! installed into `target/ci-venv` by `cargo xtask ci`) from this checkout as the hook
+//! repository at its HEAD: a commit that moves a required comment off its key is
+//! refused, with the finding printed.
+//!
+//! Outside CI the test says so and passes when pre-commit is absent; with `CI=true`
+//! an absent pre-commit is a failure.
+
+#![allow(clippy::print_stderr)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn checkout() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn pre_commit() -> Option<PathBuf> {
+    let path = checkout().join("target/ci-venv/bin/pre-commit");
+    if path.exists() {
+        return Some(path);
+    }
+    assert!(
+        std::env::var("CI").as_deref() != Ok("true"),
+        "pre-commit is missing at {}: `cargo xtask ci` installs it",
+        path.display()
+    );
+    eprintln!("skipping the pre-commit test: {} is absent", path.display());
+    None
+}
+
+fn git(dir: &Path, args: &[&str]) -> Output {
+    Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@e"])
+        .args(args)
+        .current_dir(dir)
+        .env("PRE_COMMIT_HOME", checkout().join("target/pre-commit-home"))
+        .output()
+        .expect("git runs")
+}
+
+#[test]
+fn a_commit_that_moves_a_required_comment_is_refused() {
+    let Some(pre_commit) = pre_commit() else {
+        return;
+    };
+    let head = git(checkout(), &["rev-parse", "HEAD"]);
+    let head = String::from_utf8_lossy(&head.stdout).trim().to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path();
+    std::fs::create_dir_all(repo.join("templates")).unwrap();
+    std::fs::write(
+        repo.join("tether.toml"),
+        "[[require]]\nfiles = [\"templates/*.yaml\"]\nkey = \"spec.strategy\"\nplacement = \"trailing\"\nmatches = [\"VMIs\"]\n",
+    )
+    .unwrap();
+    std::fs::write(
+        repo.join("templates/cr.yaml"),
+        "spec:\n  strategy: LiveMigrate  # applies to VMIs created after the switch\n",
+    )
+    .unwrap();
+    std::fs::write(
+        repo.join(".pre-commit-config.yaml"),
+        format!(
+            "repos:\n  - repo: {}\n    rev: {head}\n    hooks:\n      - id: tether-check\n",
+            checkout().display()
+        ),
+    )
+    .unwrap();
+    assert!(git(repo, &["init", "-q"]).status.success());
+    let install = Command::new(&pre_commit)
+        .arg("install")
+        .current_dir(repo)
+        .output()
+        .expect("pre-commit runs");
+    assert!(install.status.success(), "{install:?}");
+    assert!(git(repo, &["add", "."]).status.success());
+    let first = git(repo, &["commit", "-qm", "chart"]);
+    assert!(
+        first.status.success(),
+        "the first commit has its comment: {}{}",
+        String::from_utf8_lossy(&first.stdout),
+        String::from_utf8_lossy(&first.stderr)
+    );
+    // A hand-merge moves the comment above its key.
+    std::fs::write(
+        repo.join("templates/cr.yaml"),
+        "spec:\n  # applies to VMIs created after the switch\n  strategy: LiveMigrate\n",
+    )
+    .unwrap();
+    assert!(git(repo, &["add", "."]).status.success());
+    let refused = git(repo, &["commit", "-qm", "hand-merge"]);
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&refused.stdout),
+        String::from_utf8_lossy(&refused.stderr)
+    );
+    assert!(!refused.status.success(), "the commit went through: {said}");
+    assert!(said.contains("tether check"), "{said}");
+    assert!(
+        said.contains("error[required-comment]: `spec.strategy` has no trailing comment"),
+        "{said}"
+    );
+}
