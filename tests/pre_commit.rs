@@ -98,7 +98,9 @@ fn a_commit_that_moves_a_required_comment_is_refused() {
     assert!(!refused.status.success(), "the commit went through: {said}");
     assert!(said.contains("tether check"), "{said}");
     assert!(
-        said.contains("error[required-comment]: `spec.strategy` has no trailing comment"),
+        said.contains(
+            "error[required-comment]: the comment on `spec.strategy` is leading (line 2) but must be trailing"
+        ),
         "{said}"
     );
 }
