@@ -345,8 +345,16 @@ pub struct IdemArgs {
     #[arg(long)]
     pub jobs: Option<usize>,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = MapFormat::Text)]
-    pub format: MapFormat,
+    #[arg(long, value_enum, default_value_t = IdemFormat::Text)]
+    pub format: IdemFormat,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum IdemFormat {
+    Text,
+    Json,
+    /// GitHub Actions workflow commands: one annotation per failed check.
+    Github,
 }
 
 fn idem(args: IdemArgs) -> u8 {
@@ -419,8 +427,12 @@ fn idem(args: IdemArgs) -> u8 {
         }
     };
     let output = match args.format {
-        MapFormat::Text => report::idem::human(&report),
-        MapFormat::Json => report::idem::json(&report),
+        IdemFormat::Text => report::idem::human(&report),
+        IdemFormat::Json => report::idem::json(&report),
+        IdemFormat::Github => {
+            let cwd = walk::absolute(Path::new("."));
+            report::idem::github(&report, &cwd, &machine_root(&cwd))
+        }
     };
     let mut stdout = std::io::stdout().lock();
     if stdout.write_all(output.as_bytes()).is_err() {

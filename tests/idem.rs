@@ -265,6 +265,10 @@ fn naive_kubevirt_update_moves_the_eviction_comment() {
     .unwrap();
     assert!(moved.is_match(&output), "{output}");
     assert_idem_snapshot!("kubevirt_naive", idem(repo.path(), &[]));
+    assert_idem_snapshot!(
+        "kubevirt_naive_github",
+        idem(repo.path(), &["--format", "github"])
+    );
 }
 
 #[test]

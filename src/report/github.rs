@@ -48,13 +48,13 @@ pub fn render(report: &CheckReport, base: &std::path::Path) -> String {
 }
 
 /// Escapes a message as the runner expects.
-fn data(text: &str) -> String {
+pub fn data(text: &str) -> String {
     text.replace('%', "%25")
         .replace('\r', "%0D")
         .replace('\n', "%0A")
 }
 
 /// Escapes a property value: also `:` and `,`.
-fn property(text: &str) -> String {
+pub fn property(text: &str) -> String {
     data(text).replace(':', "%3A").replace(',', "%2C")
 }

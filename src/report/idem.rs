@@ -164,3 +164,78 @@ pub fn json(report: &IdemReport) -> String {
     .unwrap_or_default()
         + "\n"
 }
+
+/// GitHub workflow commands: one annotation per failed check, on the first changed line
+/// of the first file it changed (paths relative to `base`, the repository's top
+/// level; target folders are relative to `cwd`), then a closing count line.
+pub fn github(report: &IdemReport, cwd: &std::path::Path, base: &std::path::Path) -> String {
+    let mut out = String::new();
+    let mut failed = 0;
+    let mut checks = 0;
+    for target in &report.targets {
+        for check in &target.checks {
+            checks += 1;
+            if check.ok {
+                continue;
+            }
+            failed += 1;
+            let kind = serde_json::to_value(check.kind)
+                .ok()
+                .and_then(|value| value.as_str().map(String::from))
+                .unwrap_or_default();
+            let mutant = match check.mutant.as_deref() {
+                Some("all") => " without every block".to_string(),
+                Some(mutant) => format!(" without `{mutant}`"),
+                None => String::new(),
+            };
+            let files = check.changed.join(", ");
+            let why = check
+                .message
+                .clone()
+                .unwrap_or_else(|| match kind.as_str() {
+                    "self-heal" => {
+                        format!("`{}` did not restore {files} byte for byte", target.run)
+                    }
+                    "fixpoint" => format!("a second `{}` changed {files} again", target.run),
+                    _ => format!("`{}` changed the committed {files}", target.run),
+                });
+            let location = check.changed.first().map(|file| {
+                let absolute = cwd.join(&target.dir).join(file);
+                let relative = absolute.strip_prefix(base).unwrap_or(&absolute);
+                format!(
+                    "file={},line={},",
+                    crate::report::github::property(&relative.to_string_lossy()),
+                    first_changed_line(&check.diff)
+                )
+            });
+            out.push_str(&format!(
+                "::error {}title={}::{}\n",
+                location.unwrap_or_default(),
+                crate::report::github::property(&format!("tether idem {kind}")),
+                crate::report::github::data(&format!("{kind}{mutant} in {}: {why}", target.dir))
+            ));
+        }
+    }
+    for change in &report.user_tree_changes {
+        out.push_str(&format!(
+            "::error title=tether idem::{}\n",
+            crate::report::github::data(&format!("your tree changed during the run: {change}"))
+        ));
+    }
+    out.push_str(&format!(
+        "tether idem: {failed} of {checks} checks failed\n"
+    ));
+    out
+}
+
+/// The first line a unified diff's first hunk names on its new side (`+c,d`), or 1.
+fn first_changed_line(diff: &str) -> usize {
+    diff.lines()
+        .find_map(|line| {
+            let hunk = line.strip_prefix("@@ ")?;
+            let plus = hunk.split_whitespace().find(|part| part.starts_with('+'))?;
+            plus[1..].split(',').next()?.parse::<usize>().ok()
+        })
+        .unwrap_or(1)
+        .max(1)
+}
