@@ -73,3 +73,37 @@ fn sarif_output_passes_the_validator() {
         assert!(found.is_empty(), "{found:#?}");
     }
 }
+
+/// The same corpus run with `--format github`: one line per finding, then the count.
+#[test]
+fn github_output_has_one_line_per_finding_and_a_count() {
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
+    if !corpus.is_dir() {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "the corpus is missing"
+        );
+        return;
+    }
+    let run = |format: &str| {
+        let output = Command::new(env!("CARGO_BIN_EXE_tether"))
+            .args(["check", "--no-cache", "--format", format, "cozystack"])
+            .current_dir(&corpus)
+            .output()
+            .expect("tether runs");
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    let json: serde_json::Value = serde_json::from_str(&run("json")).unwrap();
+    let findings = json["diagnostics"].as_array().unwrap().len();
+    let github = run("github");
+    let lines: Vec<&str> = github.lines().collect();
+    assert_eq!(lines.len(), findings + 1);
+    assert!(lines[..findings]
+        .iter()
+        .all(|line| line.starts_with("::warning ") || line.starts_with("::error ")));
+    assert!(
+        lines[findings].starts_with("tether: "),
+        "{}",
+        lines[findings]
+    );
+}
