@@ -1,5 +1,7 @@
 //! Tests of the real `tether` binary: exit code, stdout and stderr, snapshotted together.
 
+mod common;
+
 use std::path::Path;
 use std::process::Command;
 
@@ -549,16 +551,7 @@ fn unreadable_folder_is_a_finding() {
     std::fs::write(chart.join("values.yaml"), "# good\nkey: 1\n").unwrap();
     std::fs::write(chart.join("locked/values.yaml"), "#hidden\n").unwrap();
     std::fs::set_permissions(chart.join("locked"), std::fs::Permissions::from_mode(0o000)).unwrap();
-    let root = unsafe { libc::geteuid() } == 0;
-    let mut command = if root {
-        let mut command = Command::new("setpriv");
-        command
-            .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
-            .arg(env!("CARGO_BIN_EXE_tether"));
-        command
-    } else {
-        Command::new(env!("CARGO_BIN_EXE_tether"))
-    };
+    let mut command = common::tether_unprivileged();
     let output = command
         .args(["check", "--no-cache", "chart"])
         .current_dir(dir.path())

@@ -2,6 +2,8 @@
 //! writes through a link or trusts a committed file, and tether writes nothing where
 //! there is no `tether.toml`.
 
+mod common;
+
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -236,17 +238,7 @@ fn a_read_only_checkout_is_checked() {
     let dir = tempfile::tempdir().unwrap();
     chart(dir.path());
     std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o555)).unwrap();
-    // Root writes anywhere: run as nobody then.
-    let root = unsafe { libc::geteuid() } == 0;
-    let mut command = if root {
-        let mut command = Command::new("setpriv");
-        command
-            .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
-            .arg(env!("CARGO_BIN_EXE_tether"));
-        command
-    } else {
-        Command::new(env!("CARGO_BIN_EXE_tether"))
-    };
+    let mut command = common::tether_unprivileged();
     let output = command
         .arg("check")
         .current_dir(dir.path())

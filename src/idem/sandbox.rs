@@ -7,7 +7,6 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::{Arc, Mutex};
 
 use rayon::prelude::*;
@@ -36,9 +35,8 @@ impl Source {
 }
 
 fn git_top_level(folder: &Path) -> Option<PathBuf> {
-    let output = Command::new("git")
+    let output = crate::walk::git(folder)
         .args(["rev-parse", "--show-toplevel"])
-        .current_dir(folder)
         .output()
         .ok()?;
     output
@@ -48,7 +46,7 @@ fn git_top_level(folder: &Path) -> Option<PathBuf> {
 }
 
 fn git_files(root: &Path) -> Option<Vec<PathBuf>> {
-    let output = Command::new("git")
+    let output = crate::walk::git(root)
         .args([
             "ls-files",
             "-z",
@@ -56,7 +54,6 @@ fn git_files(root: &Path) -> Option<Vec<PathBuf>> {
             "--others",
             "--exclude-standard",
         ])
-        .current_dir(root)
         .output()
         .ok()?;
     if !output.status.success() {
