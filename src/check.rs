@@ -172,7 +172,11 @@ pub fn check_resolved(
             } => {
                 if from_cache {
                     report.cached += 1;
-                } else if let Some(fresh) = fresh.get_mut(index) {
+                } else if let Some(fresh) = fresh
+                    .get_mut(index)
+                    // Findings kept for changed lines only are not the file's findings.
+                    .filter(|_| !changed.is_some_and(|changed| changed.lines_only))
+                {
                     let stored = diagnostics
                         .iter()
                         .cloned()

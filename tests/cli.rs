@@ -733,6 +733,14 @@ fn changed_files_and_lines() {
             "--changed-lines",
         ],
     );
+    // With the cache on, a --changed-lines run must not store its filtered findings
+    // as the file's.
+    run_in(
+        repo,
+        &["check", "--changed-since", "main", "--changed-lines"],
+    );
+    let later = run_in(repo, &["check", "a.yaml"]);
+    assert!(later.contains("a.yaml:1:2"), "{later}");
     let findings: Vec<String> = files
         .lines()
         .filter(|line| line.contains("\"path\"") || line.contains("\"line\""))
