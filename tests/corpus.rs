@@ -6,24 +6,11 @@
 
 #![allow(clippy::print_stderr)]
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
-
-fn corpus_dir() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    if std::env::var("CI").as_deref() == Ok("true") {
-        panic!(
-            "the corpus is missing at {}: CI lays it out beside the checkout",
-            dir.display()
-        );
-    }
-    eprintln!("skipping the corpus sweep: {} is absent", dir.display());
-    None
-}
 
 fn files(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
@@ -44,7 +31,7 @@ fn files(dir: &Path, out: &mut Vec<PathBuf>) {
 
 #[test]
 fn corpus_models_without_panics_and_templates_parse() {
-    let Some(dir) = corpus_dir() else {
+    let Some(dir) = common::corpus_dir("the corpus sweep") else {
         return;
     };
     let mut paths = Vec::new();
@@ -106,7 +93,7 @@ fn corpus_models_without_panics_and_templates_parse() {
 /// one) finds exactly what the full mode (every tree) finds.
 #[test]
 fn corpus_check_lazy_equals_full() {
-    let Some(dir) = corpus_dir() else {
+    let Some(dir) = common::corpus_dir("the corpus sweep") else {
         return;
     };
     let config = tether::config::Config::default_for(dir.clone());

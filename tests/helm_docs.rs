@@ -14,28 +14,12 @@
 
 #![allow(clippy::print_stderr)]
 
+mod common;
+
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 
 use tether::rules::helm_docs::{helm_docs_path, simulate};
-
-fn corpus_dir() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    if std::env::var("CI").as_deref() == Ok("true") {
-        panic!(
-            "the corpus is missing at {}: CI lays it out beside the checkout",
-            dir.display()
-        );
-    }
-    eprintln!(
-        "skipping the helm-docs README comparison: {} is absent",
-        dir.display()
-    );
-    None
-}
 
 fn readmes(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
@@ -249,7 +233,7 @@ fn compare(chart: &str, readme: &str, template: Option<&str>, values: &[u8]) -> 
 
 #[test]
 fn simulation_agrees_with_the_readmes_helm_docs_generated() {
-    let Some(dir) = corpus_dir() else {
+    let Some(dir) = common::corpus_dir("the helm-docs comparison") else {
         return;
     };
     let mut paths = Vec::new();

@@ -8,25 +8,13 @@
 
 #![allow(clippy::print_stderr)]
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
 use std::process::{Command, Output};
 
 fn checkout() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn pre_commit() -> Option<PathBuf> {
-    let path = checkout().join("target/ci-venv/bin/pre-commit");
-    if path.exists() {
-        return Some(path);
-    }
-    assert!(
-        std::env::var("CI").as_deref() != Ok("true"),
-        "pre-commit is missing at {}: `cargo xtask ci` installs it",
-        path.display()
-    );
-    eprintln!("skipping the pre-commit test: {} is absent", path.display());
-    None
 }
 
 fn git(dir: &Path, args: &[&str]) -> Output {
@@ -41,7 +29,7 @@ fn git(dir: &Path, args: &[&str]) -> Output {
 
 #[test]
 fn a_commit_that_moves_a_required_comment_is_refused() {
-    let Some(pre_commit) = pre_commit() else {
+    let Some(pre_commit) = common::installed_tool("target/ci-venv/bin/pre-commit") else {
         return;
     };
     let head = git(checkout(), &["rev-parse", "HEAD"]);

@@ -7,26 +7,10 @@
 
 #![allow(clippy::print_stderr)]
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod common;
 
-fn validator() -> Option<PathBuf> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("target/sarif-validator/node_modules/.bin/sarif-multitool");
-    if path.exists() {
-        return Some(path);
-    }
-    assert!(
-        std::env::var("CI").as_deref() != Ok("true"),
-        "the SARIF validator is missing at {}: `cargo xtask ci` installs it with npm",
-        path.display()
-    );
-    eprintln!(
-        "skipping SARIF validation: {} is absent (cargo xtask ci installs it)",
-        path.display()
-    );
-    None
-}
+use std::path::Path;
+use std::process::Command;
 
 /// Runs tether with `args` in `dir`, writes its SARIF and validates it; returns the
 /// validator's problems (errors and warnings).
@@ -61,7 +45,9 @@ fn problems(validator: &Path, dir: &Path, args: &[&str]) -> Vec<String> {
 
 #[test]
 fn sarif_output_passes_the_validator() {
-    let Some(validator) = validator() else {
+    let Some(validator) =
+        common::installed_tool("target/sarif-validator/node_modules/.bin/sarif-multitool")
+    else {
         return;
     };
     let repo = Path::new(env!("CARGO_MANIFEST_DIR"));

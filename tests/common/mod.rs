@@ -1,5 +1,8 @@
 //! What several test files share.
 
+#![allow(dead_code, clippy::print_stderr)]
+
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The `tether` binary as an unprivileged user: root reads and writes every folder,
@@ -16,4 +19,40 @@ pub fn tether_unprivileged() -> Command {
     } else {
         Command::new(env!("CARGO_BIN_EXE_tether"))
     }
+}
+
+/// The real-chart corpus beside the checkout (`../shared/corpus`). Absent outside CI,
+/// the caller skips with the printed reason; in CI (`CI=true`) the corpus is always
+/// laid out there, so its absence is a failure.
+pub fn corpus_dir(what: &str) -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    assert!(
+        std::env::var("CI").as_deref() != Ok("true"),
+        "the corpus is missing at {}: CI lays it out beside the checkout",
+        dir.display()
+    );
+    eprintln!("skipping {what}: {} is absent", dir.display());
+    None
+}
+
+/// A tool `cargo xtask ci` installs under the checkout (`target/…`). Absent outside
+/// CI, the caller skips with the printed reason; with `CI=true` its absence fails.
+pub fn installed_tool(relative: &str) -> Option<PathBuf> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(relative);
+    if path.exists() {
+        return Some(path);
+    }
+    assert!(
+        std::env::var("CI").as_deref() != Ok("true"),
+        "{} is missing: `cargo xtask ci` installs it",
+        path.display()
+    );
+    eprintln!(
+        "skipping: {} is absent (cargo xtask ci installs it)",
+        path.display()
+    );
+    None
 }
