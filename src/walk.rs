@@ -187,25 +187,13 @@ fn git_listing(folder: &Path) -> Option<Listing> {
     folder
         .ancestors()
         .find(|ancestor| ancestor.join(".git").exists())?;
-    let output = git(folder)
-        .args([
-            "ls-files",
-            "-z",
-            "--cached",
-            "--others",
-            "--exclude-standard",
-        ])
-        .output()
-        .ok()?;
-    if !output.status.success() {
-        return None;
-    }
+    let (names, stderr) = git_ls_files(folder)?;
     let mut listing = Listing::default();
-    for name in output.stdout.split(|&byte| byte == 0) {
-        if name.is_empty() || name.ends_with(b"/") {
+    for relative in &names {
+        // A nested repository is listed as a folder.
+        if relative.as_os_str().as_encoded_bytes().ends_with(b"/") {
             continue;
         }
-        let relative = Path::new(os_str(name));
         if relative
             .components()
             .any(|part| is_hidden(part.as_os_str()))
@@ -220,7 +208,7 @@ fn git_listing(folder: &Path) -> Option<Listing> {
         }
     }
     // git warns and goes on when it cannot open a folder.
-    for line in String::from_utf8_lossy(&output.stderr).lines() {
+    for line in stderr.lines() {
         if let Some(rest) = line.strip_prefix("warning: could not open directory '") {
             if let Some((name, reason)) = rest.split_once("': ") {
                 listing
@@ -230,6 +218,33 @@ fn git_listing(folder: &Path) -> Option<Listing> {
         }
     }
     Some(listing)
+}
+
+/// What `git ls-files --cached --others --exclude-standard` lists in `folder`: the
+/// tracked files and the untracked ones git does not ignore, relative to `folder`
+/// (names that are not UTF-8 kept as they are; a nested repository as `name/`), and
+/// git's warnings. `None` when git cannot list the folder.
+pub(crate) fn git_ls_files(folder: &Path) -> Option<(Vec<PathBuf>, String)> {
+    let output = git(folder)
+        .args([
+            "ls-files",
+            "-z",
+            "--cached",
+            "--others",
+            "--exclude-standard",
+        ])
+        .output()
+        .ok()?;
+    if !output.status.success() {
+        return None;
+    }
+    let names = output
+        .stdout
+        .split(|&byte| byte == 0)
+        .filter(|name| !name.is_empty())
+        .map(|name| PathBuf::from(os_str(name)))
+        .collect();
+    Some((names, String::from_utf8_lossy(&output.stderr).into_owned()))
 }
 
 /// `git` run in `folder` on that folder's repository, whatever the environment says

@@ -46,24 +46,9 @@ fn git_top_level(folder: &Path) -> Option<PathBuf> {
 }
 
 fn git_files(root: &Path) -> Option<Vec<PathBuf>> {
-    let output = crate::walk::git(root)
-        .args([
-            "ls-files",
-            "-z",
-            "--cached",
-            "--others",
-            "--exclude-standard",
-        ])
-        .output()
-        .ok()?;
-    if !output.status.success() {
-        return None;
-    }
-    let mut files: Vec<PathBuf> = output
-        .stdout
-        .split(|&b| b == 0)
-        .filter(|name| !name.is_empty())
-        .map(|name| PathBuf::from(String::from_utf8_lossy(name).into_owned()))
+    let (names, _) = crate::walk::git_ls_files(root)?;
+    let mut files: Vec<PathBuf> = names
+        .into_iter()
         // A file deleted from the work tree but still in the index is not there.
         .filter(|name| root.join(name).symlink_metadata().is_ok())
         .collect();

@@ -25,31 +25,7 @@ pub fn bench(args: &BenchArgs) -> Result<()> {
     if !cfg!(debug_assertions) {
         return bench_run(args);
     }
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let status = Command::new(cargo)
-        .args([
-            "build",
-            "--release",
-            "--quiet",
-            "--package",
-            "xtask",
-            "--package",
-            "helm-tether",
-        ])
-        .current_dir(crate::project_root())
-        .status()
-        .context("cannot run cargo build --release")?;
-    ensure!(
-        status.success(),
-        "cargo build --release --package xtask failed"
-    );
-    // This binary is `<target>/debug/xtask`; its release twin is `<target>/release/xtask`.
-    let exe = std::env::current_exe()?;
-    let release = exe
-        .parent()
-        .and_then(Path::parent)
-        .context("unexpected location of the xtask binary")?
-        .join("release")
+    let release = crate::build_release(&["--package", "xtask", "--package", "helm-tether"])?
         .join(format!("xtask{}", std::env::consts::EXE_SUFFIX));
     let status = Command::new(&release)
         .arg("bench-run")

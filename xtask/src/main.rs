@@ -139,3 +139,27 @@ fn project_root() -> PathBuf {
         .expect("xtask lives inside the workspace")
         .to_path_buf()
 }
+
+/// Builds `packages` (and `extra` cargo arguments) in release mode and returns the
+/// release folder, `<target>/release`, where this xtask's release twin and tether are.
+pub fn build_release(what: &[&str]) -> Result<PathBuf> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let status = std::process::Command::new(cargo)
+        .args(["build", "--release", "--quiet"])
+        .args(what)
+        .current_dir(project_root())
+        .status()
+        .context("cannot run cargo build --release")?;
+    ensure!(
+        status.success(),
+        "cargo build --release {} failed",
+        what.join(" ")
+    );
+    // This binary is `<target>/<profile>/xtask`.
+    let exe = std::env::current_exe()?;
+    Ok(exe
+        .parent()
+        .and_then(Path::parent)
+        .context("unexpected location of the xtask binary")?
+        .join("release"))
+}

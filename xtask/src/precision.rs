@@ -194,31 +194,7 @@ fn parse_args(args: &[String]) -> Result<PrecisionArgs> {
 
 /// Builds the release `tether` binary and returns its path.
 fn build_tether() -> Result<PathBuf> {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let status = Command::new(cargo)
-        .args([
-            "build",
-            "--release",
-            "--quiet",
-            "--package",
-            "helm-tether",
-            "--bin",
-            "tether",
-        ])
-        .current_dir(crate::project_root())
-        .status()
-        .context("cannot run cargo build --release --bin tether")?;
-    ensure!(
-        status.success(),
-        "cargo build --release --bin tether failed"
-    );
-    // This binary is `<target>/<profile>/xtask`; tether's is `<target>/release/tether`.
-    let exe = std::env::current_exe()?;
-    let tether = exe
-        .parent()
-        .and_then(Path::parent)
-        .context("unexpected location of the xtask binary")?
-        .join("release")
+    let tether = crate::build_release(&["--package", "helm-tether", "--bin", "tether"])?
         .join(format!("tether{}", std::env::consts::EXE_SUFFIX));
     ensure!(
         tether.is_file(),
