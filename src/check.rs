@@ -16,12 +16,14 @@ use crate::changes::Changes;
 use crate::config::Config;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::resolve::Resolver;
-use crate::rules::unused_suppression::{self, Suppression};
+use crate::rules::unused_suppression;
+use crate::rules::Suppression;
 use crate::rules::{CommentInfo, FileContext, Reporter, RULES};
 use crate::source::{binary_offset, Problem, SourceFile, MAX_FILE_BYTES};
 use crate::template::{self, lex::ActionKind};
 use crate::walk::{self, FileToCheck};
-use crate::yaml::model::{self, model_front, CommentStyle, FileModel};
+use crate::yaml::model::{CommentStyle, FileModel};
+use crate::yaml::pipeline::{self, model_front};
 use crate::yaml::{parse, scan};
 use std::sync::Arc;
 
@@ -336,7 +338,7 @@ pub fn check_bytes(
             ),
         ));
     }
-    let model::Reading { is_template, front } = model::read(&source, relative, &mut problems);
+    let pipeline::Reading { is_template, front } = pipeline::read(&source, relative, &mut problems);
     let masked_text = front.masked_text(&source);
     let line_starts = source.document_line_starts();
     let line_count = line_starts.len();
@@ -370,7 +372,9 @@ pub fn check_bytes(
     let enabled: Vec<_> = RULES
         .iter()
         .zip(&settings.levels)
-        .filter_map(|(registered, level)| level.severity().map(|severity| (registered, severity)))
+        .filter_map(|(registered, (_, level))| {
+            level.severity().map(|severity| (registered, severity))
+        })
         .collect();
     let no_suppressions: Vec<Suppression> = Vec::new();
     let mut context = FileContext {
@@ -384,7 +388,7 @@ pub fn check_bytes(
         model: None,
         block_scalar_lines: &block_scalar_lines,
         problems: &problems,
-        config,
+        requires: &config.require,
         settings: &settings,
         suppressions: &no_suppressions,
     };
@@ -515,7 +519,7 @@ fn template_comments(
 /// `#` comments and template comments, merged in file order.
 fn comment_infos<'a>(
     source: &SourceFile,
-    raw: impl Iterator<Item = &'a parse::RawComment>,
+    raw: impl Iterator<Item = &'a crate::yaml::syntax::RawComment>,
     template_comments: &[CommentInfo],
 ) -> Vec<CommentInfo> {
     let mut comments: Vec<CommentInfo> = raw

@@ -177,9 +177,9 @@ fn load_config(paths: &[PathBuf], explicit: Option<&Path>) -> Result<Config, Con
         Some(path) => path.clone(),
         None => PathBuf::from("."),
     };
-    match Config::discover(&walk::absolute(&start)) {
+    match Config::discover(&crate::paths::absolute(&start)) {
         Some(found) => Config::load(&found),
-        None => Ok(Config::default_for(walk::absolute(Path::new(".")))),
+        None => Ok(Config::default_for(crate::paths::absolute(Path::new(".")))),
     }
 }
 
@@ -242,7 +242,7 @@ fn check(
         Resolver::one(config)
     } else {
         Resolver::discover(
-            Config::default_for(walk::absolute(Path::new("."))),
+            Config::default_for(crate::paths::absolute(Path::new("."))),
             select.to_vec(),
         )
     };
@@ -303,7 +303,7 @@ fn check(
 /// so annotations and SARIF name the same file wherever tether ran from.
 fn machine_root(config_root: &Path) -> PathBuf {
     if let Some(workspace) = std::env::var_os("GITHUB_WORKSPACE").filter(|w| !w.is_empty()) {
-        return walk::absolute(Path::new(&workspace));
+        return crate::paths::absolute(Path::new(&workspace));
     }
     walk::git(config_root)
         .args(["rev-parse", "--show-toplevel"])
@@ -313,7 +313,7 @@ fn machine_root(config_root: &Path) -> PathBuf {
         .filter(|output| output.status.success())
         .map(|output| PathBuf::from(String::from_utf8_lossy(&output.stdout).trim()))
         .filter(|top| !top.as_os_str().is_empty())
-        .map(|top| walk::absolute(&top))
+        .map(|top| crate::paths::absolute(&top))
         .unwrap_or_else(|| config_root.to_path_buf())
 }
 
@@ -364,7 +364,7 @@ fn idem(args: IdemArgs) -> u8 {
         eprintln!("\ninterrupted: sandbox copies removed");
         std::process::exit(130);
     });
-    let dir = walk::absolute(args.dir.as_deref().unwrap_or(Path::new(".")));
+    let dir = crate::paths::absolute(args.dir.as_deref().unwrap_or(Path::new(".")));
     let (targets, display_root) = if let Some(run) = args.run {
         let timeout = match crate::config::parse_duration(&args.timeout) {
             Ok(timeout) => timeout,
@@ -379,7 +379,7 @@ fn idem(args: IdemArgs) -> u8 {
             args.files
         };
         match crate::config::IdemTarget::new(run, dir.clone(), files, args.self_heal, timeout) {
-            Ok(target) => (vec![target], walk::absolute(Path::new("."))),
+            Ok(target) => (vec![target], crate::paths::absolute(Path::new("."))),
             Err(message) => {
                 eprintln!("error: {message}");
                 return exit::TROUBLE;
@@ -388,7 +388,7 @@ fn idem(args: IdemArgs) -> u8 {
     } else {
         let paths = vec![dir.clone()];
         match load_config(&paths, args.config.as_deref()) {
-            Ok(config) => (config.idem.clone(), walk::absolute(Path::new("."))),
+            Ok(config) => (config.idem.clone(), crate::paths::absolute(Path::new("."))),
             Err(error) => {
                 eprintln!("error: {error}");
                 return exit::TROUBLE;
@@ -430,7 +430,7 @@ fn idem(args: IdemArgs) -> u8 {
         IdemFormat::Text => report::idem::human(&report),
         IdemFormat::Json => report::idem::json(&report),
         IdemFormat::Github => {
-            let cwd = walk::absolute(Path::new("."));
+            let cwd = crate::paths::absolute(Path::new("."));
             report::idem::github(&report, &cwd, &machine_root(&cwd))
         }
     };
@@ -527,19 +527,20 @@ fn map(format: MapFormat, paths: &[PathBuf]) -> u8 {
             eprintln!("error: {message}");
             code = exit::TROUBLE;
         }
-        let base = walk::absolute(path);
+        let base = crate::paths::absolute(path);
         files.extend(
             walked
                 .files
                 .into_iter()
-                .map(|file| path.join(walk::relative_to(&file.absolute, &base))),
+                .map(|file| path.join(crate::paths::relative_to(&file.absolute, &base))),
         );
     }
     let results: Vec<_> = files
         .par_iter()
         .map(|path| {
-            crate::source::read_regular(path, crate::source::MAX_FILE_BYTES)
-                .map(|bytes| crate::model_bytes_with(path, bytes, &config.directives))
+            crate::source::read_regular(path, crate::source::MAX_FILE_BYTES).map(|bytes| {
+                crate::yaml::pipeline::model_bytes_with(path, bytes, &config.directives)
+            })
         })
         .collect();
     let mut models = Vec::new();

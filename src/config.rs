@@ -10,15 +10,14 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
-use regex::Regex;
 use schemars::JsonSchema;
 use serde::de::{self, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 use toml::Spanned;
 
-use crate::rules::{self, Level, RuleSettings};
+use crate::key_pattern::KeyPattern;
+use crate::rules::{self, Level, PlacementSetting, Require, RuleSettings};
 use crate::yaml::directives::Directives;
-use crate::yaml::model::Placement;
 
 /// The name tether looks for.
 pub const FILE_NAME: &str = "tether.toml";
@@ -177,33 +176,6 @@ pub struct RequireEntry {
     pub message: Option<String>,
 }
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum PlacementSetting {
-    Trailing,
-    Leading,
-    #[default]
-    Any,
-}
-
-impl PlacementSetting {
-    pub fn accepts(self, placement: Placement) -> bool {
-        match self {
-            PlacementSetting::Any => true,
-            PlacementSetting::Trailing => placement == Placement::Trailing,
-            PlacementSetting::Leading => placement == Placement::Leading,
-        }
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            PlacementSetting::Trailing => "trailing",
-            PlacementSetting::Leading => "leading",
-            PlacementSetting::Any => "any",
-        }
-    }
-}
-
 /// An `[[overrides]]` entry.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
@@ -304,19 +276,6 @@ pub fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
     Ok(duration)
 }
 
-/// A compiled `[[require]]` entry.
-#[derive(Debug, Clone)]
-pub struct Require {
-    pub files: GlobSet,
-    pub key: KeyPattern,
-    pub kind: Option<String>,
-    pub placement: PlacementSetting,
-    pub matches: Vec<Regex>,
-    pub message: Option<String>,
-    /// 1-based line of the entry's `key` in `tether.toml`, for messages.
-    pub line: usize,
-}
-
 impl Config {
     /// The configuration when there is no file: defaults, paths relative to `root`.
     pub fn default_for(root: PathBuf) -> Config {
@@ -326,7 +285,7 @@ impl Config {
             fingerprint: 0,
             include: default_include(),
             exclude: GlobSet::empty(),
-            settings: RuleSettings::default(),
+            settings: rules::default_settings(),
             overrides: Vec::new(),
             require: Vec::new(),
             idem: Vec::new(),
@@ -382,7 +341,7 @@ impl Config {
             .parent()
             .filter(|parent| !parent.as_os_str().is_empty())
             .unwrap_or(Path::new("."));
-        Config::parse(&text, path, crate::walk::absolute(folder))
+        Config::parse(&text, path, crate::paths::absolute(folder))
     }
 
     /// Compiles configuration text; `path` is only used in messages.
@@ -418,7 +377,7 @@ impl Config {
         };
 
         let exclude = compile_globs(&file.exclude, "exclude", &errors)?;
-        let mut settings = RuleSettings::default();
+        let mut settings = rules::default_settings();
         for (index, setting) in compile_rules(&file.rules, &errors)? {
             apply(&mut settings, index, &setting);
         }
@@ -478,7 +437,7 @@ impl Config {
                 })?;
             selected.push(index);
         }
-        for (index, level) in self.settings.levels.iter_mut().enumerate() {
+        for (index, (_, level)) in self.settings.levels.iter_mut().enumerate() {
             if !selected.contains(&index) {
                 *level = Level::Off;
             } else if *level == Level::Off {
@@ -514,10 +473,10 @@ impl Config {
 
 fn apply(settings: &mut RuleSettings, index: usize, setting: &RuleSetting) {
     match setting {
-        RuleSetting::Level(level) => settings.levels[index] = *level,
+        RuleSetting::Level(level) => settings.levels[index].1 = *level,
         RuleSetting::Table(table) => {
             if let Some(level) = table.level {
-                settings.levels[index] = level;
+                settings.levels[index].1 = level;
             }
             if let Some(ignore_shebangs) = table.ignore_shebangs {
                 settings.options.ignore_shebangs = ignore_shebangs;
@@ -782,201 +741,6 @@ fn compile_require(entry: &RequireEntry, errors: &ErrorContext) -> Result<Requir
     })
 }
 
-/// A key path pattern: segments of names and `[index]`es, with `*`, `**` and `[*]`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct KeyPattern {
-    pub text: String,
-    segments: Vec<PatternSegment>,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum PatternSegment {
-    /// A key name, possibly with `*` wildcards inside it.
-    Name(String),
-    /// `[N]`.
-    Index(usize),
-    /// `[*]`.
-    AnyIndex,
-    /// `*`: one segment, name or index.
-    Any,
-    /// `**`: any number of segments.
-    AnyDepth,
-}
-
-impl KeyPattern {
-    pub fn parse(text: &str) -> Result<KeyPattern, String> {
-        let raw = split_path(text)?;
-        let segments = raw
-            .into_iter()
-            .map(|segment| match segment {
-                Segment::Index(index) if index == "*" => Ok(PatternSegment::AnyIndex),
-                Segment::Index(index) => index
-                    .parse()
-                    .map(PatternSegment::Index)
-                    .map_err(|_| format!("`[{index}]` is not an index; write `[0]` or `[*]`")),
-                Segment::Name(name, quoted) if !quoted && name == "**" => {
-                    Ok(PatternSegment::AnyDepth)
-                }
-                Segment::Name(name, quoted) if !quoted && name == "*" => Ok(PatternSegment::Any),
-                Segment::Name(name, _) => Ok(PatternSegment::Name(name)),
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        if segments.is_empty() {
-            return Err("the pattern is empty".into());
-        }
-        Ok(KeyPattern {
-            text: text.to_string(),
-            segments,
-        })
-    }
-
-    /// Whether a model key path matches.
-    pub fn matches(&self, path: &str) -> bool {
-        let Ok(segments) = split_path(path) else {
-            return false;
-        };
-        matches_from(&self.segments, &segments)
-    }
-}
-
-/// Whether the pattern matches the whole path. A forward pass over the pattern that
-/// keeps, for every prefix of the path, whether the pattern so far matches it: work
-/// is pattern length × path length, however many `**` the pattern holds.
-fn matches_from(pattern: &[PatternSegment], path: &[Segment]) -> bool {
-    let mut matched = vec![false; path.len() + 1];
-    matched[0] = true;
-    for segment in pattern {
-        let mut next = vec![false; path.len() + 1];
-        match segment {
-            PatternSegment::AnyDepth => {
-                let mut reached = false;
-                for (slot, &here) in next.iter_mut().zip(&matched) {
-                    reached |= here;
-                    *slot = reached;
-                }
-            }
-            _ => {
-                for (index, part) in path.iter().enumerate() {
-                    if matched[index] && segment_matches(segment, part) {
-                        next[index + 1] = true;
-                    }
-                }
-            }
-        }
-        matched = next;
-    }
-    matched[path.len()]
-}
-
-fn segment_matches(pattern: &PatternSegment, segment: &Segment) -> bool {
-    match (pattern, segment) {
-        (PatternSegment::Any, _) | (PatternSegment::AnyDepth, _) => true,
-        (PatternSegment::AnyIndex, Segment::Index(_)) => true,
-        (PatternSegment::Index(wanted), Segment::Index(index)) => {
-            index.parse::<usize>().ok() == Some(*wanted)
-        }
-        (PatternSegment::Name(wanted), Segment::Name(name, _)) => wildcard(wanted, name),
-        _ => false,
-    }
-}
-
-/// `*` inside a name matches any run of characters.
-fn wildcard(pattern: &str, text: &str) -> bool {
-    if !pattern.contains('*') {
-        return pattern == text;
-    }
-    let parts: Vec<&str> = pattern.split('*').collect();
-    let mut rest = text;
-    for (index, part) in parts.iter().enumerate() {
-        if index == 0 {
-            let Some(after) = rest.strip_prefix(part) else {
-                return false;
-            };
-            rest = after;
-        } else if index == parts.len() - 1 {
-            return rest.ends_with(part);
-        } else {
-            match rest.find(part) {
-                Some(found) => rest = &rest[found + part.len()..],
-                None => return false,
-            }
-        }
-    }
-    true
-}
-
-/// A segment of a helm-unittest path.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Segment {
-    /// A key name, and whether it was written quoted (`["a.b"]`).
-    Name(String, bool),
-    /// What is between `[` and `]`.
-    Index(String),
-}
-
-/// Splits `a.b[0]["c.d"]` into `a`, `b`, `[0]`, `c.d`.
-fn split_path(text: &str) -> Result<Vec<Segment>, String> {
-    let mut segments = Vec::new();
-    let mut chars = text.chars().peekable();
-    let mut name = String::new();
-    let mut expect_name = true;
-    while let Some(c) = chars.next() {
-        match c {
-            '.' => {
-                if name.is_empty() && expect_name {
-                    return Err("a segment is empty (two dots, or a leading dot)".into());
-                }
-                if !name.is_empty() {
-                    segments.push(Segment::Name(std::mem::take(&mut name), false));
-                }
-                expect_name = true;
-            }
-            '[' => {
-                if !name.is_empty() {
-                    segments.push(Segment::Name(std::mem::take(&mut name), false));
-                }
-                if chars.peek() == Some(&'"') {
-                    chars.next();
-                    let mut quoted = String::new();
-                    loop {
-                        match chars.next() {
-                            Some('\\') => quoted.extend(chars.next()),
-                            Some('"') => break,
-                            Some(other) => quoted.push(other),
-                            None => return Err("a quoted key is not closed".into()),
-                        }
-                    }
-                    if chars.next() != Some(']') {
-                        return Err("`[\"…\"` must be closed by `]`".into());
-                    }
-                    segments.push(Segment::Name(quoted, true));
-                } else {
-                    let mut index = String::new();
-                    loop {
-                        match chars.next() {
-                            Some(']') => break,
-                            Some(other) => index.push(other),
-                            None => return Err("`[` is not closed by `]`".into()),
-                        }
-                    }
-                    segments.push(Segment::Index(index));
-                }
-                expect_name = false;
-            }
-            other => {
-                name.push(other);
-                expect_name = false;
-            }
-        }
-    }
-    if !name.is_empty() {
-        segments.push(Segment::Name(name, false));
-    } else if expect_name && !segments.is_empty() {
-        return Err("the pattern ends with a dot".into());
-    }
-    Ok(segments)
-}
-
 /// The JSON schema of `tether.toml`, for editors (generated into `schemas/`).
 pub fn json_schema() -> String {
     let schema = schemars::schema_for!(ConfigFile);
@@ -1042,26 +806,4 @@ pub fn starter() -> String {
          # rules = { comment-indentation = \"off\", comment-starting-space = \"off\" }\n",
     );
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn key_patterns() {
-        let pattern = |text| KeyPattern::parse(text).unwrap();
-        assert!(pattern("spec.configuration.evictionStrategy")
-            .matches("spec.configuration.evictionStrategy"));
-        assert!(pattern("spec.*.evictionStrategy").matches("spec.configuration.evictionStrategy"));
-        assert!(pattern("**.evictionStrategy").matches("spec.configuration.evictionStrategy"));
-        assert!(pattern("spec.**").matches("spec.a.b[3].c"));
-        assert!(pattern("spec.containers[*].name").matches("spec.containers[2].name"));
-        assert!(!pattern("spec.containers[1].name").matches("spec.containers[2].name"));
-        assert!(pattern("metadata.annotations[\"helm.sh/*\"]")
-            .matches("metadata.annotations[\"helm.sh/hook\"]"));
-        assert!(!pattern("spec.*").matches("spec.a.b"));
-        assert!(KeyPattern::parse("spec..x").is_err());
-        assert!(KeyPattern::parse("spec[x").is_err());
-    }
 }

@@ -17,6 +17,7 @@ use ignore::{WalkBuilder, WalkState};
 use std::sync::Arc;
 
 use crate::config::Config;
+use crate::paths::{absolute, relative_to};
 use crate::resolve::Resolver;
 
 /// A file to check: where it is, its configuration, its path relative to that
@@ -335,21 +336,4 @@ fn describe_error(error: &std::io::Error) -> String {
         return "a loop of symbolic links; pass the file it should point to".into();
     }
     error.to_string()
-}
-
-/// `path` relative to `root`, or as it is when it is not under `root`.
-pub fn relative_to(path: &Path, root: &Path) -> PathBuf {
-    path.strip_prefix(root)
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|_| path.to_path_buf())
-}
-
-/// An absolute, normalised path (symlinks resolved when the path exists).
-pub fn absolute(path: &Path) -> PathBuf {
-    if let Ok(canonical) = path.canonicalize() {
-        return canonical;
-    }
-    std::env::current_dir()
-        .map(|current| current.join(path))
-        .unwrap_or_else(|_| path.to_path_buf())
 }

@@ -300,7 +300,7 @@ fn readme_states_the_nesting_limit_of_the_binary() {
     let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
     let stated = format!(
         "nesting deeper than {} levels",
-        tether::yaml::parse::MAX_DEPTH
+        tether::yaml::syntax::MAX_DEPTH
     );
     assert!(readme.contains(&stated), "README must say {stated:?}");
 }

@@ -22,8 +22,8 @@ pub struct CommentMove {
 /// The comments of `path` whose key differs between `before` and `after`. Comments
 /// are matched by their text, in order; added and removed comments are not moves.
 pub fn moves(path: &Path, display: &str, before: &[u8], after: &[u8]) -> Vec<CommentMove> {
-    let keys_before = comment_keys(&crate::model_bytes(path, before.to_vec()));
-    let keys_after = comment_keys(&crate::model_bytes(path, after.to_vec()));
+    let keys_before = comment_keys(&crate::yaml::pipeline::model_bytes(path, before.to_vec()));
+    let keys_after = comment_keys(&crate::yaml::pipeline::model_bytes(path, after.to_vec()));
     let mut found = Vec::new();
     for (text, before) in &keys_before {
         let Some(after) = keys_after.get(text) else {

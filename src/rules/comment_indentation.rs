@@ -1,6 +1,7 @@
 //! `comment-indentation`: comment lines indented like the content around them.
 
-use super::{FileContext, Level, Reporter, Rule};
+use super::options::Level;
+use super::rule::{FileContext, Reporter, Rule};
 use crate::yaml::model::CommentStyle;
 
 /// ## What it does

@@ -1,6 +1,7 @@
 //! `comment-starting-space`: `#` must be followed by a space.
 
-use super::{FileContext, Level, Reporter, Rule};
+use super::options::Level;
+use super::rule::{FileContext, Reporter, Rule};
 use crate::yaml::model::CommentStyle;
 
 /// ## What it does

@@ -1,6 +1,7 @@
 //! `detached-comment`: a comment cut off from the key below it by a template block's end.
 
-use super::{FileContext, Level, Reporter, Rule};
+use super::options::Level;
+use super::rule::{FileContext, Reporter, Rule};
 use crate::template::lex::{ActionKind, Keyword};
 use crate::yaml::model::CommentStyle;
 

@@ -1284,7 +1284,7 @@ mod tests {
 
     fn run(yaml: &str) -> HelmDocs {
         let source = SourceFile::from_text("values.yaml", yaml);
-        let model = crate::model_bytes("values.yaml", yaml.as_bytes().to_vec());
+        let model = crate::yaml::pipeline::model_bytes("values.yaml", yaml.as_bytes().to_vec());
         simulate(&source, &model)
     }
 

@@ -1,6 +1,7 @@
 //! `inline-comment-spacing`: enough spaces between content and an inline comment.
 
-use super::{FileContext, Level, Reporter, Rule};
+use super::options::Level;
+use super::rule::{FileContext, Reporter, Rule};
 use crate::yaml::model::CommentStyle;
 
 /// ## What it does

@@ -3,8 +3,9 @@
 use std::collections::HashMap;
 
 use super::helm_docs::{self, Destination};
+use super::options::Level;
+use super::rule::{FileContext, Reporter, Rule};
 use super::values::{annotations, has_annotations, is_commented_out_key, key_paths, Annotation};
-use super::{FileContext, Level, Reporter, Rule};
 use crate::yaml::model::{Comment, FileModel, Key, Placement};
 
 /// ## What it does

@@ -1,6 +1,7 @@
 //! `parse-problem`: input tether could not read as written.
 
-use super::{FileContext, Level, Reporter, Rule};
+use super::options::Level;
+use super::rule::{FileContext, Reporter, Rule};
 
 /// ## What it does
 /// Reports what kept tether from reading a file exactly as written: bytes that are

@@ -1,7 +1,8 @@
 //! `required-comment`: the comments `[[require]]` entries demand on keys.
 
-use super::{FileContext, Level, Reporter, Rule};
-use crate::config::{PlacementSetting, Require};
+use super::options::Level;
+use super::options::{PlacementSetting, Require};
+use super::rule::{FileContext, Reporter, Rule};
 use crate::yaml::model::{Document, Key};
 
 /// ## What it does
@@ -88,8 +89,7 @@ impl Rule for RequiredComment {
 /// The `[[require]]` entries whose `files` match this file.
 fn covering<'a>(context: &'a FileContext) -> impl Iterator<Item = &'a Require> + 'a {
     context
-        .config
-        .require
+        .requires
         .iter()
         .filter(|require| require.files.is_match(context.path))
 }

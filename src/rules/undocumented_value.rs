@@ -2,8 +2,9 @@
 
 use std::collections::HashSet;
 
+use super::options::Level;
+use super::rule::{FileContext, Reporter, Rule};
 use super::values::{annotations, plain_path, Annotation};
-use super::{FileContext, Level, Reporter, Rule};
 
 /// ## What it does
 /// Reports the keys of a chart's `values.yaml` (and `values-*.yaml`) that no comment

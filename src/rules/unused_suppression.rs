@@ -2,9 +2,9 @@
 //! the suppression mechanism itself.
 
 use std::cell::Cell;
-use std::ops::Range;
 
-use super::{find, FileContext, Level, Reporter, Rule};
+use super::options::Level;
+use super::rule::{FileContext, Reporter, Rule, SuppressedRule, Suppression};
 use crate::diagnostic::Diagnostic;
 use crate::yaml::model::CommentStyle;
 
@@ -49,12 +49,17 @@ impl Rule for UnusedSuppression {
                 if entry.used.get() {
                     continue;
                 }
-                let message = match find(&entry.name) {
+                let known = context
+                    .settings
+                    .levels
+                    .iter()
+                    .find(|(name, _)| *name == entry.name);
+                let message = match known {
                     None => format!(
                         "unknown rule `{}` in a suppression; `tether rules` lists every rule",
                         entry.name
                     ),
-                    Some(_) if context.settings.level(&entry.name) == Level::Off => format!(
+                    Some((_, Level::Off)) => format!(
                         "`{}` is off for this file: the suppression does nothing",
                         entry.name
                     ),
@@ -69,23 +74,6 @@ impl Rule for UnusedSuppression {
             }
         }
     }
-}
-
-/// A `tether: ignore[…]` comment.
-#[derive(Debug)]
-pub struct Suppression {
-    /// 0-based line of the comment; it covers this line and the next.
-    pub line: usize,
-    pub rules: Vec<SuppressedRule>,
-}
-
-#[derive(Debug)]
-pub struct SuppressedRule {
-    pub name: String,
-    /// Where the name is written.
-    pub range: Range<usize>,
-    /// Set when it suppressed a finding.
-    pub used: Cell<bool>,
 }
 
 const MARKER: &str = "tether: ignore[";

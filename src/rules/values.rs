@@ -6,7 +6,7 @@
 use std::collections::HashSet;
 use std::ops::Range;
 
-use super::FileContext;
+use super::rule::FileContext;
 use crate::yaml::model::{CommentStyle, FileModel};
 
 /// One annotation found in a comment line.

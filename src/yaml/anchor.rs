@@ -21,7 +21,7 @@ use crate::template::lex::{Action, ActionKind, Keyword};
 
 use super::directives::{is_schema_fence, Directives};
 use super::model::{Attached, Comment, CommentStyle, Detached, Document, Key, Placement};
-use super::parse::{ParsedDocument, RawKey};
+use super::syntax::{ParsedDocument, RawKey};
 
 /// The parts of a file that anchoring reads, shared by all of its documents.
 pub struct TemplateView<'a> {

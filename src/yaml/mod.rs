@@ -4,5 +4,7 @@ pub mod anchor;
 pub mod directives;
 pub mod model;
 pub mod parse;
+pub mod pipeline;
 pub mod recover;
 pub mod scan;
+pub mod syntax;

@@ -5,8 +5,8 @@
 //! shape line by line (keys, `- ` items, block scalars, comments) so the document is
 //! still modelled, with the same path notation as the tree walk.
 
-use super::parse::{push_key, scalar_text, ParsedDocument, RawKey, MAX_DEPTH};
 use super::scan::scan_comments;
+use super::syntax::{push_key, scalar_text, ParsedDocument, RawKey, MAX_DEPTH};
 
 /// One open collection: the column its entries start at and the path they live under.
 struct Frame {

@@ -8,7 +8,7 @@
 
 use std::ops::Range;
 
-use super::parse::RawComment;
+use super::syntax::RawComment;
 use crate::lines::block_scalar_parent;
 
 /// What the scanner carries from one line to the next.

@@ -1,0 +1,160 @@
+//! What every rule is written against: the [`Rule`] trait, the [`FileContext`] it
+//! reads, the [`Reporter`] it reports through. The registry (`mod.rs`) and every
+//! rule import this file; it imports no rule.
+
+use std::cell::Cell;
+use std::ops::Range;
+use std::path::Path;
+
+use super::options::{Level, Require, RuleSettings};
+use crate::diagnostic::{Diagnostic, Label, Severity};
+use crate::source::{Problem, SourceFile};
+use crate::template::lex::Action;
+use crate::yaml::model::{CommentStyle, FileModel};
+
+/// One rule.
+pub trait Rule: Sync {
+    /// The kebab-case name users write in `tether.toml` and suppressions.
+    fn name(&self) -> &'static str;
+    fn default_level(&self) -> Level;
+    /// The options the rule takes in `[rules.NAME]`, besides `level`.
+    fn options(&self) -> &'static [&'static str] {
+        &[]
+    }
+    /// Whether this file needs the full model (a parse tree) for this rule. Rules that
+    /// only read comments and lines never do; the others say when they need it, so a
+    /// file with no comment and no required key is never parsed.
+    fn needs_model(&self, _context: &FileContext) -> bool {
+        false
+    }
+    fn check(&self, context: &FileContext, reporter: &mut Reporter);
+}
+
+/// A comment as the style rules see it: one `#` comment, or one template comment.
+#[derive(Debug, Clone)]
+pub struct CommentInfo {
+    pub style: CommentStyle,
+    /// `#` through the end of the line (without `\r`), or the whole `{{/* */}}`.
+    pub span: Range<usize>,
+    /// 0-based.
+    pub line: usize,
+    /// 0-based, in bytes.
+    pub column: usize,
+    /// Nothing but whitespace before it on its line.
+    pub own_line: bool,
+}
+
+/// What the rules know about one file.
+pub struct FileContext<'a> {
+    /// Relative to the configuration's folder: what globs match and output shows.
+    pub path: &'a Path,
+    pub source: &'a SourceFile,
+    pub is_template: bool,
+    /// The masked text (the file's text for plain YAML).
+    pub masked: &'a str,
+    /// Per line: only template actions on it (see `template::mask`).
+    pub directive_lines: &'a [bool],
+    pub actions: &'a [Action],
+    /// Every comment, in file order.
+    pub comments: &'a [CommentInfo],
+    /// The full model, when a rule asked for it.
+    pub model: Option<&'a FileModel>,
+    /// Per line: the content of a block scalar, which is text.
+    pub block_scalar_lines: &'a [bool],
+    /// Problems found while reading and lexing the file.
+    pub problems: &'a [Problem],
+    /// The `[[require]]` entries of the file's configuration.
+    pub requires: &'a [Require],
+    /// The rule levels and options for this file.
+    pub settings: &'a RuleSettings,
+    /// The file's `tether: ignore[…]` comments.
+    pub suppressions: &'a [Suppression],
+}
+
+impl FileContext<'_> {
+    /// The text of line `line` (0-based), without its line break.
+    pub fn line_text(&self, line: usize) -> &str {
+        self.source.line_text(line)
+    }
+
+    /// Whether the file is a chart's `values.yaml` (or `values-*.yaml`).
+    pub fn is_values_file(&self) -> bool {
+        !self.is_template
+            && self.path.file_name().is_some_and(|name| {
+                let name = name.to_string_lossy();
+                name == "values.yaml"
+                    || name == "values.yml"
+                    || (name.starts_with("values") && name.ends_with(".yaml"))
+            })
+    }
+}
+
+/// Collects one rule's findings on one file.
+pub struct Reporter<'a> {
+    rule: &'static str,
+    severity: Severity,
+    path: &'a Path,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl<'a> Reporter<'a> {
+    pub fn new(rule: &'static str, severity: Severity, path: &'a Path) -> Self {
+        Reporter {
+            rule,
+            severity,
+            path,
+            diagnostics: Vec::new(),
+        }
+    }
+
+    /// Reports a finding at `range`; returns it to add help and labels.
+    pub fn report(&mut self, range: Range<usize>, message: impl Into<String>) -> &mut Diagnostic {
+        self.diagnostics.push(Diagnostic {
+            rule: self.rule.to_string(),
+            severity: self.severity,
+            path: self.path.to_path_buf(),
+            range,
+            message: message.into(),
+            help: None,
+            labels: Vec::new(),
+        });
+        #[allow(clippy::expect_used)] // Pushed on the line above: never empty.
+        self.diagnostics.last_mut().expect("just pushed")
+    }
+
+    pub fn into_diagnostics(self) -> Vec<Diagnostic> {
+        self.diagnostics
+    }
+}
+
+impl Diagnostic {
+    pub fn with_help(&mut self, help: impl Into<String>) -> &mut Self {
+        self.help = Some(help.into());
+        self
+    }
+
+    pub fn with_label(&mut self, range: Range<usize>, message: impl Into<String>) -> &mut Self {
+        self.labels.push(Label {
+            range,
+            message: message.into(),
+        });
+        self
+    }
+}
+
+/// A `tether: ignore[…]` comment.
+#[derive(Debug)]
+pub struct Suppression {
+    /// 0-based line of the comment; it covers this line and the next.
+    pub line: usize,
+    pub rules: Vec<SuppressedRule>,
+}
+
+#[derive(Debug)]
+pub struct SuppressedRule {
+    pub name: String,
+    /// Where the name is written.
+    pub range: Range<usize>,
+    /// Set when it suppressed a finding.
+    pub used: Cell<bool>,
+}

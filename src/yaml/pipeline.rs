@@ -1,0 +1,315 @@
+//! The front of the pipeline (lex, mask, parse, anchor) for one file: from bytes to
+//! its [`FileModel`]. It never fails: whatever kept a file from being modelled exactly
+//! is a [`Problem`] in the result.
+
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use crate::source::{self, Problem, SourceFile, MAX_FILE_BYTES};
+use crate::template::mask::{self, Branch, Masked};
+use crate::template::{self, lex::Action, Define};
+
+use super::anchor::{self, TemplateView};
+use super::directives::Directives;
+use super::model::FileModel;
+use super::parse;
+use super::syntax::{ParsedDocument, Recovery, MAX_DEPTH};
+
+/// Models a file from its bytes: templates (see [`is_template_path`]) are masked first.
+///
+/// A file outside `templates/` with a line of template actions alone (`{{- if … }}`)
+/// outside its block scalars is a template rendered with `tpl` (a chart's `files/`), and is
+/// modelled as one. `tether check` reads files the same way.
+///
+/// `path` is the path shown in output; the bytes are not read from it.
+pub fn model_bytes(path: impl Into<PathBuf>, bytes: Vec<u8>) -> FileModel {
+    model_bytes_with(path, bytes, &Directives::default())
+}
+
+/// [`model_bytes`] with a configuration's own directive comments (`directives = […]`
+/// in `tether.toml`), which document no key.
+pub fn model_bytes_with(
+    path: impl Into<PathBuf>,
+    bytes: Vec<u8>,
+    directives: &Directives,
+) -> FileModel {
+    let path = path.into();
+    if let Some(offset) = source::binary_offset(&bytes) {
+        return FileModel {
+            path,
+            is_template: false,
+            documents: Vec::new(),
+            problems: vec![Problem::new(
+                0,
+                format!("binary file (a NUL byte at offset {offset}); not modelled"),
+            )],
+        };
+    }
+    let (source, mut problems) = SourceFile::from_bytes(path.clone(), bytes);
+    let reading = read(&source, &path, &mut problems);
+    let mut model = model_front(&source, reading.is_template, &reading.front, directives);
+    problems.append(&mut model.problems);
+    problems.sort_by_key(|problem| problem.line);
+    model.problems = problems;
+    model
+}
+
+/// Reads and models one file; only a file that cannot be read is an error.
+pub fn model_path(path: &Path) -> std::io::Result<FileModel> {
+    let bytes = source::read_regular(path, source::MAX_FILE_BYTES)?;
+    Ok(model_bytes(path, bytes))
+}
+
+/// Whether a path is read as a Helm template: a file under a `templates/` folder or
+/// a `*.tpl` file. `values.yaml`, `Chart.yaml` and test files are plain YAML, where
+/// `{{` is literal text.
+pub fn is_template_path(path: &Path) -> bool {
+    path.extension().is_some_and(|extension| extension == "tpl")
+        || path
+            .parent()
+            .is_some_and(|parent| parent.components().any(|c| c.as_os_str() == "templates"))
+}
+
+/// The template stage's output for one file: its actions, masked text and top-level
+/// `define`s. `check` computes it once and hands it to [`model_front`] when a rule
+/// needs the model, so no file is lexed and masked twice.
+#[derive(Debug, Clone, Default)]
+pub struct Front {
+    pub actions: Vec<Action>,
+    /// `None` for plain YAML, which is parsed as written.
+    pub masked: Option<Masked>,
+    pub defines: Vec<Define>,
+}
+
+impl Front {
+    /// Lexes and masks a template (an unclosed action goes to `problems`); plain YAML
+    /// has an empty front.
+    pub fn new(source: &SourceFile, is_template: bool, problems: &mut Vec<Problem>) -> Front {
+        if !is_template || source.text.len() > MAX_FILE_BYTES {
+            return Front::default();
+        }
+        let (actions, masked) = template::lex_and_mask(source, problems);
+        let defines = template::defines(source, &actions);
+        Front {
+            actions,
+            masked: Some(masked),
+            defines,
+        }
+    }
+
+    /// The text tree-sitter reads: masked for a template, the file's own otherwise.
+    pub fn masked_text<'a>(&'a self, source: &'a SourceFile) -> &'a str {
+        self.masked
+            .as_ref()
+            .map_or(source.text.as_str(), |masked| masked.text.as_str())
+    }
+}
+
+/// Models one file. Never fails; see [`FileModel::problems`].
+pub fn model_file(source: &SourceFile, is_template: bool, directives: &Directives) -> FileModel {
+    let mut problems = Vec::new();
+    let front = Front::new(source, is_template, &mut problems);
+    let mut model = model_front(source, is_template, &front, directives);
+    problems.append(&mut model.problems);
+    problems.sort_by_key(|problem| problem.line);
+    model.problems = problems;
+    model
+}
+
+/// How `map` and `check` read a file: the one front end both use, so they never
+/// disagree about a file.
+#[derive(Debug)]
+pub struct Reading {
+    /// Whether the file is read as a Helm template.
+    pub is_template: bool,
+    pub front: Front,
+}
+
+/// Decides how to read a file and runs the template stage: files under `templates/`
+/// and `*.tpl` files are templates; any other file is plain YAML, unless it holds a
+/// line of template actions alone (`{{- if … }}`, `{{- include … }}`) outside
+/// its block scalars, which plain YAML never has: then it is a template rendered with `tpl` (a chart's
+/// `files/`). Lexing problems go to `problems`.
+pub fn read(source: &SourceFile, path: &Path, problems: &mut Vec<Problem>) -> Reading {
+    let mut is_template = is_template_path(path);
+    if !is_template && source.text.len() <= MAX_FILE_BYTES && source.text.contains("{{") {
+        let (actions, _) = template::lex::lex(&source.text);
+        is_template = mask::has_template_line_outside_block_scalars(&source.text, &actions);
+    }
+    Reading {
+        is_template,
+        front: Front::new(source, is_template, problems),
+    }
+}
+
+/// Models one file from its template stage's output; the problems of lexing are the
+/// caller's (they came with the [`Front`]).
+pub fn model_front(
+    source: &SourceFile,
+    is_template: bool,
+    front: &Front,
+    directives: &Directives,
+) -> FileModel {
+    let mut model = FileModel {
+        path: source.path.clone(),
+        is_template,
+        documents: Vec::new(),
+        problems: Vec::new(),
+    };
+    if source.text.len() > MAX_FILE_BYTES {
+        model.problems.push(Problem::new(
+            0,
+            format!(
+                "file is larger than the {} MiB that tether models; exclude it from the run",
+                MAX_FILE_BYTES / (1024 * 1024)
+            ),
+        ));
+        return model;
+    }
+    if source.text[source.bom_len..].trim().is_empty() {
+        model.problems.push(Problem::new(
+            0,
+            "empty file: there are no keys or comments to model",
+        ));
+        return model;
+    }
+
+    let masked_text = front.masked_text(source);
+    let directive_lines = front
+        .masked
+        .as_ref()
+        .map_or(&[][..], |m| &m.directive_lines[..]);
+    let parsed = parse::parse_documents(
+        &source.text,
+        masked_text,
+        source.document_line_starts(),
+        source.bom_len,
+        &front.defines,
+    );
+    let view = TemplateView::new(
+        source,
+        masked_text,
+        directive_lines,
+        &front.actions,
+        directives,
+        !is_template,
+    );
+    let mut documents: Vec<(ParsedDocument, Option<Branch>)> = parsed
+        .into_iter()
+        .map(|document| (document, None))
+        .collect();
+    // Branches of different shapes: model one branch of every if/else instead.
+    let variants: Vec<(Branch, Masked)> = if documents.iter().any(|(d, _)| syntax_error(d)) {
+        [Branch::First, Branch::Last]
+            .into_iter()
+            .filter_map(|branch| {
+                mask::mask_branch(&source.text, &front.actions, branch)
+                    .map(|masked| (branch, masked))
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    for (branch, masked) in &variants {
+        let reparsed = parse::parse_documents(
+            &source.text,
+            &masked.text,
+            source.document_line_starts(),
+            source.bom_len,
+            &front.defines,
+        );
+        for (slot, candidate) in documents.iter_mut().zip(reparsed) {
+            if syntax_error(&slot.0) && candidate.lines == slot.0.lines && !syntax_error(&candidate)
+            {
+                *slot = (candidate, Some(*branch));
+            }
+        }
+    }
+    let variant_views: Vec<(Branch, TemplateView)> = variants
+        .iter()
+        .map(|(branch, masked)| {
+            let view = TemplateView::new(
+                source,
+                &masked.text,
+                &masked.directive_lines,
+                &front.actions,
+                directives,
+                !is_template,
+            );
+            (*branch, view)
+        })
+        .collect();
+    for (index, (document, branch)) in documents.into_iter().enumerate() {
+        match &document.recovered {
+            Some(Recovery::SyntaxError { lines }) => model.problems.push(Problem::new(
+                lines.start,
+                recovery_message(source, lines.clone(), is_template),
+            )),
+            Some(Recovery::TooLong) => model.problems.push(Problem::new(
+                document.lines.start,
+                format!(
+                    "document is {} lines long, over the {} lines tree-sitter-yaml can count; its keys were recovered from indentation; split it with `---`",
+                    document.lines.len(),
+                    parse::MAX_DOCUMENT_LINES
+                ),
+            )),
+            Some(Recovery::TooDeep { .. }) | None => {}
+        }
+        let too_deep = match &document.recovered {
+            Some(Recovery::TooDeep { line }) => Some(*line),
+            _ => document.too_deep_at,
+        };
+        if let Some(line) = too_deep {
+            model.problems.push(Problem::new(
+                line,
+                format!(
+                    "nesting deeper than {} levels; keys below that depth are not modelled",
+                    MAX_DEPTH
+                ),
+            ));
+        }
+        let document_view = variant_views
+            .iter()
+            .find(|(modelled, _)| Some(*modelled) == branch)
+            .map_or(&view, |(_, view)| view);
+        let mut anchored = anchor::anchor(document_view, document, index);
+        anchored.branch = branch;
+        model.documents.push(anchored);
+    }
+    model.problems.sort_by_key(|problem| problem.line);
+    model
+}
+
+fn syntax_error(document: &ParsedDocument) -> bool {
+    matches!(document.recovered, Some(Recovery::SyntaxError { .. }))
+}
+
+fn recovery_message(source: &SourceFile, lines: Range<usize>, is_template: bool) -> String {
+    let range = if lines.end - lines.start <= 1 {
+        format!("line {}", lines.start + 1)
+    } else {
+        format!("lines {}-{}", lines.start + 1, lines.end)
+    };
+    let tab_line = lines.clone().find(|&line| {
+        source
+            .line_text(line)
+            .bytes()
+            .take_while(|&b| b == b' ' || b == b'\t')
+            .any(|b| b == b'\t')
+    });
+    let after_masking = if is_template {
+        " after masking template actions"
+    } else {
+        ""
+    };
+    let mut message = format!(
+        "not valid YAML{after_masking} ({range}); this document's keys were recovered from indentation"
+    );
+    if let Some(line) = tab_line {
+        message.push_str(&format!(
+            "; line {} is indented with a tab, YAML allows only spaces",
+            line + 1
+        ));
+    }
+    message
+}

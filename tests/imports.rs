@@ -1,0 +1,308 @@
+//! The import graph between the files of `src/`: no cycles (ARCHITECTURE.md, "Layers").
+//!
+//! A file depends on another when it names one of its items by path: a `use` line
+//! (braces expanded), a `crate::…`/`super::…`/`self::…` path in code, or a path through
+//! a child module it declares (`mod lex;` then `lex::Action`). `mod` lines alone are
+//! structure, not dependencies, and `#[cfg(test)] mod tests` blocks are left out: a
+//! test reaching into its parent is no layering. A path resolves to the deepest file
+//! module it names, so `crate::yaml::model::Key` is `src/yaml/model.rs` and
+//! `crate::model_bytes` is `src/lib.rs`.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use regex::Regex;
+
+fn repo() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A file of the crate and the module path it defines (`["yaml", "model"]`).
+struct Module {
+    file: PathBuf,
+    path: Vec<String>,
+    /// The crate root this file belongs to (`lib.rs` or `main.rs`).
+    root: PathBuf,
+    code: String,
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// The code of a file without comments, string literals and its test module.
+fn code_of(text: &str) -> String {
+    let mut code = String::new();
+    let mut lines = text.lines().peekable();
+    while let Some(line) = lines.next() {
+        if line.trim() == "#[cfg(test)]"
+            && lines
+                .peek()
+                .is_some_and(|next| next.trim_start().starts_with("mod tests"))
+        {
+            break;
+        }
+        let line = Regex::new(r#""(\\.|[^"\\])*""#)
+            .unwrap()
+            .replace_all(line, "\"\"");
+        let line = line.split("//").next().unwrap_or_default();
+        code.push_str(line);
+        code.push('\n');
+    }
+    code
+}
+
+/// The modules of the crates under `src`: each file's module path and crate root.
+fn modules(src: &Path) -> Vec<Module> {
+    let mut files = Vec::new();
+    rust_files(src, &mut files);
+    files.sort();
+    let bin_root = src.join("main.rs");
+    let bin_modules: BTreeSet<String> = std::fs::read_to_string(&bin_root)
+        .map(|text| declared_modules(&code_of(&text)))
+        .unwrap_or_default();
+    files
+        .into_iter()
+        .filter(|file| !file.components().any(|c| c.as_os_str() == "bin"))
+        .map(|file| {
+            let relative = file.strip_prefix(src).unwrap().with_extension("");
+            let mut path: Vec<String> = relative
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect();
+            if path.last().is_some_and(|last| last == "mod") {
+                path.pop();
+            }
+            if path == ["lib"] || path == ["main"] {
+                path.clear();
+            }
+            let in_bin = file == bin_root || path.first().is_some_and(|m| bin_modules.contains(m));
+            let root = if in_bin {
+                bin_root.clone()
+            } else {
+                src.join("lib.rs")
+            };
+            let code = code_of(&std::fs::read_to_string(&file).unwrap());
+            Module {
+                file,
+                path,
+                root,
+                code,
+            }
+        })
+        .collect()
+}
+
+/// The names of `mod name;` lines (any visibility), not inline `mod name { … }`.
+fn declared_modules(code: &str) -> BTreeSet<String> {
+    let declaration =
+        Regex::new(r"(?m)^\s*(?:pub(?:\([a-z]+\))?\s+)?mod\s+([a-z_][a-z0-9_]*)\s*;").unwrap();
+    declaration
+        .captures_iter(code)
+        .map(|captures| captures[1].to_string())
+        .collect()
+}
+
+/// Expands the braces of a `use` tree: `a::{b, c::{d, e}}` is `a::b`, `a::c::d`, `a::c::e`.
+fn expand_use(tree: &str) -> Vec<String> {
+    let tree: String = tree.chars().filter(|c| !c.is_whitespace()).collect();
+    let Some(open) = tree.find('{') else {
+        return vec![tree];
+    };
+    let prefix = &tree[..open];
+    let inner = &tree[open + 1..tree.rfind('}').unwrap_or(tree.len())];
+    let mut parts = Vec::new();
+    let (mut depth, mut start) = (0, 0);
+    for (index, c) in inner.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(&inner[start..index]);
+                start = index + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&inner[start..]);
+    parts
+        .into_iter()
+        .filter(|part| !part.is_empty())
+        .flat_map(|part| expand_use(part))
+        .map(|suffix| format!("{prefix}{suffix}"))
+        .collect()
+}
+
+/// Every path the code names that may lead to another file of its crate, as written.
+fn paths_in(code: &str, children: &BTreeSet<String>) -> Vec<String> {
+    let mut paths = Vec::new();
+    let use_line = Regex::new(r"(?s)\buse\s+([^;]+);").unwrap();
+    for captures in use_line.captures_iter(code) {
+        paths.extend(expand_use(&captures[1]));
+    }
+    let inline = Regex::new(r"\b(?:crate|super|self)(?:::[A-Za-z_][A-Za-z0-9_]*)+").unwrap();
+    paths.extend(inline.find_iter(code).map(|m| m.as_str().to_string()));
+    for child in children {
+        let through = Regex::new(&format!(r"\b{child}(?:::[A-Za-z_][A-Za-z0-9_]*)+")).unwrap();
+        paths.extend(through.find_iter(code).map(|m| m.as_str().to_string()));
+    }
+    paths
+}
+
+/// The file a path written in `module` leads to, when it is a file of the same crate.
+fn resolve(
+    module: &Module,
+    written: &str,
+    children: &BTreeSet<String>,
+    files: &BTreeMap<(PathBuf, Vec<String>), PathBuf>,
+) -> Option<PathBuf> {
+    let written = written.split(" as ").next().unwrap_or(written);
+    let mut segments: Vec<&str> = written.split("::").filter(|s| !s.is_empty()).collect();
+    segments.retain(|s| *s != "*");
+    let mut absolute: Vec<String> = match segments.first().copied() {
+        Some("crate") => Vec::new(),
+        Some("self") => module.path.clone(),
+        Some("super") => {
+            let mut path = module.path.clone();
+            while segments.first() == Some(&"super") {
+                path.pop();
+                segments.remove(0);
+            }
+            segments.insert(0, "super");
+            path
+        }
+        Some(first) if children.contains(first) => {
+            let mut path = module.path.clone();
+            path.push(first.to_string());
+            segments.remove(0);
+            segments.insert(0, "self");
+            path
+        }
+        _ => return None,
+    };
+    absolute.extend(segments.iter().skip(1).map(|s| s.to_string()));
+    // The deepest prefix that is a file of this crate.
+    (0..=absolute.len())
+        .rev()
+        .find_map(|length| files.get(&(module.root.clone(), absolute[..length].to_vec())))
+        .cloned()
+}
+
+/// The import cycles among the files under `src`, each as its files in order.
+fn import_cycles(src: &Path) -> Vec<Vec<String>> {
+    let modules = modules(src);
+    let files: BTreeMap<(PathBuf, Vec<String>), PathBuf> = modules
+        .iter()
+        .map(|m| ((m.root.clone(), m.path.clone()), m.file.clone()))
+        .collect();
+    let name = |file: &Path| file.strip_prefix(src).unwrap().display().to_string();
+    let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for module in &modules {
+        let children = declared_modules(&module.code);
+        let targets = edges.entry(name(&module.file)).or_default();
+        for written in paths_in(&module.code, &children) {
+            if let Some(target) = resolve(module, &written, &children, &files) {
+                if target != module.file {
+                    targets.insert(name(&target));
+                }
+            }
+        }
+    }
+    strongly_connected(&edges)
+        .into_iter()
+        .filter(|component| component.len() > 1)
+        .collect()
+}
+
+/// Tarjan's strongly connected components, each sorted, in a stable order.
+fn strongly_connected(edges: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
+    struct State<'a> {
+        edges: &'a BTreeMap<String, BTreeSet<String>>,
+        index: BTreeMap<&'a str, usize>,
+        low: BTreeMap<&'a str, usize>,
+        stack: Vec<&'a str>,
+        on_stack: BTreeSet<&'a str>,
+        components: Vec<Vec<String>>,
+    }
+    fn visit<'a>(state: &mut State<'a>, node: &'a str) {
+        let next = state.index.len();
+        state.index.insert(node, next);
+        state.low.insert(node, next);
+        state.stack.push(node);
+        state.on_stack.insert(node);
+        let edges = state.edges;
+        for target in edges.get(node).into_iter().flatten() {
+            if !state.index.contains_key(target.as_str()) {
+                visit(state, target);
+                let low = state.low[node].min(state.low[target.as_str()]);
+                state.low.insert(node, low);
+            } else if state.on_stack.contains(target.as_str()) {
+                let low = state.low[node].min(state.index[target.as_str()]);
+                state.low.insert(node, low);
+            }
+        }
+        if state.low[node] == state.index[node] {
+            let mut component = Vec::new();
+            while let Some(top) = state.stack.pop() {
+                state.on_stack.remove(top);
+                component.push(top.to_string());
+                if top == node {
+                    break;
+                }
+            }
+            component.sort();
+            state.components.push(component);
+        }
+    }
+    let mut state = State {
+        edges,
+        index: BTreeMap::new(),
+        low: BTreeMap::new(),
+        stack: Vec::new(),
+        on_stack: BTreeSet::new(),
+        components: Vec::new(),
+    };
+    for node in edges.keys() {
+        if !state.index.contains_key(node.as_str()) {
+            visit(&mut state, node);
+        }
+    }
+    state.components.sort();
+    state.components
+}
+
+#[test]
+fn no_import_cycle_between_files_of_src() {
+    let cycles = import_cycles(&repo().join("src"));
+    assert!(
+        cycles.is_empty(),
+        "files of src/ that import each other, directly or through others \
+         (put the shared types in a leaf module):\n{}",
+        cycles
+            .iter()
+            .map(|cycle| format!("  {}", cycle.join(" ↔ ")))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}
+
+/// The checker finds what it must: a fixture crate with a cycle through `super`, one
+/// through a child module and one through the crate root, and a clean layered module.
+#[test]
+fn the_cycle_check_finds_cycles() {
+    let cycles = import_cycles(&repo().join("tests/fixtures/imports/src"));
+    insta::with_settings!({
+        snapshot_path => "../snapshots",
+        prepend_module_to_snapshot => false,
+        omit_expression => true,
+    }, {
+        insta::assert_snapshot!("imports__fixture_cycles", format!("{cycles:#?}"));
+    });
+}
