@@ -39,6 +39,7 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
 
 /// The code of a file without comments, string literals and its test module.
 fn code_of(text: &str) -> String {
+    let string = Regex::new(r#""(\\.|[^"\\])*""#).unwrap();
     let mut code = String::new();
     let mut lines = text.lines().peekable();
     while let Some(line) = lines.next() {
@@ -49,9 +50,7 @@ fn code_of(text: &str) -> String {
         {
             break;
         }
-        let line = Regex::new(r#""(\\.|[^"\\])*""#)
-            .unwrap()
-            .replace_all(line, "\"\"");
+        let line = string.replace_all(line, "\"\"");
         let line = line.split("//").next().unwrap_or_default();
         code.push_str(line);
         code.push('\n');
