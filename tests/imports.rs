@@ -134,7 +134,7 @@ fn expand_use(tree: &str) -> Vec<String> {
     parts
         .into_iter()
         .filter(|part| !part.is_empty())
-        .flat_map(|part| expand_use(part))
+        .flat_map(expand_use)
         .map(|suffix| format!("{prefix}{suffix}"))
         .collect()
 }
