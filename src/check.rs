@@ -34,22 +34,17 @@ pub enum Mode {
     Full,
 }
 
-#[derive(Debug, Clone, Copy)]
-pub struct CheckOptions {
-    pub mode: Mode,
-    /// Read and write the content-hash cache in the configuration's folder.
-    pub cache: bool,
-}
-
-/// Everything a run found.
+/// Everything a check found. [`CheckReport::render`] prints it in the formats of
+/// `tether check`.
 #[derive(Debug, Default)]
+#[non_exhaustive]
 pub struct CheckReport {
     /// Files checked (read or not).
     pub files: usize,
     /// Sorted by path, position, rule.
     pub diagnostics: Vec<Diagnostic>,
     /// The text of every file with a finding, for rendering snippets.
-    pub sources: BTreeMap<PathBuf, SourceFile>,
+    pub(crate) sources: BTreeMap<PathBuf, SourceFile>,
     /// Inputs that do not exist, files that could not be read: tether could not do
     /// its whole job.
     pub failures: Vec<String>,
@@ -66,6 +61,15 @@ pub struct CheckReport {
 }
 
 impl CheckReport {
+    /// A report of a check that could not start, `message` saying why: what
+    /// `tether check --format json` prints then, so machines read every outcome.
+    pub fn failed(message: impl Into<String>) -> CheckReport {
+        CheckReport {
+            failures: vec![message.into()],
+            ..CheckReport::default()
+        }
+    }
+
     /// A finding's path for machines (GitHub annotations, SARIF): relative to
     /// `base` (the repository's top level), whatever folder the configuration is in.
     pub fn path_from(&self, diagnostic: &Diagnostic, base: &Path) -> String {
@@ -74,6 +78,7 @@ impl CheckReport {
         relative.to_string_lossy().replace('\\', "/")
     }
 
+    /// How many findings have this severity.
     pub fn count(&self, severity: Severity) -> usize {
         self.diagnostics
             .iter()
@@ -82,9 +87,162 @@ impl CheckReport {
     }
 }
 
-/// Checks the files under `inputs`, every one with `config`.
-pub fn check(config: &Config, inputs: &[PathBuf], options: CheckOptions) -> CheckReport {
-    check_resolved(&Resolver::one(config.clone()), inputs, options, None)
+/// How the files of a check find their configuration.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum ConfigSource {
+    /// This configuration for every file (`tether check --config`).
+    One(Config),
+    /// Each file's nearest `tether.toml`, in its folder or above, as `tether check`
+    /// does without `--config`; `fallback` for the files that have none. `select`
+    /// narrows every configuration to these rules (`--select`).
+    Nearest {
+        /// The configuration of files with no `tether.toml` above them.
+        fallback: Config,
+        /// Rule names; empty for all.
+        select: Vec<String>,
+    },
+}
+
+/// How a check runs.
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct CheckOptions {
+    /// Parse every file, not only those a rule needs a tree for (slower; the findings
+    /// are the same).
+    pub full: bool,
+    /// Read and write the content-hash cache in `.tether_cache/` beside each
+    /// `tether.toml`.
+    pub cache: bool,
+    /// Only what changed since a git revision.
+    pub changed_since: Option<ChangedSince>,
+}
+
+impl CheckOptions {
+    /// Sets [`CheckOptions::full`].
+    pub fn full(mut self, full: bool) -> Self {
+        self.full = full;
+        self
+    }
+
+    /// Sets [`CheckOptions::cache`].
+    pub fn cache(mut self, cache: bool) -> Self {
+        self.cache = cache;
+        self
+    }
+
+    /// Sets [`CheckOptions::changed_since`].
+    pub fn changed_since(mut self, changed: ChangedSince) -> Self {
+        self.changed_since = Some(changed);
+        self
+    }
+}
+
+/// `--changed-since REV` and `--changed-lines`: the files added, modified, renamed or
+/// copied since the merge base of `revision` and HEAD, untracked files included.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct ChangedSince {
+    /// A folder of the repository.
+    pub repository: PathBuf,
+    /// What to compare with: a branch, tag or commit.
+    pub revision: String,
+    /// Keep only findings that touch a changed line.
+    pub lines_only: bool,
+}
+
+impl ChangedSince {
+    /// The files changed since `revision` in the repository of the folder `repository`.
+    pub fn new(repository: impl Into<PathBuf>, revision: impl Into<String>) -> Self {
+        ChangedSince {
+            repository: repository.into(),
+            revision: revision.into(),
+            lines_only: false,
+        }
+    }
+
+    /// Sets [`ChangedSince::lines_only`].
+    pub fn lines_only(mut self, lines_only: bool) -> Self {
+        self.lines_only = lines_only;
+        self
+    }
+}
+
+/// Checks the files under `paths` (files, or folders walked as `tether check` walks
+/// them), every one with `config`: no cache, trees only where a rule needs one.
+///
+/// ```
+/// let config = tether::Config::discover("examples/kubevirt").unwrap();
+/// let report = tether::check_paths(&config, &["examples/kubevirt"]);
+/// assert!(report.files > 0);
+/// assert!(report.failures.is_empty());
+/// ```
+pub fn check_paths<P: AsRef<Path>>(config: &Config, paths: &[P]) -> CheckReport {
+    let inputs: Vec<PathBuf> = paths.iter().map(|p| p.as_ref().to_path_buf()).collect();
+    check_resolved(
+        &Resolver::one(config.clone()),
+        &inputs,
+        Mode::Lazy,
+        false,
+        None,
+    )
+}
+
+/// Checks the files under `paths` as `tether check` does: each with the
+/// configuration `configs` chooses, with the cache and limits `options` sets. Only
+/// what keeps the check from starting is an error (an unknown rule in `select`, git
+/// failing to list changes); a file that cannot be read is one of the
+/// [`CheckReport::failures`].
+///
+/// ```
+/// use tether::{check_with, CheckOptions, Config, ConfigSource};
+/// let configs = ConfigSource::Nearest {
+///     fallback: Config::default_for(".".into()),
+///     select: vec!["required-comment".into()],
+/// };
+/// let report = check_with(configs, &["examples"], &CheckOptions::default().full(true)).unwrap();
+/// assert!(report.diagnostics.iter().all(|d| d.rule == "required-comment"));
+/// ```
+pub fn check_with<P: AsRef<Path>>(
+    configs: ConfigSource,
+    paths: &[P],
+    options: &CheckOptions,
+) -> Result<CheckReport, crate::error::Error> {
+    let inputs: Vec<PathBuf> = paths.iter().map(|p| p.as_ref().to_path_buf()).collect();
+    let resolver = match configs {
+        ConfigSource::One(config) => Resolver::one(config),
+        ConfigSource::Nearest {
+            mut fallback,
+            select,
+        } => {
+            if !select.is_empty() {
+                fallback.select(&select)?;
+            }
+            Resolver::discover(fallback, select)
+        }
+    };
+    let changes = match &options.changed_since {
+        Some(since) => Some(
+            Changes::since(&since.repository, &since.revision)
+                .map_err(crate::error::Error::Changes)?,
+        ),
+        None => None,
+    };
+    let changed = changes
+        .as_ref()
+        .zip(options.changed_since.as_ref())
+        .map(|(changes, since)| Changed {
+            changes,
+            lines_only: since.lines_only,
+        });
+    let mode = if options.full { Mode::Full } else { Mode::Lazy };
+    Ok(check_resolved(
+        &resolver,
+        &inputs,
+        mode,
+        options.cache,
+        changed,
+    ))
 }
 
 /// Which changes a run is limited to (`--changed-since`, `--changed-lines`).
@@ -101,7 +259,8 @@ pub struct Changed<'a> {
 pub fn check_resolved(
     resolver: &Resolver,
     inputs: &[PathBuf],
-    options: CheckOptions,
+    mode: Mode,
+    use_cache: bool,
     changed: Option<Changed>,
 ) -> CheckReport {
     let walk::Walked {
@@ -114,7 +273,7 @@ pub fn check_resolved(
     if let Some(changed) = changed {
         files.retain(|file| changed.changes.contains(&file.absolute));
     }
-    let mode = match options.mode {
+    let mode_name = match mode {
         Mode::Lazy => "lazy",
         Mode::Full => "full",
     };
@@ -134,7 +293,7 @@ pub fn check_resolved(
         .collect();
     let caches: Vec<Option<Cache>> = configs
         .iter()
-        .map(|config| options.cache.then(|| Cache::load(config, mode)))
+        .map(|config| use_cache.then(|| Cache::load(config, mode_name)))
         .collect();
     let outcomes: Vec<Outcome> = files
         .par_iter()
@@ -143,7 +302,7 @@ pub fn check_resolved(
             let lines = changed
                 .filter(|changed| changed.lines_only)
                 .map(|changed| changed.changes);
-            check_file(file, options.mode, caches[index].as_ref(), lines)
+            check_file(file, mode, caches[index].as_ref(), lines)
         })
         .collect();
     let mut report = CheckReport {

@@ -1,24 +1,22 @@
-//! The command line: arguments, dispatch, and the only place that prints.
+//! The command line: arguments, dispatch, and the only place that prints. It uses
+//! the library's public surface only, as any other program would.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 use rayon::prelude::*;
-
-use crate::check::{CheckOptions, Mode};
-use crate::config::{Config, ConfigError};
-use crate::diagnostic::Severity;
-use crate::report;
-use crate::resolve::Resolver;
-use crate::rules::{self, RULES};
-use crate::walk;
+use tether::snapshot::{self, SnapshotFormat};
+use tether::{
+    check_with, ChangedSince, CheckOptions, CheckReport, Config, ConfigError, ConfigSource, Format,
+    Severity,
+};
 
 /// Keeps the comments of Helm chart templates tied to the keys they explain.
 #[derive(Debug, Parser)]
-#[command(name = "tether", version, about)]
+#[command(name = "tether", version = env!("TETHER_VERSION"), about)]
 pub struct Args {
     #[command(subcommand)]
     pub command: Command,
@@ -79,6 +77,17 @@ pub enum Command {
         #[arg(long)]
         force: bool,
     },
+    /// Pin which comment documents which key: compare every template and values
+    /// file with its snapshot (`--check`, the default), or write the snapshots
+    /// (`--update`).
+    Snapshot(SnapshotArgs),
+    /// Print a shell completion script: `tether completions bash > /etc/bash_completion.d/tether`.
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff) on standard output: `tether man > tether.1`.
+    Man,
     /// Print the comment-anchored model of files: every key path and the comments
     /// that document it, which are detached, which are free-standing.
     Map {
@@ -122,6 +131,35 @@ pub enum MapFormat {
     Json,
 }
 
+/// The arguments of `tether snapshot`.
+#[derive(Debug, clap::Args)]
+pub struct SnapshotArgs {
+    /// The folder whose configuration says which files to snapshot. Default: the
+    /// working directory.
+    pub dir: Option<PathBuf>,
+    /// The configuration file. Default: the nearest `tether.toml` in DIR or above.
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// Write the snapshot of every file whose snapshot is missing or differs, and
+    /// remove snapshots of files that are gone.
+    #[arg(long, conflicts_with = "check")]
+    pub update: bool,
+    /// Fail when a snapshot differs, is missing, or names no file (the default).
+    #[arg(long)]
+    pub check: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = SnapshotOutput::Human)]
+    pub format: SnapshotOutput,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SnapshotOutput {
+    /// A sentence and a unified diff per snapshot.
+    Human,
+    /// GitHub Actions workflow commands: an annotation per changed entry.
+    Github,
+}
+
 /// Exit codes shared by every command (DESIGN §7).
 pub mod exit {
     /// Clean.
@@ -160,14 +198,43 @@ pub fn run(args: Args) -> ExitCode {
             &select,
         ),
         Command::Rules { name } => rules(name.as_deref()),
+        #[cfg(unix)]
         Command::Idem(args) => idem(args),
+        #[cfg(not(unix))]
+        Command::Idem(_) => {
+            eprintln!("error: `tether idem` needs a Unix system (process groups, sh)");
+            exit::TROUBLE
+        }
         Command::Init { folder, force } => init(&folder, force),
+        Command::Snapshot(args) => snapshot(args),
+        Command::Completions { shell } => {
+            let mut command = Args::command();
+            clap_complete::generate(shell, &mut command, "tether", &mut std::io::stdout());
+            exit::OK
+        }
+        Command::Man => {
+            let page = clap_mangen::Man::new(Args::command());
+            match page.render(&mut std::io::stdout()) {
+                Ok(()) => exit::OK,
+                Err(_) => exit::TROUBLE,
+            }
+        }
     };
     ExitCode::from(code)
 }
 
+/// An absolute, normalised path (symlinks resolved when the path exists).
+fn absolute(path: &Path) -> PathBuf {
+    if let Ok(canonical) = path.canonicalize() {
+        return canonical;
+    }
+    std::env::current_dir()
+        .map(|current| current.join(path))
+        .unwrap_or_else(|_| path.to_path_buf())
+}
+
 /// Loads `--config`, or discovers `tether.toml` from the first path (or the working
-/// directory).
+/// directory); without one, the defaults for the working directory.
 fn load_config(paths: &[PathBuf], explicit: Option<&Path>) -> Result<Config, ConfigError> {
     if let Some(path) = explicit {
         return Config::load(path);
@@ -177,10 +244,15 @@ fn load_config(paths: &[PathBuf], explicit: Option<&Path>) -> Result<Config, Con
         Some(path) => path.clone(),
         None => PathBuf::from("."),
     };
-    match Config::discover(&crate::paths::absolute(&start)) {
+    match Config::find(&absolute(&start)) {
         Some(found) => Config::load(&found),
-        None => Ok(Config::default_for(crate::paths::absolute(Path::new(".")))),
+        None => Ok(Config::default_for(absolute(Path::new(".")))),
     }
+}
+
+/// Writes to standard output; false when it is closed.
+fn print_out(text: &str) -> bool {
+    std::io::stdout().lock().write_all(text.as_bytes()).is_ok()
 }
 
 /// The switches of `tether check`.
@@ -199,23 +271,12 @@ fn check(
     flags: CheckFlags,
     select: &[String],
 ) -> u8 {
-    let CheckFlags {
-        no_cache,
-        full,
-        fail_on,
-        changed_since,
-        changed_lines,
-    } = flags;
     // Machines read every outcome: a run that cannot start still prints the usual
     // object, its `errors` saying why.
     let trouble = |message: String| {
         eprintln!("error: {message}");
         if format == CheckFormat::Json {
-            let report = crate::check::CheckReport {
-                failures: vec![message],
-                ..crate::check::CheckReport::default()
-            };
-            print!("{}", report::json::render(&report));
+            print_out(&CheckReport::failed(message).render(&Format::Json));
         }
         exit::TROUBLE
     };
@@ -229,62 +290,55 @@ fn check(
     };
     if !select.is_empty() {
         if let Err(error) = config.select(select) {
-            return trouble(error);
+            return trouble(error.to_string());
         }
     }
     let inputs = if paths.is_empty() {
-        vec![config.root.clone()]
+        vec![config.root().to_path_buf()]
     } else {
         paths.to_vec()
     };
-    let config_root = config.root.clone();
-    let resolver = if explicit.is_some() {
-        Resolver::one(config)
+    let mut options = CheckOptions::default()
+        .full(flags.full)
+        .cache(!flags.no_cache);
+    if let Some(revision) = flags.changed_since {
+        options = options.changed_since(
+            ChangedSince::new(config.root(), revision).lines_only(flags.changed_lines),
+        );
+    }
+    let configs = if explicit.is_some() {
+        ConfigSource::One(config)
     } else {
-        Resolver::discover(
-            Config::default_for(crate::paths::absolute(Path::new("."))),
-            select.to_vec(),
-        )
+        ConfigSource::Nearest {
+            fallback: Config::default_for(absolute(Path::new("."))),
+            select: select.to_vec(),
+        }
     };
-    let options = CheckOptions {
-        mode: if full { Mode::Full } else { Mode::Lazy },
-        cache: !no_cache,
+    let report = match check_with(configs, &inputs, &options) {
+        Ok(report) => report,
+        Err(error) => return trouble(error.to_string()),
     };
-    let changes = match &changed_since {
-        Some(revision) => match crate::changes::Changes::since(&config_root, revision) {
-            Ok(changes) => Some(changes),
-            Err(error) => return trouble(error),
-        },
-        None => None,
-    };
-    let changed = changes.as_ref().map(|changes| crate::check::Changed {
-        changes,
-        lines_only: changed_lines,
-    });
-    let report = crate::check::check_resolved(&resolver, &inputs, options, changed);
     // Nothing was checked because no input could be: the errors say it all.
     let nothing_checked = report.files == 0 && !report.failures.is_empty();
     let output = match format {
         CheckFormat::Human | CheckFormat::Github if nothing_checked => String::new(),
         CheckFormat::Human => {
             let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-            report::human::render(&report, color)
+            report.render(&Format::Human { color })
         }
-        CheckFormat::Json => report::json::render(&report),
-        CheckFormat::Github => report::github::render(&report, &machine_root(&report.root)),
-        CheckFormat::Sarif => report::sarif::render(&report, &machine_root(&report.root)),
+        CheckFormat::Json => report.render(&Format::Json),
+        CheckFormat::Github => report.render(&Format::Github {
+            root: tether::machine_root(&report.root),
+        }),
+        CheckFormat::Sarif => report.render(&Format::Sarif {
+            root: tether::machine_root(&report.root),
+        }),
     };
-    let mut stdout = std::io::stdout().lock();
-    if stdout.write_all(output.as_bytes()).is_err() {
+    if !print_out(&output) {
         return exit::TROUBLE;
     }
-    for note in &report.notes {
-        eprintln!("note: {}", report::human::escape_controls(note));
-    }
-    for failure in &report.failures {
-        eprintln!("error: {failure}");
-    }
-    let failing = match fail_on {
+    eprint!("{}", report.render_messages());
+    let failing = match flags.fail_on {
         FailOn::Error => report.count(Severity::Error),
         FailOn::Warning => report.diagnostics.len(),
         FailOn::Never => 0,
@@ -296,25 +350,6 @@ fn check(
     } else {
         exit::OK
     }
-}
-
-/// The folder machine-read paths are relative to: `GITHUB_WORKSPACE` in GitHub
-/// Actions, else the git top level of the configuration's folder, else that folder;
-/// so annotations and SARIF name the same file wherever tether ran from.
-fn machine_root(config_root: &Path) -> PathBuf {
-    if let Some(workspace) = std::env::var_os("GITHUB_WORKSPACE").filter(|w| !w.is_empty()) {
-        return crate::paths::absolute(Path::new(&workspace));
-    }
-    walk::git(config_root)
-        .args(["rev-parse", "--show-toplevel"])
-        .stderr(std::process::Stdio::null())
-        .output()
-        .ok()
-        .filter(|output| output.status.success())
-        .map(|output| PathBuf::from(String::from_utf8_lossy(&output.stdout).trim()))
-        .filter(|top| !top.as_os_str().is_empty())
-        .map(|top| crate::paths::absolute(&top))
-        .unwrap_or_else(|| config_root.to_path_buf())
 }
 
 /// The arguments of `tether idem`.
@@ -345,28 +380,30 @@ pub struct IdemArgs {
     #[arg(long)]
     pub jobs: Option<usize>,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = IdemFormat::Text)]
-    pub format: IdemFormat,
+    #[arg(long, value_enum, default_value_t = IdemOutput::Text)]
+    pub format: IdemOutput,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum IdemFormat {
+pub enum IdemOutput {
     Text,
     Json,
     /// GitHub Actions workflow commands: one annotation per failed check.
     Github,
 }
 
+#[cfg(unix)]
 fn idem(args: IdemArgs) -> u8 {
+    use tether::idem::{IdemFormat, IdemOptions, IdemTarget};
     // Ctrl-C: kill the commands' process groups and remove every sandbox copy.
     let _ = ctrlc::set_handler(|| {
-        crate::idem::interrupt();
+        tether::idem::interrupt();
         eprintln!("\ninterrupted: sandbox copies removed");
         std::process::exit(130);
     });
-    let dir = crate::paths::absolute(args.dir.as_deref().unwrap_or(Path::new(".")));
-    let (targets, display_root) = if let Some(run) = args.run {
-        let timeout = match crate::config::parse_duration(&args.timeout) {
+    let dir = absolute(args.dir.as_deref().unwrap_or(Path::new(".")));
+    let targets = if let Some(run) = args.run {
+        let timeout = match tether::parse_duration(&args.timeout) {
             Ok(timeout) => timeout,
             Err(message) => {
                 eprintln!("error: --timeout: {message}");
@@ -378,34 +415,36 @@ fn idem(args: IdemArgs) -> u8 {
         } else {
             args.files
         };
-        match crate::config::IdemTarget::new(run, dir.clone(), files, args.self_heal, timeout) {
-            Ok(target) => (vec![target], crate::paths::absolute(Path::new("."))),
+        match IdemTarget::new(run, dir.clone(), files, args.self_heal, timeout) {
+            Ok(target) => vec![target],
             Err(message) => {
                 eprintln!("error: {message}");
                 return exit::TROUBLE;
             }
         }
     } else {
-        let paths = vec![dir.clone()];
-        match load_config(&paths, args.config.as_deref()) {
-            Ok(config) => (config.idem.clone(), crate::paths::absolute(Path::new("."))),
+        match load_config(std::slice::from_ref(&dir), args.config.as_deref()) {
+            Ok(config) => config.idem_targets().to_vec(),
             Err(error) => {
                 eprintln!("error: {error}");
                 return exit::TROUBLE;
             }
         }
     };
-    let options = crate::idem::IdemOptions {
-        jobs: args.jobs.unwrap_or_else(rayon::current_num_threads),
-        discover: args.discover,
-    };
+    let cwd = absolute(Path::new("."));
+    let mut options = IdemOptions::default()
+        .discover(args.discover)
+        .display_root(cwd.clone());
+    if let Some(jobs) = args.jobs {
+        options = options.jobs(jobs);
+    }
     let bar = std::io::stderr().is_terminal().then(|| {
         let bar = indicatif::ProgressBar::new_spinner();
         bar.enable_steady_tick(std::time::Duration::from_millis(120));
         bar
     });
-    let progress = |step: crate::idem::Progress| {
-        if let Some(bar) = &bar {
+    if let Some(bar) = bar.clone() {
+        options = options.on_progress(move |step| {
             bar.set_message(format!(
                 "[{}/{}] `{}`: {}",
                 step.done + 1,
@@ -413,9 +452,9 @@ fn idem(args: IdemArgs) -> u8 {
                 step.run,
                 step.check
             ));
-        }
-    };
-    let result = crate::idem::run(&targets, &display_root, options, &progress);
+        });
+    }
+    let result = tether::idem::run_targets(&targets, &options);
     if let Some(bar) = &bar {
         bar.finish_and_clear();
     }
@@ -427,15 +466,14 @@ fn idem(args: IdemArgs) -> u8 {
         }
     };
     let output = match args.format {
-        IdemFormat::Text => report::idem::human(&report),
-        IdemFormat::Json => report::idem::json(&report),
-        IdemFormat::Github => {
-            let cwd = crate::paths::absolute(Path::new("."));
-            report::idem::github(&report, &cwd, &machine_root(&cwd))
-        }
+        IdemOutput::Text => report.render(&IdemFormat::Text),
+        IdemOutput::Json => report.render(&IdemFormat::Json),
+        IdemOutput::Github => report.render(&IdemFormat::Github {
+            root: tether::machine_root(&cwd),
+            cwd,
+        }),
     };
-    let mut stdout = std::io::stdout().lock();
-    if stdout.write_all(output.as_bytes()).is_err() {
+    if !print_out(&output) {
         return exit::TROUBLE;
     }
     if !report.user_tree_changes.is_empty() {
@@ -450,20 +488,21 @@ fn idem(args: IdemArgs) -> u8 {
 fn rules(name: Option<&str>) -> u8 {
     match name {
         None => {
-            let width = RULES.iter().map(|r| r.rule.name().len()).max().unwrap_or(0);
-            for registered in RULES {
+            let rules = tether::rules();
+            let width = rules.iter().map(|rule| rule.name.len()).max().unwrap_or(0);
+            for rule in rules {
                 println!(
                     "{:width$}  {:5}  {}",
-                    registered.rule.name(),
-                    registered.rule.default_level().as_str(),
-                    registered.summary()
+                    rule.name,
+                    rule.default_level.as_str(),
+                    rule.summary
                 );
             }
             exit::OK
         }
-        Some(name) => match rules::find(name) {
-            Some(registered) => {
-                print!("{}", rules::rule_page(registered));
+        Some(name) => match tether::rule(name) {
+            Some(rule) => {
+                print!("{}", rule.page);
                 exit::OK
             }
             None => {
@@ -475,7 +514,7 @@ fn rules(name: Option<&str>) -> u8 {
 }
 
 fn init(folder: &Path, force: bool) -> u8 {
-    let path = folder.join(crate::config::FILE_NAME);
+    let path = folder.join("tether.toml");
     if path.exists() && !force {
         eprintln!(
             "error: {} already exists; pass --force to overwrite it",
@@ -483,7 +522,7 @@ fn init(folder: &Path, force: bool) -> u8 {
         );
         return exit::TROUBLE;
     }
-    match std::fs::write(&path, crate::config::starter()) {
+    match std::fs::write(&path, Config::starter_toml()) {
         Ok(()) => {
             println!(
                 "wrote {}; run `tether check {}`",
@@ -515,47 +554,30 @@ fn map(format: MapFormat, paths: &[PathBuf]) -> u8 {
             files.push(path.clone());
             continue;
         }
-        let walked = walk::files(
-            &crate::resolve::Resolver::one(config.clone()),
-            std::slice::from_ref(path),
-        );
-        for (folder, message) in walked.unreadable {
-            eprintln!("error: cannot read folder {}: {message}", folder.display());
-            code = exit::TROUBLE;
-        }
-        for message in walked.bad_inputs {
+        let covered = tether::covered_files(&config, std::slice::from_ref(path));
+        for message in covered.errors {
             eprintln!("error: {message}");
             code = exit::TROUBLE;
         }
-        let base = crate::paths::absolute(path);
-        files.extend(
-            walked
-                .files
-                .into_iter()
-                .map(|file| path.join(crate::paths::relative_to(&file.absolute, &base))),
-        );
+        let base = absolute(path);
+        files.extend(covered.files.into_iter().map(|file| {
+            path.join(
+                file.strip_prefix(&base)
+                    .map(Path::to_path_buf)
+                    .unwrap_or(file),
+            )
+        }));
     }
     let results: Vec<_> = files
         .par_iter()
-        .map(|path| {
-            crate::source::read_regular(path, crate::source::MAX_FILE_BYTES).map(|bytes| {
-                crate::yaml::pipeline::model_bytes_with(path, bytes, &config.directives)
-            })
-        })
+        .map(|path| tether::comment_map_with(&config, path))
         .collect();
     let mut models = Vec::new();
-    for (path, result) in files.iter().zip(results) {
+    for result in results {
         match result {
             Ok(model) => models.push(model),
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-                eprintln!(
-                    "error: {}: no such file or folder; pass a file or a chart folder",
-                    path.display()
-                );
-                code = exit::TROUBLE;
-            }
             Err(error) => {
-                eprintln!("error: cannot read {}: {error}", path.display());
+                eprintln!("error: {error}");
                 code = exit::TROUBLE;
             }
         }
@@ -563,14 +585,61 @@ fn map(format: MapFormat, paths: &[PathBuf]) -> u8 {
     let output = match format {
         MapFormat::Text => models
             .iter()
-            .map(report::map::text)
+            .map(ToString::to_string)
             .collect::<Vec<_>>()
             .join("\n"),
-        MapFormat::Json => report::map::json(&models) + "\n",
+        MapFormat::Json => tether::map_json(&models) + "\n",
     };
-    let mut stdout = std::io::stdout().lock();
-    if stdout.write_all(output.as_bytes()).is_err() {
+    if !print_out(&output) {
         return exit::TROUBLE;
     }
     code
+}
+
+fn snapshot(args: SnapshotArgs) -> u8 {
+    let dir = args.dir.unwrap_or_else(|| PathBuf::from("."));
+    // Without a tether.toml, the folder itself is the root the snapshots go below.
+    let loaded = match &args.config {
+        Some(path) => Config::load(path).map_err(tether::Error::from),
+        None => Config::discover(&dir),
+    };
+    let config = match loaded {
+        Ok(config) => config,
+        Err(error) => {
+            eprintln!("error: {error}");
+            return exit::TROUBLE;
+        }
+    };
+    let result = if args.update {
+        snapshot::update(&config)
+    } else {
+        snapshot::check(&config)
+    };
+    let report = match result {
+        Ok(report) => report,
+        Err(error) => {
+            eprintln!("error: {error}");
+            return exit::TROUBLE;
+        }
+    };
+    let output = match args.format {
+        SnapshotOutput::Human => report.render(&SnapshotFormat::Human),
+        SnapshotOutput::Github => report.render(&SnapshotFormat::Github {
+            root: tether::machine_root(config.root()),
+            config_root: config.root().to_path_buf(),
+        }),
+    };
+    if !print_out(&output) {
+        return exit::TROUBLE;
+    }
+    for failure in &report.failures {
+        eprintln!("error: {failure}");
+    }
+    if !report.failures.is_empty() {
+        exit::TROUBLE
+    } else if !report.passed() {
+        exit::FINDINGS
+    } else {
+        exit::OK
+    }
 }

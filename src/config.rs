@@ -15,6 +15,7 @@ use serde::de::{self, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 use toml::Spanned;
 
+use crate::error::ConfigError;
 use crate::key_pattern::KeyPattern;
 use crate::rules::{self, Level, PlacementSetting, Require, RuleSettings};
 use crate::yaml::directives::Directives;
@@ -22,22 +23,11 @@ use crate::yaml::directives::Directives;
 /// The name tether looks for.
 pub const FILE_NAME: &str = "tether.toml";
 
+/// Where `tether snapshot` keeps snapshots without `[snapshot] dir`.
+pub const DEFAULT_SNAPSHOT_DIR: &str = "snapshots";
+
 /// A `tether.toml` larger than this is refused.
 pub const MAX_CONFIG_BYTES: usize = 1024 * 1024;
-
-/// A mistake in the configuration file.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ConfigError {
-    #[error("cannot read {path}: {message}")]
-    Unreadable { path: String, message: String },
-    #[error("{path}:{line}:{column}: {message}")]
-    Invalid {
-        path: String,
-        line: usize,
-        column: usize,
-        message: String,
-    },
-}
 
 /// Configuration of tether (`tether check`, `tether idem`). Paths and globs are
 /// relative to this file's folder. Reference: docs/rules.md.
@@ -74,6 +64,19 @@ pub struct ConfigFile {
     /// Regeneration commands `tether idem` proves honest.
     #[serde(default)]
     pub idem: Vec<IdemEntry>,
+    /// Where `tether snapshot` keeps its comment-map snapshots.
+    #[serde(default)]
+    pub snapshot: SnapshotEntry,
+}
+
+/// The `[snapshot]` table.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct SnapshotEntry {
+    /// The snapshot folder, relative to this file's folder and inside it. Default:
+    /// `snapshots`.
+    #[schemars(with = "Option<String>")]
+    pub dir: Option<Spanned<String>>,
 }
 
 /// An `[[idem]]` entry: a command that regenerates files, and what it must keep.
@@ -189,42 +192,64 @@ pub struct OverrideEntry {
     pub rules: BTreeMap<Spanned<String>, RuleSetting>,
 }
 
-/// The compiled configuration.
+/// A compiled `tether.toml`: which files to check, the rules' levels and options,
+/// `[[require]]`, `[[idem]]` and `[snapshot]`.
+///
+/// ```
+/// let config = tether::Config::from_toml(r#"
+/// exclude = ["**/crds/**"]
+///
+/// [rules]
+/// required-comment = "error"
+///
+/// [[require]]
+/// files = ["templates/kubevirt.yaml"]
+/// key = "spec.configuration.evictionStrategy"
+/// message = "say why live migration is the default"
+/// "#).unwrap();
+/// assert!(config.file().is_none());
+/// ```
 #[derive(Debug, Clone)]
 pub struct Config {
     /// The folder paths are relative to: the configuration's, or the working
     /// directory without one.
-    pub root: PathBuf,
+    pub(crate) root: PathBuf,
     /// The configuration file, if one was found.
-    pub file: Option<PathBuf>,
+    pub(crate) file: Option<PathBuf>,
     /// Hash of the configuration's text, for the cache.
-    pub fingerprint: u64,
+    pub(crate) fingerprint: u64,
     include: GlobSet,
     exclude: GlobSet,
     settings: RuleSettings,
     overrides: Vec<(GlobSet, Vec<(usize, RuleSetting)>)>,
-    pub require: Vec<Require>,
-    pub idem: Vec<IdemTarget>,
+    pub(crate) require: Vec<Require>,
+    pub(crate) idem: Vec<IdemTarget>,
     /// Comments addressed to tools, which document no key.
-    pub directives: Directives,
+    pub(crate) directives: Directives,
+    /// `[snapshot] dir`, absolute.
+    pub(crate) snapshot_dir: PathBuf,
 }
 
-/// A compiled `[[idem]]` entry.
+/// A compiled `[[idem]]` entry: a regeneration command, where it runs, the files it
+/// regenerates and the blocks it must restore.
 #[derive(Debug, Clone)]
 pub struct IdemTarget {
-    pub run: String,
+    /// The command, run with `sh -c`.
+    pub(crate) run: String,
     /// Absolute folder the command runs in.
-    pub dir: PathBuf,
+    pub(crate) dir: PathBuf,
     /// The globs as written (shown in reports) and compiled.
-    pub file_globs: Vec<String>,
-    pub files: GlobSet,
-    pub self_heal: Vec<String>,
-    pub timeout: std::time::Duration,
-    pub env: BTreeMap<String, String>,
+    pub(crate) file_globs: Vec<String>,
+    pub(crate) files: GlobSet,
+    pub(crate) self_heal: Vec<String>,
+    pub(crate) timeout: std::time::Duration,
+    pub(crate) env: BTreeMap<String, String>,
 }
 
 impl IdemTarget {
-    /// A target from command-line flags, for a one-off run.
+    /// A target from command-line flags, for a one-off run: `run` in `dir`, which
+    /// regenerates the files `file_globs` (relative to `dir`) and must restore the
+    /// blocks that open with the lines `self_heal`.
     pub fn new(
         run: String,
         dir: PathBuf,
@@ -259,7 +284,7 @@ impl IdemTarget {
 pub const MAX_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(24 * 3600);
 
 /// Reads `300s`, `5m`, `1h 30m`, `500ms` (humantime's forms) or a plain number of
-/// seconds, up to [`MAX_TIMEOUT`].
+/// seconds, up to a day.
 pub fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
     let text = text.trim();
     let duration = match text.parse::<u64>() {
@@ -280,6 +305,7 @@ impl Config {
     /// The configuration when there is no file: defaults, paths relative to `root`.
     pub fn default_for(root: PathBuf) -> Config {
         Config {
+            snapshot_dir: root.join(DEFAULT_SNAPSHOT_DIR),
             root,
             file: None,
             fingerprint: 0,
@@ -293,8 +319,79 @@ impl Config {
         }
     }
 
+    /// The configuration for `path` (a file or a folder): the nearest `tether.toml`
+    /// in its folder or above, or the defaults with paths relative to that folder when
+    /// there is none.
+    ///
+    /// ```
+    /// let config = tether::Config::discover("examples/kubevirt/templates/kubevirt-cr.yaml").unwrap();
+    /// assert!(config.file().unwrap().ends_with("examples/kubevirt/tether.toml"));
+    /// ```
+    pub fn discover(path: impl AsRef<Path>) -> Result<Config, crate::error::Error> {
+        let path = path.as_ref();
+        let start = if path.is_file() {
+            path.parent().map(Path::to_path_buf).unwrap_or_default()
+        } else {
+            path.to_path_buf()
+        };
+        let start = crate::paths::absolute(&start);
+        match Config::find(&start) {
+            Some(found) => Ok(Config::load(&found)?),
+            None => Ok(Config::default_for(start)),
+        }
+    }
+
+    /// A configuration from the text of a `tether.toml`, with paths relative to the
+    /// working directory. An error names the line and column.
+    pub fn from_toml(text: &str) -> Result<Config, crate::error::Error> {
+        let root = crate::paths::absolute(Path::new("."));
+        Config::from_toml_in(text, root)
+    }
+
+    /// [`Config::from_toml`] with paths relative to `root`, as if the file were there.
+    pub fn from_toml_in(
+        text: &str,
+        root: impl Into<PathBuf>,
+    ) -> Result<Config, crate::error::Error> {
+        let root = root.into();
+        let mut config = Config::parse(text, &root.join(FILE_NAME), root)?;
+        config.file = None;
+        Ok(config)
+    }
+
+    /// The folder the configuration's paths and globs are relative to.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The `tether.toml` this came from; `None` for defaults and [`Config::from_toml`].
+    pub fn file(&self) -> Option<&Path> {
+        self.file.as_deref()
+    }
+
+    /// The `[[idem]]` entries.
+    pub fn idem_targets(&self) -> &[IdemTarget] {
+        &self.idem
+    }
+
+    /// The folder `tether snapshot` keeps its snapshots in: `[snapshot] dir`, by
+    /// default `snapshots/` beside `tether.toml`.
+    pub fn snapshot_dir(&self) -> &Path {
+        &self.snapshot_dir
+    }
+
+    /// A commented starter `tether.toml`, as `tether init` writes it.
+    pub fn starter_toml() -> String {
+        starter()
+    }
+
+    /// The JSON schema of `tether.toml`, for editors.
+    pub fn json_schema() -> String {
+        json_schema()
+    }
+
     /// Finds `tether.toml` in `start` or the nearest folder above it.
-    pub fn discover(start: &Path) -> Option<PathBuf> {
+    pub fn find(start: &Path) -> Option<PathBuf> {
         start
             .ancestors()
             .map(|folder| folder.join(FILE_NAME))
@@ -403,6 +500,26 @@ impl Config {
         for entry in &file.require {
             require.push(compile_require(entry, &errors)?);
         }
+        let snapshot_dir = match &file.snapshot.dir {
+            Some(dir) => {
+                let relative = Path::new(dir.get_ref());
+                let inside = !dir.get_ref().is_empty()
+                    && relative.components().all(|component| {
+                        matches!(
+                            component,
+                            std::path::Component::Normal(_) | std::path::Component::CurDir
+                        )
+                    });
+                if !inside {
+                    return Err(errors.at(
+                        dir.span(),
+                        format!("snapshot `dir` {:?} is not a folder inside this file's folder; write a relative path without `..`, such as \"snapshots\"", dir.get_ref()),
+                    ));
+                }
+                root.join(relative)
+            }
+            None => root.join(DEFAULT_SNAPSHOT_DIR),
+        };
         let mut idem = Vec::new();
         for entry in &file.idem {
             idem.push(compile_idem(entry, &root, &errors)?);
@@ -418,12 +535,20 @@ impl Config {
             require,
             idem,
             directives: Directives::with_extra(file.directives.clone()),
+            snapshot_dir,
         })
     }
 
     /// Runs only the named rules: each at its configured level, or `warn` where it is
     /// off; every other rule off, overrides included.
-    pub fn select(&mut self, names: &[String]) -> Result<(), String> {
+    /// Runs only the rules `names` (as `--select`): every other rule is off, and a
+    /// selected rule that is off runs as `warn`.
+    pub fn select(&mut self, names: &[String]) -> Result<(), crate::error::Error> {
+        self.select_rules(names)
+            .map_err(crate::error::Error::UnknownRule)
+    }
+
+    pub(crate) fn select_rules(&mut self, names: &[String]) -> Result<(), String> {
         let mut selected = Vec::new();
         for name in names {
             let index = rules::RULES
@@ -458,7 +583,7 @@ impl Config {
     }
 
     /// The rule settings for one file, `[[overrides]]` applied.
-    pub fn settings_for(&self, relative: &Path) -> RuleSettings {
+    pub(crate) fn settings_for(&self, relative: &Path) -> RuleSettings {
         let mut settings = self.settings.clone();
         for (files, rules) in &self.overrides {
             if files.is_match(relative) {

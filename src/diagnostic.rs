@@ -8,12 +8,16 @@ use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+/// How much a finding counts.
 pub enum Severity {
+    /// Fails `tether check` (exit 1).
     Error,
+    /// Reported; fails only with `--fail-on warning`.
     Warning,
 }
 
 impl Severity {
+    /// `error` or `warning`.
     pub fn as_str(self) -> &'static str {
         match self {
             Severity::Error => "error",
@@ -24,22 +28,31 @@ impl Severity {
 
 /// A secondary place in the same file that explains the finding.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Label {
+    /// Byte range in the finding's file.
     pub range: Range<usize>,
+    /// What is there.
     pub message: String,
 }
 
+/// One finding of one rule.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Diagnostic {
     /// The rule's kebab-case name.
     pub rule: String,
+    /// Error or warning, from the rule's level.
     pub severity: Severity,
     /// Relative to the configuration's folder (or the working directory).
     pub path: PathBuf,
     /// Byte range in the file; empty ranges point between two bytes.
     pub range: Range<usize>,
+    /// What is wrong.
     pub message: String,
+    /// What to do.
     pub help: Option<String>,
+    /// Other places in the file that explain it.
     pub labels: Vec<Label>,
 }
 

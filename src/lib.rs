@@ -1,8 +1,30 @@
-//! tether keeps the comments of Helm chart templates tied to the keys they explain.
+//! tether keeps the comments of Helm chart templates tied to the keys they explain,
+//! and regeneration targets (`make update`) honest.
 //!
-//! The library is the whole tool; the `tether` binary only parses arguments and calls
-//! [`run`]. The pipeline (DESIGN §2) flows one way: [`source`] → [`template`] (lex,
-//! mask) → [`yaml`] (parse, model, anchor) → [`report`].
+//! This is the library the `tether` command is built on, for a monorepo's own
+//! `cargo xtask` and for snapshot tests. Everything public is listed here; the
+//! pipeline behind it (lex, mask, parse, anchor, rules, reports) is private and free
+//! to change.
+//!
+//! - [`comment_map`]: which comment documents which key in one file ([`FileModel`];
+//!   its `Display` is the text `tether map` prints).
+//! - [`check_paths`] and [`check_with`]: the rules over chart folders ([`CheckReport`],
+//!   rendered by [`CheckReport::render`] in the formats `tether check` prints).
+//! - [`snapshot`]: pinned comment maps, `tether snapshot`.
+//! - `idem` (Unix): prove a regeneration command is a no-op, a fixpoint, and restores
+//!   what it must, in sandbox copies (`tether idem`).
+//!
+//! ```
+//! # fn main() -> Result<(), tether::Error> {
+//! let config = tether::Config::from_toml("[rules]\nrequired-comment = \"error\"\n")?;
+//! let report = tether::check_paths(&config, &["examples/kubevirt"]);
+//! assert!(report.failures.is_empty());
+//! for diagnostic in &report.diagnostics {
+//!     println!("{}: {}", diagnostic.path.display(), diagnostic.message);
+//! }
+//! # Ok(())
+//! # }
+//! ```
 
 // A new way to panic needs a written reason (`#[allow(…)]` with a comment): tether
 // runs on hostile input and one bad file must never stop a run.
@@ -10,29 +32,67 @@
     not(test),
     deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
 )]
+// Every public item is documented; `tether::internals` (tests only) is exempt.
+#![cfg_attr(not(feature = "internals"), deny(missing_docs))]
 
-pub mod cache;
-pub mod changes;
-pub mod check;
-pub mod cli;
-pub mod config;
-pub mod diagnostic;
+mod cache;
+mod changes;
+mod check;
+mod config;
+mod diagnostic;
+mod error;
+#[cfg(unix)]
 pub mod idem;
-pub mod key_pattern;
-pub mod lines;
-pub mod paths;
-pub mod report;
-pub mod resolve;
-pub mod rules;
-pub mod source;
-pub mod template;
-pub mod walk;
-pub mod yaml;
+mod key_pattern;
+mod lines;
+mod paths;
+mod report;
+mod resolve;
+mod rules;
+pub mod snapshot;
+mod source;
+mod template;
+mod walk;
+mod yaml;
 
-pub use cli::run;
-pub use source::{Problem, SourceFile};
-pub use yaml::directives::{Directives, DEFAULT_DIRECTIVES};
+pub use check::{check_paths, check_with, ChangedSince, CheckOptions, CheckReport, ConfigSource};
+pub use config::{parse_duration, Config, IdemTarget};
+pub use diagnostic::{Diagnostic, Label, Severity};
+pub use error::{ConfigError, Error};
+pub use report::map::map_json;
+pub use report::{machine_root, Format};
+pub use rules::{rule, rules, rules_markdown, Level, RuleInfo};
+pub use source::Problem;
+pub use template::mask::Branch;
+pub use walk::{covered_files, Files};
 pub use yaml::model::{
     Attached, Comment, CommentStyle, Detached, Document, FileModel, Key, Placement,
 };
-pub use yaml::pipeline::{is_template_path, model_bytes, model_bytes_with, model_file, model_path};
+pub use yaml::pipeline::{
+    comment_map, comment_map_with, is_template_path, model_bytes, yaml_view, ViewDocument, YamlView,
+};
+
+/// What this repository's tests and fuzz targets reach below the public surface.
+/// Not part of the API: it changes without notice, and only the `internals`
+/// feature (which nothing but this repository enables) compiles it.
+#[cfg(feature = "internals")]
+#[doc(hidden)]
+pub mod internals {
+    pub use crate::check::{check_bytes, Mode};
+    pub use crate::key_pattern::KeyPattern;
+    pub use crate::rules::helm_docs::{helm_docs_path, simulate};
+    pub use crate::source::SourceFile;
+    pub use crate::template::lex::{lex, lex_counting, Action};
+    pub use crate::template::mask::{mask, mask_branch, Masked, PLACEHOLDER};
+    pub use crate::yaml::parse::{language, QUERIES};
+    pub use crate::yaml::syntax::MAX_DEPTH;
+
+    /// The rule levels and options `config` gives the file `relative`, for the
+    /// configuration fuzz target.
+    pub fn settings_for(
+        config: &crate::Config,
+        relative: &std::path::Path,
+    ) -> impl std::fmt::Debug {
+        config.settings_for(relative)
+    }
+}

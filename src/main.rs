@@ -1,5 +1,7 @@
 //! The `tether` command: parse arguments, run the library, exit with its code.
 
+mod cli;
+
 use clap::Parser;
 
 // mimalloc: the model allocates a string per key path; glibc's malloc made that a
@@ -8,5 +10,5 @@ use clap::Parser;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> std::process::ExitCode {
-    tether::run(tether::cli::Args::parse())
+    cli::run(cli::Args::parse())
 }

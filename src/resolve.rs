@@ -74,7 +74,7 @@ impl Resolver {
                 .map_err(|error| error.to_string())
                 .and_then(|mut config| {
                     if !self.select.is_empty() {
-                        config.select(&self.select)?;
+                        config.select_rules(&self.select)?;
                     }
                     Ok(Arc::new(config))
                 })

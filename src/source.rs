@@ -16,12 +16,14 @@ use std::path::{Path, PathBuf};
 pub struct Problem {
     /// 0-based line the problem starts on.
     pub line: usize,
+    /// What is wrong, and what to do.
     pub message: String,
     /// The byte offset it points at, when it points at one spot of its line.
     pub offset: Option<usize>,
 }
 
 impl Problem {
+    /// A problem on a line.
     pub fn new(line: usize, message: impl Into<String>) -> Self {
         Problem {
             line,

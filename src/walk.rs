@@ -337,3 +337,39 @@ fn describe_error(error: &std::io::Error) -> String {
     }
     error.to_string()
 }
+
+/// The files a configuration covers under some paths, as `tether check` and
+/// `tether map` choose them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Files {
+    /// Absolute paths, sorted.
+    pub files: Vec<PathBuf>,
+    /// Paths that could not be walked, one sentence each, saying what to do.
+    pub errors: Vec<String>,
+}
+
+/// The files under `paths` (files or folders) that `config` covers: git's listing
+/// of a folder when it is in a repository (ignored files left out), else a walk;
+/// hidden folders, symlinks and special files are never followed.
+///
+/// ```
+/// let config = tether::Config::discover("examples/kubevirt").unwrap();
+/// let files = tether::covered_files(&config, &["examples/kubevirt"]);
+/// assert!(files.errors.is_empty());
+/// assert!(files.files.iter().any(|path| path.ends_with("templates/kubevirt-cr.yaml")));
+/// ```
+pub fn covered_files<P: AsRef<Path>>(config: &Config, paths: &[P]) -> Files {
+    let inputs: Vec<PathBuf> = paths.iter().map(|p| p.as_ref().to_path_buf()).collect();
+    let walked = files(&Resolver::one(config.clone()), &inputs);
+    let mut errors = walked.bad_inputs;
+    errors.extend(
+        walked
+            .unreadable
+            .into_iter()
+            .map(|(folder, message)| format!("cannot read folder {}: {message}", folder.display())),
+    );
+    let mut files: Vec<PathBuf> = walked.files.into_iter().map(|file| file.absolute).collect();
+    files.sort();
+    Files { files, errors }
+}

@@ -8,12 +8,12 @@ use std::path::Path;
 
 #[test]
 fn rules_reference_is_up_to_date() {
-    ensure_file_contents("docs/rules.md", tether::rules::markdown_reference);
+    ensure_file_contents("docs/rules.md", tether::rules_markdown);
 }
 
 #[test]
 fn config_schema_is_up_to_date() {
-    ensure_file_contents("schemas/tether.schema.json", tether::config::json_schema);
+    ensure_file_contents("schemas/tether.schema.json", tether::Config::json_schema);
 }
 
 /// Compares `relative_path` (from the repository root) with `generate()`, and writes

@@ -96,27 +96,28 @@ fn corpus_check_lazy_equals_full() {
     let Some(dir) = common::corpus_dir("the corpus sweep") else {
         return;
     };
-    let config = tether::config::Config::default_for(dir.clone());
-    let run = |mode| {
-        tether::check::check(
-            &config,
+    let config = tether::Config::default_for(dir.clone());
+    let run = |full| {
+        tether::check_with(
+            tether::ConfigSource::One(config.clone()),
             std::slice::from_ref(&dir),
-            tether::check::CheckOptions { mode, cache: false },
+            &tether::CheckOptions::default().full(full),
         )
+        .expect("the check starts")
     };
-    let lazy = run(tether::check::Mode::Lazy);
-    let full = run(tether::check::Mode::Full);
+    let lazy = run(false);
+    let full = run(true);
     assert!(lazy.files > 2000, "only {} files checked", lazy.files);
     assert!(lazy.failures.is_empty(), "{:?}", lazy.failures);
     assert_eq!(
-        lazy.count(tether::diagnostic::Severity::Error),
+        lazy.count(tether::Severity::Error),
         0,
         "error-level findings with the default rules: exit would be 1+"
     );
-    let render = |report: &tether::check::CheckReport| tether::report::json::render(report);
+    let render = |report: &tether::CheckReport| report.render(&tether::Format::Json);
     let (lazy_json, full_json) = (render(&lazy), render(&full));
     if lazy_json != full_json {
-        let only = |a: &tether::check::CheckReport, b: &tether::check::CheckReport| {
+        let only = |a: &tether::CheckReport, b: &tether::CheckReport| {
             a.diagnostics
                 .iter()
                 .filter(|d| !b.diagnostics.contains(d))
@@ -141,6 +142,6 @@ fn corpus_check_lazy_equals_full() {
     eprintln!(
         "corpus check: {} files, {} warnings",
         lazy.files,
-        lazy.count(tether::diagnostic::Severity::Warning)
+        lazy.count(tether::Severity::Warning)
     );
 }

@@ -3,13 +3,13 @@
 
 use std::path::{Path, PathBuf};
 
-use tether::check::{check_bytes, Mode};
-use tether::template::mask::{mask, mask_branch, Branch};
+use tether::internals::{check_bytes, lex, mask, mask_branch, Mode};
+use tether::Branch;
 
 #[test]
 fn found_inputs_check_alike_and_mask_in_place() {
     let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fuzz");
-    let config = tether::config::Config::default_for(PathBuf::from("/charts"));
+    let config = tether::Config::default_for(PathBuf::from("/charts"));
     let mut seen = 0;
     for entry in std::fs::read_dir(folder).expect("tests/fixtures/fuzz exists") {
         let path = entry.expect("readable").path();
@@ -31,7 +31,7 @@ fn found_inputs_check_alike_and_mask_in_place() {
             );
         }
         let text = String::from_utf8_lossy(&bytes);
-        let (actions, _) = tether::template::lex::lex(&text);
+        let (actions, _) = lex(&text);
         let masks = [
             Some(mask(&text, &actions)),
             mask_branch(&text, &actions, Branch::First),

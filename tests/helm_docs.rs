@@ -19,7 +19,7 @@ mod common;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 
-use tether::rules::helm_docs::{helm_docs_path, simulate};
+use tether::internals::{helm_docs_path, simulate};
 
 fn readmes(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
@@ -181,7 +181,7 @@ struct Outcome {
 }
 
 fn compare(chart: &str, readme: &str, template: Option<&str>, values: &[u8]) -> Outcome {
-    let (source, _) = tether::SourceFile::from_bytes("values.yaml", values.to_vec());
+    let (source, _) = tether::internals::SourceFile::from_bytes("values.yaml", values.to_vec());
     let model = tether::model_bytes("values.yaml", values.to_vec());
     let docs = simulate(&source, &model);
     let keys: HashSet<String> = model

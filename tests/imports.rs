@@ -305,3 +305,106 @@ fn the_cycle_check_finds_cycles() {
         insta::assert_snapshot!("imports__fixture_cycles", format!("{cycles:#?}"));
     });
 }
+
+/// The names `src/lib.rs` makes public: its `pub use` items and `pub mod` modules.
+fn public_surface() -> BTreeSet<String> {
+    let lib = code_of(&std::fs::read_to_string(repo().join("src/lib.rs")).unwrap());
+    let mut names = BTreeSet::new();
+    let module = Regex::new(r"(?m)^pub mod ([a-z_]+)\s*[;{]").unwrap();
+    names.extend(module.captures_iter(&lib).map(|c| c[1].to_string()));
+    let reexport = Regex::new(r"(?m)^pub use ([^;]+);").unwrap();
+    for captures in reexport.captures_iter(&lib) {
+        for path in expand_use(&captures[1]) {
+            let name = path.rsplit("::").next().unwrap_or(&path);
+            names.insert(name.split(" as ").last().unwrap_or(name).to_string());
+        }
+    }
+    names.remove("internals");
+    names
+}
+
+/// The `tether::…` names a program's sources use that are not public.
+fn outside_the_surface(files: &[PathBuf]) -> Vec<String> {
+    let surface = public_surface();
+    let used = Regex::new(r"\btether::([A-Za-z_][A-Za-z0-9_]*)").unwrap();
+    let braced = Regex::new(r"(?s)\buse\s+tether::\{([^;]+)\};").unwrap();
+    let mut outside = Vec::new();
+    for file in files {
+        let code = code_of(&std::fs::read_to_string(file).unwrap());
+        let mut names: Vec<String> = used
+            .captures_iter(&code)
+            .map(|captures| captures[1].to_string())
+            .collect();
+        // `use tether::{a, b::c}`.
+        for captures in braced.captures_iter(&code) {
+            names.extend(
+                expand_use(&format!("{{{}}}", &captures[1]))
+                    .into_iter()
+                    .map(|path| path.split("::").next().unwrap_or_default().to_string()),
+            );
+        }
+        for name in names {
+            if !surface.contains(&name) {
+                outside.push(format!(
+                    "{}: tether::{name}",
+                    file.strip_prefix(repo()).unwrap().display()
+                ));
+            }
+        }
+    }
+    outside.sort();
+    outside.dedup();
+    outside
+}
+
+/// The command line and the workspace's xtasks are programs like any other: they use
+/// the library's public surface only (`tether::internals` is for tests and fuzzing).
+#[test]
+fn the_cli_and_the_xtasks_use_only_the_public_surface() {
+    let surface = public_surface();
+    for expected in [
+        "Config",
+        "check_paths",
+        "comment_map",
+        "snapshot",
+        "idem",
+        "CheckReport",
+    ] {
+        assert!(
+            surface.contains(expected),
+            "{expected} is not public: {surface:?}"
+        );
+    }
+    let mut programs = vec![repo().join("src/main.rs"), repo().join("src/cli.rs")];
+    for dir in ["xtask/src", "examples/xtask/src"] {
+        rust_files(&repo().join(dir), &mut programs);
+    }
+    let outside = outside_the_surface(&programs);
+    assert!(
+        outside.is_empty(),
+        "programs reach below the public surface (add it to the surface in src/lib.rs, or do without):\n{}",
+        outside.join("\n")
+    );
+    for manifest in ["xtask/Cargo.toml", "examples/xtask/Cargo.toml"] {
+        let text = std::fs::read_to_string(repo().join(manifest)).unwrap();
+        assert!(
+            !text.contains("internals"),
+            "{manifest} enables `internals`, which only tests and fuzz targets may"
+        );
+    }
+}
+
+/// The surface check finds what it must: a fixture program that reaches into a
+/// private module and into `internals`.
+#[test]
+fn the_surface_check_finds_private_paths() {
+    let outside = outside_the_surface(&[repo().join("tests/fixtures/imports/program.rs")]);
+    assert_eq!(
+        outside,
+        [
+            "tests/fixtures/imports/program.rs: tether::internals",
+            "tests/fixtures/imports/program.rs: tether::template",
+            "tests/fixtures/imports/program.rs: tether::walk",
+        ]
+    );
+}

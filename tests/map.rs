@@ -11,7 +11,7 @@ fn fixtures_dir() -> PathBuf {
 fn map_text(relative: &str) -> String {
     let bytes = std::fs::read(fixtures_dir().join(relative)).expect("fixture is readable");
     let model = tether::model_bytes(relative, bytes);
-    tether::report::map::text(&model)
+    model.to_string()
 }
 
 macro_rules! fixtures {

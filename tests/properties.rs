@@ -1,7 +1,7 @@
 //! Properties of the parts that see hostile input: the lexer, the masker, anchoring.
 
 use proptest::prelude::*;
-use tether::template::{lex::lex, mask::mask};
+use tether::internals::{lex, mask};
 
 /// Lines that look like Helm templates, with the hard parts over-represented.
 fn template_line() -> impl Strategy<Value = String> {

@@ -3,8 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use tether::check::{check, CheckOptions, Mode};
-use tether::config::Config;
+use tether::{check_with, CheckOptions, Config, ConfigSource, Format};
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/rules")
@@ -12,9 +11,9 @@ fn fixtures() -> PathBuf {
 
 /// The human output of one rule (and `also`, the rules it needs beside it) on one
 /// fixture folder, in lazy or full mode.
-fn run(rule: &str, fixture: &str, also: &[&str], mode: Mode) -> String {
+fn run(rule: &str, fixture: &str, also: &[&str], full: bool) -> String {
     let folder = fixtures().join(rule).join(fixture);
-    let mut config = match Config::discover(&folder).filter(|found| found.starts_with(&folder)) {
+    let mut config = match Config::find(&folder).filter(|found| found.starts_with(&folder)) {
         Some(file) => Config::load(&file).expect("the fixture's tether.toml is valid"),
         None => Config::default_for(folder.clone()),
     };
@@ -23,8 +22,9 @@ fn run(rule: &str, fixture: &str, also: &[&str], mode: Mode) -> String {
         .map(String::from)
         .collect();
     config.select(&selected).expect("the rules exist");
-    let report = check(&config, &[folder], CheckOptions { mode, cache: false });
-    tether::report::human::render(&report, false)
+    let options = CheckOptions::default().full(full);
+    let report = check_with(ConfigSource::One(config), &[folder], &options).expect("it starts");
+    report.render(&Format::Human { color: false })
 }
 
 macro_rules! rule_fixtures {
@@ -33,8 +33,8 @@ macro_rules! rule_fixtures {
             #[test]
             fn $name() {
                 let also: &[&str] = &[$($also),*];
-                let lazy = run($rule, $fixture, also, Mode::Lazy);
-                assert_eq!(lazy, run($rule, $fixture, also, Mode::Full), "lazy and full modes differ");
+                let lazy = run($rule, $fixture, also, false);
+                assert_eq!(lazy, run($rule, $fixture, also, true), "lazy and full modes differ");
                 insta::with_settings!({
                     snapshot_path => "../snapshots",
                     prepend_module_to_snapshot => false,
@@ -73,8 +73,8 @@ rule_fixtures! {
 
 #[test]
 fn every_rule_has_a_fixture_and_every_fixture_a_test() {
-    for registered in tether::rules::RULES {
-        let name = registered.rule.name();
+    for rule in tether::rules() {
+        let name = rule.name;
         assert!(
             LISTED.iter().any(|(rule, _)| *rule == name),
             "rule {name} has no fixture"

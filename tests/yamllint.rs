@@ -11,8 +11,7 @@
 
 use std::path::{Path, PathBuf};
 
-use tether::check::{check, CheckOptions, Mode};
-use tether::config::Config;
+use tether::{check_with, CheckOptions, Config, ConfigSource};
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/yamllint")
@@ -57,17 +56,14 @@ fn tether_toml(yamllint: &str) -> String {
 fn tether_findings(case: &Path) -> String {
     let yamllint = std::fs::read_to_string(case.join("yamllint.yaml")).expect("yamllint.yaml");
     let toml = tether_toml(&yamllint);
-    let config = Config::parse(&toml, &case.join("tether.toml"), case.to_path_buf())
-        .unwrap_or_else(|error| panic!("{toml}: {error}"));
-    let report = check(
-        &config,
+    let config =
+        Config::from_toml_in(&toml, case).unwrap_or_else(|error| panic!("{toml}: {error}"));
+    let report = check_with(
+        ConfigSource::One(config),
         &[case.join("input.yaml")],
-        CheckOptions {
-            mode: Mode::Full,
-            cache: false,
-        },
-    );
-    let source = report.sources.values().next();
+        &CheckOptions::default().full(true),
+    )
+    .expect("the check starts");
     let mut lines: Vec<(usize, usize, String)> = report
         .diagnostics
         .iter()
@@ -77,10 +73,8 @@ fn tether_findings(case: &Path) -> String {
                 "comment-indentation" => "comments-indentation",
                 _ => return None,
             };
-            let source = source?;
-            let line = source.line_of(diagnostic.range.start);
-            let column = source.column_of(diagnostic.range.start);
-            Some((line + 1, column + 1, rule.to_string()))
+            let (line, column, _, _) = report.region(diagnostic);
+            Some((line, column, rule.to_string()))
         })
         .collect();
     lines.sort();

@@ -8,9 +8,9 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use tether::check::{check_bytes, Mode};
-use tether::config::Config;
-use tether::diagnostic::Diagnostic;
+use tether::internals::{check_bytes, Mode};
+use tether::Config;
+use tether::Diagnostic;
 
 fuzz_target!(|data: &[u8]| {
     static CONFIG: OnceLock<Config> = OnceLock::new();

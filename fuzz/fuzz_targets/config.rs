@@ -6,11 +6,11 @@
 use std::path::{Path, PathBuf};
 
 use libfuzzer_sys::fuzz_target;
-use tether::config::Config;
+use tether::Config;
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
-    match Config::parse(&text, Path::new("tether.toml"), PathBuf::from("/tmp")) {
+    match Config::from_toml_in(&text, PathBuf::from("/tmp")) {
         Ok(config) => {
             // What every checked file asks of a configuration.
             for path in [
@@ -19,7 +19,7 @@ fuzz_target!(|data: &[u8]| {
                 "charts/a/templates/_x.tpl",
             ] {
                 let _ = config.includes(Path::new(path));
-                let _ = config.settings_for(Path::new(path));
+                let _ = tether::internals::settings_for(&config, Path::new(path));
             }
         }
         Err(error) => {

@@ -12,8 +12,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use tether::template::lex::{lex, Action};
-use tether::template::mask::{mask, mask_branch, Branch, Masked, PLACEHOLDER};
+use tether::internals::{lex, mask, mask_branch, Action, Masked, PLACEHOLDER};
+use tether::Branch;
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);

@@ -4,61 +4,130 @@
 //!
 //! The user's tree is only read: listed, fingerprinted before and after, copied from.
 
-pub mod blocks;
-pub mod command;
-pub mod moves;
-pub mod sandbox;
+mod blocks;
+mod command;
+mod moves;
+mod sandbox;
 
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::config::IdemTarget;
-use moves::CommentMove;
+use crate::config::Config;
+pub use crate::config::{parse_duration, IdemTarget};
+pub use moves::CommentMove;
+pub use sandbox::{interrupt, SandboxCopy};
 use sandbox::{Contents, Entry, Sandbox, Source};
 
-pub use sandbox::interrupt;
+/// A callback that hears which check runs.
+type ProgressFn = Arc<dyn Fn(Progress) + Send + Sync>;
 
-#[derive(Debug, Clone, Copy)]
+/// How [`run`] runs.
+#[derive(Clone)]
+#[non_exhaustive]
 pub struct IdemOptions {
-    /// Checks run in parallel, each in its own copy.
+    /// Checks run in parallel, each in its own copy. Default: the number of cores.
     pub jobs: usize,
     /// Try every whole-line top-level block of the target files as a self-heal
     /// mutant instead of the configured ones.
     pub discover: bool,
+    /// What the targets' folders are shown relative to. Default: the working
+    /// directory.
+    pub display_root: Option<PathBuf>,
+    progress: Option<ProgressFn>,
+}
+
+impl std::fmt::Debug for IdemOptions {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter
+            .debug_struct("IdemOptions")
+            .field("jobs", &self.jobs)
+            .field("discover", &self.discover)
+            .field("display_root", &self.display_root)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for IdemOptions {
+    fn default() -> Self {
+        IdemOptions {
+            jobs: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            discover: false,
+            display_root: None,
+            progress: None,
+        }
+    }
+}
+
+impl IdemOptions {
+    /// Sets [`IdemOptions::jobs`] (at least 1).
+    pub fn jobs(mut self, jobs: usize) -> Self {
+        self.jobs = jobs.max(1);
+        self
+    }
+
+    /// Sets [`IdemOptions::discover`].
+    pub fn discover(mut self, discover: bool) -> Self {
+        self.discover = discover;
+        self
+    }
+
+    /// Sets [`IdemOptions::display_root`].
+    pub fn display_root(mut self, root: impl Into<PathBuf>) -> Self {
+        self.display_root = Some(root.into());
+        self
+    }
+
+    /// Calls `progress` before each check, from the thread that runs it.
+    pub fn on_progress(mut self, progress: impl Fn(Progress) + Send + Sync + 'static) -> Self {
+        self.progress = Some(Arc::new(progress));
+        self
+    }
 }
 
 /// What a run found, per target.
 #[derive(Debug, Clone, Serialize)]
+#[non_exhaustive]
 pub struct IdemReport {
     /// The self-heal checks were discovered blocks, not configured ones.
     #[serde(skip)]
     pub discovered: bool,
+    /// One per `[[idem]]` entry.
     pub targets: Vec<TargetReport>,
     /// Files of the user's tree that changed while tether ran (it never writes there:
     /// a change means the command escaped its sandbox, or someone else wrote).
     pub user_tree_changes: Vec<String>,
 }
 
+/// The checks of one target.
 #[derive(Debug, Clone, Serialize)]
+#[non_exhaustive]
 pub struct TargetReport {
     /// The folder the command ran in, as configured.
     pub dir: String,
+    /// The command.
     pub run: String,
+    /// No-op, fixpoint, then one per self-heal block.
     pub checks: Vec<CheckResult>,
 }
 
+/// The kind of a check.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum CheckKind {
+    /// The command leaves the committed files as they are.
     NoOp,
+    /// A second run changes nothing the first wrote.
     Fixpoint,
+    /// With a block removed, the command restores it byte for byte.
     SelfHeal,
 }
 
 impl CheckKind {
+    /// `no-op`, `fixpoint` or `self-heal`.
     pub fn as_str(self) -> &'static str {
         match self {
             CheckKind::NoOp => "no-op",
@@ -68,24 +137,32 @@ impl CheckKind {
     }
 }
 
+/// One check's outcome.
 #[derive(Debug, Clone, Serialize)]
+#[non_exhaustive]
 pub struct CheckResult {
+    /// Which check.
     pub kind: CheckKind,
     /// For self-heal: the opening line of the removed block, or `all`.
     pub mutant: Option<String>,
+    /// Whether the files are as they must be.
     pub ok: bool,
     /// Files (relative to the command's folder) that are not as they must be.
     pub changed: Vec<String>,
     /// Unified diff of what must be against what is.
     pub diff: String,
+    /// Comments that document another key afterwards.
     pub comment_moves: Vec<CommentMove>,
     /// The command's exit code; `None` when it was killed.
     pub command_status: Option<i32>,
+    /// The command ran out of time.
     pub timed_out: bool,
     /// Shown in the human report when the command failed; not in the JSON.
     #[serde(skip)]
     pub stdout: String,
+    /// The command's standard error.
     pub stderr: String,
+    /// How long the check took.
     pub duration_ms: u64,
     /// Why the check failed, in a sentence, when the diff does not say it all.
     pub message: Option<String>,
@@ -93,44 +170,72 @@ pub struct CheckResult {
 
 /// Why tether could not check at all.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum IdemError {
+    /// No `[[idem]]` entry and no one-off target.
     #[error("nothing to check: no [[idem]] entry in tether.toml and no --run; add an [[idem]] entry or pass --run and --files")]
     NoTargets,
+    /// The files could not be copied into a sandbox.
     #[error("cannot copy {root} into a sandbox: {message}")]
-    Sandbox { root: String, message: String },
+    Sandbox {
+        /// The folder copied.
+        root: String,
+        /// Why.
+        message: String,
+    },
+    /// The command needs a tool that is not installed.
     #[error("{0}")]
     MissingTool(String),
+    /// The command fails on the committed files.
     #[error("`{run}` failed in {dir} on the committed files (exit {status}), so nothing can be checked; fix the command first\n{stderr}")]
     CommandFailed {
+        /// The command.
         run: String,
+        /// Where it ran.
         dir: String,
+        /// Its exit status.
         status: String,
+        /// Its standard error.
         stderr: String,
     },
+    /// No file matches the target's globs.
     #[error("no file in {dir} matches {globs:?}: set `files` to the files `{run}` regenerates")]
     NoFiles {
+        /// Where.
         dir: String,
+        /// The globs.
         globs: Vec<String>,
+        /// The command.
         run: String,
     },
+    /// A configured self-heal block is in none of the files.
     #[error("self-heal block `{opening}` is in none of the files {globs:?} in {dir}: write its opening line exactly as in the file")]
     BlockNotFound {
+        /// The block's opening line.
         opening: String,
+        /// The globs.
         globs: Vec<String>,
+        /// Where.
         dir: String,
     },
 }
 
 /// What is running, for a progress line.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct Progress {
+    /// The command.
     pub run: String,
+    /// The check (`no-op`, `fixpoint`, `self-heal …`).
     pub check: String,
+    /// Checks of this target finished.
     pub done: usize,
+    /// Checks of this target in all.
     pub total: usize,
 }
 
 impl IdemReport {
+    /// How many checks failed.
     pub fn failed(&self) -> usize {
         self.targets
             .iter()
@@ -139,17 +244,81 @@ impl IdemReport {
             .count()
     }
 
+    /// How many checks ran.
     pub fn checks(&self) -> usize {
         self.targets.iter().map(|target| target.checks.len()).sum()
     }
 }
 
+/// How [`IdemReport::render`] prints a report.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum IdemFormat {
+    /// For people.
+    Text,
+    /// The JSON documented in the README.
+    Json,
+    /// GitHub Actions workflow commands: one annotation per failed check.
+    Github {
+        /// The folder the targets' folders are shown relative to.
+        cwd: PathBuf,
+        /// The folder annotation paths are relative to (see
+        /// [`machine_root`](crate::machine_root)).
+        root: PathBuf,
+    },
+}
+
+/// Runs the `[[idem]]` entries of `config`, each check in a sandbox copy of its
+/// repository: the user's tree is only read.
+///
+/// ```no_run
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let config = tether::Config::discover("examples/kubevirt")?;
+/// let report = tether::idem::run(&config, &tether::idem::IdemOptions::default().jobs(2))?;
+/// assert_eq!(report.failed(), 0, "{}", report.render(&tether::idem::IdemFormat::Text));
+/// # Ok(())
+/// # }
+/// ```
+pub fn run(config: &Config, options: &IdemOptions) -> Result<IdemReport, IdemError> {
+    run_targets(&config.idem, options)
+}
+
+/// [`run`] for targets built by hand ([`IdemTarget::new`]).
+pub fn run_targets(targets: &[IdemTarget], options: &IdemOptions) -> Result<IdemReport, IdemError> {
+    let display_root = options
+        .display_root
+        .clone()
+        .unwrap_or_else(|| crate::paths::absolute(Path::new(".")));
+    let progress = options.progress.clone();
+    let progress = move |step: Progress| {
+        if let Some(progress) = &progress {
+            progress(step);
+        }
+    };
+    run_checks(
+        targets,
+        &display_root,
+        Settings {
+            jobs: options.jobs.max(1),
+            discover: options.discover,
+        },
+        &progress,
+    )
+}
+
+/// The options the checks read.
+#[derive(Debug, Clone, Copy)]
+struct Settings {
+    jobs: usize,
+    discover: bool,
+}
+
 /// Runs every target's checks. `display_root` is what the targets' folders are shown
 /// relative to.
-pub fn run(
+fn run_checks(
     targets: &[IdemTarget],
     display_root: &Path,
-    options: IdemOptions,
+    options: Settings,
     progress: &(dyn Fn(Progress) + Sync),
 ) -> Result<IdemReport, IdemError> {
     if targets.is_empty() {
@@ -188,7 +357,7 @@ fn run_target(
     target: &IdemTarget,
     source: &Source,
     display_root: &Path,
-    options: IdemOptions,
+    options: Settings,
     progress: &(dyn Fn(Progress) + Sync),
 ) -> Result<TargetReport, IdemError> {
     let dir_display = display(display_root, &target.dir);
@@ -331,7 +500,7 @@ fn run_target(
 /// (or, with `--discover`, each top-level block of the target files).
 fn mutants(
     target: &IdemTarget,
-    options: IdemOptions,
+    options: Settings,
     contents: &Contents,
     target_files: &[PathBuf],
     dir_display: &str,

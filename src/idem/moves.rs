@@ -11,7 +11,9 @@ use crate::yaml::model::FileModel;
 /// A comment that documents another key after the command ran, or none.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct CommentMove {
+    /// The file, relative to the command's folder.
     pub file: String,
+    /// The comment's text.
     pub text: String,
     /// The key path it documented before; `None` when it documented no key.
     pub from: Option<String>,

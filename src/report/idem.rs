@@ -5,7 +5,7 @@ use std::fmt::Write;
 
 use serde::Serialize;
 
-use crate::idem::{format_duration, CheckResult, IdemReport};
+use crate::idem::{format_duration, CheckResult, IdemFormat, IdemReport};
 
 /// The human report.
 pub fn human(report: &IdemReport) -> String {
@@ -238,4 +238,15 @@ fn first_changed_line(diff: &str) -> usize {
         })
         .unwrap_or(1)
         .max(1)
+}
+
+impl IdemReport {
+    /// The report as `tether idem` prints it.
+    pub fn render(&self, format: &IdemFormat) -> String {
+        match format {
+            IdemFormat::Text => human(self),
+            IdemFormat::Json => json(self),
+            IdemFormat::Github { cwd, root } => github(self, cwd, root),
+        }
+    }
 }

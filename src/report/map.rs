@@ -15,6 +15,14 @@ pub fn display_path(model: &FileModel) -> String {
     model.path.to_string_lossy().replace('\\', "/")
 }
 
+impl std::fmt::Display for FileModel {
+    /// The text form `tether map` prints and snapshot tests pin: the path, then each
+    /// document and key with its comments.
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str(&text(self))
+    }
+}
+
 /// The text form of one file's model.
 pub fn text(model: &FileModel) -> String {
     let mut out = String::new();
@@ -80,7 +88,7 @@ fn write_document(out: &mut String, document: &Document) {
 }
 
 /// The JSON form of a set of models (`{"files":[…]}`), documented in the README.
-pub fn json(models: &[FileModel]) -> String {
+pub fn map_json(models: &[FileModel]) -> String {
     let files: Vec<JsonFile> = models.iter().map(JsonFile::from).collect();
     serde_json::to_string_pretty(&JsonMap { files }).unwrap_or_default()
 }

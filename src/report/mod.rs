@@ -2,7 +2,94 @@
 
 pub mod github;
 pub mod human;
+#[cfg(unix)]
 pub mod idem;
 pub mod json;
 pub mod map;
 pub mod sarif;
+
+use std::path::{Path, PathBuf};
+
+use crate::check::CheckReport;
+use crate::diagnostic::Diagnostic;
+use crate::paths::absolute;
+
+/// How [`CheckReport::render`] prints a report.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Format {
+    /// rustc-style snippets; `color` adds ANSI colours.
+    Human {
+        /// Colour the output.
+        color: bool,
+    },
+    /// The stable JSON documented in the README.
+    Json,
+    /// GitHub Actions workflow commands (annotations), paths relative to `root`
+    /// (see [`machine_root`]).
+    Github {
+        /// The folder annotation paths are relative to.
+        root: PathBuf,
+    },
+    /// SARIF 2.1.0 for code scanning, paths relative to `root` (see [`machine_root`]).
+    Sarif {
+        /// The folder artifact paths are relative to.
+        root: PathBuf,
+    },
+}
+
+impl CheckReport {
+    /// The report as `tether check --format …` prints it on standard output.
+    ///
+    /// ```
+    /// let config = tether::Config::discover("examples/kubevirt").unwrap();
+    /// let report = tether::check_paths(&config, &["examples/kubevirt"]);
+    /// let json = report.render(&tether::Format::Json);
+    /// assert!(json.starts_with('{'));
+    /// ```
+    pub fn render(&self, format: &Format) -> String {
+        match format {
+            Format::Human { color } => human::render(self, *color),
+            Format::Json => json::render(self),
+            Format::Github { root } => github::render(self, root),
+            Format::Sarif { root } => sarif::render(self, root),
+        }
+    }
+
+    /// The 1-based line and column where a finding starts, and where it ends.
+    pub fn region(&self, diagnostic: &Diagnostic) -> (usize, usize, usize, usize) {
+        json::region(self, diagnostic)
+    }
+
+    /// The notes and failures, one `note: …` or `error: …` line each, control
+    /// characters escaped: what `tether check` prints on standard error.
+    pub fn render_messages(&self) -> String {
+        let mut out = String::new();
+        for note in &self.notes {
+            out.push_str(&format!("note: {}\n", human::escape_controls(note)));
+        }
+        for failure in &self.failures {
+            out.push_str(&format!("error: {}\n", human::escape_controls(failure)));
+        }
+        out
+    }
+}
+
+/// The folder machine-read paths are relative to: `GITHUB_WORKSPACE` in GitHub
+/// Actions, else the git top level of `dir`, else `dir`; so annotations and SARIF
+/// name the same file wherever tether ran from.
+pub fn machine_root(dir: &Path) -> PathBuf {
+    if let Some(workspace) = std::env::var_os("GITHUB_WORKSPACE").filter(|w| !w.is_empty()) {
+        return absolute(Path::new(&workspace));
+    }
+    crate::walk::git(dir)
+        .args(["rev-parse", "--show-toplevel"])
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()
+        .filter(|output| output.status.success())
+        .map(|output| PathBuf::from(String::from_utf8_lossy(&output.stdout).trim()))
+        .filter(|top| !top.as_os_str().is_empty())
+        .map(|top| absolute(&top))
+        .unwrap_or_else(|| absolute(dir))
+}

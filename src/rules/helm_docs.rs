@@ -86,16 +86,7 @@ pub enum Destination {
 /// Only the file's first YAML document is read, as helm-docs does. The work is one
 /// pass over the lines plus one over the keys and comments.
 ///
-/// ```
-/// use tether::rules::helm_docs::{simulate, Destination};
-///
-/// let yaml = "# -- Pods to run\nreplicas: 1\nimage: x\n# -- lost: a foot of `image`\n\ntag: v1\n";
-/// let source = tether::SourceFile::from_text("values.yaml", yaml);
-/// let model = tether::model_bytes("values.yaml", yaml.as_bytes().to_vec());
-/// let docs = simulate(&source, &model);
-/// assert_eq!(docs.descriptions["replicas"].text, "Pods to run");
-/// assert_eq!(docs.markers[1].destination, Destination::Foot);
-/// ```
+/// A description and a foot comment: see `tests::a_description_and_a_foot`.
 pub fn simulate(source: &SourceFile, model: &FileModel) -> HelmDocs {
     let file = FileLines::new(source, model);
     let keys = keys_of(source, model);
@@ -1281,6 +1272,17 @@ mod tests {
     //! comment logic running on the real gopkg.in/yaml.v3 v3.0.1.
 
     use super::*;
+
+    #[test]
+    fn a_description_and_a_foot() {
+        let yaml =
+            "# -- Pods to run\nreplicas: 1\nimage: x\n# -- lost: a foot of `image`\n\ntag: v1\n";
+        let source = SourceFile::from_text("values.yaml", yaml);
+        let model = crate::yaml::pipeline::model_bytes("values.yaml", yaml.as_bytes().to_vec());
+        let docs = simulate(&source, &model);
+        assert_eq!(docs.descriptions["replicas"].text, "Pods to run");
+        assert_eq!(docs.markers[1].destination, Destination::Foot);
+    }
 
     fn run(yaml: &str) -> HelmDocs {
         let source = SourceFile::from_text("values.yaml", yaml);

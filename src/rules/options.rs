@@ -93,13 +93,17 @@ impl RuleSettings {
 )]
 #[serde(rename_all = "lowercase")]
 pub enum Level {
+    /// Findings are errors: `tether check` exits 1.
     Error,
+    /// Findings are warnings.
     #[default]
     Warn,
+    /// The rule does not run.
     Off,
 }
 
 impl Level {
+    /// `error`, `warn` or `off`, as `tether.toml` writes it.
     pub fn as_str(self) -> &'static str {
         match self {
             Level::Error => "error",
@@ -108,6 +112,7 @@ impl Level {
         }
     }
 
+    /// The severity of the findings at this level; `None` for `off`.
     pub fn severity(self) -> Option<Severity> {
         match self {
             Level::Error => Some(Severity::Error),

@@ -16,6 +16,7 @@ use crate::yaml::model::{CommentStyle, FileModel};
 pub trait Rule: Sync {
     /// The kebab-case name users write in `tether.toml` and suppressions.
     fn name(&self) -> &'static str;
+    /// Its level when `tether.toml` does not set one.
     fn default_level(&self) -> Level;
     /// The options the rule takes in `[rules.NAME]`, besides `level`.
     fn options(&self) -> &'static [&'static str] {
@@ -27,12 +28,14 @@ pub trait Rule: Sync {
     fn needs_model(&self, _context: &FileContext) -> bool {
         false
     }
+    /// Reports the rule's findings on one file.
     fn check(&self, context: &FileContext, reporter: &mut Reporter);
 }
 
 /// A comment as the style rules see it: one `#` comment, or one template comment.
 #[derive(Debug, Clone)]
 pub struct CommentInfo {
+    /// `#` or `{{/* */}}`.
     pub style: CommentStyle,
     /// `#` through the end of the line (without `\r`), or the whole `{{/* */}}`.
     pub span: Range<usize>,
@@ -48,12 +51,15 @@ pub struct CommentInfo {
 pub struct FileContext<'a> {
     /// Relative to the configuration's folder: what globs match and output shows.
     pub path: &'a Path,
+    /// The file's text and line index.
     pub source: &'a SourceFile,
+    /// Read as a Helm template.
     pub is_template: bool,
     /// The masked text (the file's text for plain YAML).
     pub masked: &'a str,
     /// Per line: only template actions on it (see `template::mask`).
     pub directive_lines: &'a [bool],
+    /// The template actions, in file order.
     pub actions: &'a [Action],
     /// Every comment, in file order.
     pub comments: &'a [CommentInfo],
@@ -98,6 +104,7 @@ pub struct Reporter<'a> {
 }
 
 impl<'a> Reporter<'a> {
+    /// A reporter for the rule `rule` on the file `path`.
     pub fn new(rule: &'static str, severity: Severity, path: &'a Path) -> Self {
         Reporter {
             rule,
@@ -122,18 +129,23 @@ impl<'a> Reporter<'a> {
         self.diagnostics.last_mut().expect("just pushed")
     }
 
+    /// The findings reported.
     pub fn into_diagnostics(self) -> Vec<Diagnostic> {
         self.diagnostics
     }
 }
 
 impl Diagnostic {
-    pub fn with_help(&mut self, help: impl Into<String>) -> &mut Self {
+    pub(crate) fn with_help(&mut self, help: impl Into<String>) -> &mut Self {
         self.help = Some(help.into());
         self
     }
 
-    pub fn with_label(&mut self, range: Range<usize>, message: impl Into<String>) -> &mut Self {
+    pub(crate) fn with_label(
+        &mut self,
+        range: Range<usize>,
+        message: impl Into<String>,
+    ) -> &mut Self {
         self.labels.push(Label {
             range,
             message: message.into(),
@@ -147,11 +159,14 @@ impl Diagnostic {
 pub struct Suppression {
     /// 0-based line of the comment; it covers this line and the next.
     pub line: usize,
+    /// The rules it names.
     pub rules: Vec<SuppressedRule>,
 }
 
+/// One rule named in a suppression.
 #[derive(Debug)]
 pub struct SuppressedRule {
+    /// The name as written.
     pub name: String,
     /// Where the name is written.
     pub range: Range<usize>,

@@ -384,6 +384,7 @@ pub enum Branch {
 }
 
 impl Branch {
+    /// How `tether map` describes a document modelled on this branch.
     pub fn describe(self) -> &'static str {
         match self {
             Branch::First => "the first branch of each if/else modelled",

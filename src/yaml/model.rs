@@ -15,10 +15,13 @@ use super::syntax::RawComment;
 /// Everything tether knows about one file.
 #[derive(Debug, Clone)]
 pub struct FileModel {
+    /// The path as given.
     pub path: PathBuf,
     /// Whether the file was read as a Helm template (masked) or as plain YAML.
     pub is_template: bool,
+    /// Its YAML documents, in order.
     pub documents: Vec<Document>,
+    /// What kept the file from being modelled exactly, by line.
     pub problems: Vec<Problem>,
 }
 
@@ -65,17 +68,21 @@ pub struct Key {
     pub column: usize,
     /// Byte offset of the key (or of the item's `-`) in the file.
     pub offset: usize,
+    /// The comments that document it.
     pub comments: Vec<Attached>,
 }
 
 /// A comment attached to a key, and how.
 #[derive(Debug, Clone)]
 pub struct Attached {
+    /// Where the comment sits.
     pub placement: Placement,
+    /// The comment.
     pub comment: Comment,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// Where a comment sits relative to the key it documents.
 pub enum Placement {
     /// On the key's own line, after the key or its value.
     Trailing,
@@ -84,6 +91,7 @@ pub enum Placement {
 }
 
 impl Placement {
+    /// `trailing` or `leading`.
     pub fn as_str(self) -> &'static str {
         match self {
             Placement::Trailing => "trailing",
@@ -95,6 +103,7 @@ impl Placement {
 /// A comment separated from the key below it by a template block's end.
 #[derive(Debug, Clone)]
 pub struct Detached {
+    /// The comment.
     pub comment: Comment,
     /// Path of the key the comment sits above.
     pub separated_from: String,
@@ -103,6 +112,7 @@ pub struct Detached {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// How a comment is written.
 pub enum CommentStyle {
     /// `# …`
     Yaml,
@@ -113,9 +123,11 @@ pub enum CommentStyle {
 /// A comment: one `{{/* */}}` action, or a run of `#` lines read as one text.
 #[derive(Debug, Clone)]
 pub struct Comment {
+    /// `#` or `{{/* */}}`.
     pub style: CommentStyle,
     /// 0-based first and last line.
     pub line: usize,
+    /// 0-based last line.
     pub end_line: usize,
     /// 0-based column of the first line's marker, in characters.
     pub column: usize,
@@ -127,6 +139,7 @@ pub struct Comment {
 }
 
 impl FileModel {
+    /// The path as given.
     pub fn path(&self) -> &Path {
         &self.path
     }

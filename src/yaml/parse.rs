@@ -24,6 +24,7 @@ use crate::template::Define;
 pub const MAX_DOCUMENT_LINES: usize = 32_767;
 
 /// The tree-sitter queries in `queries/`, by file name, as embedded in the binary.
+#[cfg_attr(not(feature = "internals"), allow(dead_code))]
 pub const QUERIES: &[(&str, &str)] = &[("kind.scm", KIND_QUERY)];
 
 const KIND_QUERY: &str = include_str!("../../queries/kind.scm");

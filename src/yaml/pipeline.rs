@@ -21,7 +21,13 @@ use super::syntax::{ParsedDocument, Recovery, MAX_DEPTH};
 /// outside its block scalars is a template rendered with `tpl` (a chart's `files/`), and is
 /// modelled as one. `tether check` reads files the same way.
 ///
-/// `path` is the path shown in output; the bytes are not read from it.
+/// `path` is the path shown in output and decides how the bytes are read; nothing is
+/// read from it.
+///
+/// ```
+/// let model = tether::model_bytes("templates/cm.yaml", b"# why\nkey: {{ .Values.x }}\n".to_vec());
+/// assert_eq!(model.documents[0].keys[0].comments[0].comment.text, "why");
+/// ```
 pub fn model_bytes(path: impl Into<PathBuf>, bytes: Vec<u8>) -> FileModel {
     model_bytes_with(path, bytes, &Directives::default())
 }
@@ -54,10 +60,39 @@ pub fn model_bytes_with(
     model
 }
 
-/// Reads and models one file; only a file that cannot be read is an error.
-pub fn model_path(path: &Path) -> std::io::Result<FileModel> {
-    let bytes = source::read_regular(path, source::MAX_FILE_BYTES)?;
-    Ok(model_bytes(path, bytes))
+/// The comment map of one file: every key path and the comments that document it,
+/// which comments are detached and which document no key. Only a file that cannot
+/// be read is an error; whatever kept the file from being modelled exactly is one of
+/// [`FileModel::problems`]. The path is read as `tether map` reads it: under
+/// `templates/` or `*.tpl` as a Helm template, anything else as YAML.
+///
+/// `Display` gives the text form `tether map` prints, which snapshot tests pin:
+///
+/// ```
+/// let map = tether::comment_map("examples/kubevirt/templates/kubevirt-cr.yaml").unwrap();
+/// let text = map.to_string();
+/// assert!(text.contains("spec.configuration.evictionStrategy"));
+/// ```
+pub fn comment_map(path: impl AsRef<Path>) -> Result<FileModel, crate::error::Error> {
+    comment_map_with_directives(path.as_ref(), &Directives::default())
+}
+
+/// [`comment_map`] with a configuration's own tool directives (`directives = […]`
+/// in `tether.toml`), which document no key.
+pub fn comment_map_with(
+    config: &crate::config::Config,
+    path: impl AsRef<Path>,
+) -> Result<FileModel, crate::error::Error> {
+    comment_map_with_directives(path.as_ref(), &config.directives)
+}
+
+fn comment_map_with_directives(
+    path: &Path,
+    directives: &Directives,
+) -> Result<FileModel, crate::error::Error> {
+    let bytes = source::read_regular(path, source::MAX_FILE_BYTES)
+        .map_err(|error| crate::error::Error::reading(path, error))?;
+    Ok(model_bytes_with(path, bytes, directives))
 }
 
 /// Whether a path is read as a Helm template: a file under a `templates/` folder or
@@ -103,17 +138,6 @@ impl Front {
             .as_ref()
             .map_or(source.text.as_str(), |masked| masked.text.as_str())
     }
-}
-
-/// Models one file. Never fails; see [`FileModel::problems`].
-pub fn model_file(source: &SourceFile, is_template: bool, directives: &Directives) -> FileModel {
-    let mut problems = Vec::new();
-    let front = Front::new(source, is_template, &mut problems);
-    let mut model = model_front(source, is_template, &front, directives);
-    problems.append(&mut model.problems);
-    problems.sort_by_key(|problem| problem.line);
-    model.problems = problems;
-    model
 }
 
 /// How `map` and `check` read a file: the one front end both use, so they never
@@ -312,4 +336,87 @@ fn recovery_message(source: &SourceFile, lines: Range<usize>, is_template: bool)
         ));
     }
     message
+}
+
+/// What tree-sitter-yaml is given of one file: the text after masking and the
+/// documents it is parsed in. For tools that run another YAML parser on templates,
+/// and for benchmarks of the parse alone.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct YamlView {
+    /// Whether the file is read as a Helm template.
+    pub is_template: bool,
+    /// The file's text; for a template, every action replaced by a placeholder
+    /// that keeps byte offsets, lines and columns (and the YAML shape) as they were.
+    pub text: String,
+    /// The documents, in order: a `---` line and each top-level `define` start one.
+    /// Blank documents are left out.
+    pub documents: Vec<ViewDocument>,
+    /// What kept the file from being read exactly (unclosed actions, invalid UTF-8).
+    pub problems: Vec<Problem>,
+}
+
+/// One document of a [`YamlView`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ViewDocument {
+    /// Its lines in the file, 0-based.
+    pub lines: Range<usize>,
+    /// Its bytes in [`YamlView::text`].
+    pub bytes: Range<usize>,
+    /// The `define` whose body it is.
+    pub define: Option<String>,
+    /// More lines than tree-sitter-yaml counts: tether recovers its keys from
+    /// indentation and never parses it.
+    pub too_long: bool,
+}
+
+/// The [`YamlView`] of a file's bytes; `path` decides how they are read, as in
+/// [`model_bytes`].
+///
+/// ```
+/// let view = tether::yaml_view("templates/cm.yaml", b"a: {{ .Values.a }}\n---\nb: 1\n".to_vec());
+/// assert_eq!(view.text.len(), 28);
+/// assert!(!view.text.contains("{{"));
+/// assert_eq!(view.documents.len(), 2);
+/// ```
+pub fn yaml_view(path: impl Into<PathBuf>, bytes: Vec<u8>) -> YamlView {
+    let path = path.into();
+    let (source, mut problems) = SourceFile::from_bytes(path.clone(), bytes);
+    let reading = read(&source, &path, &mut problems);
+    let text = reading.front.masked_text(&source).to_string();
+    let documents = view_documents(&source, &text, &reading.front.defines);
+    YamlView {
+        is_template: reading.is_template,
+        text,
+        documents,
+        problems,
+    }
+}
+
+/// The documents `model_front` hands to tree-sitter, found the way it finds them.
+fn view_documents(source: &SourceFile, masked: &str, defines: &[Define]) -> Vec<ViewDocument> {
+    let text = &source.text;
+    if text.len() > MAX_FILE_BYTES || text[source.bom_len..].trim().is_empty() {
+        return Vec::new();
+    }
+    let line_starts = source.document_line_starts();
+    let byte_range = |lines: &Range<usize>, content_start: usize| {
+        let start = line_starts
+            .get(lines.start)
+            .map_or(text.len(), |&n| n)
+            .max(if lines.start == 0 { content_start } else { 0 });
+        let end = line_starts.get(lines.end).map_or(text.len(), |&n| n);
+        start.min(end)..end
+    };
+    parse::split_documents(masked, line_starts, source.bom_len, defines)
+        .into_iter()
+        .filter(|segment| !text[byte_range(&segment.lines, 0)].trim().is_empty())
+        .map(|segment| ViewDocument {
+            bytes: byte_range(&segment.lines, source.bom_len),
+            too_long: segment.lines.len() > parse::MAX_DOCUMENT_LINES,
+            lines: segment.lines,
+            define: segment.define,
+        })
+        .collect()
 }

@@ -9,13 +9,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{ensure, Context, Result};
 use rayon::prelude::*;
-use tether::source::MAX_FILE_BYTES;
-use tether::template::{
-    lex::{lex, Action},
-    mask::mask,
-};
-use tether::yaml::parse::{parse_tree, split_documents, Segment, MAX_DOCUMENT_LINES};
-use tether::SourceFile;
+use tether::YamlView;
 
 use crate::BenchArgs;
 
@@ -66,15 +60,20 @@ pub fn bench_run(args: &BenchArgs) -> Result<()> {
     let threads = rayon::current_num_threads();
 
     // Inputs of (b), prepared untimed: the masked text and its documents' bytes.
-    let masked = mask_corpus(&files);
-    let masked_bytes: usize = masked.iter().flatten().map(String::len).sum();
-    let prepared = prepare(&files, &masked);
+    let views = view_corpus(&files);
+    let masked_bytes: usize = views
+        .iter()
+        .filter(|view| view.is_template)
+        .map(|view| view.text.len())
+        .sum();
+    let prepared = prepare(&views);
     let baseline_rss = status_kib("VmRSS:");
 
     // (a) lex + mask, templates only.
     let lex_mask_one = |f: &CorpusFile| -> usize {
-        let (actions, _errors) = lex(&f.text);
-        mask(&f.text, &actions).text.len()
+        tether::yaml_view(&f.path, f.text.as_bytes().to_vec())
+            .text
+            .len()
     };
     // (b) tree-sitter alone, on the masked text, document by document.
     let parse_one = |p: &Prepared| -> usize {
@@ -120,7 +119,7 @@ pub fn bench_run(args: &BenchArgs) -> Result<()> {
         }));
     }
     drop(prepared);
-    drop(masked);
+    drop(views);
     let peak_rss = status_kib("VmHWM:");
     let streaming_rss = streaming_peak_rss(corpus);
 
@@ -149,7 +148,11 @@ pub fn bench_run(args: &BenchArgs) -> Result<()> {
     );
     println!("| phase | threads | seconds | MB/s |");
     println!("|---|---:|---:|---:|");
-    row("lex + mask (templates only)", 1, lex_mask);
+    row(
+        "lex + mask + split (templates only, `yaml_view`)",
+        1,
+        lex_mask,
+    );
     row("tree-sitter parse (masked, per document)", 1, parse_1);
     row("tree-sitter parse (masked, per document)", threads, parse_n);
     row("full pipeline (`model_bytes`)", 1, model_1);
@@ -260,8 +263,8 @@ overhead of lex+mask+anchor over tree-sitter parsing, in instructions: {:.1}% \
 /// and prepares the corpus, which every phase does first.
 pub fn bench_phase(phase: &str, args: &BenchArgs) -> Result<()> {
     let files = read_corpus(&args.corpus)?;
-    let masked = mask_corpus(&files);
-    let prepared = prepare(&files, &masked);
+    let views = view_corpus(&files);
+    let prepared = prepare(&views);
     let copies: Vec<Vec<u8>> = files.iter().map(|f| f.text.as_bytes().to_vec()).collect();
     match phase {
         "none" => {}
@@ -282,36 +285,50 @@ pub fn bench_phase(phase: &str, args: &BenchArgs) -> Result<()> {
     Ok(())
 }
 
-/// The masked text of every template of the corpus (`None` for plain YAML).
-fn mask_corpus(files: &[CorpusFile]) -> Vec<Option<String>> {
+/// What tree-sitter is given of every file of the corpus.
+fn view_corpus(files: &[CorpusFile]) -> Vec<YamlView> {
     files
         .iter()
-        .map(|f| f.is_template.then(|| mask(&f.text, &lex(&f.text).0).text))
+        .map(|f| tether::yaml_view(&f.path, f.text.as_bytes().to_vec()))
         .collect()
 }
 
 /// The inputs of the parse phase: each file's masked text and the byte ranges of the
-/// documents the library would parse (longer ones are recovered, never parsed).
-fn prepare<'a>(files: &'a [CorpusFile], masked: &'a [Option<String>]) -> Vec<Prepared<'a>> {
-    files
+/// documents the library parses (longer ones are recovered, never parsed).
+fn prepare(views: &[YamlView]) -> Vec<Prepared<'_>> {
+    views
         .iter()
-        .zip(masked)
-        .map(|(file, masked)| {
-            let text = masked.as_deref().unwrap_or(&file.text);
-            let source = SourceFile::from_text(&file.path, &file.text);
-            let actions = if file.is_template {
-                lex(&file.text).0
-            } else {
-                Vec::new()
-            };
-            let documents = documents(&source, text, file.is_template, &actions)
-                .into_iter()
-                .filter(|document| document.segment.lines.len() <= MAX_DOCUMENT_LINES)
-                .map(|document| document.bytes)
-                .collect();
-            Prepared { text, documents }
+        .map(|view| Prepared {
+            text: &view.text,
+            documents: view
+                .documents
+                .iter()
+                .filter(|document| !document.too_long)
+                .map(|document| document.bytes.clone())
+                .collect(),
         })
         .collect()
+}
+
+thread_local! {
+    static PARSER: std::cell::RefCell<Option<tree_sitter::Parser>> = const { std::cell::RefCell::new(None) };
+}
+
+/// tree-sitter-yaml alone on one document, a parser per thread as the library keeps.
+pub(crate) fn parse_tree(text: &str) -> Option<tree_sitter::Tree> {
+    PARSER.with(|cell| {
+        let mut parser = cell.borrow_mut();
+        let parser = parser.get_or_insert_with(|| {
+            let mut parser = tree_sitter::Parser::new();
+            let language: tree_sitter::Language = tree_sitter_yaml::LANGUAGE.into();
+            parser
+                .set_language(&language)
+                .expect("tree-sitter-yaml matches tree-sitter");
+            parser
+        });
+        parser.reset();
+        parser.parse(text, None)
+    })
 }
 
 /// Runs `bench-rss` in a fresh process and returns its peak RSS in KiB.
@@ -387,49 +404,6 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
         }
     }
     Ok(())
-}
-
-/// A document the library parses: its segment and its bytes in the file.
-pub(crate) struct DocumentInput {
-    pub segment: Segment,
-    pub bytes: Range<usize>,
-}
-
-/// The documents `tether::model_file` hands to tree-sitter, found the way it finds
-/// them (it exposes no function for this): lines without the empty one after a final
-/// newline, top-level `define`s as documents of their own, blank segments dropped, a
-/// byte-order mark skipped. Documents nested deeper than `MAX_DEPTH`, which the
-/// library recovers from indentation instead of parsing, are kept: its check for
-/// them is private, and they are rare.
-pub(crate) fn documents(
-    source: &SourceFile,
-    masked: &str,
-    is_template: bool,
-    actions: &[Action],
-) -> Vec<DocumentInput> {
-    let text = &source.text;
-    if text.len() > MAX_FILE_BYTES || text[source.bom_len..].trim().is_empty() {
-        return Vec::new();
-    }
-    let line_starts = source.document_line_starts().to_vec();
-    let defines = if is_template {
-        tether::template::defines(source, actions)
-    } else {
-        Vec::new()
-    };
-    let byte_range = |lines: &Range<usize>, content_start: usize| {
-        let start = line_starts[lines.start].max(if lines.start == 0 { content_start } else { 0 });
-        let end = line_starts.get(lines.end).map_or(text.len(), |&n| n);
-        start..end
-    };
-    split_documents(masked, &line_starts, source.bom_len, &defines)
-        .into_iter()
-        .filter(|segment| !text[byte_range(&segment.lines, 0)].trim().is_empty())
-        .map(|segment| DocumentInput {
-            bytes: byte_range(&segment.lines, source.bom_len),
-            segment,
-        })
-        .collect()
 }
 
 /// Wall time of one run; the result goes through `black_box` so it is computed.

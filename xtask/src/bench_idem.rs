@@ -5,7 +5,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{ensure, Context, Result};
-use tether::idem::sandbox::{read_contents, Sandbox, Source};
+use tether::idem::SandboxCopy;
 
 use crate::bench_check::{copy_tree, time_expecting};
 use crate::BenchArgs;
@@ -18,22 +18,12 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     let mut files = 0;
     let mut bytes = 0;
     for _ in 0..args.runs {
-        let start = Instant::now();
-        let source = Source::around(&args.corpus)?;
-        list = list.min(start.elapsed());
-        let start = Instant::now();
-        let contents = read_contents(&source.root, &source.files)?;
-        read = read.min(start.elapsed());
-        files = contents.len();
-        bytes = source
-            .files
-            .iter()
-            .map(|path| std::fs::metadata(source.root.join(path)).map_or(0, |m| m.len()))
-            .sum::<u64>();
-        let start = Instant::now();
-        let sandbox = Sandbox::create(&contents)?;
-        write = write.min(start.elapsed());
-        drop(sandbox);
+        let copy = SandboxCopy::of(&args.corpus)?;
+        list = list.min(copy.list);
+        read = read.min(copy.read);
+        write = write.min(copy.write);
+        files = copy.files;
+        bytes = copy.bytes;
     }
     println!("\n## tether idem\n");
     println!(

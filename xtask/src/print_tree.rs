@@ -5,34 +5,17 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use anyhow::{Context, Result};
-use tether::template::{lex::lex, mask::mask};
-use tether::yaml::parse::{parse_tree, MAX_DOCUMENT_LINES};
-use tether::SourceFile;
 use tree_sitter::Node;
-
-use crate::bench::DocumentInput;
 
 pub fn print_tree(file: &Path) -> Result<()> {
     let bytes = std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
-    let (source, problems) = SourceFile::from_bytes(file, bytes);
-    for problem in &problems {
+    let view = tether::yaml_view(file, bytes);
+    for problem in &view.problems {
         eprintln!("line {}: {}", problem.line + 1, problem.message);
     }
-    let is_template = tether::is_template_path(file);
-    let (actions, masked) = if is_template {
-        let (actions, errors) = lex(&source.text);
-        for error in &errors {
-            let line = source.line_of(error.offset) + 1;
-            eprintln!("line {line}: {}", error.message);
-        }
-        let masked = mask(&source.text, &actions).text;
-        (actions, masked)
-    } else {
-        (Vec::new(), source.text.clone())
-    };
-
+    let masked = &view.text;
     let mut out = String::new();
-    let kind = if is_template {
+    let kind = if view.is_template {
         "template, masked"
     } else {
         "plain YAML"
@@ -42,24 +25,23 @@ pub fn print_tree(file: &Path) -> Result<()> {
     for (number, line) in masked.lines().enumerate() {
         writeln!(out, "{:>5} | {}", number + 1, line.trim_end())?;
     }
-    let documents = crate::bench::documents(&source, &masked, is_template, &actions);
-    for (index, DocumentInput { segment, bytes }) in documents.into_iter().enumerate() {
-        let lines = &segment.lines;
+    for (index, document) in view.documents.iter().enumerate() {
+        let lines = &document.lines;
         write!(
             out,
             "=== document {index}, lines {}-{}",
             lines.start + 1,
             lines.end
         )?;
-        match &segment.define {
+        match &document.define {
             Some(name) => writeln!(out, ", define {name:?}")?,
             None => out.push('\n'),
         }
-        if lines.len() > MAX_DOCUMENT_LINES {
+        if document.too_long {
             out.push_str("(too long for tree-sitter-yaml; tether recovers it from indentation)\n");
             continue;
         }
-        match parse_tree(&masked[bytes]) {
+        match crate::bench::parse_tree(&masked[document.bytes.clone()]) {
             Some(tree) => write_sexp(&mut out, tree.root_node(), None, 0, lines.start)?,
             None => out.push_str("(tree-sitter returned no tree)\n"),
         }

@@ -1,0 +1,47 @@
+//! Snapshot tests of which comment documents which key, two ways.
+//!
+//! 1. insta, in the crate's own tests: the whole `tether map` text of every
+//!    template (every key with its line and column, every comment), reviewed with
+//!    `cargo insta review`. Any line that moves shows up.
+//! 2. `tether snapshot`, from the library here or the command line anywhere: only
+//!    which comment documents which key, no line numbers, kept beside `tether.toml`.
+//!    Inserting lines or uncommented keys passes; a comment that moves fails.
+
+use std::path::Path;
+
+/// The chart, relative to this crate (tests run in its folder), so the paths in the
+/// snapshots are the same on every machine.
+const CHART: &str = "tests/fixtures/monorepo/packages/system/kubevirt";
+
+#[test]
+fn every_template_has_an_insta_comment_map() -> Result<(), tether::Error> {
+    let config = tether::Config::discover(CHART)?;
+    let covered = tether::covered_files(&config, &[CHART]);
+    assert!(covered.errors.is_empty(), "{:?}", covered.errors);
+    let chart = Path::new(CHART).canonicalize().expect("the chart exists");
+    let mut templates = 0;
+    for file in covered.files {
+        let relative = file.strip_prefix(&chart).expect("under the chart");
+        if !tether::is_template_path(relative) {
+            continue;
+        }
+        let map = tether::comment_map(Path::new(CHART).join(relative))?;
+        let name = relative.to_string_lossy().replace(['/', '\\'], "__");
+        insta::assert_snapshot!(name, map.to_string());
+        templates += 1;
+    }
+    assert!(templates > 0, "no template in {CHART}");
+    Ok(())
+}
+
+#[test]
+fn the_chart_snapshots_are_current() -> Result<(), tether::Error> {
+    let config = tether::Config::discover(CHART)?;
+    let report = tether::snapshot::check(&config)?;
+    assert!(
+        report.passed(),
+        "{}",
+        report.render(&tether::snapshot::SnapshotFormat::Human)
+    );
+    Ok(())
+}

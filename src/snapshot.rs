@@ -1,0 +1,636 @@
+//! `tether snapshot`: pins which comment documents which key in every template and
+//! values file a configuration covers, one `.snap` file per source file.
+//!
+//! A snapshot holds what a comment map means, not where things sit: for each
+//! document, the keys that have comments (path, placement, text), the detached
+//! comments (text, and the key they were cut off from) and the free ones (text). It
+//! holds no line numbers and no uncommented key, so inserting lines or keys above a
+//! key changes nothing, while a comment that moves to another key, changes its text,
+//! loses its key or becomes detached is a changed line of the snapshot.
+//!
+//! ```no_run
+//! # fn main() -> Result<(), tether::Error> {
+//! let config = tether::Config::discover("charts/kubevirt")?;
+//! let report = tether::snapshot::check(&config)?;
+//! if !report.passed() {
+//!     eprint!("{}", report.render(&tether::snapshot::SnapshotFormat::Human));
+//! }
+//! # Ok(())
+//! # }
+//! ```
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::{Component, Path, PathBuf};
+
+use rayon::prelude::*;
+use similar::{DiffTag, TextDiff};
+
+use crate::config::Config;
+use crate::error::Error;
+use crate::paths::relative_to;
+use crate::report::github;
+use crate::report::human::escape_controls;
+use crate::source::{read_regular, MAX_FILE_BYTES};
+use crate::yaml::model::{Comment, FileModel};
+use crate::yaml::pipeline::model_bytes_with;
+
+/// The extension of snapshot files: `templates/cm.yaml` is `templates/cm.yaml.snap`.
+pub const EXTENSION: &str = "snap";
+
+/// What [`check`] or [`update`] found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SnapshotReport {
+    /// Source files covered.
+    pub files: usize,
+    /// Snapshots that differ from their file, files without one, snapshots without a
+    /// file; after [`update`], what it wrote or removed.
+    pub changes: Vec<SnapshotChange>,
+    /// Files that could not be read, snapshots that could not be read or written.
+    pub failures: Vec<String>,
+    /// Whether the report comes from [`update`].
+    pub updated: bool,
+}
+
+/// One snapshot that is not as its source file says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SnapshotChange {
+    /// The source file, relative to the configuration's folder.
+    pub source: PathBuf,
+    /// The snapshot file, relative to the configuration's folder.
+    pub snapshot: PathBuf,
+    /// How it differs.
+    pub kind: ChangeKind,
+    /// A unified diff from the snapshot to what the file says now.
+    pub diff: String,
+    /// Where each changed entry is in the source file (1-based line) and what
+    /// changed, for annotations.
+    pub entries: Vec<(usize, String)>,
+}
+
+/// How a snapshot differs from its source file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ChangeKind {
+    /// The file's comment map is not the snapshot's.
+    Changed,
+    /// A covered file has no snapshot.
+    Missing,
+    /// A snapshot names a file that does not exist or is not covered.
+    Orphan,
+}
+
+/// How [`SnapshotReport::render`] prints a report.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SnapshotFormat {
+    /// A sentence and a unified diff per change.
+    Human,
+    /// GitHub Actions workflow commands: one annotation per changed entry, at its
+    /// line in the source file; paths relative to `root` (see
+    /// [`machine_root`](crate::machine_root)).
+    Github {
+        /// The folder annotation paths are relative to.
+        root: PathBuf,
+        /// The configuration's folder.
+        config_root: PathBuf,
+    },
+}
+
+impl SnapshotReport {
+    /// Whether every covered file has its snapshot, equal to it, and nothing failed.
+    pub fn passed(&self) -> bool {
+        (self.updated || self.changes.is_empty()) && self.failures.is_empty()
+    }
+
+    /// The report as `tether snapshot` prints it.
+    pub fn render(&self, format: &SnapshotFormat) -> String {
+        match format {
+            SnapshotFormat::Human => self.human(),
+            SnapshotFormat::Github { root, config_root } => self.github(root, config_root),
+        }
+    }
+
+    fn human(&self) -> String {
+        let mut out = String::new();
+        for change in &self.changes {
+            let (source, snapshot) = (change.source.display(), change.snapshot.display());
+            let _ = match (self.updated, change.kind) {
+                (true, ChangeKind::Orphan) => writeln!(out, "removed {snapshot}"),
+                (true, _) => writeln!(out, "wrote {snapshot}"),
+                (false, ChangeKind::Changed) => writeln!(
+                    out,
+                    "{source}: its comment map differs from {snapshot}; if the change is meant, run `tether snapshot --update`"
+                ),
+                (false, ChangeKind::Missing) => writeln!(
+                    out,
+                    "{source}: no snapshot ({snapshot}); run `tether snapshot --update` to write it"
+                ),
+                (false, ChangeKind::Orphan) => writeln!(
+                    out,
+                    "{snapshot}: a snapshot of {source}, which is not a covered file; run `tether snapshot --update` to remove it"
+                ),
+            };
+            if !self.updated && change.kind == ChangeKind::Changed {
+                out.push_str(&escape_controls(&change.diff));
+            }
+        }
+        let verb = if self.updated { "updated" } else { "differ" };
+        let _ = writeln!(
+            out,
+            "{} file{}, {} snapshot{} {verb}",
+            self.files,
+            if self.files == 1 { "" } else { "s" },
+            self.changes.len(),
+            if self.changes.len() == 1 { "" } else { "s" },
+        );
+        out
+    }
+
+    fn github(&self, root: &Path, config_root: &Path) -> String {
+        let path = |relative: &Path| {
+            let absolute = config_root.join(relative);
+            github::property(
+                &absolute
+                    .strip_prefix(root)
+                    .unwrap_or(&absolute)
+                    .to_string_lossy()
+                    .replace('\\', "/"),
+            )
+        };
+        let mut out = String::new();
+        for change in &self.changes {
+            match change.kind {
+                ChangeKind::Changed => {
+                    for (line, message) in &change.entries {
+                        let _ = writeln!(
+                            out,
+                            "::error file={},line={line},title=tether snapshot::{}",
+                            path(&change.source),
+                            github::data(message)
+                        );
+                    }
+                }
+                ChangeKind::Missing => {
+                    let _ = writeln!(
+                        out,
+                        "::error file={},title=tether snapshot::{}",
+                        path(&change.source),
+                        github::data("no snapshot of this file; run `tether snapshot --update`")
+                    );
+                }
+                ChangeKind::Orphan => {
+                    let _ = writeln!(
+                        out,
+                        "::error file={},title=tether snapshot::{}",
+                        path(&change.snapshot),
+                        github::data("a snapshot of a file that is not covered; run `tether snapshot --update`")
+                    );
+                }
+            }
+        }
+        for failure in &self.failures {
+            let _ = writeln!(
+                out,
+                "::error title=tether snapshot::{}",
+                github::data(failure)
+            );
+        }
+        out
+    }
+}
+
+/// One line of a snapshot and the source line it stands for.
+struct Line {
+    text: String,
+    source_line: Option<usize>,
+}
+
+/// The snapshot text of one file's comment map, as `tether snapshot` writes it:
+/// the source path, then per document the commented keys, detached and free
+/// comments, without line numbers.
+///
+/// ```
+/// let map = tether::comment_map("examples/kubevirt/templates/kubevirt-cr.yaml").unwrap();
+/// let text = tether::snapshot::text(&map);
+/// assert!(text.contains("  spec.configuration.evictionStrategy\n    trailing\n      | applies only"));
+/// ```
+pub fn text(model: &FileModel) -> String {
+    lines(model)
+        .into_iter()
+        .map(|line| line.text + "\n")
+        .collect()
+}
+
+fn lines(model: &FileModel) -> Vec<Line> {
+    let mut out = Vec::new();
+    let mut push = |text: String, source_line: Option<usize>| out.push(Line { text, source_line });
+    push(
+        format!(
+            "# tether snapshot of {}",
+            escape_controls(&model.path.to_string_lossy().replace('\\', "/"))
+        ),
+        None,
+    );
+    push(
+        "# `tether snapshot --update` writes this file; `tether snapshot` fails when the file's comments say otherwise.".into(),
+        None,
+    );
+    for document in &model.documents {
+        let mut header = format!("document {}", document.index);
+        if let Some(kind) = &document.kind {
+            let _ = write!(header, " {}", escape_controls(kind));
+        }
+        if let Some(define) = &document.define {
+            let _ = write!(header, " define {define:?}");
+        }
+        if document.recovered {
+            header.push_str(" (recovered from indentation)");
+        }
+        if let Some(branch) = document.branch {
+            let _ = write!(header, " ({})", branch.describe());
+        }
+        push(header, Some(document.lines.start + 1));
+        for key in &document.keys {
+            if key.comments.is_empty() {
+                continue;
+            }
+            push(
+                format!("  {}", escape_controls(&key.path)),
+                Some(key.line + 1),
+            );
+            for attached in &key.comments {
+                let comment = &attached.comment;
+                push(
+                    format!("    {}", attached.placement.as_str()),
+                    Some(comment.line + 1),
+                );
+                push_text(&mut push, "      ", comment);
+            }
+        }
+        for detached in &document.detached {
+            let comment = &detached.comment;
+            push(
+                format!(
+                    "  detached, separated from {}",
+                    escape_controls(&detached.separated_from)
+                ),
+                Some(comment.line + 1),
+            );
+            push_text(&mut push, "    ", comment);
+        }
+        for comment in &document.free {
+            push("  free".to_string(), Some(comment.line + 1));
+            push_text(&mut push, "    ", comment);
+        }
+    }
+    out
+}
+
+/// A comment's text, a `| ` line per line of it, control characters escaped.
+fn push_text(push: &mut impl FnMut(String, Option<usize>), indent: &str, comment: &Comment) {
+    for (index, line) in comment.text.split('\n').enumerate() {
+        let text = if line.is_empty() {
+            format!("{indent}|")
+        } else {
+            format!("{indent}| {}", escape_controls(line))
+        };
+        push(text, Some(comment.line + index + 1));
+    }
+}
+
+/// The snapshot of each covered file, computed, and the snapshots on disk.
+struct State {
+    /// Relative source path → its snapshot lines.
+    expected: BTreeMap<PathBuf, Vec<Line>>,
+    /// Relative snapshot path → its text.
+    stored: BTreeMap<PathBuf, String>,
+    failures: Vec<String>,
+}
+
+/// Where the snapshot of `source` (relative to the configuration's folder) is kept.
+fn snapshot_path(config: &Config, source: &Path) -> PathBuf {
+    let mut name = source.as_os_str().to_os_string();
+    name.push(".");
+    name.push(EXTENSION);
+    relative_to(&config.snapshot_dir, &config.root).join(name)
+}
+
+/// Whether a covered file gets a snapshot: templates (as `tether map` reads them)
+/// and values files.
+fn is_snapshotted(model: &FileModel) -> bool {
+    model.is_template
+        || model.path.file_name().is_some_and(|name| {
+            let name = name.to_string_lossy();
+            name.starts_with("values") && (name.ends_with(".yaml") || name.ends_with(".yml"))
+        })
+}
+
+fn state(config: &Config) -> Result<State, Error> {
+    let covered = crate::walk::covered_files(config, std::slice::from_ref(&config.root));
+    let mut failures = covered.errors;
+    let sources: Vec<PathBuf> = covered
+        .files
+        .into_iter()
+        .filter(|file| !file.starts_with(&config.snapshot_dir))
+        .collect();
+    type Modelled = Result<Option<(PathBuf, Vec<Line>)>, String>;
+    let modelled: Vec<Modelled> = sources
+        .par_iter()
+        .map(|absolute| {
+            let relative = relative_to(absolute, &config.root);
+            let bytes = read_regular(absolute, MAX_FILE_BYTES)
+                .map_err(|error| Error::reading(&relative, error).to_string())?;
+            let model = model_bytes_with(&relative, bytes, &config.directives);
+            Ok(is_snapshotted(&model).then(|| (relative, lines(&model))))
+        })
+        .collect();
+    let mut expected = BTreeMap::new();
+    for result in modelled {
+        match result {
+            Ok(Some((relative, lines))) => {
+                expected.insert(relative, lines);
+            }
+            Ok(None) => {}
+            Err(message) => failures.push(message),
+        }
+    }
+    let mut stored = BTreeMap::new();
+    refuse_symlinks(config, &config.snapshot_dir)?;
+    read_snapshots(config, &config.snapshot_dir, &mut stored, &mut failures)?;
+    Ok(State {
+        expected,
+        stored,
+        failures,
+    })
+}
+
+/// The `.snap` files under `folder`, never through a symlink.
+fn read_snapshots(
+    config: &Config,
+    folder: &Path,
+    stored: &mut BTreeMap<PathBuf, String>,
+    failures: &mut Vec<String>,
+) -> Result<(), Error> {
+    let entries = match std::fs::read_dir(folder) {
+        Ok(entries) => entries,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(error) => {
+            return Err(Error::Snapshot(format!(
+                "cannot read the snapshot folder {}: {error}",
+                relative_to(folder, &config.root).display()
+            )))
+        }
+    };
+    for entry in entries {
+        let entry = entry.map_err(|error| {
+            Error::Snapshot(format!("cannot list {}: {error}", folder.display()))
+        })?;
+        let path = entry.path();
+        let relative = relative_to(&path, &config.root);
+        let kind = entry
+            .file_type()
+            .map_err(|error| Error::Snapshot(format!("{}: {error}", relative.display())))?;
+        if kind.is_dir() {
+            read_snapshots(config, &path, stored, failures)?;
+        } else if path.extension().is_some_and(|e| e == EXTENSION) {
+            match read_regular(&path, MAX_FILE_BYTES) {
+                Ok(bytes) => {
+                    stored.insert(relative, String::from_utf8_lossy(&bytes).into_owned());
+                }
+                Err(error) => failures.push(format!(
+                    "cannot read the snapshot {}: {error}; remove it or make it a regular file",
+                    relative.display()
+                )),
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Compares every covered file's comment map with its snapshot.
+///
+/// ```
+/// let config = tether::Config::discover("examples/kubevirt").unwrap();
+/// let report = tether::snapshot::check(&config).unwrap();
+/// assert!(report.passed(), "{}", report.render(&tether::snapshot::SnapshotFormat::Human));
+/// ```
+pub fn check(config: &Config) -> Result<SnapshotReport, Error> {
+    let state = state(config)?;
+    Ok(compare(config, &state, false))
+}
+
+/// Writes the snapshot of every covered file whose snapshot is missing or differs,
+/// and removes the snapshots of files that are not covered. Files already equal are
+/// not touched, so a second run writes nothing. Never writes through a symlink or
+/// outside the snapshot folder.
+pub fn update(config: &Config) -> Result<SnapshotReport, Error> {
+    let state = state(config)?;
+    let mut report = compare(config, &state, true);
+    if !report.failures.is_empty() {
+        return Ok(report);
+    }
+    for change in &report.changes {
+        let target = config.root.join(&change.snapshot);
+        match change.kind {
+            ChangeKind::Orphan => remove_snapshot(config, &target)?,
+            ChangeKind::Changed | ChangeKind::Missing => {
+                let text: String = state.expected[&change.source]
+                    .iter()
+                    .map(|line| line.text.clone() + "\n")
+                    .collect();
+                write_snapshot(config, &target, &text)?;
+            }
+        }
+    }
+    report.failures = state.failures;
+    Ok(report)
+}
+
+fn compare(config: &Config, state: &State, updated: bool) -> SnapshotReport {
+    let mut changes = Vec::new();
+    let mut expected_snapshots = BTreeSet::new();
+    for (source, lines) in &state.expected {
+        let snapshot = snapshot_path(config, source);
+        expected_snapshots.insert(snapshot.clone());
+        let text: String = lines.iter().map(|line| line.text.clone() + "\n").collect();
+        match state.stored.get(&snapshot) {
+            None => changes.push(SnapshotChange {
+                source: source.clone(),
+                snapshot,
+                kind: ChangeKind::Missing,
+                diff: String::new(),
+                entries: Vec::new(),
+            }),
+            Some(stored) if *stored == text => {}
+            Some(stored) => {
+                let (diff, entries) = differences(&snapshot, source, stored, &text, lines);
+                changes.push(SnapshotChange {
+                    source: source.clone(),
+                    snapshot,
+                    kind: ChangeKind::Changed,
+                    diff,
+                    entries,
+                });
+            }
+        }
+    }
+    let folder = relative_to(&config.snapshot_dir, &config.root);
+    for snapshot in state.stored.keys() {
+        if expected_snapshots.contains(snapshot) {
+            continue;
+        }
+        let source = snapshot
+            .strip_prefix(&folder)
+            .unwrap_or(snapshot)
+            .with_extension("");
+        changes.push(SnapshotChange {
+            source,
+            snapshot: snapshot.clone(),
+            kind: ChangeKind::Orphan,
+            diff: String::new(),
+            entries: Vec::new(),
+        });
+    }
+    SnapshotReport {
+        files: state.expected.len(),
+        changes,
+        failures: state.failures.clone(),
+        updated,
+    }
+}
+
+/// The unified diff from the stored snapshot to the expected one, and per changed
+/// hunk the source line it is at and what changed.
+fn differences(
+    snapshot: &Path,
+    source: &Path,
+    stored: &str,
+    expected: &str,
+    lines: &[Line],
+) -> (String, Vec<(usize, String)>) {
+    let diff = TextDiff::from_lines(stored, expected);
+    let unified = diff
+        .unified_diff()
+        .context_radius(2)
+        .header(
+            &snapshot.display().to_string(),
+            &format!("{} now", source.display()),
+        )
+        .to_string();
+    let old: Vec<&str> = stored.lines().collect();
+    let mut entries = Vec::new();
+    for op in diff.ops() {
+        if op.tag() == DiffTag::Equal {
+            continue;
+        }
+        let new_range = op.new_range();
+        // The entry's place in the file: the first changed line that has one, else
+        // the entry that now stands where the removed lines stood.
+        let line = lines[new_range.clone()]
+            .iter()
+            .chain(lines.get(new_range.end..).into_iter().flatten())
+            .chain(lines[..new_range.start].iter().rev())
+            .find_map(|line| line.source_line)
+            .unwrap_or(1);
+        let mut message = String::from("the comment map changed:");
+        for removed in &old[op.old_range()] {
+            let _ = write!(message, "\n- {}", removed.trim());
+        }
+        for added in &lines[new_range] {
+            let _ = write!(message, "\n+ {}", added.text.trim());
+        }
+        entries.push((line, message));
+    }
+    (unified, entries)
+}
+
+/// Refuses a snapshot folder reached through a symlink: tether reads and writes
+/// snapshots only inside the configuration's folder.
+fn refuse_symlinks(config: &Config, folder: &Path) -> Result<(), Error> {
+    let relative = folder.strip_prefix(&config.root).unwrap_or(folder);
+    let mut current = config.root.clone();
+    for component in relative.components() {
+        current.push(component);
+        if std::fs::symlink_metadata(&current).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Err(Error::Snapshot(format!(
+                "{} is a symlink; tether reads and writes snapshots only in real folders inside {}",
+                relative_to(&current, &config.root).display(),
+                config.root.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Creates the folders from the configuration's folder down to `folder`, refusing
+/// any that is a symlink or not a folder.
+fn ensure_folder(config: &Config, folder: &Path) -> Result<(), Error> {
+    let relative = folder.strip_prefix(&config.root).map_err(|_| {
+        Error::Snapshot(format!(
+            "{} is outside {}; tether writes snapshots only inside the configuration's folder",
+            folder.display(),
+            config.root.display()
+        ))
+    })?;
+    let mut current = config.root.clone();
+    for component in relative.components() {
+        let Component::Normal(name) = component else {
+            return Err(Error::Snapshot(format!(
+                "{} is not a plain path inside {}",
+                folder.display(),
+                config.root.display()
+            )));
+        };
+        current.push(name);
+        match std::fs::symlink_metadata(&current) {
+            Ok(metadata) if metadata.is_dir() => {}
+            Ok(_) => {
+                return Err(Error::Snapshot(format!(
+                    "{} is not a folder (a symlink or a file); tether writes snapshots only into real folders",
+                    relative_to(&current, &config.root).display()
+                )))
+            }
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+                std::fs::create_dir(&current).map_err(|error| {
+                    Error::Snapshot(format!("cannot create {}: {error}", current.display()))
+                })?;
+            }
+            Err(error) => {
+                return Err(Error::Snapshot(format!("{}: {error}", current.display())))
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Writes a snapshot by renaming a new file over it: a symlink at `target` is
+/// replaced, never written through.
+fn write_snapshot(config: &Config, target: &Path, text: &str) -> Result<(), Error> {
+    let folder = target.parent().unwrap_or(&config.root);
+    ensure_folder(config, folder)?;
+    let failed = |error: &dyn std::fmt::Display| {
+        Error::Snapshot(format!("cannot write {}: {error}", target.display()))
+    };
+    let mut file = tempfile::NamedTempFile::new_in(folder).map_err(|e| failed(&e))?;
+    file.write_all(text.as_bytes()).map_err(|e| failed(&e))?;
+    file.persist(target).map_err(|e| failed(&e.error))?;
+    Ok(())
+}
+
+/// Removes a snapshot of a file that is gone: a regular `.snap` file inside the
+/// snapshot folder, nothing else.
+fn remove_snapshot(config: &Config, target: &Path) -> Result<(), Error> {
+    let inside = target.starts_with(&config.snapshot_dir)
+        && target.extension().is_some_and(|e| e == EXTENSION);
+    let regular = std::fs::symlink_metadata(target).is_ok_and(|m| m.is_file());
+    if inside && regular {
+        std::fs::remove_file(target).map_err(|error| {
+            Error::Snapshot(format!("cannot remove {}: {error}", target.display()))
+        })?;
+    }
+    Ok(())
+}

@@ -1,0 +1,211 @@
+//! `tether snapshot`: comment-map snapshots of every template and values file,
+//! written by `--update` and compared by `--check`, on copies of the example chart.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+macro_rules! assert_snapshot_output {
+    ($name:literal, $value:expr) => {
+        insta::with_settings!({
+            snapshot_path => "../snapshots",
+            prepend_module_to_snapshot => false,
+            omit_expression => true,
+        }, {
+            insta::assert_snapshot!(concat!("snapshot__", $name), $value);
+        });
+    };
+}
+
+/// A copy of `examples/kubevirt` in a fresh folder, without its snapshots.
+fn example() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    common::copy_tree(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/kubevirt"),
+        &dir.path().join("kubevirt"),
+    );
+    std::fs::remove_dir_all(dir.path().join("kubevirt/snapshots")).unwrap();
+    dir
+}
+
+/// The example chart's committed snapshots are current: the README's workflow.
+#[test]
+fn the_example_chart_snapshots_are_current() {
+    let output = snapshot(
+        Path::new(env!("CARGO_MANIFEST_DIR")),
+        &["examples/kubevirt"],
+    );
+    assert!(output.starts_with("exit code: 0\n"), "{output}");
+}
+
+/// `tether snapshot ARGS` in `dir`: exit code, stdout and stderr.
+fn snapshot(dir: &Path, args: &[&str]) -> String {
+    let output = Command::new(env!("CARGO_BIN_EXE_tether"))
+        .arg("snapshot")
+        .args(args)
+        .current_dir(dir)
+        .env("GITHUB_WORKSPACE", dir)
+        .output()
+        .unwrap();
+    let text = format!(
+        "exit code: {}\n----- stdout -----\n{}----- stderr -----\n{}",
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    text.replace(&dir.display().to_string(), "[DIR]")
+}
+
+fn edit(path: &Path, from: &str, to: &str) {
+    let text = std::fs::read_to_string(path).unwrap();
+    assert!(text.contains(from), "{} has no {from:?}", path.display());
+    std::fs::write(path, text.replacen(from, to, 1)).unwrap();
+}
+
+#[test]
+fn update_twice_then_check_passes() {
+    let dir = example();
+    let first = snapshot(dir.path(), &["--update", "kubevirt"]);
+    let written = dir
+        .path()
+        .join("kubevirt/snapshots/templates/kubevirt-cr.yaml.snap");
+    let modified = std::fs::metadata(&written).unwrap().modified().unwrap();
+    let second = snapshot(dir.path(), &["--update", "kubevirt"]);
+    let check = snapshot(dir.path(), &["kubevirt", "--check"]);
+    assert_snapshot_output!(
+        "update_twice_then_check",
+        format!("{first}\n{second}\n{check}")
+    );
+    assert_eq!(
+        std::fs::metadata(&written).unwrap().modified().unwrap(),
+        modified,
+        "a second --update rewrote an unchanged snapshot"
+    );
+    assert_snapshot_output!(
+        "kubevirt_cr_snap",
+        std::fs::read_to_string(&written).unwrap()
+    );
+}
+
+/// The seed case: a block spliced in between a comment and its key makes the comment
+/// document the block's key. The diff names both keys; the annotation points at the
+/// key that now has the comment.
+#[test]
+fn a_comment_that_moves_to_another_key_fails_with_a_diff() {
+    let dir = example();
+    snapshot(dir.path(), &["--update", "kubevirt"]);
+    edit(
+        &dir.path().join("kubevirt/templates/kubevirt-cr.yaml"),
+        "    {{- with .Values.resources }}\n",
+        "    {{- with .Values.resources }}\n    {{- with .Values.extra }}\n    extra: {{ . }}\n    {{- end }}\n",
+    );
+    let human = snapshot(dir.path(), &["kubevirt"]);
+    let github = snapshot(dir.path(), &["kubevirt", "--format", "github"]);
+    assert_snapshot_output!("comment_moved", format!("{human}\n{github}"));
+}
+
+/// What the snapshot leaves out, lines and uncommented keys, may change freely; a
+/// comment's text may not.
+#[test]
+fn inserted_lines_and_keys_pass_and_changed_text_fails() {
+    let dir = example();
+    snapshot(dir.path(), &["--update", "kubevirt"]);
+    let template = dir.path().join("kubevirt/templates/kubevirt-cr.yaml");
+    edit(
+        &template,
+        "spec:\n",
+        "spec:\n  newKey: 1\n\n  anotherKey:\n    nested: true\n",
+    );
+    let inserted = snapshot(dir.path(), &["kubevirt"]);
+    assert!(inserted.starts_with("exit code: 0\n"), "{inserted}");
+    edit(&template, "Migrate first;", "Evict first;");
+    let changed = snapshot(dir.path(), &["kubevirt"]);
+    assert_snapshot_output!("changed_text", changed);
+}
+
+/// A covered file without a snapshot and a snapshot without its file both fail the
+/// check; `--update` writes the one and removes the other.
+#[test]
+fn missing_and_orphan_snapshots_fail() {
+    let dir = example();
+    snapshot(dir.path(), &["--update", "kubevirt"]);
+    let chart = dir.path().join("kubevirt");
+    std::fs::write(
+        chart.join("templates/configmap.yaml"),
+        "# Settings read by virt-handler.\ndata:\n  a: 1\n",
+    )
+    .unwrap();
+    std::fs::remove_file(chart.join("templates/_helpers.tpl")).unwrap();
+    let check = snapshot(dir.path(), &["kubevirt"]);
+    let update = snapshot(dir.path(), &["kubevirt", "--update"]);
+    let again = snapshot(dir.path(), &["kubevirt"]);
+    assert_snapshot_output!("missing_and_orphan", format!("{check}\n{update}\n{again}"));
+    assert!(!chart.join("snapshots/templates/_helpers.tpl.snap").exists());
+}
+
+/// The snapshot folder is never reached through a symlink, and `[snapshot] dir`
+/// stays inside the configuration's folder.
+#[test]
+fn snapshots_stay_inside_the_configuration_folder() {
+    let dir = example();
+    let chart = dir.path().join("kubevirt");
+    let elsewhere = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(elsewhere.path(), chart.join("snapshots")).unwrap();
+    let symlinked = snapshot(dir.path(), &["kubevirt", "--update"]);
+    assert_eq!(std::fs::read_dir(elsewhere.path()).unwrap().count(), 0);
+    std::fs::remove_file(chart.join("snapshots")).unwrap();
+    let config = chart.join("tether.toml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(
+        &config,
+        format!("{text}\n[snapshot]\ndir = \"../outside\"\n"),
+    )
+    .unwrap();
+    let outside = snapshot(dir.path(), &["kubevirt", "--update"]);
+    assert!(!dir.path().join("outside").exists());
+    assert_snapshot_output!("refused_folders", format!("{symlinked}\n{outside}"));
+}
+
+/// `[snapshot] dir` moves the folder.
+#[test]
+fn snapshot_dir_setting() {
+    let dir = example();
+    let config = dir.path().join("kubevirt/tether.toml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(
+        &config,
+        format!("{text}\n[snapshot]\ndir = \"tests/comment-maps\"\n"),
+    )
+    .unwrap();
+    let update = snapshot(dir.path(), &["kubevirt", "--update"]);
+    assert!(update.starts_with("exit code: 0\n"), "{update}");
+    assert!(dir
+        .path()
+        .join("kubevirt/tests/comment-maps/values.yaml.snap")
+        .is_file());
+}
+
+/// Every template and values file of the Cozystack corpus, copied: `--update` then
+/// `--check` passes, and a second `--update` writes nothing.
+#[test]
+fn cozystack_corpus_round_trips() {
+    let Some(corpus) = common::corpus_dir("the corpus snapshot round trip") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    common::copy_tree(&corpus.join("cozystack"), &dir.path().join("cozystack"));
+    let update = snapshot(dir.path(), &["cozystack", "--update"]);
+    assert!(update.starts_with("exit code: 0\n"), "{update}");
+    let again = snapshot(dir.path(), &["cozystack", "--update"]);
+    assert!(again.contains(" files, 0 snapshots updated"), "{again}");
+    let check = snapshot(dir.path(), &["cozystack"]);
+    assert!(check.starts_with("exit code: 0\n"), "{check}");
+    let files: usize = check
+        .split("----- stdout -----\n")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|count| count.parse().ok())
+        .unwrap_or(0);
+    assert!(files > 1000, "only {files} files snapshotted: {check}");
+}
