@@ -233,6 +233,8 @@ pub struct Config {
 /// A compiled `[[idem]]` entry: a regeneration command, where it runs, the files it
 /// regenerates and the blocks it must restore.
 #[derive(Debug, Clone)]
+// Read by `idem`, which is compiled on Unix only.
+#[cfg_attr(not(unix), allow(dead_code))]
 pub struct IdemTarget {
     /// The command, run with `sh -c`.
     pub(crate) run: String,

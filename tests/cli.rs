@@ -779,3 +779,41 @@ fn sarif_fingerprints_survive_moved_lines() {
     assert_eq!(fingerprint("z: 0\ny: 0\na: 1\n#bad\nb: 2\n"), before);
     assert_ne!(fingerprint("a: 1\n#other\nb: 2\n"), before);
 }
+
+/// `tether --version` names the version, and in a git checkout the commit it was
+/// built from.
+#[test]
+fn version_names_the_commit() {
+    let output = Command::new(env!("CARGO_BIN_EXE_tether"))
+        .arg("--version")
+        .output()
+        .unwrap();
+    let version = String::from_utf8(output.stdout).unwrap();
+    let expected = format!("tether {}", env!("CARGO_PKG_VERSION"));
+    assert!(version.starts_with(&expected), "{version}");
+    if repo().join(".git").exists() {
+        let head = Command::new("git")
+            .args(["log", "-1", "--format=%h %cs", "--abbrev=12"])
+            .current_dir(repo())
+            .output()
+            .unwrap();
+        let head = String::from_utf8(head.stdout).unwrap();
+        assert_eq!(version, format!("{expected} ({})\n", head.trim()));
+    }
+}
+
+/// Completions and the man page come from the binary itself.
+#[test]
+fn completions_and_man_page() {
+    let bash = run_in(repo(), &["completions", "bash"]);
+    assert!(bash.starts_with("exit code: 0\n"), "{bash}");
+    for subcommand in ["check", "idem", "map", "snapshot", "rules", "init"] {
+        assert!(
+            bash.contains(&format!("tether__subcmd__{subcommand}\"")),
+            "no {subcommand} in {bash}"
+        );
+    }
+    let man = run_in(repo(), &["man"]);
+    assert!(man.contains(".TH tether 1"), "{man}");
+    assert!(man.contains("snapshot"), "{man}");
+}

@@ -1,8 +1,10 @@
 //! `cargo xtask ci`: the whole test suite on a fresh machine. It installs the tools
 //! the tests drive (git, make, GNU sed: `tether idem` runs real regeneration
 //! commands) with apt when they are missing, and the SARIF validator with npm, then
-//! runs `cargo test`,
-//! `cargo xtask precision --check` and every fuzz target for 10 seconds.
+//! runs `cargo test`, `cargo xtask precision --check`, `cargo doc` without warnings,
+//! `cargo xtask dist`, `cargo install --path .` into a temporary root, a build for
+//! Windows (the library is portable; `idem` is Unix-only), and every fuzz target for
+//! 10 seconds.
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
@@ -59,6 +61,22 @@ pub fn ci() -> Result<()> {
             failed += 1;
         }
     }
+    // The release shape: docs without warnings, `cargo xtask dist`, and
+    // `cargo install --path .` into a fresh root.
+    for (name, step) in [
+        ("doc", doc as fn() -> Result<()>),
+        ("dist", check_dist),
+        ("install", install_into_temp_root),
+        ("portable", portable),
+    ] {
+        match step() {
+            Ok(()) => passed += 1,
+            Err(error) => {
+                println!("{name}: {error:#}");
+                failed += 1;
+            }
+        }
+    }
     // Every fuzz target a short while, from the fixtures: no crash.
     let fuzz = crate::fuzz::fuzz_args(&["--seconds".to_string(), "10".to_string()])
         .and_then(|args| crate::fuzz::fuzz(&args));
@@ -71,8 +89,112 @@ pub fn ci() -> Result<()> {
     }
     println!("ci: {passed} passed, {failed} failed");
     ensure!(status.success(), "cargo test failed");
+    ensure!(failed == 0, "{failed} steps failed");
     precision.context("cargo xtask precision --check failed")?;
     fuzz.context("cargo xtask fuzz failed")
+}
+
+/// `cargo doc` of the library: every public item documented, no broken link.
+fn doc() -> Result<()> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let status = Command::new(cargo)
+        .args(["doc", "--locked", "--no-deps", "--package", "helm-tether"])
+        .env("RUSTDOCFLAGS", "-D warnings")
+        .current_dir(crate::project_root())
+        .status()?;
+    ensure!(status.success(), "cargo doc has warnings");
+    println!("doc: no warnings");
+    Ok(())
+}
+
+/// The library and the binary build for a platform without Unix (Windows), where
+/// `tether idem` is not compiled: nothing else depends on Unix.
+fn portable() -> Result<()> {
+    const TARGET: &str = "x86_64-pc-windows-gnu";
+    let rustup = Command::new("rustup")
+        .args(["target", "add", TARGET])
+        .status()?;
+    ensure!(rustup.success(), "rustup target add {TARGET} failed");
+    // tree-sitter's C code is compiled for the target by its build script.
+    if !works("x86_64-w64-mingw32-gcc") {
+        install(&["gcc-mingw-w64-x86-64"])?;
+    }
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let status = Command::new(cargo)
+        .args([
+            "check",
+            "--locked",
+            "--quiet",
+            "--package",
+            "helm-tether",
+            "--lib",
+            "--bins",
+        ])
+        .args(["--target", TARGET])
+        .env("RUSTFLAGS", "-D warnings")
+        .current_dir(crate::project_root())
+        .status()?;
+    ensure!(status.success(), "tether does not build for {TARGET}");
+    println!("portable: the library and the binary build for {TARGET}");
+    Ok(())
+}
+
+/// `cargo xtask dist` writes a working binary, completions for every shell and the
+/// man page.
+fn check_dist() -> Result<()> {
+    let dist = crate::dist::dist()?;
+    let read =
+        |path: &str| std::fs::read_to_string(dist.join(path)).with_context(|| path.to_string());
+    ensure!(
+        read("completions/tether.bash")?.contains("tether__subcmd__snapshot"),
+        "bash completion lacks `snapshot`"
+    );
+    ensure!(
+        read("completions/_tether")?.contains("#compdef tether"),
+        "zsh completion is not one"
+    );
+    ensure!(
+        read("man/man1/tether.1")?.contains(".TH tether 1"),
+        "the man page has no .TH line"
+    );
+    Ok(())
+}
+
+/// `cargo install --path .` into a temporary root, then the installed binary checks
+/// the example chart.
+fn install_into_temp_root() -> Result<()> {
+    let root = tempfile::tempdir()?;
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let project = crate::project_root();
+    let status = Command::new(cargo)
+        .args(["install", "--locked", "--quiet", "--path", "."])
+        .arg("--root")
+        .arg(root.path())
+        .arg("--target-dir")
+        .arg(project.join("target/install"))
+        .current_dir(&project)
+        .status()?;
+    ensure!(status.success(), "cargo install --path . failed");
+    let tether = root
+        .path()
+        .join("bin")
+        .join(format!("tether{}", std::env::consts::EXE_SUFFIX));
+    let version = Command::new(&tether).arg("--version").output()?;
+    let version = String::from_utf8_lossy(&version.stdout).trim().to_string();
+    ensure!(
+        version.starts_with("tether "),
+        "--version printed {version:?}"
+    );
+    let check = Command::new(&tether)
+        .args(["check", "examples/kubevirt"])
+        .current_dir(&project)
+        .status()?;
+    ensure!(
+        check.success(),
+        "the installed tether fails on the example chart"
+    );
+    println!("install: {version} into {}", root.path().display());
+    Ok(())
 }
 
 /// The number before `what` in `ok. 12 passed; 0 failed; …`.

@@ -9,6 +9,7 @@ mod bench_check;
 mod bench_idem;
 mod ci;
 mod codegen;
+pub mod dist;
 mod fuzz;
 mod precision;
 mod print_tree;
@@ -38,6 +39,8 @@ Tasks:
   codegen [--check]      write docs/rules.md and schemas/tether.schema.json from
                          the code; with --check, fail with a diff if they are stale
                          (both run `cargo test --test codegen`)
+  dist                   build the release binary, shell completions and the man
+                         page into target/dist (bin/, completions/, man/man1/)
   fuzz [--seconds N] [--target NAME]...
                          run the cargo-fuzz targets in fuzz/ (lex_mask, model_bytes,
                          config, check_modes; default all) for N seconds each
@@ -89,6 +92,7 @@ fn run() -> Result<()> {
             _ => bail!("usage: cargo xtask codegen [--check]"),
         },
         "ci" => ci::ci(),
+        "dist" => dist::dist().map(|_| ()),
         "fuzz" => fuzz::fuzz(&fuzz::fuzz_args(&rest)?),
         "precision" => precision::precision(&rest),
         "print-tree" => match rest.as_slice() {
