@@ -197,16 +197,16 @@ pub fn run(args: Args) -> ExitCode {
             },
             &select,
         ),
-        Command::Rules { name } => rules(name.as_deref()),
+        Command::Rules { name } => or_trouble(rules(name.as_deref())),
         #[cfg(unix)]
-        Command::Idem(args) => idem(args),
+        Command::Idem(args) => or_trouble(idem(args)),
         #[cfg(not(unix))]
         Command::Idem(_) => {
             eprintln!("error: `tether idem` needs a Unix system (process groups, sh)");
             exit::TROUBLE
         }
-        Command::Init { folder, force } => init(&folder, force),
-        Command::Snapshot(args) => snapshot(args),
+        Command::Init { folder, force } => or_trouble(init(&folder, force)),
+        Command::Snapshot(args) => or_trouble(snapshot(args)),
         Command::Completions { shell } => {
             let mut command = Args::command();
             clap_complete::generate(shell, &mut command, "tether", &mut std::io::stdout());
@@ -221,6 +221,14 @@ pub fn run(args: Args) -> ExitCode {
         }
     };
     ExitCode::from(code)
+}
+
+/// A command's exit code, or exit 2 with its error printed.
+fn or_trouble(result: Result<u8, String>) -> u8 {
+    result.unwrap_or_else(|message| {
+        eprintln!("error: {message}");
+        exit::TROUBLE
+    })
 }
 
 /// An absolute, normalised path (symlinks resolved when the path exists).
@@ -393,7 +401,7 @@ pub enum IdemOutput {
 }
 
 #[cfg(unix)]
-fn idem(args: IdemArgs) -> u8 {
+fn idem(args: IdemArgs) -> Result<u8, String> {
     use tether::idem::{IdemFormat, IdemOptions, IdemTarget};
     // Ctrl-C: kill the commands' process groups and remove every sandbox copy.
     let _ = ctrlc::set_handler(|| {
@@ -403,33 +411,25 @@ fn idem(args: IdemArgs) -> u8 {
     });
     let dir = absolute(args.dir.as_deref().unwrap_or(Path::new(".")));
     let targets = if let Some(run) = args.run {
-        let timeout = match tether::parse_duration(&args.timeout) {
-            Ok(timeout) => timeout,
-            Err(message) => {
-                eprintln!("error: --timeout: {message}");
-                return exit::TROUBLE;
-            }
-        };
+        let timeout = tether::parse_duration(&args.timeout)
+            .map_err(|message| format!("--timeout: {message}"))?;
         let files = if args.files.is_empty() {
             vec!["**/*".to_string()]
         } else {
             args.files
         };
-        match IdemTarget::new(run, dir.clone(), files, args.self_heal, timeout) {
-            Ok(target) => vec![target],
-            Err(message) => {
-                eprintln!("error: {message}");
-                return exit::TROUBLE;
-            }
-        }
+        vec![IdemTarget::new(
+            run,
+            dir.clone(),
+            files,
+            args.self_heal,
+            timeout,
+        )?]
     } else {
-        match load_config(std::slice::from_ref(&dir), args.config.as_deref()) {
-            Ok(config) => config.idem_targets().to_vec(),
-            Err(error) => {
-                eprintln!("error: {error}");
-                return exit::TROUBLE;
-            }
-        }
+        load_config(std::slice::from_ref(&dir), args.config.as_deref())
+            .map_err(|error| error.to_string())?
+            .idem_targets()
+            .to_vec()
     };
     let cwd = absolute(Path::new("."));
     let mut options = IdemOptions::default()
@@ -458,13 +458,7 @@ fn idem(args: IdemArgs) -> u8 {
     if let Some(bar) = &bar {
         bar.finish_and_clear();
     }
-    let report = match result {
-        Ok(report) => report,
-        Err(error) => {
-            eprintln!("error: {error}");
-            return exit::TROUBLE;
-        }
-    };
+    let report = result.map_err(|error| error.to_string())?;
     let output = match args.format {
         IdemOutput::Text => report.render(&IdemFormat::Text),
         IdemOutput::Json => report.render(&IdemFormat::Json),
@@ -474,18 +468,18 @@ fn idem(args: IdemArgs) -> u8 {
         }),
     };
     if !print_out(&output) {
-        return exit::TROUBLE;
+        return Ok(exit::TROUBLE);
     }
-    if !report.user_tree_changes.is_empty() {
+    Ok(if !report.user_tree_changes.is_empty() {
         exit::TROUBLE
     } else if report.failed() > 0 && !args.discover {
         exit::FINDINGS
     } else {
         exit::OK
-    }
+    })
 }
 
-fn rules(name: Option<&str>) -> u8 {
+fn rules(name: Option<&str>) -> Result<u8, String> {
     match name {
         None => {
             let rules = tether::rules();
@@ -498,44 +492,33 @@ fn rules(name: Option<&str>) -> u8 {
                     rule.summary
                 );
             }
-            exit::OK
+            Ok(exit::OK)
         }
-        Some(name) => match tether::rule(name) {
-            Some(rule) => {
-                print!("{}", rule.page);
-                exit::OK
-            }
-            None => {
-                eprintln!("error: unknown rule `{name}`; `tether rules` lists every rule");
-                exit::TROUBLE
-            }
-        },
+        Some(name) => {
+            let rule = tether::rule(name)
+                .ok_or_else(|| format!("unknown rule `{name}`; `tether rules` lists every rule"))?;
+            print!("{}", rule.page);
+            Ok(exit::OK)
+        }
     }
 }
 
-fn init(folder: &Path, force: bool) -> u8 {
+fn init(folder: &Path, force: bool) -> Result<u8, String> {
     let path = folder.join("tether.toml");
     if path.exists() && !force {
-        eprintln!(
-            "error: {} already exists; pass --force to overwrite it",
+        return Err(format!(
+            "{} already exists; pass --force to overwrite it",
             path.display()
-        );
-        return exit::TROUBLE;
+        ));
     }
-    match std::fs::write(&path, Config::starter_toml()) {
-        Ok(()) => {
-            println!(
-                "wrote {}; run `tether check {}`",
-                path.display(),
-                folder.display()
-            );
-            exit::OK
-        }
-        Err(error) => {
-            eprintln!("error: cannot write {}: {error}", path.display());
-            exit::TROUBLE
-        }
-    }
+    std::fs::write(&path, Config::starter_toml())
+        .map_err(|error| format!("cannot write {}: {error}", path.display()))?;
+    println!(
+        "wrote {}; run `tether check {}`",
+        path.display(),
+        folder.display()
+    );
+    Ok(exit::OK)
 }
 
 fn map(format: MapFormat, paths: &[PathBuf]) -> u8 {
@@ -596,32 +579,20 @@ fn map(format: MapFormat, paths: &[PathBuf]) -> u8 {
     code
 }
 
-fn snapshot(args: SnapshotArgs) -> u8 {
+fn snapshot(args: SnapshotArgs) -> Result<u8, String> {
     let dir = args.dir.unwrap_or_else(|| PathBuf::from("."));
     // Without a tether.toml, the folder itself is the root the snapshots go below.
     let loaded = match &args.config {
         Some(path) => Config::load(path).map_err(tether::Error::from),
         None => Config::discover(&dir),
     };
-    let config = match loaded {
-        Ok(config) => config,
-        Err(error) => {
-            eprintln!("error: {error}");
-            return exit::TROUBLE;
-        }
-    };
+    let config = loaded.map_err(|error| error.to_string())?;
     let result = if args.update {
         snapshot::update(&config)
     } else {
         snapshot::check(&config)
     };
-    let report = match result {
-        Ok(report) => report,
-        Err(error) => {
-            eprintln!("error: {error}");
-            return exit::TROUBLE;
-        }
-    };
+    let report = result.map_err(|error| error.to_string())?;
     let output = match args.format {
         SnapshotOutput::Human => report.render(&SnapshotFormat::Human),
         SnapshotOutput::Github => report.render(&SnapshotFormat::Github {
@@ -630,16 +601,16 @@ fn snapshot(args: SnapshotArgs) -> u8 {
         }),
     };
     if !print_out(&output) {
-        return exit::TROUBLE;
+        return Ok(exit::TROUBLE);
     }
     for failure in &report.failures {
         eprintln!("error: {failure}");
     }
-    if !report.failures.is_empty() {
+    Ok(if !report.failures.is_empty() {
         exit::TROUBLE
     } else if !report.passed() {
         exit::FINDINGS
     } else {
         exit::OK
-    }
+    })
 }

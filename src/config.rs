@@ -345,6 +345,11 @@ impl Config {
 
     /// A configuration from the text of a `tether.toml`, with paths relative to the
     /// working directory. An error names the line and column.
+    ///
+    /// ```
+    /// let error = tether::Config::from_toml("[rules]\nrequired-coment = \"error\"\n").unwrap_err();
+    /// assert!(error.to_string().contains("did you mean `required-comment`"), "{error}");
+    /// ```
     pub fn from_toml(text: &str) -> Result<Config, crate::error::Error> {
         let root = crate::paths::absolute(Path::new("."));
         Config::from_toml_in(text, root)

@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 /// Problems are findings about the input, not failures of the tool: the file is still
 /// modelled as far as it can be.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Problem {
     /// 0-based line the problem starts on.
     pub line: usize,

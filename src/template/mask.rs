@@ -376,6 +376,7 @@ pub fn has_template_line_outside_block_scalars(text: &str, actions: &[Action]) -
 /// Which branch of every `if`/`with`/`range` … `else` … `end` chain a branch mask
 /// keeps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Branch {
     /// The first branch (`if`'s own), every `else` branch dropped.
     First,

@@ -14,6 +14,7 @@ use super::syntax::RawComment;
 
 /// Everything tether knows about one file.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct FileModel {
     /// The path as given.
     pub path: PathBuf,
@@ -27,6 +28,7 @@ pub struct FileModel {
 
 /// One YAML document of a file.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct Document {
     /// 0-based position of the document in its file.
     pub index: usize,
@@ -58,6 +60,7 @@ pub struct Document {
 
 /// A key of a mapping, or an item of a sequence.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct Key {
     /// helm-unittest dot notation: `spec.configuration.evictionStrategy`,
     /// `…featureGates[0]`, `metadata.annotations["a.b/c"]`.
@@ -74,6 +77,7 @@ pub struct Key {
 
 /// A comment attached to a key, and how.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct Attached {
     /// Where the comment sits.
     pub placement: Placement,
@@ -83,6 +87,7 @@ pub struct Attached {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 /// Where a comment sits relative to the key it documents.
+#[non_exhaustive]
 pub enum Placement {
     /// On the key's own line, after the key or its value.
     Trailing,
@@ -102,6 +107,7 @@ impl Placement {
 
 /// A comment separated from the key below it by a template block's end.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct Detached {
     /// The comment.
     pub comment: Comment,
@@ -113,6 +119,7 @@ pub struct Detached {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 /// How a comment is written.
+#[non_exhaustive]
 pub enum CommentStyle {
     /// `# …`
     Yaml,
@@ -122,6 +129,7 @@ pub enum CommentStyle {
 
 /// A comment: one `{{/* */}}` action, or a run of `#` lines read as one text.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct Comment {
     /// `#` or `{{/* */}}`.
     pub style: CommentStyle,
