@@ -394,7 +394,13 @@ fn read_snapshots(
         let kind = entry
             .file_type()
             .map_err(|error| Error::Snapshot(format!("{}: {error}", relative.display())))?;
-        if kind.is_dir() {
+        if kind.is_symlink() {
+            // Never followed: a link could make the diff print any file it points at.
+            failures.push(format!(
+                "{} is a symlink in the snapshot folder; remove it (tether reads and writes only real files there)",
+                relative.display()
+            ));
+        } else if kind.is_dir() {
             read_snapshots(config, &path, stored, failures)?;
         } else if path.extension().is_some_and(|e| e == EXTENSION) {
             match read_regular(&path, MAX_FILE_BYTES) {
@@ -438,10 +444,10 @@ pub fn update(config: &Config) -> Result<SnapshotReport, Error> {
         match change.kind {
             ChangeKind::Orphan => remove_snapshot(config, &target)?,
             ChangeKind::Changed | ChangeKind::Missing => {
-                let text: String = state.expected[&change.source]
-                    .iter()
-                    .map(|line| line.text.clone() + "\n")
-                    .collect();
+                let Some(lines) = state.expected.get(&change.source) else {
+                    continue;
+                };
+                let text: String = lines.iter().map(|line| line.text.clone() + "\n").collect();
                 write_snapshot(config, &target, &text)?;
             }
         }

@@ -155,6 +155,16 @@ fn snapshots_stay_inside_the_configuration_folder() {
     let symlinked = snapshot(dir.path(), &["kubevirt", "--update"]);
     assert_eq!(std::fs::read_dir(elsewhere.path()).unwrap().count(), 0);
     std::fs::remove_file(chart.join("snapshots")).unwrap();
+    // A snapshot that links elsewhere is never read (its diff would print the target).
+    snapshot(dir.path(), &["kubevirt", "--update"]);
+    let secret = elsewhere.path().join("secret");
+    std::fs::write(&secret, "token: hunter2\n").unwrap();
+    let values = chart.join("snapshots/values.yaml.snap");
+    std::fs::remove_file(&values).unwrap();
+    std::os::unix::fs::symlink(&secret, &values).unwrap();
+    let linked = snapshot(dir.path(), &["kubevirt"]);
+    assert!(!linked.contains("hunter2"), "{linked}");
+    std::fs::remove_dir_all(chart.join("snapshots")).unwrap();
     let config = chart.join("tether.toml");
     let text = std::fs::read_to_string(&config).unwrap();
     std::fs::write(
@@ -164,7 +174,10 @@ fn snapshots_stay_inside_the_configuration_folder() {
     .unwrap();
     let outside = snapshot(dir.path(), &["kubevirt", "--update"]);
     assert!(!dir.path().join("outside").exists());
-    assert_snapshot_output!("refused_folders", format!("{symlinked}\n{outside}"));
+    assert_snapshot_output!(
+        "refused_folders",
+        format!("{symlinked}\n{linked}\n{outside}")
+    );
 }
 
 /// `[snapshot] dir` moves the folder.
