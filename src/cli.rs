@@ -387,6 +387,10 @@ pub struct IdemArgs {
     /// Checks run in parallel, each in its own copy. Default: the number of cores.
     #[arg(long)]
     pub jobs: Option<usize>,
+    /// Run the commands without Landlock, for a command that must write outside its
+    /// sandbox; changes to your tree are still detected, and the report says so.
+    #[arg(long)]
+    pub no_contain: bool,
     /// Output format.
     #[arg(long, value_enum, default_value_t = IdemOutput::Text)]
     pub format: IdemOutput,
@@ -434,6 +438,7 @@ fn idem(args: IdemArgs) -> Result<u8, String> {
     let cwd = absolute(Path::new("."));
     let mut options = IdemOptions::default()
         .discover(args.discover)
+        .contain(!args.no_contain)
         .display_root(cwd.clone());
     if let Some(jobs) = args.jobs {
         options = options.jobs(jobs);
@@ -470,7 +475,10 @@ fn idem(args: IdemArgs) -> Result<u8, String> {
     if !print_out(&output) {
         return Ok(exit::TROUBLE);
     }
-    Ok(if !report.user_tree_changes.is_empty() {
+    for error in &report.errors {
+        eprintln!("error: {error}");
+    }
+    Ok(if !report.user_tree_changes.is_empty() || !report.errors.is_empty() {
         exit::TROUBLE
     } else if report.failed() > 0 && !args.discover {
         exit::FINDINGS

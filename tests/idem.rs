@@ -144,7 +144,12 @@ fn filter(text: &str) -> String {
     let durations = regex::Regex::new(r"\((\d+ms|\d+s|\d+m\d+s)\)").unwrap();
     let millis = regex::Regex::new(r#""duration_ms": \d+"#).unwrap();
     let stamp = regex::Regex::new(r"\b\d{15,}\b").unwrap();
-    let text = durations.replace_all(text, "(…)");
+    // Landlock or not depends on the kernel; `containment.rs` tests both.
+    let containment = regex::Regex::new(r#"(?s)"containment": \{.*?\}"#).unwrap();
+    let note = regex::Regex::new(r"\nnote: not contained \(.*\n|::warning title=tether idem::not contained \(.*\n").unwrap();
+    let text = containment.replace_all(text, r#""containment": [CONTAINMENT]"#);
+    let text = note.replace_all(&text, "");
+    let text = durations.replace_all(&text, "(…)");
     let text = millis.replace_all(&text, r#""duration_ms": 0"#);
     stamp.replace_all(&text, "[STAMP]").into_owned()
 }

@@ -26,35 +26,82 @@ impl RunOutcome {
     }
 }
 
-/// Process groups of commands still running, for [`kill_all`].
+/// Process groups of commands still running, for [`kill_all`]: each command's `sh`
+/// leads its own group, so its pid is the group's id.
 static RUNNING: Mutex<Vec<i32>> = Mutex::new(Vec::new());
 
 /// At most this much of each stream is kept (its end).
 const KEEP: usize = 64 * 1024;
 
-/// Runs `run` with `sh -c` in `dir`.
-pub fn run(
-    run: &str,
-    dir: &Path,
-    env: &BTreeMap<String, String>,
-    timeout: Duration,
-) -> std::io::Result<RunOutcome> {
+/// After the command exits, how long its output may take to close before tether
+/// stops waiting (a process it left behind may hold it open).
+const OUTPUT_GRACE: Duration = Duration::from_secs(2);
+
+/// What to run and how.
+pub struct Spec<'a> {
+    /// The command, for `sh -c`.
+    pub run: &'a str,
+    /// The folder it runs in, inside the sandbox.
+    pub dir: &'a Path,
+    /// `[[idem]] env`.
+    pub env: &'a BTreeMap<String, String>,
+    pub timeout: Duration,
+    /// The sandbox's temporary folder: `HOME` and `TMPDIR` are made in it, and with
+    /// `confine` it is the only place the command may write.
+    pub sandbox: &'a Path,
+    /// Confine the command with Landlock (checked to be available by the caller).
+    pub confine: bool,
+}
+
+/// Environment variables that point git at another repository or index: a command
+/// inherits them from a hook (`GIT_DIR` in a linked worktree) and would commit to the
+/// user's repository from inside the sandbox.
+fn is_redirecting(name: &std::ffi::OsStr) -> bool {
+    name.to_string_lossy().starts_with("GIT_")
+}
+
+/// Runs `spec.run` with `sh -c` in `spec.dir`.
+pub fn run(spec: &Spec) -> std::io::Result<RunOutcome> {
     let start = Instant::now();
-    let mut child = Command::new("sh")
-        .arg("-c")
-        .arg(run)
-        .current_dir(dir)
-        .env("PWD", dir)
-        .envs(env)
+    let deadline = start + spec.timeout;
+    let home = spec.sandbox.join("home");
+    let tmp = spec.sandbox.join("tmp");
+    std::fs::create_dir_all(&home)?;
+    std::fs::create_dir_all(&tmp)?;
+    let mut command = Command::new("sh");
+    command.arg("-c").arg(spec.run).current_dir(spec.dir);
+    for (name, _) in std::env::vars_os() {
+        if is_redirecting(&name) {
+            command.env_remove(&name);
+        }
+    }
+    command
+        .env("PWD", spec.dir)
+        .env("HOME", &home)
+        .env("TMPDIR", &tmp)
+        .envs(spec.env)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .process_group(0)
-        .spawn()?;
-    let group = child.id() as i32;
-    if let Ok(mut running) = RUNNING.lock() {
-        running.push(group);
+        .process_group(0);
+    if spec.confine {
+        let mut confinement = super::contain::Confinement::new(spec.sandbox)
+            .map_err(std::io::Error::other)?;
+        // SAFETY: `apply` makes two system calls (prctl, landlock_restrict_self) and
+        // allocates nothing when it succeeds, so it is safe between fork and exec.
+        unsafe {
+            command.pre_exec(move || confinement.apply());
+        }
     }
+    // Spawned and registered under the lock that orphan sweeps hold, so a sweep never
+    // takes another worker's command, just started, for an orphan.
+    let mut child = {
+        let mut running = RUNNING.lock().map_err(|_| std::io::Error::other("a worker panicked"))?;
+        let child = command.spawn()?;
+        running.push(child.id() as i32);
+        child
+    };
+    let group = child.id() as i32;
     let stdout = child.stdout.take().map(read_in_background);
     let stderr = child.stderr.take().map(read_in_background);
     let mut timed_out = false;
@@ -62,23 +109,29 @@ pub fn run(
         if let Some(status) = child.try_wait()? {
             break status;
         }
-        if start.elapsed() >= timeout {
+        if Instant::now() >= deadline {
             timed_out = true;
             kill_group(group);
             break child.wait()?;
         }
         std::thread::sleep(Duration::from_millis(10));
     };
-    // Whatever the command left running in its group goes too.
+    // Whatever the command left running goes too: its group, and what it detached.
     kill_group(group);
     if let Ok(mut running) = RUNNING.lock() {
         running.retain(|&g| g != group);
+        super::contain::kill_orphans(&running);
     }
-    let collect = |handle: Option<std::thread::JoinHandle<Vec<u8>>>| {
-        handle
-            .and_then(|handle| handle.join().ok())
-            .map(|bytes| String::from_utf8_lossy(tail(&bytes)).into_owned())
-            .unwrap_or_default()
+    // Once the command has ended, its output gets a short grace to close: a run never
+    // takes more than its timeout plus that grace.
+    let until = Instant::now() + OUTPUT_GRACE;
+    let collect = |receiver: Option<std::sync::mpsc::Receiver<Vec<u8>>>| {
+        let wait = until.saturating_duration_since(Instant::now());
+        match receiver.map(|receiver| receiver.recv_timeout(wait)) {
+            Some(Ok(bytes)) => String::from_utf8_lossy(tail(&bytes)).into_owned(),
+            Some(Err(_)) => "(tether stopped reading: a process the command left behind kept its output open)".into(),
+            None => String::new(),
+        }
     };
     Ok(RunOutcome {
         status: status.code(),
@@ -89,7 +142,9 @@ pub fn run(
     })
 }
 
-fn read_in_background(mut stream: impl Read + Send + 'static) -> std::thread::JoinHandle<Vec<u8>> {
+/// Reads a stream to its end on a thread of its own; the bytes arrive on the channel.
+fn read_in_background(mut stream: impl Read + Send + 'static) -> std::sync::mpsc::Receiver<Vec<u8>> {
+    let (sender, receiver) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         let mut bytes = Vec::new();
         let mut buffer = [0u8; 8192];
@@ -102,8 +157,9 @@ fn read_in_background(mut stream: impl Read + Send + 'static) -> std::thread::Jo
                 bytes.drain(..bytes.len() - KEEP);
             }
         }
-        bytes
-    })
+        let _ = sender.send(bytes);
+    });
+    receiver
 }
 
 fn tail(bytes: &[u8]) -> &[u8] {
@@ -126,51 +182,6 @@ pub fn kill_all() {
     }
 }
 
-/// A tool the command needs that is missing or the wrong kind, said plainly.
-pub fn missing_tool(run: &str, dir: &Path) -> Option<String> {
-    let program = run.split_whitespace().next()?;
-    if !program.contains('/') && !is_shell_word(program) && find_on_path(program).is_none() {
-        return Some(format!(
-            "`{program}` is not installed (not found on PATH); `{run}` needs it: install it and run tether idem again"
-        ));
-    }
-    let makefile = ["GNUmakefile", "makefile", "Makefile"]
-        .iter()
-        .map(|name| dir.join(name))
-        .find(|path| path.is_file())
-        .and_then(|path| std::fs::read_to_string(path).ok())
-        .unwrap_or_default();
-    let uses_sed_in_place =
-        run.contains("sed -i") || (program == "make" && makefile.contains("sed -i"));
-    if uses_sed_in_place && !is_gnu_sed() {
-        return Some(
-            "the command edits files with `sed -i '…'`, which needs GNU sed, and `sed` on PATH is not GNU sed (BSD sed reads the script as a backup suffix): install GNU sed (e.g. `gsed`) and put it first on PATH as `sed`".into(),
-        );
-    }
-    None
-}
-
-fn is_shell_word(word: &str) -> bool {
-    matches!(
-        word,
-        "cd" | "set"
-            | "export"
-            | "exec"
-            | "true"
-            | "false"
-            | "test"
-            | "["
-            | "echo"
-            | "exit"
-            | "if"
-            | "for"
-            | "while"
-            | "{"
-            | "("
-            | "!"
-    ) || word.contains('=')
-}
-
 fn find_on_path(program: &str) -> Option<std::path::PathBuf> {
     std::env::var_os("PATH").and_then(|path| {
         std::env::split_paths(&path)
@@ -185,4 +196,68 @@ fn is_gnu_sed() -> bool {
         .output()
         .map(|output| String::from_utf8_lossy(&output.stdout).contains("GNU sed"))
         .unwrap_or(false)
+}
+
+/// A tool the command needs that is missing or the wrong kind, said plainly. Only a
+/// command that starts with a plain program name is looked up on PATH: anything else
+/// (`. ./env.sh && …`, `(…)`, `umask 022; …`, a `# comment` line) is shell, and the
+/// shell says what it cannot find (see [`not_found`]).
+pub fn missing_tool(run: &str, dir: &Path) -> Option<String> {
+    let program = plain_program(run);
+    if let Some(program) = program {
+        if find_on_path(program).is_none() {
+            return Some(format!(
+                "`{program}` is not installed (not found on PATH); `{run}` needs it: install it and run tether idem again"
+            ));
+        }
+    }
+    let makefile = ["GNUmakefile", "makefile", "Makefile"]
+        .iter()
+        .map(|name| dir.join(name))
+        .find(|path| path.is_file())
+        .and_then(|path| std::fs::read_to_string(path).ok())
+        .unwrap_or_default();
+    let uses_sed_in_place =
+        run.contains("sed -i") || (program == Some("make") && makefile.contains("sed -i"));
+    if uses_sed_in_place && !is_gnu_sed() {
+        return Some(
+            "the command edits files with `sed -i '…'`, which needs GNU sed, and `sed` on PATH is not GNU sed (BSD sed reads the script as a backup suffix): install GNU sed (e.g. `gsed`) and put it first on PATH as `sed`".into(),
+        );
+    }
+    None
+}
+
+/// The program a command starts with, when it is a plain name that is not a shell
+/// builtin or keyword: `make` in `make update`, nothing in `. ./env && make`.
+fn plain_program(run: &str) -> Option<&str> {
+    let first = run.split_whitespace().next()?;
+    let plain = first
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+        && first
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '+'));
+    (plain && !SHELL_WORDS.contains(&first)).then_some(first)
+}
+
+/// POSIX shell builtins and reserved words, and the common ones of dash and bash.
+const SHELL_WORDS: &[&str] = &[
+    "alias", "bg", "break", "case", "cd", "command", "continue", "do", "done", "echo", "elif",
+    "else", "esac", "eval", "exec", "exit", "export", "false", "fc", "fg", "fi", "for",
+    "function", "getopts", "hash", "if", "in", "jobs", "kill", "local", "printf", "pwd", "read",
+    "readonly", "return", "select", "set", "shift", "source", "test", "then", "time", "times",
+    "trap", "true", "type", "ulimit", "umask", "unalias", "unset", "until", "wait", "while",
+];
+
+/// The word the shell could not find, from the standard error of a command that
+/// exited with 127: dash's `sh: 1: helm: not found`, bash's `helm: command not found`.
+pub fn not_found(stderr: &str) -> Option<String> {
+    stderr.lines().rev().find_map(|line| {
+        let before = line
+            .strip_suffix(": command not found")
+            .or_else(|| line.strip_suffix(": not found"))?;
+        let word = before.rsplit(": ").next()?.trim();
+        (!word.is_empty()).then(|| word.to_string())
+    })
 }

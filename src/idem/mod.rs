@@ -6,6 +6,7 @@
 
 mod blocks;
 mod command;
+mod contain;
 mod moves;
 mod sandbox;
 
@@ -17,6 +18,7 @@ use serde::Serialize;
 
 use crate::config::Config;
 pub use crate::config::{parse_duration, IdemTarget};
+pub use contain::Containment;
 pub use moves::CommentMove;
 pub use sandbox::{interrupt, SandboxCopy};
 use sandbox::{Contents, Entry, Sandbox, Source};
@@ -36,6 +38,9 @@ pub struct IdemOptions {
     /// What the targets' folders are shown relative to. Default: the working
     /// directory.
     pub display_root: Option<PathBuf>,
+    /// Confine each command with Landlock where the kernel has it (the default);
+    /// `false` is `--no-contain`, and the report says so.
+    pub contain: bool,
     progress: Option<ProgressFn>,
 }
 
@@ -46,6 +51,7 @@ impl std::fmt::Debug for IdemOptions {
             .field("jobs", &self.jobs)
             .field("discover", &self.discover)
             .field("display_root", &self.display_root)
+            .field("contain", &self.contain)
             .finish_non_exhaustive()
     }
 }
@@ -56,6 +62,7 @@ impl Default for IdemOptions {
             jobs: std::thread::available_parallelism().map_or(1, |n| n.get()),
             discover: false,
             display_root: None,
+            contain: true,
             progress: None,
         }
     }
@@ -80,6 +87,12 @@ impl IdemOptions {
         self
     }
 
+    /// Sets [`IdemOptions::contain`].
+    pub fn contain(mut self, contain: bool) -> Self {
+        self.contain = contain;
+        self
+    }
+
     /// Calls `progress` before each check, from the thread that runs it.
     pub fn on_progress(mut self, progress: impl Fn(Progress) + Send + Sync + 'static) -> Self {
         self.progress = Some(Arc::new(progress));
@@ -94,8 +107,13 @@ pub struct IdemReport {
     /// The self-heal checks were discovered blocks, not configured ones.
     #[serde(skip)]
     pub discovered: bool,
-    /// One per `[[idem]]` entry.
+    /// One per `[[idem]]` entry that could be checked.
     pub targets: Vec<TargetReport>,
+    /// Why some targets could not be checked at all (exit 2); the other targets
+    /// still ran.
+    pub errors: Vec<String>,
+    /// How the commands were confined.
+    pub containment: Containment,
     /// Files of the user's tree that changed while tether ran (it never writes there:
     /// a change means the command escaped its sandbox, or someone else wrote).
     pub user_tree_changes: Vec<String>,
@@ -295,13 +313,23 @@ pub fn run_targets(targets: &[IdemTarget], options: &IdemOptions) -> Result<Idem
             progress(step);
         }
     };
+    let containment = if !options.contain {
+        Containment::Off
+    } else {
+        match contain::available() {
+            Ok(()) => Containment::Landlock,
+            Err(reason) => Containment::DetectionOnly(reason),
+        }
+    };
     run_checks(
         targets,
         &display_root,
         Settings {
             jobs: options.jobs.max(1),
             discover: options.discover,
+            confine: containment == Containment::Landlock,
         },
+        containment,
         &progress,
     )
 }
@@ -311,6 +339,7 @@ pub fn run_targets(targets: &[IdemTarget], options: &IdemOptions) -> Result<Idem
 struct Settings {
     jobs: usize,
     discover: bool,
+    confine: bool,
 }
 
 /// Runs every target's checks. `display_root` is what the targets' folders are shown
@@ -319,6 +348,7 @@ fn run_checks(
     targets: &[IdemTarget],
     display_root: &Path,
     options: Settings,
+    containment: Containment,
     progress: &(dyn Fn(Progress) + Sync),
 ) -> Result<IdemReport, IdemError> {
     if targets.is_empty() {
@@ -327,13 +357,26 @@ fn run_checks(
     let mut report = IdemReport {
         discovered: options.discover,
         targets: Vec::new(),
+        errors: Vec::new(),
+        containment,
         user_tree_changes: Vec::new(),
     };
+    // Processes a command detaches come back to tether, which kills them.
+    contain::become_subreaper();
     for target in targets {
-        let source = Source::around(&target.dir).map_err(|error| IdemError::Sandbox {
-            root: target.dir.display().to_string(),
-            message: error.to_string(),
-        })?;
+        let source = match Source::around(&target.dir) {
+            Ok(source) => source,
+            Err(error) => {
+                report.errors.push(
+                    IdemError::Sandbox {
+                        root: target.dir.display().to_string(),
+                        message: error.to_string(),
+                    }
+                    .to_string(),
+                );
+                continue;
+            }
+        };
         let before = sandbox::fingerprint(&source.root);
         let result = run_target(target, &source, display_root, options, progress);
         let after = sandbox::fingerprint(&source.root);
@@ -342,7 +385,11 @@ fn run_checks(
                 .into_iter()
                 .map(|path| source.root.join(path).display().to_string()),
         );
-        report.targets.push(result?);
+        // A target that cannot be checked does not hide what its command did.
+        match result {
+            Ok(target) => report.targets.push(target),
+            Err(error) => report.errors.push(error.to_string()),
+        }
     }
     Ok(report)
 }
@@ -412,6 +459,7 @@ fn run_target(
         target,
         relative_dir: &relative_dir,
         pristine: &contents,
+        confine: options.confine,
     };
 
     // no-op and fixpoint, in one copy, one after the other.
@@ -419,6 +467,14 @@ fn run_target(
     tick("no-op");
     let outcome = context.run_in(&first).map_err(sandbox_error)?;
     if !outcome.succeeded() && !outcome.timed_out {
+        let mut stderr = outcome.stderr.trim_end().to_string();
+        if outcome.status == Some(127) {
+            if let Some(word) = command::not_found(&stderr) {
+                stderr.push_str(&format!(
+                    "\nthe shell could not find `{word}`: install it, or fix the command"
+                ));
+            }
+        }
         return Err(IdemError::CommandFailed {
             run: target.run.clone(),
             dir: dir_display,
@@ -427,7 +483,7 @@ fn run_target(
                 .map_or("killed by a signal".to_string(), |status| {
                     status.to_string()
                 }),
-            stderr: outcome.stderr.trim_end().to_string(),
+            stderr,
         });
     }
     advance();
@@ -586,6 +642,7 @@ struct Context<'a> {
     target: &'a IdemTarget,
     relative_dir: &'a Path,
     pristine: &'a Contents,
+    confine: bool,
 }
 
 impl Context<'_> {
@@ -593,12 +650,14 @@ impl Context<'_> {
         // A previous run may have deleted its own folder.
         let dir = sandbox.root.join(self.relative_dir);
         std::fs::create_dir_all(&dir)?;
-        command::run(
-            &self.target.run,
-            &dir,
-            &self.target.env,
-            self.target.timeout,
-        )
+        command::run(&command::Spec {
+            run: &self.target.run,
+            dir: &dir,
+            env: &self.target.env,
+            timeout: self.target.timeout,
+            sandbox: sandbox.folder(),
+            confine: self.confine,
+        })
     }
 
     /// Restores the copy to the mutant, runs the command, and expects the pristine

@@ -165,6 +165,12 @@ impl Sandbox {
         Ok(sandbox)
     }
 
+    /// The temporary folder the copy is in: the command's `HOME` and `TMPDIR` are
+    /// made in it, and under Landlock it is the only place the command may write.
+    pub fn folder(&self) -> &Path {
+        self.folder.path()
+    }
+
     /// Brings the copy back to `contents`: rewrites what changed, recreates what was
     /// deleted, deletes what was created (ignored files included).
     pub fn restore(&self, contents: &Contents) -> std::io::Result<()> {

@@ -28,6 +28,9 @@ pub fn human(report: &IdemReport) -> String {
             }
         }
     }
+    if report.containment != crate::idem::Containment::Landlock {
+        let _ = writeln!(out, "\nnote: {}", report.containment.describe());
+    }
     if !report.user_tree_changes.is_empty() {
         let _ = writeln!(
             out,
@@ -40,13 +43,22 @@ pub fn human(report: &IdemReport) -> String {
     if report.discovered {
         discovered(&mut out, report);
     }
+    if report.targets.is_empty() && report.user_tree_changes.is_empty() {
+        // Nothing ran: the errors, on standard error, say it all.
+        return out;
+    }
     let failed = report.failed();
-    let _ = if failed == 0 {
+    let unchecked = match report.errors.len() {
+        0 => String::new(),
+        1 => "; 1 target could not be checked".to_string(),
+        n => format!("; {n} targets could not be checked"),
+    };
+    let _ = if failed == 0 && unchecked.is_empty() {
         writeln!(out, "\ntether idem: all {} checks passed", report.checks())
     } else {
         writeln!(
             out,
-            "\ntether idem: {failed} of {} checks failed",
+            "\ntether idem: {failed} of {} checks failed{unchecked}",
             report.checks()
         )
     };
@@ -136,6 +148,8 @@ fn quoted(path: &Option<String>) -> String {
 #[derive(Serialize)]
 struct JsonReport<'a> {
     targets: Vec<JsonTarget<'a>>,
+    errors: &'a [String],
+    containment: &'a crate::idem::Containment,
     user_tree_changes: &'a [String],
 }
 
@@ -159,6 +173,8 @@ pub fn json(report: &IdemReport) -> String {
         .collect();
     serde_json::to_string_pretty(&JsonReport {
         targets,
+        errors: &report.errors,
+        containment: &report.containment,
         user_tree_changes: &report.user_tree_changes,
     })
     .unwrap_or_default()
@@ -215,6 +231,18 @@ pub fn github(report: &IdemReport, cwd: &std::path::Path, base: &std::path::Path
                 crate::report::github::data(&format!("{kind}{mutant} in {}: {why}", target.dir))
             ));
         }
+    }
+    for error in &report.errors {
+        out.push_str(&format!(
+            "::error title=tether idem::{}\n",
+            crate::report::github::data(error)
+        ));
+    }
+    if report.containment != crate::idem::Containment::Landlock {
+        out.push_str(&format!(
+            "::warning title=tether idem::{}\n",
+            crate::report::github::data(&report.containment.describe())
+        ));
     }
     for change in &report.user_tree_changes {
         out.push_str(&format!(

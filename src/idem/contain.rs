@@ -1,0 +1,193 @@
+//! What keeps a regeneration command inside its sandbox, on top of detection.
+//!
+//! On Linux, the command runs under Landlock: every file is readable, and only its
+//! sandbox folder (the copy, its `HOME` and `TMPDIR`) and a few harmless devices are
+//! writable, for it and every process it starts. tether is also a child subreaper, so
+//! a process the command detaches (`setsid … &`) is re-parented to tether, which kills
+//! it when the run ends. Elsewhere, or on a kernel without Landlock, the command runs
+//! unconfined and the fingerprint of the user's tree before and after is the only
+//! guard; the report says which.
+
+use std::path::Path;
+
+use serde::Serialize;
+
+/// How the commands of a run were confined.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "mode", content = "reason")]
+#[non_exhaustive]
+pub enum Containment {
+    /// Landlock: writes outside the sandbox are refused by the kernel.
+    Landlock,
+    /// No kernel confinement is available (the reason); changes to the user's tree
+    /// are detected and reported, not prevented.
+    DetectionOnly(String),
+    /// `--no-contain`: the commands ran unconfined, by request; changes to the user's
+    /// tree are still detected.
+    Off,
+}
+
+impl Containment {
+    /// One line for reports.
+    pub fn describe(&self) -> String {
+        match self {
+            Containment::Landlock => {
+                "contained: Landlock lets the command write only inside its sandbox".into()
+            }
+            Containment::DetectionOnly(reason) => format!(
+                "not contained ({reason}): changes to your tree are detected, not prevented"
+            ),
+            Containment::Off => {
+                "not contained (--no-contain): changes to your tree are detected, not prevented"
+                    .into()
+            }
+        }
+    }
+}
+
+/// Whether Landlock can confine commands here, and why not.
+pub fn available() -> Result<(), String> {
+    #[cfg(target_os = "linux")]
+    {
+        linux::ruleset(Path::new("/")).map(|_| ())
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        Err("Landlock is a Linux feature".into())
+    }
+}
+
+/// A confinement to apply in the child between fork and exec: only `writable` (and
+/// harmless devices) may be written.
+pub struct Confinement {
+    #[cfg(target_os = "linux")]
+    ruleset: Option<landlock::RulesetCreated>,
+}
+
+impl Confinement {
+    /// Prepares the rules in the parent (they open files and allocate), so the child
+    /// only has to apply them.
+    pub fn new(writable: &Path) -> Result<Confinement, String> {
+        #[cfg(target_os = "linux")]
+        {
+            Ok(Confinement {
+                ruleset: Some(linux::ruleset(writable)?),
+            })
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            let _ = writable;
+            Err("Landlock is a Linux feature".into())
+        }
+    }
+
+    /// Applies the confinement to the calling process. Runs in the forked child: it
+    /// makes two system calls and allocates nothing on success.
+    pub fn apply(&mut self) -> std::io::Result<()> {
+        #[cfg(target_os = "linux")]
+        if let Some(ruleset) = self.ruleset.take() {
+            match ruleset.restrict_self() {
+                Ok(status) if status.ruleset != landlock::RulesetStatus::NotEnforced => {}
+                _ => return Err(std::io::Error::from_raw_os_error(libc::EPERM)),
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Makes this process the reaper of its orphaned descendants, so a command's
+/// detached processes come back to it to be killed. Linux only; elsewhere a no-op.
+pub fn become_subreaper() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: prctl with PR_SET_CHILD_SUBREAPER takes an integer and touches no memory.
+    unsafe {
+        libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+    }
+}
+
+/// Kills the processes re-parented to this one that are not `keep` and not in this
+/// process's own process group (tether's own helpers, such as git, are): what
+/// commands left running when they ended (`setsid … &`, double forks). Repeats while
+/// killing them orphans more. Linux only.
+pub fn kill_orphans(keep: &[i32]) {
+    #[cfg(target_os = "linux")]
+    for _ in 0..20 {
+        let orphans = linux::orphans(keep);
+        if orphans.is_empty() {
+            return;
+        }
+        for pid in orphans {
+            // SAFETY: kill and waitpid on a child pid; no memory is shared.
+            unsafe {
+                libc::kill(pid, libc::SIGKILL);
+                libc::waitpid(pid, std::ptr::null_mut(), 0);
+            }
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = keep;
+}
+
+#[cfg(target_os = "linux")]
+mod linux {
+    use std::path::Path;
+
+    use landlock::{
+        path_beneath_rules, Access, AccessFs, CompatLevel, Compatible, Ruleset, RulesetAttr,
+        RulesetCreated, RulesetCreatedAttr, ABI,
+    };
+
+    /// Devices a command may write to.
+    const DEVICES: [&str; 5] = ["/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"];
+
+    /// Read everywhere, write only under `writable` and to harmless devices. The
+    /// newest rights this crate knows are required where the kernel has them: the
+    /// ABI levels are tried from V5 (truncate, ioctl on devices) down to V1.
+    pub fn ruleset(writable: &Path) -> Result<RulesetCreated, String> {
+        let mut last = String::new();
+        for abi in [ABI::V5, ABI::V3, ABI::V2, ABI::V1] {
+            let attempt = || -> Result<RulesetCreated, landlock::RulesetError> {
+                Ruleset::default()
+                    .set_compatibility(CompatLevel::HardRequirement)
+                    .handle_access(AccessFs::from_all(abi))?
+                    .create()?
+                    .add_rules(path_beneath_rules(["/"], AccessFs::from_read(abi)))?
+                    .add_rules(path_beneath_rules([writable], AccessFs::from_all(abi)))?
+                    .add_rules(path_beneath_rules(DEVICES, AccessFs::from_all(abi)))
+            };
+            match attempt() {
+                Ok(ruleset) => return Ok(ruleset),
+                Err(error) => last = error.to_string(),
+            }
+        }
+        Err(format!("Landlock is not available on this kernel: {last}"))
+    }
+
+    /// Children of this process in another process group, except `keep`.
+    pub fn orphans(keep: &[i32]) -> Vec<i32> {
+        let me = std::process::id() as i32;
+        // SAFETY: getpgrp reads this process's process group id.
+        let group = unsafe { libc::getpgrp() };
+        let Ok(entries) = std::fs::read_dir("/proc") else {
+            return Vec::new();
+        };
+        entries
+            .flatten()
+            .filter_map(|entry| entry.file_name().to_str()?.parse::<i32>().ok())
+            .filter(|pid| !keep.contains(pid))
+            .filter(|&pid| {
+                let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+                    return false;
+                };
+                // `pid (comm) state ppid pgrp session …`; comm may hold spaces.
+                let Some(after) = stat.rfind(')').map(|end| &stat[end + 1..]) else {
+                    return false;
+                };
+                let fields: Vec<&str> = after.split_whitespace().collect();
+                let ppid = fields.get(1).and_then(|f| f.parse::<i32>().ok());
+                let pgrp = fields.get(2).and_then(|f| f.parse::<i32>().ok());
+                ppid == Some(me) && pgrp != Some(group)
+            })
+            .collect()
+    }
+}
