@@ -408,9 +408,15 @@ pub enum IdemOutput {
 fn idem(args: IdemArgs) -> Result<u8, String> {
     use tether::idem::{IdemFormat, IdemOptions, IdemTarget};
     // Ctrl-C: kill the commands' process groups and remove every sandbox copy.
+    // Ctrl-C, SIGTERM, SIGHUP: stop, kill the commands, remove every sandbox copy.
     let _ = ctrlc::set_handler(|| {
-        tether::idem::interrupt();
-        eprintln!("\ninterrupted: sandbox copies removed");
+        let left = tether::idem::interrupt();
+        if left.is_empty() {
+            eprintln!("\ninterrupted: sandbox copies removed");
+        }
+        for message in left {
+            eprintln!("\ninterrupted: {message}");
+        }
         std::process::exit(130);
     });
     let dir = absolute(args.dir.as_deref().unwrap_or(Path::new(".")));
@@ -478,13 +484,15 @@ fn idem(args: IdemArgs) -> Result<u8, String> {
     for error in &report.errors {
         eprintln!("error: {error}");
     }
-    Ok(if !report.user_tree_changes.is_empty() || !report.errors.is_empty() {
-        exit::TROUBLE
-    } else if report.failed() > 0 && !args.discover {
-        exit::FINDINGS
-    } else {
-        exit::OK
-    })
+    Ok(
+        if !report.user_tree_changes.is_empty() || !report.errors.is_empty() {
+            exit::TROUBLE
+        } else if report.failed() > 0 && !args.discover {
+            exit::FINDINGS
+        } else {
+            exit::OK
+        },
+    )
 }
 
 fn rules(name: Option<&str>) -> Result<u8, String> {

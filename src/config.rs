@@ -85,8 +85,10 @@ pub struct SnapshotEntry {
 pub struct IdemEntry {
     /// The shell command (`sh -c`). Default: `make update`.
     pub run: Option<String>,
-    /// Where it runs, relative to this file's folder. Default: this file's folder.
-    pub dir: Option<String>,
+    /// Where it runs, relative to this file's folder and inside it. Default: this
+    /// file's folder.
+    #[schemars(with = "Option<String>")]
+    pub dir: Option<Spanned<String>>,
     /// Globs of the files the command regenerates, relative to `dir`.
     #[schemars(with = "Vec<String>")]
     pub files: Vec<Spanned<String>>,
@@ -97,9 +99,11 @@ pub struct IdemEntry {
     /// How long one run may take: `"300s"`, `"5m"`. Default: `"300s"`.
     #[schemars(with = "Option<String>")]
     pub timeout: Option<Spanned<String>>,
-    /// Extra environment variables for the command.
+    /// Extra environment variables for the command (`HOME` and `TMPDIR` are in the
+    /// sandbox unless set here).
     #[serde(default)]
-    pub env: BTreeMap<String, String>,
+    #[schemars(with = "BTreeMap<String, String>")]
+    pub env: BTreeMap<Spanned<String>, Spanned<String>>,
 }
 
 /// A rule's level, or a table of its level and options.
@@ -795,9 +799,53 @@ fn compile_idem(
         }
         None => std::time::Duration::from_secs(300),
     };
+    let dir = match &entry.dir {
+        Some(dir) => {
+            let relative = Path::new(dir.get_ref());
+            let inside = relative.components().all(|component| {
+                matches!(
+                    component,
+                    std::path::Component::Normal(_) | std::path::Component::CurDir
+                )
+            });
+            if !inside {
+                return Err(errors.at(
+                    dir.span(),
+                    format!(
+                        "idem `dir` {:?} is not a folder inside this file's folder; write a relative path without `..`, or put the [[idem]] entry in a tether.toml above the folder",
+                        dir.get_ref()
+                    ),
+                ));
+            }
+            root.join(relative)
+        }
+        None => root.to_path_buf(),
+    };
+    let mut env = BTreeMap::new();
+    for (name, value) in &entry.env {
+        if name.get_ref().is_empty() || name.get_ref().contains(['=', '\0']) {
+            return Err(errors.at(
+                name.span(),
+                format!(
+                    "{:?} is not an environment variable name: it is empty or holds `=` or a NUL",
+                    name.get_ref()
+                ),
+            ));
+        }
+        if value.get_ref().contains('\0') {
+            return Err(errors.at(
+                value.span(),
+                format!(
+                    "the value of `{}` holds a NUL byte, which no environment variable can carry",
+                    name.get_ref()
+                ),
+            ));
+        }
+        env.insert(name.get_ref().clone(), value.get_ref().clone());
+    }
     Ok(IdemTarget {
         run: entry.run.clone().unwrap_or_else(|| "make update".into()),
-        dir: root.join(entry.dir.as_deref().unwrap_or(".")),
+        dir,
         file_globs: entry
             .files
             .iter()
@@ -806,7 +854,7 @@ fn compile_idem(
         files,
         self_heal: entry.self_heal.clone(),
         timeout,
-        env: entry.env.clone(),
+        env,
     })
 }
 

@@ -146,7 +146,10 @@ fn filter(text: &str) -> String {
     let stamp = regex::Regex::new(r"\b\d{15,}\b").unwrap();
     // Landlock or not depends on the kernel; `containment.rs` tests both.
     let containment = regex::Regex::new(r#"(?s)"containment": \{.*?\}"#).unwrap();
-    let note = regex::Regex::new(r"\nnote: not contained \(.*\n|::warning title=tether idem::not contained \(.*\n").unwrap();
+    let note = regex::Regex::new(
+        r"\nnote: not contained \(.*\n|::warning title=tether idem::not contained \(.*\n",
+    )
+    .unwrap();
     let text = containment.replace_all(text, r#""containment": [CONTAINMENT]"#);
     let text = note.replace_all(&text, "");
     let text = durations.replace_all(&text, "(…)");

@@ -85,8 +85,8 @@ pub fn run(spec: &Spec) -> std::io::Result<RunOutcome> {
         .stderr(Stdio::piped())
         .process_group(0);
     if spec.confine {
-        let mut confinement = super::contain::Confinement::new(spec.sandbox)
-            .map_err(std::io::Error::other)?;
+        let mut confinement =
+            super::contain::Confinement::new(spec.sandbox).map_err(std::io::Error::other)?;
         // SAFETY: `apply` makes two system calls (prctl, landlock_restrict_self) and
         // allocates nothing when it succeeds, so it is safe between fork and exec.
         unsafe {
@@ -96,7 +96,15 @@ pub fn run(spec: &Spec) -> std::io::Result<RunOutcome> {
     // Spawned and registered under the lock that orphan sweeps hold, so a sweep never
     // takes another worker's command, just started, for an orphan.
     let mut child = {
-        let mut running = RUNNING.lock().map_err(|_| std::io::Error::other("a worker panicked"))?;
+        let mut running = RUNNING
+            .lock()
+            .map_err(|_| std::io::Error::other("a worker panicked"))?;
+        if super::sandbox::STOPPING.load(std::sync::atomic::Ordering::SeqCst) {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::Interrupted,
+                "interrupted",
+            ));
+        }
         let child = command.spawn()?;
         running.push(child.id() as i32);
         child
@@ -129,7 +137,10 @@ pub fn run(spec: &Spec) -> std::io::Result<RunOutcome> {
         let wait = until.saturating_duration_since(Instant::now());
         match receiver.map(|receiver| receiver.recv_timeout(wait)) {
             Some(Ok(bytes)) => String::from_utf8_lossy(tail(&bytes)).into_owned(),
-            Some(Err(_)) => "(tether stopped reading: a process the command left behind kept its output open)".into(),
+            Some(Err(_)) => {
+                "(tether stopped reading: a process the command left behind kept its output open)"
+                    .into()
+            }
             None => String::new(),
         }
     };
@@ -143,7 +154,9 @@ pub fn run(spec: &Spec) -> std::io::Result<RunOutcome> {
 }
 
 /// Reads a stream to its end on a thread of its own; the bytes arrive on the channel.
-fn read_in_background(mut stream: impl Read + Send + 'static) -> std::sync::mpsc::Receiver<Vec<u8>> {
+fn read_in_background(
+    mut stream: impl Read + Send + 'static,
+) -> std::sync::mpsc::Receiver<Vec<u8>> {
     let (sender, receiver) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         let mut bytes = Vec::new();
@@ -244,10 +257,10 @@ fn plain_program(run: &str) -> Option<&str> {
 /// POSIX shell builtins and reserved words, and the common ones of dash and bash.
 const SHELL_WORDS: &[&str] = &[
     "alias", "bg", "break", "case", "cd", "command", "continue", "do", "done", "echo", "elif",
-    "else", "esac", "eval", "exec", "exit", "export", "false", "fc", "fg", "fi", "for",
-    "function", "getopts", "hash", "if", "in", "jobs", "kill", "local", "printf", "pwd", "read",
-    "readonly", "return", "select", "set", "shift", "source", "test", "then", "time", "times",
-    "trap", "true", "type", "ulimit", "umask", "unalias", "unset", "until", "wait", "while",
+    "else", "esac", "eval", "exec", "exit", "export", "false", "fc", "fg", "fi", "for", "function",
+    "getopts", "hash", "if", "in", "jobs", "kill", "local", "printf", "pwd", "read", "readonly",
+    "return", "select", "set", "shift", "source", "test", "then", "time", "times", "trap", "true",
+    "type", "ulimit", "umask", "unalias", "unset", "until", "wait", "while",
 ];
 
 /// The word the shell could not find, from the standard error of a command that

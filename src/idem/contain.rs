@@ -138,7 +138,13 @@ mod linux {
     };
 
     /// Devices a command may write to.
-    const DEVICES: [&str; 5] = ["/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"];
+    const DEVICES: [&str; 5] = [
+        "/dev/null",
+        "/dev/zero",
+        "/dev/full",
+        "/dev/random",
+        "/dev/urandom",
+    ];
 
     /// Read everywhere, write only under `writable` and to harmless devices. The
     /// newest rights this crate knows are required where the kernel has them: the

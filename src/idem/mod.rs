@@ -363,6 +363,7 @@ fn run_checks(
     };
     // Processes a command detaches come back to tether, which kills them.
     contain::become_subreaper();
+    sandbox::STOPPING.store(false, std::sync::atomic::Ordering::SeqCst);
     for target in targets {
         let source = match Source::around(&target.dir) {
             Ok(source) => source,
@@ -391,6 +392,7 @@ fn run_checks(
             Err(error) => report.errors.push(error.to_string()),
         }
     }
+    report.errors.extend(sandbox::left_behind());
     Ok(report)
 }
 
@@ -416,6 +418,19 @@ fn run_target(
         message: error.to_string(),
     };
     let contents = sandbox::read_contents(&source.root, &source.files).map_err(sandbox_error)?;
+    if !options.confine {
+        // Unconfined, a command writes wherever a committed link points.
+        if let Some((link, target)) = sandbox::escaping_link(&contents) {
+            return Err(IdemError::Sandbox {
+                root: source.root.display().to_string(),
+                message: format!(
+                    "{} is a symlink to {}, outside the repository, and without Landlock nothing keeps the command from writing there; remove the link, or run where Landlock is available",
+                    link.display(),
+                    target.display()
+                ),
+            });
+        }
+    }
     let target_dir = target
         .dir
         .canonicalize()
@@ -782,19 +797,19 @@ fn is_model_file(path: &Path) -> bool {
         .is_some_and(|extension| extension == "yaml" || extension == "yml" || extension == "tpl")
 }
 
+/// A file larger than this is summarised (size, hash), not diffed.
+pub const MAX_DIFF_INPUT: usize = 1024 * 1024;
+
+/// A file's diff is cut after this many lines, with how many more there were.
+pub const MAX_DIFF_LINES: usize = 400;
+
+/// How long one file's diff may take; past it, `similar` gives a coarser diff.
+const DIFF_DEADLINE: Duration = Duration::from_secs(2);
+
 /// `what must be` → `what is`, with `a/` and `b/` headers; `/dev/null` for a file
-/// that must not exist or is missing.
+/// that must not exist or is missing. Bounded: a binary or large file is summarised,
+/// the diff has a deadline, and it is cut after [`MAX_DIFF_LINES`] lines.
 fn unified_diff(path: &str, before: Option<&Entry>, after: Option<&Entry>) -> String {
-    let text = |entry: Option<&Entry>| -> Option<String> {
-        match entry {
-            None => Some(String::new()),
-            Some(Entry::File { bytes, .. }) => String::from_utf8(bytes.to_vec()).ok(),
-            Some(Entry::Link(target)) => Some(format!("symlink to {}\n", target.display())),
-        }
-    };
-    let (Some(old), Some(new)) = (text(before), text(after)) else {
-        return format!("Binary files a/{path} and b/{path} differ\n");
-    };
     let old_header = if before.is_some() {
         format!("a/{path}")
     } else {
@@ -805,6 +820,35 @@ fn unified_diff(path: &str, before: Option<&Entry>, after: Option<&Entry>) -> St
     } else {
         "/dev/null".to_string()
     };
+    let text = |entry: Option<&Entry>| -> Option<String> {
+        match entry {
+            None => Some(String::new()),
+            Some(Entry::File { bytes, .. }) if bytes.len() <= MAX_DIFF_INPUT => {
+                String::from_utf8(bytes.to_vec()).ok()
+            }
+            Some(Entry::File { .. }) => None,
+            Some(Entry::Link(target)) => Some(format!("symlink to {}\n", target.display())),
+            Some(Entry::Unreadable(why)) => Some(format!("(cannot be read back: {why})\n")),
+        }
+    };
+    let (Some(old), Some(new)) = (text(before), text(after)) else {
+        let summary = |entry: Option<&Entry>| match entry {
+            None => "absent".to_string(),
+            Some(Entry::File { bytes, .. }) => format!(
+                "{} bytes, xxh3 {:016x}",
+                bytes.len(),
+                xxhash_rust::xxh3::xxh3_64(bytes)
+            ),
+            Some(Entry::Link(target)) => format!("symlink to {}", target.display()),
+            Some(Entry::Unreadable(why)) => format!("unreadable: {why}"),
+        };
+        return format!(
+            "--- {old_header}\n+++ {new_header}\n(binary or larger than {} KiB, not diffed: {} → {})\n",
+            MAX_DIFF_INPUT / 1024,
+            summary(before),
+            summary(after)
+        );
+    };
     if old.is_empty() && new.is_empty() {
         let what = if before.is_none() {
             "new empty file"
@@ -813,7 +857,9 @@ fn unified_diff(path: &str, before: Option<&Entry>, after: Option<&Entry>) -> St
         };
         return format!("--- {old_header}\n+++ {new_header}\n({what})\n");
     }
-    let diff = similar::TextDiff::from_lines(&old, &new);
+    let diff = similar::TextDiff::configure()
+        .timeout(DIFF_DEADLINE)
+        .diff_lines(&old, &new);
     let mut out = diff
         .unified_diff()
         .context_radius(3)
@@ -822,6 +868,16 @@ fn unified_diff(path: &str, before: Option<&Entry>, after: Option<&Entry>) -> St
     if out.is_empty() {
         // Same lines, other bytes: only the executable bit or a final newline.
         out = format!("--- {old_header}\n+++ {new_header}\n(file mode or symlink differs)\n");
+    }
+    let lines = out.lines().count();
+    if lines > MAX_DIFF_LINES {
+        let mut cut: String = out
+            .lines()
+            .take(MAX_DIFF_LINES)
+            .flat_map(|line| [line, "\n"])
+            .collect();
+        cut.push_str(&format!("… {} more lines\n", lines - MAX_DIFF_LINES));
+        out = cut;
     }
     out
 }

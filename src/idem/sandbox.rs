@@ -84,49 +84,138 @@ pub enum Entry {
         executable: bool,
     },
     Link(PathBuf),
+    /// A file a command left behind that cannot be read back (its permissions, or
+    /// not a regular file), and why: never part of what a copy is made from.
+    Unreadable(String),
 }
 
-/// Reads the listed files of `root` (in parallel).
+/// Reads the listed files of `root` (in parallel). A symlink is kept as a link; a
+/// folder in the listing (a submodule or a nested repository, which git lists as
+/// one entry) is read as the files under it, its own `.git` left out; a FIFO, socket
+/// or device is never opened, and not copied.
 pub fn read_contents(root: &Path, files: &[PathBuf]) -> std::io::Result<Contents> {
-    files
+    let mut listed = Vec::with_capacity(files.len());
+    for relative in files {
+        let path = root.join(relative);
+        if path.symlink_metadata().is_ok_and(|m| m.is_dir()) {
+            listed.extend(
+                walk_files(&path, false)
+                    .into_iter()
+                    .map(|inside| relative.join(inside)),
+            );
+        } else {
+            listed.push(relative.clone());
+        }
+    }
+    let read: Vec<Option<(PathBuf, Entry)>> = listed
         .par_iter()
         .map(|relative| {
             let path = root.join(relative);
-            let metadata = path.symlink_metadata()?;
-            let entry = if metadata.file_type().is_symlink() {
-                Entry::Link(std::fs::read_link(&path)?)
-            } else {
+            let metadata = path
+                .symlink_metadata()
+                .map_err(|error| named(relative, error))?;
+            let kind = metadata.file_type();
+            let entry = if kind.is_symlink() {
+                Entry::Link(std::fs::read_link(&path).map_err(|error| named(relative, error))?)
+            } else if kind.is_file() {
                 use std::os::unix::fs::PermissionsExt;
+                let bytes = crate::source::read_regular(&path, usize::MAX - 1)
+                    .map_err(|error| named(relative, error))?;
                 Entry::File {
-                    bytes: Arc::new(std::fs::read(&path)?),
+                    bytes: Arc::new(bytes),
                     executable: metadata.permissions().mode() & 0o111 != 0,
                 }
+            } else {
+                return Ok(None);
             };
-            Ok((relative.clone(), entry))
+            Ok(Some((relative.clone(), entry)))
         })
-        .collect()
+        .collect::<std::io::Result<_>>()?;
+    Ok(read.into_iter().flatten().collect())
 }
 
-/// A fingerprint of a tree: relative path → hash of its content.
-pub type Fingerprint = BTreeMap<PathBuf, u64>;
+/// The first symlink of `contents` that points outside the tree: an absolute
+/// target, or one that climbs above the root.
+pub fn escaping_link(contents: &Contents) -> Option<(PathBuf, PathBuf)> {
+    contents.iter().find_map(|(path, entry)| {
+        let Entry::Link(target) = entry else {
+            return None;
+        };
+        let mut depth = path.components().count().saturating_sub(1) as isize;
+        let escapes = target.is_absolute()
+            || target.components().any(|component| {
+                match component {
+                    std::path::Component::ParentDir => depth -= 1,
+                    std::path::Component::Normal(_) => depth += 1,
+                    _ => {}
+                }
+                depth < 0
+            });
+        escapes.then(|| (path.clone(), target.clone()))
+    })
+}
 
-/// Fingerprints every file under `root` that `.gitignore` rules do not exclude.
+/// An I/O error that names the file it is about.
+fn named(relative: &Path, error: std::io::Error) -> std::io::Error {
+    std::io::Error::new(error.kind(), format!("{}: {error}", relative.display()))
+}
+
+/// What the fingerprint keeps of one entry: enough to see any write, without opening
+/// it (a FIFO or a device is never read).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stamp {
+    /// The file type bits and permissions (`st_mode`).
+    mode: u32,
+    size: u64,
+    /// Modification time in nanoseconds; not kept for folders, whose times change
+    /// when an entry inside does (and that entry is seen itself).
+    modified: i128,
+    inode: u64,
+}
+
+/// A fingerprint of a tree: relative path → stamp, for every entry under the root,
+/// `.git` and ignored files included.
+pub type Fingerprint = BTreeMap<PathBuf, Stamp>;
+
+/// Fingerprints everything under `root`, never following a symlink and never
+/// opening a file: a command that writes anywhere in the repository, `.git` and
+/// ignored files included, changes a stamp.
 pub fn fingerprint(root: &Path) -> Fingerprint {
-    walk_files(root, true)
-        .into_par_iter()
-        .filter_map(|relative| {
-            let path = root.join(&relative);
-            let metadata = path.symlink_metadata().ok()?;
-            let hash = if metadata.file_type().is_symlink() {
-                xxhash_rust::xxh3::xxh3_64(
-                    std::fs::read_link(&path).ok()?.to_string_lossy().as_bytes(),
-                )
-            } else {
-                xxhash_rust::xxh3::xxh3_64(&std::fs::read(&path).ok()?)
+    use std::os::unix::fs::MetadataExt;
+    let mut stamps = Fingerprint::new();
+    let mut folders = vec![root.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        let Ok(entries) = std::fs::read_dir(&folder) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let Ok(metadata) = path.symlink_metadata() else {
+                continue;
             };
-            Some((relative, hash))
-        })
-        .collect()
+            let is_dir = metadata.file_type().is_dir();
+            let modified = if is_dir {
+                0
+            } else {
+                i128::from(metadata.mtime()) * 1_000_000_000 + i128::from(metadata.mtime_nsec())
+            };
+            if let Ok(relative) = path.strip_prefix(root) {
+                stamps.insert(
+                    relative.to_path_buf(),
+                    Stamp {
+                        mode: metadata.mode(),
+                        size: if is_dir { 0 } else { metadata.size() },
+                        modified,
+                        inode: metadata.ino(),
+                    },
+                );
+            }
+            if is_dir {
+                folders.push(path);
+            }
+        }
+    }
+    stamps
 }
 
 /// The paths whose fingerprints differ: changed, created or deleted.
@@ -142,6 +231,47 @@ pub fn fingerprint_changes(before: &Fingerprint, after: &Fingerprint) -> Vec<Pat
 /// Temporary folders in use, for [`interrupt`].
 pub static ACTIVE: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
+/// Set by [`interrupt`]: copies in flight stop, and no command starts.
+pub static STOPPING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Copies being written, which [`interrupt`] waits for before it removes folders.
+static COPYING: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Sandbox folders that could not be removed, with the reason, for the report.
+static LEFT_BEHIND: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+/// The sandbox folders that could not be removed since the last call.
+pub fn left_behind() -> Vec<String> {
+    LEFT_BEHIND
+        .lock()
+        .map(|mut left| left.drain(..).collect())
+        .unwrap_or_default()
+}
+
+/// Counts a copy in flight while it lives.
+struct Copying;
+
+impl Copying {
+    fn start() -> Copying {
+        COPYING.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Copying
+    }
+}
+
+impl Drop for Copying {
+    fn drop(&mut self) {
+        COPYING.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+fn stopping() -> bool {
+    STOPPING.load(std::sync::atomic::Ordering::SeqCst)
+}
+
+fn interrupted() -> std::io::Error {
+    std::io::Error::new(std::io::ErrorKind::Interrupted, "interrupted")
+}
+
 /// A private copy of the repository in a temporary folder.
 #[derive(Debug)]
 pub struct Sandbox {
@@ -154,6 +284,10 @@ pub struct Sandbox {
 impl Sandbox {
     /// Copies `contents` into a new temporary folder.
     pub fn create(contents: &Contents) -> std::io::Result<Sandbox> {
+        let _copying = Copying::start();
+        if stopping() {
+            return Err(interrupted());
+        }
         let folder = tempfile::Builder::new().prefix("tether-idem-").tempdir()?;
         if let Ok(mut active) = ACTIVE.lock() {
             active.push(folder.path().to_path_buf());
@@ -165,6 +299,35 @@ impl Sandbox {
         Ok(sandbox)
     }
 
+    /// Fails when the command replaced the copy's folder, or one above it, with a
+    /// symlink or a file: tether then neither reads nor writes through it, since a
+    /// link to the user's tree would make a restore write there.
+    fn intact(&self) -> std::io::Result<()> {
+        let mut current = self.folder.path().to_path_buf();
+        let below = self
+            .root
+            .strip_prefix(self.folder.path())
+            .unwrap_or(Path::new(""));
+        for component in std::iter::once(None).chain(below.components().map(Some)) {
+            if let Some(component) = component {
+                current.push(component);
+            }
+            let metadata = match current.symlink_metadata() {
+                Ok(metadata) => metadata,
+                // Deleted (the command may remove its own copy): nothing to follow.
+                Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+                Err(error) => return Err(error),
+            };
+            if !metadata.is_dir() {
+                return Err(std::io::Error::other(format!(
+                    "the command replaced the sandbox folder {} with a symlink or a file; tether does not read or write through it",
+                    current.display()
+                )));
+            }
+        }
+        Ok(())
+    }
+
     /// The temporary folder the copy is in: the command's `HOME` and `TMPDIR` are
     /// made in it, and under Landlock it is the only place the command may write.
     pub fn folder(&self) -> &Path {
@@ -174,6 +337,8 @@ impl Sandbox {
     /// Brings the copy back to `contents`: rewrites what changed, recreates what was
     /// deleted, deletes what was created (ignored files included).
     pub fn restore(&self, contents: &Contents) -> std::io::Result<()> {
+        self.intact()?;
+        std::fs::create_dir_all(&self.root)?;
         let present = walk_files(&self.root, false);
         for relative in &present {
             if !contents.contains_key(relative) {
@@ -191,15 +356,31 @@ impl Sandbox {
     }
 
     /// The copy's current contents: the files of `baseline` (present or not) and every
-    /// new file `.gitignore` rules do not exclude.
+    /// new file `.gitignore` rules do not exclude. A file that cannot be read back is
+    /// [`Entry::Unreadable`], alone: the others are read as they are.
     pub fn contents(&self, baseline: &Contents) -> Contents {
+        if let Err(error) = self.intact() {
+            // Nothing is read through a link the command planted: every file is gone.
+            return baseline
+                .keys()
+                .map(|path| (path.clone(), Entry::Unreadable(error.to_string())))
+                .collect();
+        }
         let mut listed: BTreeSet<PathBuf> = baseline.keys().cloned().collect();
         listed.extend(walk_files(&self.root, true));
-        let present: Vec<PathBuf> = listed
-            .into_iter()
+        listed
+            .into_par_iter()
             .filter(|path| self.root.join(path).symlink_metadata().is_ok())
-            .collect();
-        read_contents(&self.root, &present).unwrap_or_default()
+            .map(|path| {
+                let entry = match read_contents(&self.root, std::slice::from_ref(&path)) {
+                    Ok(mut read) => read
+                        .remove(&path)
+                        .unwrap_or_else(|| Entry::Unreadable("not a regular file".into())),
+                    Err(error) => Entry::Unreadable(error.to_string()),
+                };
+                (path, entry)
+            })
+            .collect()
     }
 }
 
@@ -209,17 +390,40 @@ impl Drop for Sandbox {
         if let Ok(mut active) = ACTIVE.lock() {
             active.retain(|active| active != &path);
         }
-        // Commands may leave read-only folders behind; make them writable first.
-        make_writable(&path);
+        remove_folder(&path);
     }
 }
 
+/// Removes a sandbox folder, its read-only folders made writable first; a folder
+/// that cannot be removed is remembered for the report, never left silently.
+fn remove_folder(path: &Path) {
+    make_writable(path);
+    match std::fs::remove_dir_all(path) {
+        Ok(()) => {}
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
+        Err(error) => {
+            if let Ok(mut left) = LEFT_BEHIND.lock() {
+                left.push(format!(
+                    "could not remove the sandbox copy {}: {error}; remove it by hand",
+                    path.display()
+                ));
+            }
+        }
+    }
+}
+
+/// Makes every folder under `path` writable and listable, each before it is listed
+/// (a command may leave `chmod 000` folders).
 fn make_writable(path: &Path) {
     use std::os::unix::fs::PermissionsExt;
-    for entry in walkdir_all(path) {
-        if let Ok(metadata) = entry.symlink_metadata() {
-            if metadata.is_dir() {
-                let _ = std::fs::set_permissions(&entry, std::fs::Permissions::from_mode(0o755));
+    let mut folders = vec![path.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        let _ = std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o755));
+        if let Ok(entries) = std::fs::read_dir(&folder) {
+            for entry in entries.flatten() {
+                if entry.file_type().is_ok_and(|kind| kind.is_dir()) {
+                    folders.push(entry.path());
+                }
             }
         }
     }
@@ -241,28 +445,71 @@ fn walkdir_all(path: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// Kills the process groups of running commands and removes every sandbox copy
-/// still in use: call it from a Ctrl-C handler, then exit.
-pub fn interrupt() {
+/// Stops a run from a signal handler: no copy or command starts any more, running
+/// commands are killed with what they started, copies in flight are waited for (up
+/// to ten seconds), then every sandbox folder is removed. Returns what could not be
+/// removed, one sentence each, for the caller to print before it exits.
+pub fn interrupt() -> Vec<String> {
+    STOPPING.store(true, std::sync::atomic::Ordering::SeqCst);
+    super::command::kill_all();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while COPYING.load(std::sync::atomic::Ordering::SeqCst) > 0
+        && std::time::Instant::now() < deadline
+    {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
     super::command::kill_all();
     let folders: Vec<PathBuf> = ACTIVE
         .lock()
         .map(|mut a| a.drain(..).collect())
         .unwrap_or_default();
     for folder in folders {
-        make_writable(&folder);
-        let _ = std::fs::remove_dir_all(&folder);
+        remove_folder(&folder);
     }
+    left_behind()
+}
+
+/// Makes the folders from `root` down to `relative`'s parent real folders: a
+/// symlink or a file the command put in their place is removed (the link itself,
+/// never its target), so nothing is written through it.
+fn real_parents(root: &Path, relative: &Path) -> std::io::Result<()> {
+    let mut current = root.to_path_buf();
+    let Some(parent) = relative.parent() else {
+        return Ok(());
+    };
+    for component in parent.components() {
+        current.push(component);
+        match current.symlink_metadata() {
+            Ok(metadata) if metadata.is_dir() => continue,
+            Ok(_) => std::fs::remove_file(&current)?,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
+            Err(error) => return Err(error),
+        }
+        match std::fs::create_dir(&current) {
+            Ok(()) => {}
+            // Another file of the same folder, written in parallel, made it.
+            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(error) => return Err(error),
+        }
+    }
+    Ok(())
 }
 
 fn write_contents(root: &Path, contents: &Contents) -> std::io::Result<()> {
+    let _copying = Copying::start();
     contents.par_iter().try_for_each(|(relative, entry)| {
-        let path = root.join(relative);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent)?;
+        if stopping() {
+            return Err(interrupted());
         }
-        if path.symlink_metadata().is_ok() {
-            std::fs::remove_file(&path)?;
+        let path = root.join(relative);
+        real_parents(root, relative)?;
+        match path.symlink_metadata() {
+            Ok(metadata) if metadata.is_dir() => {
+                make_writable(&path);
+                std::fs::remove_dir_all(&path)?;
+            }
+            Ok(_) => std::fs::remove_file(&path)?,
+            Err(_) => {}
         }
         match entry {
             Entry::File { bytes, executable } => {
@@ -273,6 +520,7 @@ fn write_contents(root: &Path, contents: &Contents) -> std::io::Result<()> {
                 }
             }
             Entry::Link(target) => std::os::unix::fs::symlink(target, &path)?,
+            Entry::Unreadable(_) => {}
         }
         Ok(())
     })
@@ -334,7 +582,7 @@ impl SandboxCopy {
             .values()
             .map(|entry| match entry {
                 Entry::File { bytes, .. } => bytes.len() as u64,
-                Entry::Link(_) => 0,
+                Entry::Link(_) | Entry::Unreadable(_) => 0,
             })
             .sum();
         let start = std::time::Instant::now();

@@ -1,0 +1,577 @@
+//! `tether idem` against commands that try to leave their sandbox (issue 11, part A):
+//! each reproduction of the adversarial review is a test. Where the kernel has
+//! Landlock, the write is refused; without it (or with `--no-contain`) it is detected
+//! and reported, exit 2. Either way the tree, `.git` and ignored files included, is
+//! as it was unless the test says otherwise.
+
+#![allow(clippy::print_stderr)]
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+fn tools_present() -> bool {
+    let missing: Vec<&str> = ["git", "make", "setsid", "mkfifo"]
+        .into_iter()
+        .filter(|tool| {
+            Command::new("sh")
+                .arg("-c")
+                .arg(format!("command -v {tool}"))
+                .output()
+                .map_or(true, |o| !o.status.success())
+        })
+        .collect();
+    if missing.is_empty() {
+        return true;
+    }
+    assert!(
+        std::env::var("CI").as_deref() != Ok("true"),
+        "tools missing in CI: {missing:?}"
+    );
+    eprintln!("skipping: {missing:?} not installed");
+    false
+}
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let output = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// A committed repository holding `files`, with `*.log` ignored.
+fn repository(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join(".gitignore"), "*.log\n").unwrap();
+    for (path, text) in files {
+        let path = dir.path().join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    git(dir.path(), &["init", "-q"]);
+    git(dir.path(), &["add", "-A"]);
+    git(
+        dir.path(),
+        &[
+            "-c",
+            "user.email=t@example.com",
+            "-c",
+            "user.name=t",
+            "commit",
+            "-qm",
+            "fixture",
+        ],
+    );
+    dir
+}
+
+/// Every entry under `dir`, `.git` and ignored files included: type and bytes.
+fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    let mut folders = vec![dir.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).unwrap().flatten() {
+            let path = entry.path();
+            let kind = entry.file_type().unwrap();
+            let relative = path.strip_prefix(dir).unwrap().to_path_buf();
+            if kind.is_dir() {
+                folders.push(path);
+                out.insert(relative, b"<dir>".to_vec());
+            } else if kind.is_symlink() {
+                out.insert(
+                    relative,
+                    std::fs::read_link(&path)
+                        .unwrap()
+                        .into_os_string()
+                        .into_encoded_bytes(),
+                );
+            } else if kind.is_file() {
+                out.insert(relative, std::fs::read(&path).unwrap());
+            } else {
+                out.insert(relative, b"<special>".to_vec());
+            }
+        }
+    }
+    out
+}
+
+/// `tether idem ARGS` in `dir` with `TMPDIR` set to `temporary`; killed after a
+/// minute, which only a hang reaches.
+fn idem_in(dir: &Path, temporary: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tether"))
+        .arg("idem")
+        .args(args)
+        .env("TMPDIR", temporary)
+        .envs(env.iter().copied())
+        .current_dir(dir)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("tether idem {args:?} hung");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+fn left_behind(temporary: &Path) -> Vec<String> {
+    std::fs::read_dir(temporary)
+        .unwrap()
+        .flatten()
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with("tether-idem-"))
+        .collect()
+}
+
+fn json(output: &Output) -> serde_json::Value {
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|error| {
+        panic!(
+            "not JSON ({error}): {}",
+            String::from_utf8_lossy(&output.stdout)
+        )
+    })
+}
+
+const TEMPLATE: &str =
+    "data:\n  a: 1\n  {{- with .Values.extra }}\n  extra: {{ . }}\n  {{- end }}\n";
+
+/// The command writes into the user's tree by absolute path: a template, a tag in
+/// `.git`, an ignored file. Landlock refuses every write; without it each is
+/// reported, with exit 2, in every format.
+#[test]
+fn writes_outside_the_sandbox_are_refused_or_reported() {
+    if !tools_present() {
+        return;
+    }
+    let repo = repository(&[("a.yaml", TEMPLATE)]);
+    let root = repo.path().canonicalize().unwrap();
+    let run = format!(
+        "echo evil > {0}/a.yaml; git -C {0} tag evil; echo x >> {0}/debug.log; true",
+        root.display()
+    );
+    let before = snapshot(&root);
+    let temporary = tempfile::tempdir().unwrap();
+    let args = [
+        "--run",
+        run.as_str(),
+        "--files",
+        "a.yaml",
+        "--format",
+        "json",
+    ];
+    let contained = idem_in(&root, temporary.path(), &args, &[]);
+    let report = json(&contained);
+    if report["containment"]["mode"] == "landlock" {
+        assert_eq!(
+            snapshot(&root),
+            before,
+            "a contained command changed the tree"
+        );
+        assert_eq!(report["user_tree_changes"], serde_json::json!([]));
+    } else {
+        eprintln!("Landlock unavailable: {}", report["containment"]);
+    }
+    // Unconfined, the same command is caught.
+    let mut unconfined: Vec<&str> = args.to_vec();
+    unconfined.push("--no-contain");
+    let output = idem_in(&root, temporary.path(), &unconfined, &[]);
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    let report = json(&output);
+    assert_eq!(report["containment"]["mode"], "off");
+    let changes: Vec<String> = report["user_tree_changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|path| {
+            path.as_str()
+                .unwrap()
+                .replace(&root.display().to_string(), "[REPO]")
+        })
+        .collect();
+    for expected in [
+        "[REPO]/a.yaml",
+        "[REPO]/.git/refs/tags/evil",
+        "[REPO]/debug.log",
+    ] {
+        assert!(
+            changes.iter().any(|c| c == expected),
+            "{expected} not in {changes:?}"
+        );
+    }
+    assert!(left_behind(temporary.path()).is_empty());
+}
+
+/// A `GIT_DIR` inherited from a hook must not let `git commit` in the sandbox commit
+/// to the user's repository.
+#[test]
+fn an_inherited_git_dir_does_not_reach_the_repository() {
+    if !tools_present() {
+        return;
+    }
+    let repo = repository(&[("a.yaml", TEMPLATE)]);
+    let root = repo.path().canonicalize().unwrap();
+    let head = git(&root, &["rev-parse", "HEAD"]);
+    let before = snapshot(&root);
+    let temporary = tempfile::tempdir().unwrap();
+    let git_dir = root.join(".git");
+    let output = idem_in(
+        &root,
+        temporary.path(),
+        &[
+            "--run",
+            "git add -A && git -c user.name=x -c user.email=x@example.com commit -qm evil --allow-empty",
+            "--files",
+            "a.yaml",
+            "--no-contain",
+        ],
+        &[("GIT_DIR", git_dir.to_str().unwrap()), ("GIT_WORK_TREE", root.to_str().unwrap())],
+    );
+    assert_eq!(git(&root, &["rev-parse", "HEAD"]), head, "{output:?}");
+    assert_eq!(snapshot(&root), before);
+    assert!(left_behind(temporary.path()).is_empty());
+}
+
+/// A process the command detaches with `setsid` dies with the run: it neither writes
+/// later nor keeps the output open past the timeout.
+#[test]
+fn detached_processes_end_with_the_run() {
+    if !tools_present() {
+        return;
+    }
+    let repo = repository(&[("a.yaml", TEMPLATE)]);
+    let root = repo.path().canonicalize().unwrap();
+    let temporary = tempfile::tempdir().unwrap();
+    let late = format!(
+        "setsid sh -c 'sleep 2; echo late > {}/late.log' >/dev/null 2>&1 & setsid sleep 100917 & true",
+        root.display()
+    );
+    let output = idem_in(
+        &root,
+        temporary.path(),
+        &[
+            "--run",
+            &late,
+            "--files",
+            "a.yaml",
+            "--timeout",
+            "20s",
+            "--no-contain",
+        ],
+        &[],
+    );
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    std::thread::sleep(Duration::from_secs(3));
+    assert!(
+        !root.join("late.log").exists(),
+        "a detached process wrote after the run"
+    );
+    let processes = Command::new("ps").args(["-eo", "args"]).output().unwrap();
+    assert!(
+        !String::from_utf8_lossy(&processes.stdout).contains("sleep 100917"),
+        "a detached process outlived the run"
+    );
+    assert!(left_behind(temporary.path()).is_empty());
+}
+
+/// A command that changes the tree and then fails: the change is reported with the
+/// failure, in JSON too.
+#[test]
+fn a_failing_command_does_not_hide_its_writes() {
+    if !tools_present() {
+        return;
+    }
+    let repo = repository(&[("a.yaml", TEMPLATE)]);
+    let root = repo.path().canonicalize().unwrap();
+    let temporary = tempfile::tempdir().unwrap();
+    let run = format!("echo x > {}/evil.log; exit 3", root.display());
+    let output = idem_in(
+        &root,
+        temporary.path(),
+        &[
+            "--run",
+            &run,
+            "--files",
+            "a.yaml",
+            "--format",
+            "json",
+            "--no-contain",
+        ],
+        &[],
+    );
+    assert_eq!(output.status.code(), Some(2));
+    let report = json(&output);
+    assert!(
+        report["errors"][0].as_str().unwrap().contains("failed"),
+        "{report}"
+    );
+    assert!(
+        report["user_tree_changes"].to_string().contains("evil.log"),
+        "{report}"
+    );
+}
+
+/// An untracked FIFO, anywhere in the repository, is never opened.
+#[test]
+fn a_fifo_in_the_repository_does_not_hang() {
+    if !tools_present() {
+        return;
+    }
+    let repo = repository(&[("a.yaml", TEMPLATE)]);
+    let root = repo.path().canonicalize().unwrap();
+    let status = Command::new("mkfifo")
+        .arg(root.join("pipe"))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let temporary = tempfile::tempdir().unwrap();
+    let output = idem_in(
+        &root,
+        temporary.path(),
+        &["--run", "true", "--files", "a.yaml"],
+        &[],
+    );
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+}
+
+/// Without containment, a committed link out of the repository is refused: the
+/// command would write through it.
+#[test]
+fn links_out_of_the_repository_need_containment() {
+    if !tools_present() {
+        return;
+    }
+    let outside = tempfile::tempdir().unwrap();
+    let repo = repository(&[("a.yaml", TEMPLATE)]);
+    let root = repo.path().canonicalize().unwrap();
+    std::os::unix::fs::symlink(outside.path().join("target.yaml"), root.join("out.yaml")).unwrap();
+    git(&root, &["add", "-A"]);
+    git(
+        &root,
+        &[
+            "-c",
+            "user.email=t@example.com",
+            "-c",
+            "user.name=t",
+            "commit",
+            "-qm",
+            "link",
+        ],
+    );
+    let temporary = tempfile::tempdir().unwrap();
+    let run = "echo evil > out.yaml";
+    let output = idem_in(
+        &root,
+        temporary.path(),
+        &["--run", run, "--files", "a.yaml", "--no-contain"],
+        &[],
+    );
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("out.yaml is a symlink to"), "{stderr}");
+    assert!(!outside.path().join("target.yaml").exists());
+}
+
+/// A command that swaps its sandbox folder for a link to the user's tree: tether's
+/// restore neither deletes the user's ignored files nor writes a mutant there.
+#[test]
+fn a_sandbox_swapped_for_a_link_is_not_written_through() {
+    if !tools_present() {
+        return;
+    }
+    let repo = repository(&[("a.yaml", TEMPLATE), ("keep.log", "ignored\n")]);
+    let root = repo.path().canonicalize().unwrap();
+    // The copy is FOLDER/escape/guard/repo; build FOLDER/x/guard/repo → the user's
+    // tree, then put x in escape's place.
+    let run = format!(
+        "if [ ! -e ../../../swapped ]; then touch ../../../swapped; mkdir -p ../../../x/guard && ln -s {} ../../../x/guard/repo && cd ../../.. && mv escape old && mv x escape; fi; true",
+        root.display()
+    );
+    let before = snapshot(&root);
+    let temporary = tempfile::tempdir().unwrap();
+    let output = idem_in(
+        &root,
+        temporary.path(),
+        &[
+            "--run",
+            &run,
+            "--files",
+            "a.yaml",
+            "--self-heal",
+            "{{- with .Values.extra }}",
+        ],
+        &[],
+    );
+    assert_eq!(snapshot(&root), before, "{output:?}");
+    assert_ne!(output.status.code(), Some(0), "{output:?}");
+    assert!(left_behind(temporary.path()).is_empty());
+}
+
+/// `run` is shell: builtins, sourcing, subshells and comments are not missing tools;
+/// a word the shell cannot find is named.
+#[test]
+fn run_is_shell() {
+    if !tools_present() {
+        return;
+    }
+    let repo = repository(&[("a.yaml", TEMPLATE), ("env.sh", "X=1\n")]);
+    let root = repo.path().canonicalize().unwrap();
+    let temporary = tempfile::tempdir().unwrap();
+    for run in [
+        ". ./env.sh && true",
+        "true; true",
+        "(true)",
+        "umask 022; true",
+        "# regenerate\ntrue",
+        "trap '' HUP; true",
+    ] {
+        let output = idem_in(
+            &root,
+            temporary.path(),
+            &["--run", run, "--files", "a.yaml"],
+            &[],
+        );
+        assert_eq!(output.status.code(), Some(0), "{run:?}: {output:?}");
+    }
+    let output = idem_in(
+        &root,
+        temporary.path(),
+        &["--run", "true && no-such-tool-3141", "--files", "a.yaml"],
+        &[],
+    );
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("the shell could not find `no-such-tool-3141`"),
+        "{stderr}"
+    );
+}
+
+/// A new large file is summarised, not diffed: the report stays small.
+#[test]
+fn reports_are_bounded() {
+    if !tools_present() {
+        return;
+    }
+    let repo = repository(&[("a.yaml", TEMPLATE)]);
+    let root = repo.path().canonicalize().unwrap();
+    let temporary = tempfile::tempdir().unwrap();
+    let run =
+        "head -c 5000000 /dev/zero | tr '\\0' 'x' | fold -w 80 > big.yaml; seq 1 20000 > many.yaml";
+    let output = idem_in(
+        &root,
+        temporary.path(),
+        &["--run", run, "--files", "*.yaml"],
+        &[],
+    );
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.len() < 200_000, "{} bytes of report", stdout.len());
+    assert!(stdout.contains("not diffed"), "{stdout}");
+    assert!(stdout.contains("more lines"), "{stdout}");
+}
+
+/// `dir` stays inside the configuration's folder, and `env` values carry no NUL:
+/// both are configuration errors naming the line.
+#[test]
+fn idem_entries_are_validated() {
+    if !tools_present() {
+        return;
+    }
+    let temporary = tempfile::tempdir().unwrap();
+    for (toml, expected) in [
+        (
+            "[[idem]]\nfiles = [\"a.yaml\"]\ndir = \"../elsewhere\"\n",
+            "tether.toml:3:7: idem `dir` \"../elsewhere\" is not a folder inside",
+        ),
+        (
+            "[[idem]]\nfiles = [\"a.yaml\"]\ndir = \"/dev\"\n",
+            "tether.toml:3:7: idem `dir` \"/dev\" is not a folder inside",
+        ),
+        (
+            "[[idem]]\nfiles = [\"a.yaml\"]\nenv = { A = \"x\\u0000y\" }\n",
+            "tether.toml:3:13: the value of `A` holds a NUL byte",
+        ),
+    ] {
+        let repo = repository(&[("a.yaml", TEMPLATE), ("tether.toml", toml)]);
+        let output = idem_in(repo.path(), temporary.path(), &[], &[]);
+        assert_eq!(output.status.code(), Some(2));
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(expected), "{toml}: {stderr}");
+    }
+}
+
+/// SIGINT, SIGTERM and SIGHUP, mid-copy and mid-command: the commands die and no
+/// sandbox folder is left.
+#[test]
+fn signals_leave_no_sandbox_behind() {
+    if !tools_present() {
+        return;
+    }
+    let mut files: Vec<(String, String)> = (0..2000)
+        .map(|n| {
+            (
+                format!("data/f{n}.yaml"),
+                format!("k: {}\n", "v".repeat(4000)),
+            )
+        })
+        .collect();
+    files.push(("a.yaml".into(), TEMPLATE.into()));
+    let borrowed: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    let repo = repository(&borrowed);
+    let root = repo.path().canonicalize().unwrap();
+    for (signal, after) in [
+        ("INT", Duration::from_millis(30)),
+        ("TERM", Duration::from_millis(30)),
+        ("HUP", Duration::from_millis(30)),
+        ("INT", Duration::from_millis(1500)),
+        ("TERM", Duration::from_millis(1500)),
+        ("HUP", Duration::from_millis(1500)),
+    ] {
+        let temporary = tempfile::tempdir().unwrap();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_tether"))
+            .args(["idem", "--run", "sleep 100731", "--files", "a.yaml"])
+            .env("TMPDIR", temporary.path())
+            .current_dir(&root)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(after);
+        let status = Command::new("kill")
+            .arg(format!("-{signal}"))
+            .arg(child.id().to_string())
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let start = Instant::now();
+        while child.try_wait().unwrap().is_none() {
+            assert!(
+                start.elapsed() < Duration::from_secs(30),
+                "SIG{signal} did not stop tether"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert!(
+            left_behind(temporary.path()).is_empty(),
+            "SIG{signal} after {after:?} left a copy"
+        );
+    }
+    let processes = Command::new("ps").args(["-eo", "args"]).output().unwrap();
+    assert!(!String::from_utf8_lossy(&processes.stdout).contains("sleep 100731"));
+}
