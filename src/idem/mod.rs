@@ -10,6 +10,7 @@ mod contain;
 mod moves;
 mod sandbox;
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -21,7 +22,7 @@ pub use crate::config::{parse_duration, IdemTarget};
 pub use contain::Containment;
 pub use moves::CommentMove;
 pub use sandbox::{interrupt, SandboxCopy};
-use sandbox::{Contents, Entry, Sandbox, Source};
+use sandbox::{Entry, Manifest, Sandbox, Source};
 
 /// A callback that hears which check runs.
 type ProgressFn = Arc<dyn Fn(Progress) + Send + Sync>;
@@ -344,6 +345,11 @@ struct Settings {
 
 /// Runs every target's checks. `display_root` is what the targets' folders are shown
 /// relative to.
+///
+/// Targets are grouped by repository: each repository is listed, hashed into a
+/// [`Manifest`] (no bytes kept) and fingerprinted once per run, and copied once per
+/// worker; the workers take the checks of all its targets from one queue, and
+/// between checks a copy gets back only the files the last command changed.
 fn run_checks(
     targets: &[IdemTarget],
     display_root: &Path,
@@ -364,331 +370,423 @@ fn run_checks(
     // Processes a command detaches come back to tether, which kills them.
     contain::become_subreaper();
     sandbox::STOPPING.store(false, std::sync::atomic::Ordering::SeqCst);
-    for target in targets {
+    let mut outcomes: Vec<Option<Result<TargetReport, String>>> = vec![None; targets.len()];
+    let mut repos: Vec<Repo> = Vec::new();
+    for (index, target) in targets.iter().enumerate() {
+        let sandbox_error = |root: &Path, error: std::io::Error| {
+            IdemError::Sandbox {
+                root: root.display().to_string(),
+                message: error.to_string(),
+            }
+            .to_string()
+        };
         let source = match Source::around(&target.dir) {
             Ok(source) => source,
             Err(error) => {
-                report.errors.push(
-                    IdemError::Sandbox {
-                        root: target.dir.display().to_string(),
-                        message: error.to_string(),
-                    }
-                    .to_string(),
-                );
+                outcomes[index] = Some(Err(sandbox_error(&target.dir, error)));
                 continue;
             }
         };
+        if let Some(repo) = repos
+            .iter_mut()
+            .find(|repo| repo.manifest.root == source.root)
+        {
+            repo.targets.push(index);
+            continue;
+        }
         let before = sandbox::fingerprint(&source.root);
-        let result = run_target(target, &source, display_root, options, progress);
-        let after = sandbox::fingerprint(&source.root);
+        match Manifest::read(&source) {
+            Ok(manifest) => repos.push(Repo {
+                manifest,
+                before,
+                targets: vec![index],
+            }),
+            Err(error) => outcomes[index] = Some(Err(sandbox_error(&source.root, error))),
+        }
+    }
+    for repo in &repos {
+        for (index, outcome) in run_repository(repo, targets, display_root, options, progress) {
+            outcomes[index] = Some(outcome);
+        }
+        let after = sandbox::fingerprint(&repo.manifest.root);
         report.user_tree_changes.extend(
-            sandbox::fingerprint_changes(&before, &after)
+            sandbox::fingerprint_changes(&repo.before, &after)
                 .into_iter()
-                .map(|path| source.root.join(path).display().to_string()),
+                .map(|path| repo.manifest.root.join(path).display().to_string()),
         );
-        // A target that cannot be checked does not hide what its command did.
-        match result {
+    }
+    // A target that cannot be checked does not hide what its command did.
+    for outcome in outcomes.into_iter().flatten() {
+        match outcome {
             Ok(target) => report.targets.push(target),
-            Err(error) => report.errors.push(error.to_string()),
+            Err(error) => report.errors.push(error),
         }
     }
     report.errors.extend(sandbox::left_behind());
     Ok(report)
 }
 
-/// A mutant to self-heal: its name and the files as they are with blocks removed.
-struct Mutant {
-    name: String,
-    contents: Contents,
+/// One repository of a run: what it held when the run started, and its targets.
+struct Repo {
+    manifest: Manifest,
+    /// The user's tree before any command ran.
+    before: sandbox::Fingerprint,
+    /// Indices into the run's targets.
+    targets: Vec<usize>,
 }
 
-fn run_target(
-    target: &IdemTarget,
-    source: &Source,
+/// A mutant to self-heal: its name and the files that differ from the committed ones.
+struct Mutant {
+    name: String,
+    files: BTreeMap<PathBuf, Entry>,
+}
+
+/// A sandbox copy a worker holds, and the paths that differ from the manifest.
+struct Copy {
+    sandbox: Sandbox,
+    dirty: BTreeSet<PathBuf>,
+}
+
+impl Copy {
+    /// Back to the manifest: only the paths changed since it last was.
+    fn pristine(&mut self, manifest: &Manifest) -> std::io::Result<()> {
+        if !self.dirty.is_empty() {
+            self.sandbox.restore_paths(manifest, &self.dirty)?;
+            self.dirty.clear();
+        }
+        Ok(())
+    }
+}
+
+/// The checks of every target of one repository, through one pool of copies.
+fn run_repository(
+    repo: &Repo,
+    targets: &[IdemTarget],
     display_root: &Path,
     options: Settings,
     progress: &(dyn Fn(Progress) + Sync),
-) -> Result<TargetReport, IdemError> {
-    let dir_display = display(display_root, &target.dir);
-    if let Some(message) = command::missing_tool(&target.run, &target.dir) {
-        return Err(IdemError::MissingTool(message));
-    }
-    let sandbox_error = |error: std::io::Error| IdemError::Sandbox {
-        root: source.root.display().to_string(),
-        message: error.to_string(),
-    };
-    let contents = sandbox::read_contents(&source.root, &source.files).map_err(sandbox_error)?;
-    if !options.confine {
-        // Unconfined, a command writes wherever a committed link points.
-        if let Some((link, target)) = sandbox::escaping_link(&contents) {
-            return Err(IdemError::Sandbox {
-                root: source.root.display().to_string(),
-                message: format!(
-                    "{} is a symlink to {}, outside the repository, and without Landlock nothing keeps the command from writing there; remove the link, or run where Landlock is available",
-                    link.display(),
-                    target.display()
-                ),
-            });
+) -> Vec<(usize, Result<TargetReport, String>)> {
+    let mut outcomes = Vec::new();
+    let mut prepared: Vec<(usize, Context)> = Vec::new();
+    for &index in &repo.targets {
+        match Context::prepare(
+            &targets[index],
+            &repo.manifest,
+            display_root,
+            options,
+            progress,
+        ) {
+            Ok(context) => prepared.push((index, context)),
+            Err(error) => outcomes.push((index, Err(error.to_string()))),
         }
     }
-    let target_dir = target
-        .dir
-        .canonicalize()
-        .unwrap_or_else(|_| target.dir.clone());
-    let relative_dir = target_dir
-        .strip_prefix(&source.root)
-        .map(Path::to_path_buf)
-        .unwrap_or_default();
-    let target_files: Vec<PathBuf> = contents
-        .keys()
-        .filter(|path| {
-            path.strip_prefix(&relative_dir)
-                .is_ok_and(|inside| target.files.is_match(inside))
-        })
-        .cloned()
-        .collect();
-    if target_files.is_empty() {
-        return Err(IdemError::NoFiles {
-            dir: dir_display.clone(),
-            globs: target.file_globs.clone(),
-            run: target.run.clone(),
-        });
-    }
-    let mutants = mutants(target, options, &contents, &target_files, &dir_display)?;
-    let total = 2 + mutants.len();
-    let done = Mutex::new(0usize);
-    let tick = |check: &str| {
-        progress(Progress {
-            run: target.run.clone(),
-            check: check.to_string(),
-            done: done.lock().map(|d| *d).unwrap_or(0),
-            total,
-        });
-    };
-    let advance = || {
-        if let Ok(mut done) = done.lock() {
-            *done += 1;
-        }
-    };
-    let context = Context {
-        target,
-        relative_dir: &relative_dir,
-        pristine: &contents,
-        confine: options.confine,
-    };
-
-    // no-op and fixpoint, in one copy, one after the other.
-    let first = Sandbox::create(&contents).map_err(sandbox_error)?;
-    tick("no-op");
-    let outcome = context.run_in(&first).map_err(sandbox_error)?;
-    if !outcome.succeeded() && !outcome.timed_out {
-        let mut stderr = outcome.stderr.trim_end().to_string();
-        if outcome.status == Some(127) {
-            if let Some(word) = command::not_found(&stderr) {
-                stderr.push_str(&format!(
-                    "\nthe shell could not find `{word}`: install it, or fix the command"
-                ));
+    let pool = Mutex::new(Vec::<Copy>::new());
+    // No-op and fixpoint of every target first: a target whose command fails on the
+    // committed files has nothing to self-heal.
+    let bases = parallel(
+        &prepared,
+        options.jobs,
+        &repo.manifest,
+        &pool,
+        |copy, (_, context)| match copy {
+            Ok(copy) => context.base(copy),
+            Err(error) => Err(context.sandbox_error(error)),
+        },
+    );
+    let mut reports: Vec<Option<TargetReport>> = Vec::new();
+    let mut jobs: Vec<(usize, &Mutant)> = Vec::new();
+    for ((index, context), base) in prepared.iter().zip(bases) {
+        match base {
+            Ok((checks, timed_out)) => {
+                if !timed_out {
+                    jobs.extend(context.mutants.iter().map(|mutant| (reports.len(), mutant)));
+                }
+                reports.push(Some(TargetReport {
+                    dir: context.dir_display.clone(),
+                    run: context.target.run.clone(),
+                    checks,
+                }));
+            }
+            Err(error) => {
+                outcomes.push((*index, Err(error.to_string())));
+                reports.push(None);
             }
         }
-        return Err(IdemError::CommandFailed {
-            run: target.run.clone(),
-            dir: dir_display,
-            status: outcome
-                .status
-                .map_or("killed by a signal".to_string(), |status| {
-                    status.to_string()
-                }),
-            stderr,
-        });
     }
-    advance();
-    let after_first = first.contents(&contents);
-    let mut checks = vec![context.judge(CheckKind::NoOp, None, &contents, &after_first, &outcome)];
-    if outcome.timed_out {
-        return Ok(TargetReport {
-            dir: dir_display,
-            run: target.run.clone(),
-            checks,
-        });
+    let heals = parallel(
+        &jobs,
+        options.jobs,
+        &repo.manifest,
+        &pool,
+        |copy, (slot, mutant)| {
+            let context = &prepared[*slot].1;
+            match copy {
+                Ok(copy) => context.heal(copy, mutant),
+                Err(error) => context.broken(mutant, error),
+            }
+        },
+    );
+    for ((slot, _), result) in jobs.iter().zip(heals) {
+        if let Some(report) = &mut reports[*slot] {
+            report.checks.push(result);
+        }
     }
-    tick("fixpoint");
-    let second = context.run_in(&first).map_err(sandbox_error)?;
-    advance();
-    let after_second = first.contents(&contents);
-    checks.push(context.judge(
-        CheckKind::Fixpoint,
-        None,
-        &after_first,
-        &after_second,
-        &second,
-    ));
+    for ((index, _), report) in prepared.iter().zip(reports) {
+        if let Some(report) = report {
+            outcomes.push((*index, Ok(report)));
+        }
+    }
+    outcomes
+}
 
-    // Self-heal mutants, in parallel, each worker in its own copy.
-    // Popped from the end: reversed, so mutants start in order.
-    let queue = Mutex::new(mutants.iter().enumerate().rev().collect::<Vec<_>>());
-    let results = Mutex::new(Vec::new());
-    let first = Mutex::new(Some(first));
-    let workers = options.jobs.max(1).min(mutants.len().max(1));
+/// Runs `work` on every job with up to `jobs` workers, each holding a copy from the
+/// pool (made when the pool has none); results in job order.
+fn parallel<J: Sync, R: Send>(
+    items: &[J],
+    jobs: usize,
+    manifest: &Manifest,
+    pool: &Mutex<Vec<Copy>>,
+    work: impl Fn(Result<&mut Copy, &std::io::Error>, &J) -> R + Sync,
+) -> Vec<R> {
+    // Popped from the end: reversed, so jobs start in order.
+    let queue = Mutex::new(items.iter().enumerate().rev().collect::<Vec<_>>());
+    let results = Mutex::new(Vec::with_capacity(items.len()));
+    let workers = jobs.max(1).min(items.len().max(1));
     std::thread::scope(|scope| {
         for _ in 0..workers {
             scope.spawn(|| {
-                let mut own: Option<Sandbox> = first.lock().ok().and_then(|mut f| f.take());
-                while let Some((index, mutant)) = queue.lock().ok().and_then(|mut q| q.pop()) {
-                    let sandbox = match own.take() {
-                        Some(sandbox) => sandbox,
-                        None => match Sandbox::create(&contents) {
-                            Ok(sandbox) => sandbox,
+                let mut own: Option<Copy> = None;
+                while let Some((index, item)) = queue.lock().ok().and_then(|mut q| q.pop()) {
+                    if own.is_none() {
+                        own = pool.lock().ok().and_then(|mut free| free.pop());
+                    }
+                    if own.is_none() {
+                        match Sandbox::from_manifest(manifest) {
+                            Ok(sandbox) => {
+                                own = Some(Copy {
+                                    sandbox,
+                                    dirty: BTreeSet::new(),
+                                })
+                            }
                             Err(error) => {
+                                let result = work(Err(&error), item);
                                 if let Ok(mut results) = results.lock() {
-                                    results.push((index, context.broken(mutant, &error)));
+                                    results.push((index, result));
                                 }
                                 continue;
                             }
-                        },
+                        }
+                    }
+                    let result = match own.as_mut() {
+                        Some(copy) => work(Ok(copy), item),
+                        None => continue,
                     };
-                    tick(&format!("self-heal {}", mutant.name));
-                    let result = context.heal(&sandbox, mutant);
-                    advance();
                     if let Ok(mut results) = results.lock() {
                         results.push((index, result));
                     }
-                    own = Some(sandbox);
+                }
+                if let (Some(copy), Ok(mut free)) = (own, pool.lock()) {
+                    free.push(copy);
                 }
             });
         }
     });
     let mut results = results.into_inner().unwrap_or_default();
     results.sort_by_key(|(index, _)| *index);
-    checks.extend(results.into_iter().map(|(_, result)| result));
-    Ok(TargetReport {
-        dir: dir_display,
-        run: target.run.clone(),
-        checks,
-    })
-}
-
-/// The self-heal mutants: each configured block removed alone, then all of them
-/// (or, with `--discover`, each top-level block of the target files).
-fn mutants(
-    target: &IdemTarget,
-    options: Settings,
-    contents: &Contents,
-    target_files: &[PathBuf],
-    dir_display: &str,
-) -> Result<Vec<Mutant>, IdemError> {
-    let text_of = |path: &PathBuf| match contents.get(path) {
-        Some(Entry::File { bytes, .. }) => String::from_utf8(bytes.to_vec()).ok(),
-        _ => None,
-    };
-    let mut found: Vec<(String, Vec<(PathBuf, blocks::Block)>)> = Vec::new();
-    if options.discover {
-        for path in target_files {
-            let Some(text) = text_of(path) else { continue };
-            for block in blocks::top_level(&text) {
-                found.push((block.opening.clone(), vec![(path.clone(), block)]));
-            }
-        }
-    } else {
-        for opening in &target.self_heal {
-            let mut places = Vec::new();
-            for path in target_files {
-                let Some(text) = text_of(path) else { continue };
-                places.extend(
-                    blocks::find(&text, opening)
-                        .into_iter()
-                        .map(|b| (path.clone(), b)),
-                );
-            }
-            if places.is_empty() {
-                return Err(IdemError::BlockNotFound {
-                    opening: opening.clone(),
-                    globs: target.file_globs.clone(),
-                    dir: dir_display.to_string(),
-                });
-            }
-            found.push((opening.trim().to_string(), places));
-        }
-    }
-    let mutate = |removals: &[&(PathBuf, blocks::Block)]| -> Contents {
-        let mut mutated = contents.clone();
-        for path in target_files {
-            let blocks: Vec<blocks::Block> = removals
-                .iter()
-                .filter(|(file, _)| file == path)
-                .map(|(_, block)| block.clone())
-                .collect();
-            if blocks.is_empty() {
-                continue;
-            }
-            if let (Some(text), Some(Entry::File { executable, .. })) =
-                (text_of(path), contents.get(path))
-            {
-                mutated.insert(
-                    path.clone(),
-                    Entry::File {
-                        bytes: std::sync::Arc::new(blocks::remove(&text, &blocks).into_bytes()),
-                        executable: *executable,
-                    },
-                );
-            }
-        }
-        mutated
-    };
-    let mut mutants: Vec<Mutant> = found
-        .iter()
-        .map(|(name, places)| Mutant {
-            name: name.clone(),
-            contents: mutate(&places.iter().collect::<Vec<_>>()),
-        })
-        .collect();
-    if !options.discover && found.len() > 1 {
-        let all: Vec<&(PathBuf, blocks::Block)> =
-            found.iter().flat_map(|(_, places)| places).collect();
-        mutants.push(Mutant {
-            name: "all".into(),
-            contents: mutate(&all),
-        });
-    }
-    Ok(mutants)
+    results.into_iter().map(|(_, result)| result).collect()
 }
 
 /// What every check of one target shares.
 struct Context<'a> {
     target: &'a IdemTarget,
-    relative_dir: &'a Path,
-    pristine: &'a Contents,
+    manifest: &'a Manifest,
+    relative_dir: PathBuf,
+    dir_display: String,
+    mutants: Vec<Mutant>,
     confine: bool,
+    progress: &'a (dyn Fn(Progress) + Sync),
+    done: std::sync::atomic::AtomicUsize,
 }
 
-impl Context<'_> {
-    fn run_in(&self, sandbox: &Sandbox) -> std::io::Result<command::RunOutcome> {
+impl<'a> Context<'a> {
+    /// Checks what can be checked before any command runs: the tools, the files, the
+    /// blocks; and builds the mutants.
+    fn prepare(
+        target: &'a IdemTarget,
+        manifest: &'a Manifest,
+        display_root: &Path,
+        options: Settings,
+        progress: &'a (dyn Fn(Progress) + Sync),
+    ) -> Result<Context<'a>, IdemError> {
+        let dir_display = display(display_root, &target.dir);
+        if let Some(message) = command::missing_tool(&target.run, &target.dir) {
+            return Err(IdemError::MissingTool(message));
+        }
+        if !options.confine {
+            // Unconfined, a command writes wherever a committed link points.
+            if let Some((link, to)) = sandbox::escaping_link(manifest) {
+                return Err(IdemError::Sandbox {
+                    root: manifest.root.display().to_string(),
+                    message: format!(
+                        "{} is a symlink to {}, outside the repository, and without Landlock nothing keeps the command from writing there; remove the link, or run where Landlock is available",
+                        link.display(),
+                        to.display()
+                    ),
+                });
+            }
+        }
+        let target_dir = target
+            .dir
+            .canonicalize()
+            .unwrap_or_else(|_| target.dir.clone());
+        let relative_dir = target_dir
+            .strip_prefix(&manifest.root)
+            .map(Path::to_path_buf)
+            .unwrap_or_default();
+        let target_files: Vec<PathBuf> = manifest
+            .entries
+            .keys()
+            .filter(|path| {
+                path.strip_prefix(&relative_dir)
+                    .is_ok_and(|inside| target.files.is_match(inside))
+            })
+            .cloned()
+            .collect();
+        if target_files.is_empty() {
+            return Err(IdemError::NoFiles {
+                dir: dir_display.clone(),
+                globs: target.file_globs.clone(),
+                run: target.run.clone(),
+            });
+        }
+        let mutants = mutants(target, options, manifest, &target_files, &dir_display)?;
+        Ok(Context {
+            target,
+            manifest,
+            relative_dir,
+            dir_display,
+            mutants,
+            confine: options.confine,
+            progress,
+            done: std::sync::atomic::AtomicUsize::new(0),
+        })
+    }
+
+    fn sandbox_error(&self, error: &std::io::Error) -> IdemError {
+        IdemError::Sandbox {
+            root: self.manifest.root.display().to_string(),
+            message: error.to_string(),
+        }
+    }
+
+    fn tick(&self, check: &str) {
+        (self.progress)(Progress {
+            run: self.target.run.clone(),
+            check: check.to_string(),
+            done: self.done.load(std::sync::atomic::Ordering::SeqCst),
+            total: 2 + self.mutants.len(),
+        });
+    }
+
+    fn advance(&self) {
+        self.done.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// Runs the command in the copy; what it changed joins the copy's dirty paths.
+    fn run_in(&self, copy: &mut Copy) -> std::io::Result<(command::RunOutcome, BTreeSet<PathBuf>)> {
         // A previous run may have deleted its own folder.
-        let dir = sandbox.root.join(self.relative_dir);
+        let dir = copy.sandbox.root.join(&self.relative_dir);
         std::fs::create_dir_all(&dir)?;
-        command::run(&command::Spec {
+        let before = copy.sandbox.stamps();
+        let outcome = command::run(&command::Spec {
             run: &self.target.run,
             dir: &dir,
             env: &self.target.env,
             timeout: self.target.timeout,
-            sandbox: sandbox.folder(),
+            sandbox: copy.sandbox.folder(),
             confine: self.confine,
-        })
+        })?;
+        let changed = sandbox::changed_paths(&before, &copy.sandbox.stamps());
+        copy.dirty.extend(changed.iter().cloned());
+        Ok((outcome, changed))
     }
 
-    /// Restores the copy to the mutant, runs the command, and expects the pristine
-    /// files back.
-    fn heal(&self, sandbox: &Sandbox, mutant: &Mutant) -> CheckResult {
-        if let Err(error) = sandbox.restore(&mutant.contents) {
+    /// No-op, then fixpoint, in one copy; `true` with them when the first run timed out.
+    fn base(&self, copy: &mut Copy) -> Result<(Vec<CheckResult>, bool), IdemError> {
+        copy.pristine(self.manifest)
+            .map_err(|error| self.sandbox_error(&error))?;
+        self.tick("no-op");
+        let (outcome, changed) = self
+            .run_in(copy)
+            .map_err(|error| self.sandbox_error(&error))?;
+        if !outcome.succeeded() && !outcome.timed_out {
+            let mut stderr = outcome.stderr.trim_end().to_string();
+            if outcome.status == Some(127) {
+                if let Some(word) = command::not_found(&stderr) {
+                    stderr.push_str(&format!(
+                        "\nthe shell could not find `{word}`: install it, or fix the command"
+                    ));
+                }
+            }
+            return Err(IdemError::CommandFailed {
+                run: self.target.run.clone(),
+                dir: self.dir_display.clone(),
+                status: outcome
+                    .status
+                    .map_or("killed by a signal".to_string(), |status| {
+                        status.to_string()
+                    }),
+                stderr,
+            });
+        }
+        self.advance();
+        let (first, after_first) = self.judge(
+            CheckKind::NoOp,
+            None,
+            copy,
+            &changed,
+            &BTreeMap::new(),
+            &outcome,
+        );
+        if outcome.timed_out {
+            return Ok((vec![first], true));
+        }
+        self.tick("fixpoint");
+        let (second, changed) = self
+            .run_in(copy)
+            .map_err(|error| self.sandbox_error(&error))?;
+        self.advance();
+        let (fixpoint, _) = self.judge(
+            CheckKind::Fixpoint,
+            None,
+            copy,
+            &changed,
+            &after_first,
+            &second,
+        );
+        Ok((vec![first, fixpoint], false))
+    }
+
+    /// Puts the mutant in a pristine copy, runs the command, and expects the
+    /// committed files back.
+    fn heal(&self, copy: &mut Copy, mutant: &Mutant) -> CheckResult {
+        if let Err(error) = copy.pristine(self.manifest) {
             return self.broken(mutant, &error);
         }
-        match self.run_in(sandbox) {
-            Ok(outcome) => {
-                let after = sandbox.contents(self.pristine);
-                let mut result = self.judge(
+        copy.dirty.extend(mutant.files.keys().cloned());
+        if let Err(error) = copy.sandbox.write(&mutant.files) {
+            return self.broken(mutant, &error);
+        }
+        self.tick(&format!("self-heal {}", mutant.name));
+        let result = match self.run_in(copy) {
+            Ok((outcome, mut changed)) => {
+                changed.extend(mutant.files.keys().cloned());
+                let (mut result, _) = self.judge(
                     CheckKind::SelfHeal,
                     Some(mutant.name.clone()),
-                    self.pristine,
-                    &after,
+                    copy,
+                    &changed,
+                    &BTreeMap::new(),
                     &outcome,
                 );
                 if !outcome.succeeded() && !outcome.timed_out {
@@ -704,7 +802,9 @@ impl Context<'_> {
                 result
             }
             Err(error) => self.broken(mutant, &error),
-        }
+        };
+        self.advance();
+        result
     }
 
     fn broken(&self, mutant: &Mutant, error: &std::io::Error) -> CheckResult {
@@ -724,47 +824,56 @@ impl Context<'_> {
         }
     }
 
-    /// Compares what the files must be with what they are after a run.
+    /// Compares what the `paths` a run touched must be (`expected` where given, else
+    /// as committed) with what they are; new files that `.gitignore` excludes do not
+    /// count. Returns the check and what the paths are now (`None`: absent).
     fn judge(
         &self,
         kind: CheckKind,
         mutant: Option<String>,
-        expected: &Contents,
-        actual: &Contents,
+        copy: &Copy,
+        paths: &BTreeSet<PathBuf>,
+        expected: &BTreeMap<PathBuf, Option<Entry>>,
         outcome: &command::RunOutcome,
-    ) -> CheckResult {
+    ) -> (CheckResult, BTreeMap<PathBuf, Option<Entry>>) {
+        let (known, new): (BTreeSet<PathBuf>, BTreeSet<PathBuf>) =
+            paths.iter().cloned().partition(|path| {
+                self.manifest.entries.contains_key(path) || expected.contains_key(path)
+            });
+        let mut compared = known;
+        compared.extend(copy.sandbox.not_ignored(&new));
+        let mut present = copy.sandbox.entries(&compared);
+        let mut now = BTreeMap::new();
         let mut changed = Vec::new();
         let mut diff = String::new();
         let mut comment_moves = Vec::new();
-        let paths: std::collections::BTreeSet<&PathBuf> =
-            expected.keys().chain(actual.keys()).collect();
-        for path in paths {
-            let (before, after) = (expected.get(path), actual.get(path));
-            if before == after {
-                continue;
-            }
-            let shown = self.show(path);
-            diff.push_str(&unified_diff(&shown, before, after));
-            if let (Some(Entry::File { bytes: old, .. }), Some(Entry::File { bytes: new, .. })) =
-                (before, after)
-            {
-                if is_model_file(path) {
-                    comment_moves.extend(moves::moves(path, &shown, old, new));
+        for path in &compared {
+            let after = present.remove(path);
+            let before = match expected.get(path) {
+                Some(entry) => entry.clone(),
+                None => self.manifest.pristine(path),
+            };
+            if before != after {
+                let shown = self.show(path);
+                diff.push_str(&unified_diff(&shown, before.as_ref(), after.as_ref()));
+                if let (
+                    Some(Entry::File { bytes: old, .. }),
+                    Some(Entry::File { bytes: new, .. }),
+                ) = (&before, &after)
+                {
+                    if is_model_file(path) {
+                        comment_moves.extend(moves::moves(path, &shown, old, new));
+                    }
                 }
+                changed.push(shown);
             }
-            changed.push(shown);
+            now.insert(path.clone(), after);
         }
         let timed_out = outcome.timed_out;
         let ok = changed.is_empty() && !timed_out && outcome.succeeded();
-        let message = if timed_out {
-            Some(format!(
-                "timed out after {}",
-                format_duration(self.target.timeout)
-            ))
-        } else {
-            None
-        };
-        CheckResult {
+        let message =
+            timed_out.then(|| format!("timed out after {}", format_duration(self.target.timeout)));
+        let result = CheckResult {
             kind,
             mutant,
             ok,
@@ -777,12 +886,13 @@ impl Context<'_> {
             stderr: outcome.stderr.clone(),
             duration_ms: outcome.duration.as_millis() as u64,
             message,
-        }
+        };
+        (result, now)
     }
 
     /// A repository path as the report shows it: relative to the command's folder.
     fn show(&self, path: &Path) -> String {
-        match path.strip_prefix(self.relative_dir) {
+        match path.strip_prefix(&self.relative_dir) {
             Ok(inside) => inside.display().to_string(),
             Err(_) => {
                 let ups = self.relative_dir.components().count();
@@ -790,6 +900,90 @@ impl Context<'_> {
             }
         }
     }
+}
+
+/// The self-heal mutants: each configured block removed alone, then all of them
+/// (or, with `--discover`, each top-level block of the target files).
+fn mutants(
+    target: &IdemTarget,
+    options: Settings,
+    manifest: &Manifest,
+    target_files: &[PathBuf],
+    dir_display: &str,
+) -> Result<Vec<Mutant>, IdemError> {
+    let pristine: BTreeMap<&PathBuf, (String, bool)> = target_files
+        .iter()
+        .filter_map(|path| match manifest.pristine(path) {
+            Some(Entry::File { bytes, executable }) => String::from_utf8(bytes.to_vec())
+                .ok()
+                .map(|text| (path, (text, executable))),
+            _ => None,
+        })
+        .collect();
+    let mut found: Vec<(String, Vec<(PathBuf, blocks::Block)>)> = Vec::new();
+    if options.discover {
+        for (path, (text, _)) in &pristine {
+            for block in blocks::top_level(text) {
+                found.push((block.opening.clone(), vec![((*path).clone(), block)]));
+            }
+        }
+    } else {
+        for opening in &target.self_heal {
+            let mut places = Vec::new();
+            for (path, (text, _)) in &pristine {
+                places.extend(
+                    blocks::find(text, opening)
+                        .into_iter()
+                        .map(|block| ((*path).clone(), block)),
+                );
+            }
+            if places.is_empty() {
+                return Err(IdemError::BlockNotFound {
+                    opening: opening.clone(),
+                    globs: target.file_globs.clone(),
+                    dir: dir_display.to_string(),
+                });
+            }
+            found.push((opening.trim().to_string(), places));
+        }
+    }
+    let mutate = |removals: &[&(PathBuf, blocks::Block)]| -> BTreeMap<PathBuf, Entry> {
+        let mut files = BTreeMap::new();
+        for (path, (text, executable)) in &pristine {
+            let blocks: Vec<blocks::Block> = removals
+                .iter()
+                .filter(|(file, _)| file == *path)
+                .map(|(_, block)| block.clone())
+                .collect();
+            if blocks.is_empty() {
+                continue;
+            }
+            files.insert(
+                (*path).clone(),
+                Entry::File {
+                    bytes: std::sync::Arc::new(blocks::remove(text, &blocks).into_bytes()),
+                    executable: *executable,
+                },
+            );
+        }
+        files
+    };
+    let mut mutants: Vec<Mutant> = found
+        .iter()
+        .map(|(name, places)| Mutant {
+            name: name.clone(),
+            files: mutate(&places.iter().collect::<Vec<_>>()),
+        })
+        .collect();
+    if !options.discover && found.len() > 1 {
+        let all: Vec<&(PathBuf, blocks::Block)> =
+            found.iter().flat_map(|(_, places)| places).collect();
+        mutants.push(Mutant {
+            name: "all".into(),
+            files: mutate(&all),
+        });
+    }
+    Ok(mutants)
 }
 
 fn is_model_file(path: &Path) -> bool {

@@ -136,9 +136,9 @@ pub fn read_contents(root: &Path, files: &[PathBuf]) -> std::io::Result<Contents
 
 /// The first symlink of `contents` that points outside the tree: an absolute
 /// target, or one that climbs above the root.
-pub fn escaping_link(contents: &Contents) -> Option<(PathBuf, PathBuf)> {
-    contents.iter().find_map(|(path, entry)| {
-        let Entry::Link(target) = entry else {
+pub fn escaping_link(manifest: &Manifest) -> Option<(PathBuf, PathBuf)> {
+    manifest.entries.iter().find_map(|(path, listed)| {
+        let Listed::Link(target) = listed else {
             return None;
         };
         let mut depth = path.components().count().saturating_sub(1) as isize;
@@ -282,23 +282,6 @@ pub struct Sandbox {
 }
 
 impl Sandbox {
-    /// Copies `contents` into a new temporary folder.
-    pub fn create(contents: &Contents) -> std::io::Result<Sandbox> {
-        let _copying = Copying::start();
-        if stopping() {
-            return Err(interrupted());
-        }
-        let folder = tempfile::Builder::new().prefix("tether-idem-").tempdir()?;
-        if let Ok(mut active) = ACTIVE.lock() {
-            active.push(folder.path().to_path_buf());
-        }
-        let root = folder.path().join("escape/guard/repo");
-        std::fs::create_dir_all(&root)?;
-        let sandbox = Sandbox { folder, root };
-        write_contents(&sandbox.root, contents)?;
-        Ok(sandbox)
-    }
-
     /// Fails when the command replaced the copy's folder, or one above it, with a
     /// symlink or a file: tether then neither reads nor writes through it, since a
     /// link to the user's tree would make a restore write there.
@@ -332,55 +315,6 @@ impl Sandbox {
     /// made in it, and under Landlock it is the only place the command may write.
     pub fn folder(&self) -> &Path {
         self.folder.path()
-    }
-
-    /// Brings the copy back to `contents`: rewrites what changed, recreates what was
-    /// deleted, deletes what was created (ignored files included).
-    pub fn restore(&self, contents: &Contents) -> std::io::Result<()> {
-        self.intact()?;
-        std::fs::create_dir_all(&self.root)?;
-        let present = walk_files(&self.root, false);
-        for relative in &present {
-            if !contents.contains_key(relative) {
-                let _ = std::fs::remove_file(self.root.join(relative));
-            }
-        }
-        remove_empty_folders(&self.root, contents);
-        let current = read_contents(&self.root, &present).unwrap_or_default();
-        let stale: Contents = contents
-            .iter()
-            .filter(|(path, entry)| current.get(*path) != Some(entry))
-            .map(|(path, entry)| (path.clone(), entry.clone()))
-            .collect();
-        write_contents(&self.root, &stale)
-    }
-
-    /// The copy's current contents: the files of `baseline` (present or not) and every
-    /// new file `.gitignore` rules do not exclude. A file that cannot be read back is
-    /// [`Entry::Unreadable`], alone: the others are read as they are.
-    pub fn contents(&self, baseline: &Contents) -> Contents {
-        if let Err(error) = self.intact() {
-            // Nothing is read through a link the command planted: every file is gone.
-            return baseline
-                .keys()
-                .map(|path| (path.clone(), Entry::Unreadable(error.to_string())))
-                .collect();
-        }
-        let mut listed: BTreeSet<PathBuf> = baseline.keys().cloned().collect();
-        listed.extend(walk_files(&self.root, true));
-        listed
-            .into_par_iter()
-            .filter(|path| self.root.join(path).symlink_metadata().is_ok())
-            .map(|path| {
-                let entry = match read_contents(&self.root, std::slice::from_ref(&path)) {
-                    Ok(mut read) => read
-                        .remove(&path)
-                        .unwrap_or_else(|| Entry::Unreadable("not a regular file".into())),
-                    Err(error) => Entry::Unreadable(error.to_string()),
-                };
-                (path, entry)
-            })
-            .collect()
     }
 }
 
@@ -526,29 +460,6 @@ fn write_contents(root: &Path, contents: &Contents) -> std::io::Result<()> {
     })
 }
 
-/// Removes folders the command created that hold nothing of `contents`.
-fn remove_empty_folders(root: &Path, contents: &Contents) {
-    let keep: BTreeSet<PathBuf> = contents
-        .keys()
-        .flat_map(|path| {
-            path.ancestors()
-                .skip(1)
-                .map(Path::to_path_buf)
-                .collect::<Vec<_>>()
-        })
-        .collect();
-    let mut folders = walkdir_all(root);
-    folders.reverse();
-    for folder in folders {
-        let Ok(relative) = folder.strip_prefix(root) else {
-            continue;
-        };
-        if !relative.as_os_str().is_empty() && !keep.contains(relative) {
-            let _ = std::fs::remove_dir(&folder);
-        }
-    }
-}
-
 /// A copy of the repository around a folder (its git-tracked and untracked files,
 /// ignored ones left out; the folder itself without git) in a new temporary folder,
 /// removed when the copy is dropped: what each check of `tether idem` runs in. The
@@ -576,21 +487,14 @@ impl SandboxCopy {
         let source = Source::around(folder)?;
         let list = start.elapsed();
         let start = std::time::Instant::now();
-        let contents = read_contents(&source.root, &source.files)?;
+        let manifest = Manifest::read(&source)?;
         let read = start.elapsed();
-        let bytes = contents
-            .values()
-            .map(|entry| match entry {
-                Entry::File { bytes, .. } => bytes.len() as u64,
-                Entry::Link(_) | Entry::Unreadable(_) => 0,
-            })
-            .sum();
         let start = std::time::Instant::now();
-        let sandbox = Sandbox::create(&contents)?;
+        let sandbox = Sandbox::from_manifest(&manifest)?;
         Ok(SandboxCopy {
             sandbox,
-            files: contents.len(),
-            bytes,
+            files: manifest.entries.len(),
+            bytes: manifest.bytes(),
             list,
             read,
             write: start.elapsed(),
@@ -600,5 +504,319 @@ impl SandboxCopy {
     /// The copy's folder.
     pub fn path(&self) -> &Path {
         &self.sandbox.root
+    }
+}
+
+/// What the run saw of the user's repository when it started: for each listed file
+/// its kind, size, mode and content hash, not its bytes. Bytes are read back from
+/// the user's tree when a copy needs them, and checked against the hash.
+#[derive(Debug, Clone, Default)]
+pub struct Manifest {
+    pub root: PathBuf,
+    pub entries: BTreeMap<PathBuf, Listed>,
+}
+
+/// One file of a [`Manifest`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Listed {
+    File {
+        size: u64,
+        executable: bool,
+        hash: u64,
+    },
+    Link(PathBuf),
+}
+
+impl Manifest {
+    /// Reads every listed file once, in parallel, to hash it (submodules and nested
+    /// repositories expanded to their files; FIFOs, sockets and devices left out and
+    /// never opened). Memory holds one file per thread at a time.
+    pub fn read(source: &Source) -> std::io::Result<Manifest> {
+        let listed = expand_folders(&source.root, &source.files);
+        let read: Vec<Option<(PathBuf, Listed)>> = listed
+            .par_iter()
+            .map(|relative| {
+                let path = source.root.join(relative);
+                let metadata = path.symlink_metadata().map_err(|e| named(relative, e))?;
+                let kind = metadata.file_type();
+                let listed = if kind.is_symlink() {
+                    Listed::Link(std::fs::read_link(&path).map_err(|e| named(relative, e))?)
+                } else if kind.is_file() {
+                    use std::os::unix::fs::PermissionsExt;
+                    let bytes = crate::source::read_regular(&path, usize::MAX - 1)
+                        .map_err(|e| named(relative, e))?;
+                    Listed::File {
+                        size: bytes.len() as u64,
+                        executable: metadata.permissions().mode() & 0o111 != 0,
+                        hash: xxhash_rust::xxh3::xxh3_64(&bytes),
+                    }
+                } else {
+                    return Ok(None);
+                };
+                Ok(Some((relative.clone(), listed)))
+            })
+            .collect::<std::io::Result<_>>()?;
+        Ok(Manifest {
+            root: source.root.clone(),
+            entries: read.into_iter().flatten().collect(),
+        })
+    }
+
+    /// A file as it was when the run started, read back from the user's tree; a file
+    /// that changed since is [`Entry::Unreadable`] with the reason.
+    pub fn pristine(&self, relative: &Path) -> Option<Entry> {
+        Some(match self.entries.get(relative)? {
+            Listed::Link(target) => Entry::Link(target.clone()),
+            Listed::File {
+                executable, hash, ..
+            } => match crate::source::read_regular(&self.root.join(relative), usize::MAX - 1) {
+                Ok(bytes) if xxhash_rust::xxh3::xxh3_64(&bytes) == *hash => Entry::File {
+                    bytes: Arc::new(bytes),
+                    executable: *executable,
+                },
+                Ok(_) => Entry::Unreadable(format!(
+                    "{} changed in your tree during the run",
+                    relative.display()
+                )),
+                Err(error) => Entry::Unreadable(error.to_string()),
+            },
+        })
+    }
+
+    /// Bytes of all files, for benchmarks.
+    pub fn bytes(&self) -> u64 {
+        self.entries
+            .values()
+            .map(|listed| match listed {
+                Listed::File { size, .. } => *size,
+                Listed::Link(_) => 0,
+            })
+            .sum()
+    }
+}
+
+/// The listing with folders (submodules, nested repositories) replaced by the files
+/// under them, their `.git` left out.
+fn expand_folders(root: &Path, files: &[PathBuf]) -> Vec<PathBuf> {
+    let mut listed = Vec::with_capacity(files.len());
+    for relative in files {
+        let path = root.join(relative);
+        if path.symlink_metadata().is_ok_and(|m| m.is_dir()) {
+            listed.extend(
+                walk_files(&path, false)
+                    .into_iter()
+                    .map(|inside| relative.join(inside)),
+            );
+        } else {
+            listed.push(relative.clone());
+        }
+    }
+    listed
+}
+
+/// Copies one file of the manifest from the user's tree into a copy: a reflink where
+/// the filesystem has them, else a copy; a link as a link.
+fn copy_in(
+    manifest: &Manifest,
+    root: &Path,
+    relative: &Path,
+    listed: &Listed,
+) -> std::io::Result<()> {
+    let path = root.join(relative);
+    real_parents(root, relative)?;
+    match path.symlink_metadata() {
+        Ok(metadata) if metadata.is_dir() => {
+            make_writable(&path);
+            std::fs::remove_dir_all(&path)?;
+        }
+        Ok(_) => std::fs::remove_file(&path)?,
+        Err(_) => {}
+    }
+    match listed {
+        Listed::Link(target) => std::os::unix::fs::symlink(target, &path),
+        Listed::File { executable, .. } => {
+            reflink_copy::reflink_or_copy(manifest.root.join(relative), &path)?;
+            use std::os::unix::fs::PermissionsExt;
+            let mode = if *executable { 0o755 } else { 0o644 };
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode))
+        }
+    }
+}
+
+impl Sandbox {
+    /// A copy of the manifest's files, taken from the user's tree (reflinks where
+    /// the filesystem has them), in parallel.
+    pub fn from_manifest(manifest: &Manifest) -> std::io::Result<Sandbox> {
+        let _copying = Copying::start();
+        if stopping() {
+            return Err(interrupted());
+        }
+        let folder = tempfile::Builder::new().prefix("tether-idem-").tempdir()?;
+        if let Ok(mut active) = ACTIVE.lock() {
+            active.push(folder.path().to_path_buf());
+        }
+        let root = folder.path().join("escape/guard/repo");
+        std::fs::create_dir_all(&root)?;
+        let sandbox = Sandbox { folder, root };
+        manifest
+            .entries
+            .par_iter()
+            .try_for_each(|(relative, listed)| {
+                if stopping() {
+                    return Err(interrupted());
+                }
+                copy_in(manifest, &sandbox.root, relative, listed)
+            })?;
+        Ok(sandbox)
+    }
+
+    /// Brings `paths` of the copy back to the manifest: listed ones copied again
+    /// from the user's tree, others removed, then the folders the command created
+    /// that hold nothing listed. Never through a link the command planted.
+    pub fn restore_paths(
+        &self,
+        manifest: &Manifest,
+        paths: &BTreeSet<PathBuf>,
+    ) -> std::io::Result<()> {
+        self.intact()?;
+        std::fs::create_dir_all(&self.root)?;
+        let mut removed = false;
+        for relative in paths {
+            match manifest.entries.get(relative) {
+                Some(listed) => copy_in(manifest, &self.root, relative, listed)?,
+                None => {
+                    let path = self.root.join(relative);
+                    // Only what is under a real folder of the copy.
+                    if real_parents_exist(&self.root, relative) {
+                        match path.symlink_metadata() {
+                            Ok(metadata) if metadata.is_dir() => {
+                                make_writable(&path);
+                                std::fs::remove_dir_all(&path)?;
+                            }
+                            Ok(_) => std::fs::remove_file(&path)?,
+                            Err(_) => {}
+                        }
+                    }
+                    removed = true;
+                }
+            }
+        }
+        if removed {
+            remove_unlisted_folders(&self.root, manifest);
+        }
+        Ok(())
+    }
+
+    /// Writes files into the copy (a mutant's files).
+    pub fn write(&self, files: &BTreeMap<PathBuf, Entry>) -> std::io::Result<()> {
+        self.intact()?;
+        write_contents(&self.root, files)
+    }
+
+    /// Stamps of every entry of the copy, to see what a command changed.
+    pub fn stamps(&self) -> Fingerprint {
+        if self.intact().is_err() {
+            return Fingerprint::new();
+        }
+        fingerprint(&self.root)
+    }
+
+    /// The current entry of each path (absent ones left out); a file that cannot be
+    /// read back is [`Entry::Unreadable`]. Nothing is read through a planted link.
+    pub fn entries(&self, paths: &BTreeSet<PathBuf>) -> BTreeMap<PathBuf, Entry> {
+        if let Err(error) = self.intact() {
+            return paths
+                .iter()
+                .map(|path| (path.clone(), Entry::Unreadable(error.to_string())))
+                .collect();
+        }
+        paths
+            .par_iter()
+            .filter(|path| {
+                real_parents_exist(&self.root, path)
+                    && self
+                        .root
+                        .join(path)
+                        .symlink_metadata()
+                        .is_ok_and(|m| !m.is_dir())
+            })
+            .map(|path| {
+                let entry = match read_contents(&self.root, std::slice::from_ref(path)) {
+                    Ok(mut read) => read
+                        .remove(path)
+                        .unwrap_or_else(|| Entry::Unreadable("not a regular file".into())),
+                    Err(error) => Entry::Unreadable(error.to_string()),
+                };
+                (path.clone(), entry)
+            })
+            .collect()
+    }
+
+    /// Of `paths` (new in the copy), those `.gitignore` rules do not exclude.
+    pub fn not_ignored(&self, paths: &BTreeSet<PathBuf>) -> BTreeSet<PathBuf> {
+        if paths.is_empty() || self.intact().is_err() {
+            return BTreeSet::new();
+        }
+        let listed: BTreeSet<PathBuf> = walk_files(&self.root, true).into_iter().collect();
+        paths.intersection(&listed).cloned().collect()
+    }
+}
+
+/// Whether every folder from `root` to `relative`'s parent is a real folder.
+fn real_parents_exist(root: &Path, relative: &Path) -> bool {
+    let mut current = root.to_path_buf();
+    let Some(parent) = relative.parent() else {
+        return true;
+    };
+    parent.components().all(|component| {
+        current.push(component);
+        current.symlink_metadata().is_ok_and(|m| m.is_dir())
+    })
+}
+
+/// Removes folders under `root` that hold nothing of the manifest.
+fn remove_unlisted_folders(root: &Path, manifest: &Manifest) {
+    let keep: BTreeSet<PathBuf> = manifest
+        .entries
+        .keys()
+        .flat_map(|path| {
+            path.ancestors()
+                .skip(1)
+                .map(Path::to_path_buf)
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let mut folders = walkdir_all(root);
+    folders.reverse();
+    for folder in folders {
+        let Ok(relative) = folder.strip_prefix(root) else {
+            continue;
+        };
+        if !relative.as_os_str().is_empty() && !keep.contains(relative) {
+            let _ = std::fs::remove_dir(&folder);
+        }
+    }
+}
+
+/// The paths whose stamps differ between two fingerprints, files only (a folder's
+/// own stamp is its mode).
+pub fn changed_paths(before: &Fingerprint, after: &Fingerprint) -> BTreeSet<PathBuf> {
+    let paths: BTreeSet<&PathBuf> = before.keys().chain(after.keys()).collect();
+    paths
+        .into_iter()
+        .filter(|path| before.get(*path) != after.get(*path))
+        // A folder appearing or going is seen through its files; a file that became
+        // a folder, or the reverse, is a change of the path.
+        .filter(|path| {
+            let folder_or_none = |stamp: Option<&Stamp>| stamp.is_none_or(Stamp::is_dir);
+            !(folder_or_none(before.get(*path)) && folder_or_none(after.get(*path)))
+        })
+        .cloned()
+        .collect()
+}
+
+impl Stamp {
+    fn is_dir(&self) -> bool {
+        self.mode & (libc::S_IFMT as u32) == libc::S_IFDIR as u32
     }
 }
