@@ -817,6 +817,7 @@ pub fn changed_paths(before: &Fingerprint, after: &Fingerprint) -> BTreeSet<Path
 
 impl Stamp {
     fn is_dir(&self) -> bool {
-        self.mode & (libc::S_IFMT as u32) == libc::S_IFDIR as u32
+        // S_IFMT and S_IFDIR, the same on every Unix.
+        self.mode & 0o170000 == 0o040000
     }
 }
