@@ -72,6 +72,31 @@ impl Changes {
         Ok(changes)
     }
 
+    /// Every path (absolute) added, modified, deleted, renamed (both names) or copied
+    /// since `revision`'s merge base with `HEAD`, untracked files included: what
+    /// `tether idem --changed-since` decides which targets run from.
+    pub fn paths_since(folder: &Path, revision: &str) -> Result<Vec<PathBuf>, String> {
+        if revision.starts_with('-') {
+            return Err(format!(
+                "--changed-since {revision:?}: a revision cannot start with `-`"
+            ));
+        }
+        let top = PathBuf::from(run(folder, &["rev-parse", "--show-toplevel"])?.trim());
+        let base = run(folder, &["merge-base", revision, "HEAD"])
+            .map_err(|error| format!("--changed-since {revision}: {error}"))?;
+        let names = run(
+            &top,
+            &["diff", "--name-only", "-z", "--no-renames", base.trim()],
+        )?;
+        let untracked = run(&top, &["ls-files", "-z", "--others", "--exclude-standard"])?;
+        Ok(names
+            .split('\0')
+            .chain(untracked.split('\0'))
+            .filter(|name| !name.is_empty())
+            .map(|name| top.join(name))
+            .collect())
+    }
+
     /// Whether the file changed.
     pub fn contains(&self, absolute: &Path) -> bool {
         self.files.contains_key(absolute)

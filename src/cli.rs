@@ -387,6 +387,16 @@ pub struct IdemArgs {
     /// Checks run in parallel, each in its own copy. Default: the number of cores.
     #[arg(long)]
     pub jobs: Option<usize>,
+    /// Only the targets in this folder (repeatable).
+    #[arg(long = "target", value_name = "DIR")]
+    pub only: Vec<PathBuf>,
+    /// Only the targets whose folder, Makefile includes or a tether.toml changed since
+    /// REV's merge base with HEAD (untracked files included).
+    #[arg(long, value_name = "REV")]
+    pub changed_since: Option<String>,
+    /// Print the resolved targets (`[[idem]] dirs` expanded) and exit.
+    #[arg(long)]
+    pub list: bool,
     /// Run the commands without Landlock, for a command that must write outside its
     /// sandbox; changes to your tree are still detected, and the report says so.
     #[arg(long)]
@@ -442,12 +452,36 @@ fn idem(args: IdemArgs) -> Result<u8, String> {
             .to_vec()
     };
     let cwd = absolute(Path::new("."));
+    if args.list {
+        for target in &targets {
+            let dir = target.dir().strip_prefix(&cwd).unwrap_or(target.dir());
+            let dir = if dir.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                dir
+            };
+            println!(
+                "{}\t`{}`\tfiles {}\tself-heal {}",
+                dir.display(),
+                target.run(),
+                target.files().join(" "),
+                target.self_heal().len()
+            );
+        }
+        return Ok(exit::OK);
+    }
     let mut options = IdemOptions::default()
         .discover(args.discover)
         .contain(!args.no_contain)
         .display_root(cwd.clone());
     if let Some(jobs) = args.jobs {
         options = options.jobs(jobs);
+    }
+    for folder in args.only {
+        options = options.only(folder);
+    }
+    if let Some(revision) = args.changed_since {
+        options = options.changed_since(revision);
     }
     let bar = std::io::stderr().is_terminal().then(|| {
         let bar = indicatif::ProgressBar::new_spinner();

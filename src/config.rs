@@ -89,6 +89,12 @@ pub struct IdemEntry {
     /// file's folder.
     #[schemars(with = "Option<String>")]
     pub dir: Option<Spanned<String>>,
+    /// Instead of `dir`: globs of folders (`["packages/*/*"]`), one target each. When
+    /// `run` is `make TARGET …`, only the folders whose Makefile (or a file it
+    /// includes) defines TARGET are kept.
+    #[serde(default)]
+    #[schemars(with = "Vec<String>")]
+    pub dirs: Vec<Spanned<String>>,
     /// Globs of the files the command regenerates, relative to `dir`.
     #[schemars(with = "Vec<String>")]
     pub files: Vec<Spanned<String>>,
@@ -253,6 +259,26 @@ pub struct IdemTarget {
 }
 
 impl IdemTarget {
+    /// The command.
+    pub fn run(&self) -> &str {
+        &self.run
+    }
+
+    /// The folder it runs in.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The globs of the files it regenerates, as written.
+    pub fn files(&self) -> &[String] {
+        &self.file_globs
+    }
+
+    /// The opening lines of the blocks it must restore.
+    pub fn self_heal(&self) -> &[String] {
+        &self.self_heal
+    }
+
     /// A target from command-line flags, for a one-off run: `run` in `dir`, which
     /// regenerates the files `file_globs` (relative to `dir`) and must restore the
     /// blocks that open with the lines `self_heal`.
@@ -533,7 +559,7 @@ impl Config {
         };
         let mut idem = Vec::new();
         for entry in &file.idem {
-            idem.push(compile_idem(entry, &root, &errors)?);
+            idem.extend(compile_idem(entry, &root, &errors)?);
         }
         Ok(Config {
             root,
@@ -787,9 +813,88 @@ fn edit_distance(a: &str, b: &str) -> usize {
     previous[b.len()]
 }
 
+/// An `[[idem]]` entry's targets: one for `dir`, or one per folder `dirs` matches.
 fn compile_idem(
     entry: &IdemEntry,
     root: &Path,
+    errors: &ErrorContext,
+) -> Result<Vec<IdemTarget>, ConfigError> {
+    if entry.dirs.is_empty() {
+        return Ok(vec![compile_idem_dir(
+            entry,
+            root,
+            entry.dir.as_ref(),
+            errors,
+        )?]);
+    }
+    if let Some(dir) = &entry.dir {
+        return Err(errors.at(
+            dir.span(),
+            "set `dir` or `dirs`, not both: `dirs` globs the folders, one target each".into(),
+        ));
+    }
+    let globs = compile_globs(&entry.dirs, "idem.dirs", errors)?;
+    let run = entry.run.as_deref().unwrap_or("make update");
+    let make_target = make_target(run);
+    let mut targets = Vec::new();
+    for folder in folders_under(root) {
+        let Ok(relative) = folder.strip_prefix(root) else {
+            continue;
+        };
+        if !globs.is_match(relative) {
+            continue;
+        }
+        if let Some(make_target) = &make_target {
+            if !crate::idem_targets::defines(&folder, make_target) {
+                continue;
+            }
+        }
+        let dir = Spanned::new(0..0, relative.to_string_lossy().into_owned());
+        targets.push(compile_idem_dir(entry, root, Some(&dir), errors)?);
+    }
+    Ok(targets)
+}
+
+/// `update` for `make update` or `make -s update V=1`; `None` for other commands.
+fn make_target(run: &str) -> Option<String> {
+    let mut words = run.split_whitespace();
+    if words.next()? != "make" {
+        return None;
+    }
+    words
+        .find(|word| !word.starts_with('-') && !word.contains('='))
+        .filter(|word| {
+            word.chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/'))
+        })
+        .map(str::to_string)
+}
+
+/// Every folder under `root`, hidden ones and `.git` left out, symlinks not
+/// followed, in path order.
+fn folders_under(root: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(folder) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&folder) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let hidden = entry.file_name().to_string_lossy().starts_with('.');
+            if !hidden && entry.file_type().is_ok_and(|kind| kind.is_dir()) {
+                found.push(entry.path());
+                stack.push(entry.path());
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+fn compile_idem_dir(
+    entry: &IdemEntry,
+    root: &Path,
+    dir: Option<&Spanned<String>>,
     errors: &ErrorContext,
 ) -> Result<IdemTarget, ConfigError> {
     let files = compile_globs(&entry.files, "idem.files", errors)?;
@@ -799,7 +904,7 @@ fn compile_idem(
         }
         None => std::time::Duration::from_secs(300),
     };
-    let dir = match &entry.dir {
+    let dir = match dir {
         Some(dir) => {
             let relative = Path::new(dir.get_ref());
             let inside = relative.components().all(|component| {

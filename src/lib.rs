@@ -43,6 +43,7 @@ mod diagnostic;
 mod error;
 #[cfg(unix)]
 pub mod idem;
+mod idem_targets;
 mod key_pattern;
 mod lines;
 mod paths;

@@ -42,6 +42,11 @@ pub struct IdemOptions {
     /// Confine each command with Landlock where the kernel has it (the default);
     /// `false` is `--no-contain`, and the report says so.
     pub contain: bool,
+    /// Only the targets in these folders (`--target`); all when empty.
+    pub only: Vec<PathBuf>,
+    /// Only the targets whose folder, Makefile includes or `tether.toml` changed
+    /// since this revision's merge base (`--changed-since`).
+    pub changed_since: Option<String>,
     progress: Option<ProgressFn>,
 }
 
@@ -53,6 +58,8 @@ impl std::fmt::Debug for IdemOptions {
             .field("discover", &self.discover)
             .field("display_root", &self.display_root)
             .field("contain", &self.contain)
+            .field("only", &self.only)
+            .field("changed_since", &self.changed_since)
             .finish_non_exhaustive()
     }
 }
@@ -64,6 +71,8 @@ impl Default for IdemOptions {
             discover: false,
             display_root: None,
             contain: true,
+            only: Vec::new(),
+            changed_since: None,
             progress: None,
         }
     }
@@ -85,6 +94,18 @@ impl IdemOptions {
     /// Sets [`IdemOptions::display_root`].
     pub fn display_root(mut self, root: impl Into<PathBuf>) -> Self {
         self.display_root = Some(root.into());
+        self
+    }
+
+    /// Adds a folder to [`IdemOptions::only`].
+    pub fn only(mut self, folder: impl Into<PathBuf>) -> Self {
+        self.only.push(folder.into());
+        self
+    }
+
+    /// Sets [`IdemOptions::changed_since`].
+    pub fn changed_since(mut self, revision: impl Into<String>) -> Self {
+        self.changed_since = Some(revision.into());
         self
     }
 
@@ -115,9 +136,23 @@ pub struct IdemReport {
     pub errors: Vec<String>,
     /// How the commands were confined.
     pub containment: Containment,
+    /// Targets not run (`--target`, `--changed-since`), and why.
+    pub skipped: Vec<Skipped>,
     /// Files of the user's tree that changed while tether ran (it never writes there:
     /// a change means the command escaped its sandbox, or someone else wrote).
     pub user_tree_changes: Vec<String>,
+}
+
+/// A target that did not run.
+#[derive(Debug, Clone, Serialize)]
+#[non_exhaustive]
+pub struct Skipped {
+    /// Its folder, as shown.
+    pub dir: String,
+    /// Its command.
+    pub run: String,
+    /// Why it did not run.
+    pub reason: String,
 }
 
 /// The checks of one target.
@@ -227,6 +262,9 @@ pub enum IdemError {
         /// The command.
         run: String,
     },
+    /// git could not list what changed (`--changed-since`).
+    #[error("{0}")]
+    Changes(String),
     /// A configured self-heal block is in none of the files.
     #[error("self-heal block `{opening}` is in none of the files {globs:?} in {dir}: write its opening line exactly as in the file")]
     BlockNotFound {
@@ -314,6 +352,7 @@ pub fn run_targets(targets: &[IdemTarget], options: &IdemOptions) -> Result<Idem
             progress(step);
         }
     };
+    let (selected, skipped) = select(targets, options, &display_root)?;
     let containment = if !options.contain {
         Containment::Off
     } else {
@@ -322,8 +361,18 @@ pub fn run_targets(targets: &[IdemTarget], options: &IdemOptions) -> Result<Idem
             Err(reason) => Containment::DetectionOnly(reason),
         }
     };
-    run_checks(
-        targets,
+    if selected.is_empty() && !skipped.is_empty() {
+        return Ok(IdemReport {
+            discovered: options.discover,
+            targets: Vec::new(),
+            errors: Vec::new(),
+            containment,
+            skipped,
+            user_tree_changes: Vec::new(),
+        });
+    }
+    let mut report = run_checks(
+        &selected,
         &display_root,
         Settings {
             jobs: options.jobs.max(1),
@@ -332,7 +381,70 @@ pub fn run_targets(targets: &[IdemTarget], options: &IdemOptions) -> Result<Idem
         },
         containment,
         &progress,
-    )
+    )?;
+    report.skipped = skipped;
+    Ok(report)
+}
+
+/// The targets `--target` and `--changed-since` keep, and the others with why.
+fn select(
+    targets: &[IdemTarget],
+    options: &IdemOptions,
+    display_root: &Path,
+) -> Result<(Vec<IdemTarget>, Vec<Skipped>), IdemError> {
+    let only: Vec<PathBuf> = options
+        .only
+        .iter()
+        .map(|folder| crate::paths::absolute(folder))
+        .collect();
+    let changed = match (&options.changed_since, targets.first()) {
+        (Some(revision), Some(first)) => Some((
+            revision,
+            crate::changes::Changes::paths_since(&first.dir, revision)
+                .map_err(IdemError::Changes)?,
+        )),
+        _ => None,
+    };
+    let (mut selected, mut skipped) = (Vec::new(), Vec::new());
+    for target in targets {
+        let dir = crate::paths::absolute(&target.dir);
+        let skip = |reason: String| Skipped {
+            dir: display(display_root, &target.dir),
+            run: target.run.clone(),
+            reason,
+        };
+        if !only.is_empty() && !only.contains(&dir) {
+            skipped.push(skip("not a folder named by --target".into()));
+            continue;
+        }
+        if let Some((revision, paths)) = &changed {
+            if !affected(&dir, paths) {
+                skipped.push(skip(format!(
+                    "nothing in its folder, its Makefile's includes or a tether.toml changed since {revision}"
+                )));
+                continue;
+            }
+        }
+        selected.push(target.clone());
+    }
+    Ok((selected, skipped))
+}
+
+/// Whether a change can affect the target in `dir`: a path under it, a file its
+/// Makefile includes, any `tether.toml`; when its includes cannot be read for sure,
+/// yes.
+fn affected(dir: &Path, paths: &[PathBuf]) -> bool {
+    let Some(makefiles) = crate::idem_targets::makefiles(dir).or_else(|| {
+        (!dir.join("Makefile").exists() && !dir.join("makefile").exists()).then(Vec::new)
+    }) else {
+        return true;
+    };
+    paths.iter().any(|path| {
+        let path = path.canonicalize().unwrap_or_else(|_| path.clone());
+        path.starts_with(dir)
+            || makefiles.contains(&path)
+            || path.file_name().is_some_and(|name| name == "tether.toml")
+    })
 }
 
 /// The options the checks read.
@@ -365,6 +477,7 @@ fn run_checks(
         targets: Vec::new(),
         errors: Vec::new(),
         containment,
+        skipped: Vec::new(),
         user_tree_changes: Vec::new(),
     };
     // Processes a command detaches come back to tether, which kills them.

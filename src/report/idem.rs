@@ -31,6 +31,13 @@ pub fn human(report: &IdemReport) -> String {
     if report.containment != crate::idem::Containment::Landlock {
         let _ = writeln!(out, "\nnote: {}", report.containment.describe());
     }
+    for skipped in &report.skipped {
+        let _ = writeln!(
+            out,
+            "skipped {}: `{}`: {}",
+            skipped.dir, skipped.run, skipped.reason
+        );
+    }
     if !report.user_tree_changes.is_empty() {
         let _ = writeln!(
             out,
@@ -43,7 +50,8 @@ pub fn human(report: &IdemReport) -> String {
     if report.discovered {
         discovered(&mut out, report);
     }
-    if report.targets.is_empty() && report.user_tree_changes.is_empty() {
+    if report.targets.is_empty() && report.user_tree_changes.is_empty() && report.skipped.is_empty()
+    {
         // Nothing ran: the errors, on standard error, say it all.
         return out;
     }
@@ -150,6 +158,7 @@ struct JsonReport<'a> {
     targets: Vec<JsonTarget<'a>>,
     errors: &'a [String],
     containment: &'a crate::idem::Containment,
+    skipped: &'a [crate::idem::Skipped],
     user_tree_changes: &'a [String],
 }
 
@@ -175,6 +184,7 @@ pub fn json(report: &IdemReport) -> String {
         targets,
         errors: &report.errors,
         containment: &report.containment,
+        skipped: &report.skipped,
         user_tree_changes: &report.user_tree_changes,
     })
     .unwrap_or_default()

@@ -1,0 +1,120 @@
+//! Which `tether idem` targets run in a monorepo: `[[idem]] dirs` globs folders and
+//! keeps those whose Makefile defines the make target `run` calls; `--list` prints
+//! them; `--target` and `--changed-since` select, and the report says why the others
+//! were skipped.
+
+#![allow(clippy::print_stderr)]
+
+use std::path::Path;
+use std::process::Command;
+
+fn git(dir: &Path, args: &[&str]) {
+    let status = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .status()
+        .unwrap();
+    assert!(status.success(), "git {args:?}");
+}
+
+fn have_tools() -> bool {
+    let found = ["git", "make"]
+        .iter()
+        .all(|tool| Command::new(tool).arg("--version").output().is_ok());
+    assert!(
+        found || std::env::var("CI").as_deref() != Ok("true"),
+        "git and make are needed"
+    );
+    found
+}
+
+/// `packages/a` has its own `update`, `packages/b` has no `update`, `packages/c`
+/// gets it from `hack/common.mk`.
+fn monorepo() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let files = [
+        (
+            "tether.toml",
+            "[[idem]]\ndirs = [\"packages/*\"]\nfiles = [\"*.yaml\"]\n",
+        ),
+        ("hack/common.mk", "update:\n\tcp in.txt out.yaml\n"),
+        ("packages/a/Makefile", "update:\n\tcp in.txt out.yaml\n"),
+        ("packages/a/in.txt", "a: 1\n"),
+        ("packages/a/out.yaml", "a: 1\n"),
+        ("packages/b/Makefile", "build:\n\ttrue\n"),
+        ("packages/b/out.yaml", "b: 1\n"),
+        ("packages/c/Makefile", "include ../../hack/common.mk\n"),
+        ("packages/c/in.txt", "c: 1\n"),
+        ("packages/c/out.yaml", "c: 1\n"),
+    ];
+    for (path, text) in files {
+        let path = dir.path().join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    git(dir.path(), &["init", "-q"]);
+    git(dir.path(), &["add", "-A"]);
+    git(
+        dir.path(),
+        &[
+            "-c",
+            "user.email=t@example.com",
+            "-c",
+            "user.name=t",
+            "commit",
+            "-qm",
+            "fixture",
+        ],
+    );
+    dir
+}
+
+fn idem(dir: &Path, args: &[&str]) -> String {
+    let output = Command::new(env!("CARGO_BIN_EXE_tether"))
+        .arg("idem")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    let text = format!(
+        "exit code: {}\n----- stdout -----\n{}----- stderr -----\n{}",
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let durations = regex::Regex::new(r"\((\d+ms|\d+s|\d+m\d+s)\)").unwrap();
+    let note = regex::Regex::new(r"\nnote: not contained \(.*\n").unwrap();
+    let text = durations.replace_all(&text, "(…)");
+    note.replace_all(&text, "").into_owned()
+}
+
+#[test]
+fn dirs_list_target_and_changed_since() {
+    if !have_tools() {
+        return;
+    }
+    let repo = monorepo();
+    let root = repo.path();
+    let list = idem(root, &["--list"]);
+    let one = idem(root, &["--target", "packages/c"]);
+    std::fs::write(root.join("packages/a/in.txt"), "a: 1\n").unwrap();
+    std::fs::write(root.join("packages/a/notes.txt"), "untracked\n").unwrap();
+    let changed_a = idem(root, &["--changed-since", "HEAD"]);
+    std::fs::remove_file(root.join("packages/a/notes.txt")).unwrap();
+    std::fs::write(
+        root.join("hack/common.mk"),
+        "update:\n\tcp in.txt out.yaml\n\n",
+    )
+    .unwrap();
+    let changed_include = idem(root, &["--changed-since", "HEAD"]);
+    insta::with_settings!({
+        snapshot_path => "../snapshots",
+        prepend_module_to_snapshot => false,
+        omit_expression => true,
+    }, {
+        insta::assert_snapshot!(
+            "idem__select",
+            format!("$ tether idem --list\n{list}\n$ tether idem --target packages/c\n{one}\n$ (packages/a changed) tether idem --changed-since HEAD\n{changed_a}\n$ (hack/common.mk changed) tether idem --changed-since HEAD\n{changed_include}")
+        );
+    });
+}
