@@ -88,5 +88,155 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             time.as_secs_f64() / by_hand.as_secs_f64()
         );
     }
+    monorepo(args)
+}
+
+/// Packages in the monorepo benchmark: copies of the example chart.
+const PACKAGES: usize = 20;
+
+/// The monorepo benchmark: a git repository of the Cozystack corpus plus
+/// [`PACKAGES`] copies of `examples/kubevirt` under `packages/bench/`, one
+/// `[[idem]] dirs` entry for all of them. Times `tether idem` on it (wall, peak RSS)
+/// against the baseline a careful script would take: one `cp -r` of the tree plus the
+/// same `make update` runs by hand, spread over the cores. Then one target alone, on
+/// the whole tree, against its own runs by hand.
+pub fn monorepo(args: &BenchArgs) -> Result<()> {
+    let tether = std::env::current_exe()?
+        .parent()
+        .context("no folder for the xtask binary")?
+        .join("tether");
+    let work = tempfile::tempdir()?;
+    let repo = work.path().join("repo");
+    copy_tree(&args.corpus.join("cozystack"), &repo)?;
+    let example = crate::project_root().join("examples/kubevirt");
+    for index in 0..PACKAGES {
+        let package = repo.join(format!("packages/bench/kubevirt-{index:02}"));
+        copy_tree(&example, &package)?;
+        std::fs::remove_file(package.join("tether.toml"))?;
+    }
+    std::fs::write(
+        repo.join("tether.toml"),
+        "[[idem]]\ndirs = [\"packages/bench/*\"]\nfiles = [\"templates/kubevirt-cr.yaml\"]\ntimeout = \"60s\"\nself-heal = [\n  \"{{- if .Values.cpuAllocationRatio }}\",\n  \"{{- range .Values.extraFeatureGates }}\",\n  \"{{- with .Values.permittedHostDevices }}\",\n  \"{{- with .Values.mediatedDevicesConfiguration }}\",\n  \"{{- with .Values.migrations }}\",\n  \"{{- with .Values.resources }}\",\n]\n",
+    )?;
+    for git_args in [
+        &["init", "-q"][..],
+        &["add", "-A"],
+        &["-c", "user.name=b", "-c", "user.email=b@example.com", "commit", "-qm", "bench"],
+    ] {
+        let status = Command::new("git").args(git_args).current_dir(&repo).status()?;
+        ensure!(status.success(), "git {git_args:?} failed");
+    }
+    let files = Command::new("git").args(["ls-files"]).current_dir(&repo).output()?;
+    let file_count = String::from_utf8_lossy(&files.stdout).lines().count();
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    // 2 (no-op, fixpoint) + 6 blocks + all = 9 runs per package.
+    let runs_per_package = 9;
+    let (mut tether_all, mut tether_rss, mut baseline, mut one, mut one_by_hand) =
+        (Duration::MAX, 0, Duration::MAX, Duration::MAX, Duration::MAX);
+    for _ in 0..args.runs {
+        let (wall, rss) = time_and_rss(&tether, &["idem"], &repo)?;
+        tether_all = tether_all.min(wall);
+        tether_rss = tether_rss.max(rss);
+        // The baseline: one copy of the tree, then the runs over the cores.
+        let copy = work.path().join("by-hand");
+        let _ = std::fs::remove_dir_all(&copy);
+        let start = Instant::now();
+        let status = Command::new("cp").arg("-r").arg(&repo).arg(&copy).status()?;
+        ensure!(status.success(), "cp -r failed");
+        run_by_hand(&copy, PACKAGES, runs_per_package, cores)?;
+        baseline = baseline.min(start.elapsed());
+        let (wall, _) = time_and_rss(
+            &tether,
+            &["idem", "--target", "packages/bench/kubevirt-00"],
+            &repo,
+        )?;
+        one = one.min(wall);
+        let start = Instant::now();
+        run_by_hand(&copy, 1, runs_per_package, 1)?;
+        one_by_hand = one_by_hand.min(start.elapsed());
+    }
+    println!(
+        "\n## tether idem on a monorepo\n\nThe Cozystack corpus plus {PACKAGES} copies of `examples/kubevirt` as packages (a git repository of {file_count} files), one `[[idem]] dirs` entry: {} targets × {runs_per_package} runs of `make update`. Best of {} (peak RSS: the largest):\n",
+        PACKAGES, args.runs
+    );
+    println!("| run | seconds | × baseline |\n|---|---:|---:|");
+    let ratio = |time: Duration| time.as_secs_f64() / baseline.as_secs_f64();
+    println!(
+        "| baseline: `cp -r` of the tree + the {} runs by hand over {cores} cores | {:.3} | 1.00 |",
+        PACKAGES * runs_per_package,
+        baseline.as_secs_f64()
+    );
+    println!(
+        "| `tether idem`, all targets | {:.3} | {:.2} |",
+        tether_all.as_secs_f64(),
+        ratio(tether_all)
+    );
+    println!(
+        "\npeak RSS of `tether idem`: {:.1} MB (target < 150 MB)",
+        tether_rss as f64 / 1024.0
+    );
+    println!(
+        "one target (`--target packages/bench/kubevirt-00`) on the whole tree: {:.3} s, of which its {runs_per_package} runs by hand take {:.3} s: {:.3} s of tether (target < 0.5 s)",
+        one.as_secs_f64(),
+        one_by_hand.as_secs_f64(),
+        one.as_secs_f64() - one_by_hand.as_secs_f64()
+    );
     Ok(())
+}
+
+/// Runs `make update` `runs` times in each of the first `packages` packages of the
+/// copy, the packages spread over `workers` threads.
+fn run_by_hand(copy: &std::path::Path, packages: usize, runs: usize, workers: usize) -> Result<()> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let failed = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        for _ in 0..workers.max(1) {
+            scope.spawn(|| loop {
+                let index = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                if index >= packages {
+                    break;
+                }
+                let dir = copy.join(format!("packages/bench/kubevirt-{index:02}"));
+                for _ in 0..runs {
+                    let ok = Command::new("make")
+                        .args(["-s", "update"])
+                        .current_dir(&dir)
+                        .stdout(Stdio::null())
+                        .status()
+                        .is_ok_and(|status| status.success());
+                    if !ok {
+                        failed.store(true, std::sync::atomic::Ordering::SeqCst);
+                    }
+                }
+            });
+        }
+    });
+    ensure!(!failed.into_inner(), "make update failed in the copy");
+    Ok(())
+}
+
+/// Wall time and peak RSS (KiB) of one run, with GNU time.
+fn time_and_rss(program: &std::path::Path, arguments: &[&str], dir: &std::path::Path) -> Result<(Duration, u64)> {
+    let start = Instant::now();
+    let output = Command::new("/usr/bin/time")
+        .args(["-f", "%M"])
+        .arg(program)
+        .args(arguments)
+        .current_dir(dir)
+        .stdout(Stdio::null())
+        .output()
+        .context("cannot run /usr/bin/time (GNU time): apt-get install time")?;
+    let wall = start.elapsed();
+    ensure!(
+        output.status.success(),
+        "{} {arguments:?} failed: {}",
+        program.display(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let rss = String::from_utf8_lossy(&output.stderr)
+        .lines()
+        .last()
+        .and_then(|line| line.trim().parse().ok())
+        .context("GNU time printed no peak RSS")?;
+    Ok((wall, rss))
 }

@@ -31,6 +31,10 @@ Tasks:
                          build xtask in release mode and time the pipeline phases
                          over a corpus (default: ../shared/corpus next to the repo),
                          best of N runs (default 3)
+  bench-idem [--corpus DIR] [--runs N]
+                         only the monorepo part of the idem benchmark: the
+                         Cozystack corpus plus 20 example packages, against a cp -r
+                         and the same runs by hand
   bench-instructions [--corpus DIR]
                          count instructions (valgrind) of parsing alone and of the
                          whole pipeline over the corpus: steadier than time
@@ -78,6 +82,24 @@ fn run() -> Result<()> {
         // Internal: what `bench` runs in the release binary.
         "bench-run" => bench::bench_run(&bench_args(&rest)?),
         // Internal: what `bench-run` runs in a fresh process to measure memory.
+        "bench-idem" => {
+            let args = bench_args(&rest)?;
+            if cfg!(debug_assertions) {
+                let release = build_release(&["--package", "xtask", "--package", "helm-tether"])?
+                    .join(format!("xtask{}", std::env::consts::EXE_SUFFIX));
+                let status = std::process::Command::new(release)
+                    .arg("bench-idem")
+                    .arg("--corpus")
+                    .arg(&args.corpus)
+                    .arg("--runs")
+                    .arg(args.runs.to_string())
+                    .status()?;
+                ensure!(status.success(), "bench-idem failed");
+                Ok(())
+            } else {
+                bench_idem::monorepo(&args)
+            }
+        }
         "bench-rss" => bench::bench_rss(&bench_args(&rest)?.corpus),
         // Instruction counts under valgrind, immune to the machine's noise.
         "bench-instructions" => bench::bench_instructions(&bench_args(&rest)?),
