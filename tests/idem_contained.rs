@@ -11,6 +11,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
+mod common;
+
 fn tools_present() -> bool {
     let missing: Vec<&str> = ["git", "make", "setsid", "mkfifo"]
         .into_iter()
@@ -574,4 +576,114 @@ fn signals_leave_no_sandbox_behind() {
     }
     let processes = Command::new("ps").args(["-eo", "args"]).output().unwrap();
     assert!(!String::from_utf8_lossy(&processes.stdout).contains("sleep 100731"));
+}
+
+/// The repository and a temporary folder, both owned by the unprivileged user the
+/// binary runs as (nobody, when the tests run as root): file modes then apply.
+fn unprivileged_repository(files: &[(&str, &str)]) -> (tempfile::TempDir, tempfile::TempDir) {
+    let repo = repository(files);
+    let temporary = tempfile::tempdir().unwrap();
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } == 0 {
+        for dir in [repo.path(), temporary.path()] {
+            let status = Command::new("chown")
+                .args(["-R", "65534:65534"])
+                .arg(dir)
+                .status()
+                .unwrap();
+            assert!(status.success());
+        }
+    }
+    (repo, temporary)
+}
+
+fn idem_unprivileged(dir: &Path, temporary: &Path, args: &[&str]) -> Output {
+    common::tether_unprivileged()
+        .arg("idem")
+        .args(args)
+        .env("TMPDIR", temporary)
+        .env("HOME", temporary)
+        .current_dir(dir)
+        .output()
+        .unwrap()
+}
+
+/// Folders the command leaves `chmod 000` are removed with the copy; a file it
+/// leaves unreadable is reported alone, not as every file deleted.
+#[test]
+fn modes_the_command_leaves_do_not_leak_or_confuse() {
+    if !tools_present() {
+        return;
+    }
+    let (repo, temporary) = unprivileged_repository(&[("a.yaml", TEMPLATE), ("b.yaml", "b: 1\n")]);
+    let root = repo.path().canonicalize().unwrap();
+    let locked = idem_unprivileged(
+        &root,
+        temporary.path(),
+        &["--run", "mkdir -p locked/inner 2>/dev/null; touch locked/inner/f 2>/dev/null; chmod 000 locked/inner locked 2>/dev/null; true", "--files", "*.yaml"],
+    );
+    assert_eq!(locked.status.code(), Some(0), "{locked:?}");
+    assert!(
+        left_behind(temporary.path()).is_empty(),
+        "a chmod 000 folder kept its copy"
+    );
+    let unreadable = idem_unprivileged(
+        &root,
+        temporary.path(),
+        &[
+            "--run",
+            "chmod 000 a.yaml",
+            "--files",
+            "*.yaml",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(unreadable.status.code(), Some(1), "{unreadable:?}");
+    let report = json(&unreadable);
+    assert_eq!(
+        report["targets"][0]["checks"][0]["changed"],
+        serde_json::json!(["a.yaml"])
+    );
+    assert!(left_behind(temporary.path()).is_empty());
+}
+
+/// A nested repository (git lists it as one entry) is copied as a folder, its own
+/// `.git` left out; a file with a name that is not UTF-8 is copied too.
+#[test]
+fn nested_repositories_and_odd_names_are_copied() {
+    if !tools_present() {
+        return;
+    }
+    let repo = repository(&[("a.yaml", TEMPLATE)]);
+    let root = repo.path().canonicalize().unwrap();
+    let nested = root.join("vendor/sub");
+    std::fs::create_dir_all(&nested).unwrap();
+    std::fs::write(nested.join("x.yaml"), "x: 1\n").unwrap();
+    git(&nested, &["init", "-q"]);
+    git(&nested, &["add", "-A"]);
+    git(
+        &nested,
+        &[
+            "-c",
+            "user.email=t@example.com",
+            "-c",
+            "user.name=t",
+            "commit",
+            "-qm",
+            "sub",
+        ],
+    );
+    use std::os::unix::ffi::OsStrExt;
+    let odd = root.join(std::ffi::OsStr::from_bytes(b"caf\xe9.yaml"));
+    std::fs::write(&odd, "odd: 1\n").unwrap();
+    let temporary = tempfile::tempdir().unwrap();
+    // The command fails unless both files were copied.
+    let output = idem_in(
+        &root,
+        temporary.path(),
+        &["--run", "test -f vendor/sub/x.yaml && test -n \"$(ls | grep -a caf)\" && test ! -e vendor/sub/.git", "--files", "a.yaml"],
+        &[],
+    );
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
 }

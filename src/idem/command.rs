@@ -37,6 +37,9 @@ const KEEP: usize = 64 * 1024;
 /// stops waiting (a process it left behind may hold it open).
 const OUTPUT_GRACE: Duration = Duration::from_secs(2);
 
+/// How an error starting the shell begins.
+pub const SPAWN: &str = "cannot start sh";
+
 /// What to run and how.
 pub struct Spec<'a> {
     /// The command, for `sh -c`.
@@ -105,7 +108,9 @@ pub fn run(spec: &Spec) -> std::io::Result<RunOutcome> {
                 "interrupted",
             ));
         }
-        let child = command.spawn()?;
+        let child = command
+            .spawn()
+            .map_err(|error| std::io::Error::new(error.kind(), format!("{SPAWN}: {error}")))?;
         running.push(child.id() as i32);
         child
     };

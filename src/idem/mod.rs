@@ -523,7 +523,7 @@ fn run_checks(
         }
         let after = sandbox::fingerprint(&repo.manifest.root);
         report.user_tree_changes.extend(
-            sandbox::fingerprint_changes(&repo.before, &after)
+            sandbox::tree_changes(&repo.manifest, &repo.before, &after)
                 .into_iter()
                 .map(|path| repo.manifest.root.join(path).display().to_string()),
         );
@@ -786,6 +786,14 @@ impl<'a> Context<'a> {
     }
 
     fn sandbox_error(&self, error: &std::io::Error) -> IdemError {
+        if error.kind() == std::io::ErrorKind::NotFound
+            && error.to_string().contains(command::SPAWN)
+        {
+            return IdemError::MissingTool(format!(
+                "{error}; tether runs `{}` with `sh -c`, and `sh` must be on PATH",
+                self.target.run
+            ));
+        }
         IdemError::Sandbox {
             root: self.manifest.root.display().to_string(),
             message: error.to_string(),

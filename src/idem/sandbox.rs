@@ -228,6 +228,31 @@ pub fn fingerprint_changes(before: &Fingerprint, after: &Fingerprint) -> Vec<Pat
         .collect()
 }
 
+/// [`fingerprint_changes`], without the listed files whose stamp changed but whose
+/// bytes still hash as the manifest says (a `touch`, a rewrite with the same bytes).
+pub fn tree_changes(
+    manifest: &Manifest,
+    before: &Fingerprint,
+    after: &Fingerprint,
+) -> Vec<PathBuf> {
+    fingerprint_changes(before, after)
+        .into_iter()
+        .filter(|path| {
+            let Some(Listed::File { hash, .. }) = manifest.entries.get(path) else {
+                return true;
+            };
+            let still = after.get(path).is_some_and(|stamp| !stamp.is_dir())
+                && crate::source::read_regular(&manifest.root.join(path), usize::MAX - 1)
+                    .is_ok_and(|bytes| xxhash_rust::xxh3::xxh3_64(&bytes) == *hash);
+            !still
+        })
+        .collect()
+}
+
+/// Files copied into sandboxes as reflinks (shared extents) rather than bytes, for
+/// benchmarks to say which path ran.
+pub static REFLINKED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
 /// Temporary folders in use, for [`interrupt`].
 pub static ACTIVE: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
@@ -478,6 +503,9 @@ pub struct SandboxCopy {
     pub read: std::time::Duration,
     /// Time to write the copy.
     pub write: std::time::Duration,
+    /// Files that were reflinked (shared with the original until written) rather
+    /// than copied byte for byte.
+    pub reflinked: usize,
 }
 
 impl SandboxCopy {
@@ -490,8 +518,10 @@ impl SandboxCopy {
         let manifest = Manifest::read(&source)?;
         let read = start.elapsed();
         let start = std::time::Instant::now();
+        let reflinked = REFLINKED.load(std::sync::atomic::Ordering::Relaxed);
         let sandbox = Sandbox::from_manifest(&manifest)?;
         Ok(SandboxCopy {
+            reflinked: REFLINKED.load(std::sync::atomic::Ordering::Relaxed) - reflinked,
             sandbox,
             files: manifest.entries.len(),
             bytes: manifest.bytes(),
@@ -635,7 +665,9 @@ fn copy_in(
     match listed {
         Listed::Link(target) => std::os::unix::fs::symlink(target, &path),
         Listed::File { executable, .. } => {
-            reflink_copy::reflink_or_copy(manifest.root.join(relative), &path)?;
+            if reflink_copy::reflink_or_copy(manifest.root.join(relative), &path)?.is_none() {
+                REFLINKED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            }
             use std::os::unix::fs::PermissionsExt;
             let mode = if *executable { 0o755 } else { 0o644 };
             std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode))

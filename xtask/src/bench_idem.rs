@@ -17,6 +17,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     let mut write = Duration::MAX;
     let mut files = 0;
     let mut bytes = 0;
+    let mut reflinked = 0;
     for _ in 0..args.runs {
         let copy = SandboxCopy::of(&args.corpus)?;
         list = list.min(copy.list);
@@ -24,6 +25,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         write = write.min(copy.write);
         files = copy.files;
         bytes = copy.bytes;
+        reflinked = copy.reflinked;
     }
     println!("\n## tether idem\n");
     println!(
@@ -33,9 +35,15 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     );
     println!("| step | seconds |\n|---|---:|");
     println!("| list the files | {:.3} |", list.as_secs_f64());
-    println!("| read them | {:.3} |", read.as_secs_f64());
+    println!(
+        "| read and hash them (the manifest) | {:.3} |",
+        read.as_secs_f64()
+    );
     println!("| write the copy | {:.3} |", write.as_secs_f64());
     println!("| total | {:.3} |", (list + read + write).as_secs_f64());
+    println!(
+        "\nFiles reflinked rather than copied: {reflinked} of {files} (reflinks need a filesystem that has them: btrfs, XFS, APFS)."
+    );
 
     // 2. tether idem on the example chart against `make update` run by hand as many
     //    times as tether runs it (no-op, fixpoint, 7 self-heal mutants: 9 runs).
@@ -121,18 +129,37 @@ pub fn monorepo(args: &BenchArgs) -> Result<()> {
     for git_args in [
         &["init", "-q"][..],
         &["add", "-A"],
-        &["-c", "user.name=b", "-c", "user.email=b@example.com", "commit", "-qm", "bench"],
+        &[
+            "-c",
+            "user.name=b",
+            "-c",
+            "user.email=b@example.com",
+            "commit",
+            "-qm",
+            "bench",
+        ],
     ] {
-        let status = Command::new("git").args(git_args).current_dir(&repo).status()?;
+        let status = Command::new("git")
+            .args(git_args)
+            .current_dir(&repo)
+            .status()?;
         ensure!(status.success(), "git {git_args:?} failed");
     }
-    let files = Command::new("git").args(["ls-files"]).current_dir(&repo).output()?;
+    let files = Command::new("git")
+        .args(["ls-files"])
+        .current_dir(&repo)
+        .output()?;
     let file_count = String::from_utf8_lossy(&files.stdout).lines().count();
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     // 2 (no-op, fixpoint) + 6 blocks + all = 9 runs per package.
     let runs_per_package = 9;
-    let (mut tether_all, mut tether_rss, mut baseline, mut one, mut one_by_hand) =
-        (Duration::MAX, 0, Duration::MAX, Duration::MAX, Duration::MAX);
+    let (mut tether_all, mut tether_rss, mut baseline, mut one, mut one_by_hand) = (
+        Duration::MAX,
+        0,
+        Duration::MAX,
+        Duration::MAX,
+        Duration::MAX,
+    );
     for _ in 0..args.runs {
         let (wall, rss) = time_and_rss(&tether, &["idem"], &repo)?;
         tether_all = tether_all.min(wall);
@@ -141,7 +168,11 @@ pub fn monorepo(args: &BenchArgs) -> Result<()> {
         let copy = work.path().join("by-hand");
         let _ = std::fs::remove_dir_all(&copy);
         let start = Instant::now();
-        let status = Command::new("cp").arg("-r").arg(&repo).arg(&copy).status()?;
+        let status = Command::new("cp")
+            .arg("-r")
+            .arg(&repo)
+            .arg(&copy)
+            .status()?;
         ensure!(status.success(), "cp -r failed");
         run_by_hand(&copy, PACKAGES, runs_per_package, cores)?;
         baseline = baseline.min(start.elapsed());
@@ -216,7 +247,11 @@ fn run_by_hand(copy: &std::path::Path, packages: usize, runs: usize, workers: us
 }
 
 /// Wall time and peak RSS (KiB) of one run, with GNU time.
-fn time_and_rss(program: &std::path::Path, arguments: &[&str], dir: &std::path::Path) -> Result<(Duration, u64)> {
+fn time_and_rss(
+    program: &std::path::Path,
+    arguments: &[&str],
+    dir: &std::path::Path,
+) -> Result<(Duration, u64)> {
     let start = Instant::now();
     let output = Command::new("/usr/bin/time")
         .args(["-f", "%M"])
