@@ -13,7 +13,7 @@ mod sandbox;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
@@ -554,19 +554,41 @@ struct Mutant {
     files: BTreeMap<PathBuf, Entry>,
 }
 
-/// A sandbox copy a worker holds, and the paths that differ from the manifest.
+/// A sandbox copy a worker holds, the paths that differ from the manifest, and the
+/// stamps of its files as tether last left them.
 struct Copy {
     sandbox: Sandbox,
     dirty: BTreeSet<PathBuf>,
+    stamps: sandbox::Fingerprint,
 }
 
 impl Copy {
+    fn new(manifest: &Manifest) -> std::io::Result<Copy> {
+        let sandbox = Sandbox::from_manifest(manifest)?;
+        let stamps = sandbox.stamps();
+        Ok(Copy {
+            sandbox,
+            dirty: BTreeSet::new(),
+            stamps,
+        })
+    }
+
     /// Back to the manifest: only the paths changed since it last was.
     fn pristine(&mut self, manifest: &Manifest) -> std::io::Result<()> {
         if !self.dirty.is_empty() {
             self.sandbox.restore_paths(manifest, &self.dirty)?;
+            sandbox::restamp(&mut self.stamps, &self.sandbox.root, &self.dirty);
             self.dirty.clear();
         }
+        Ok(())
+    }
+
+    /// Writes a mutant's files.
+    fn write(&mut self, files: &BTreeMap<PathBuf, Entry>) -> std::io::Result<()> {
+        self.dirty.extend(files.keys().cloned());
+        self.sandbox.write(files)?;
+        let paths: BTreeSet<PathBuf> = files.keys().cloned().collect();
+        sandbox::restamp(&mut self.stamps, &self.sandbox.root, &paths);
         Ok(())
     }
 }
@@ -653,7 +675,12 @@ fn run_repository(
 }
 
 /// Runs `work` on every job with up to `jobs` workers, each holding a copy from the
-/// pool (made when the pool has none); results in job order.
+/// pool; results in job order.
+///
+/// A worker without a copy makes one only when that pays: once a copy exists and a
+/// job has run, a new copy is made when the work left, shared by one more worker,
+/// outlasts making it. One target's few checks then run in one copy, a monorepo's
+/// hundreds in one per core.
 fn parallel<J: Sync, R: Send>(
     items: &[J],
     jobs: usize,
@@ -661,39 +688,78 @@ fn parallel<J: Sync, R: Send>(
     pool: &Mutex<Vec<Copy>>,
     work: impl Fn(Result<&mut Copy, &std::io::Error>, &J) -> R + Sync,
 ) -> Vec<R> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
     // Popped from the end: reversed, so jobs start in order.
     let queue = Mutex::new(items.iter().enumerate().rev().collect::<Vec<_>>());
     let results = Mutex::new(Vec::with_capacity(items.len()));
     let workers = jobs.max(1).min(items.len().max(1));
+    // What it costs to make a copy and to run a job, learnt as the run goes.
+    let copy_cost = Mutex::new(None::<Duration>);
+    let job_costs = Mutex::new((Duration::ZERO, 0u32));
+    let holders = AtomicUsize::new(0);
+    let remaining = || queue.lock().map_or(0, |q| q.len());
+    let worth_a_copy = || -> Option<bool> {
+        let copy = (*copy_cost.lock().ok()?)?;
+        let (total, count) = *job_costs.lock().ok()?;
+        if count == 0 {
+            return None;
+        }
+        let average = total / count;
+        let sharing = holders.load(Ordering::SeqCst) as u32 + 1;
+        Some(average * remaining() as u32 / sharing > copy)
+    };
     std::thread::scope(|scope| {
-        for _ in 0..workers {
-            scope.spawn(|| {
-                let mut own: Option<Copy> = None;
-                while let Some((index, item)) = queue.lock().ok().and_then(|mut q| q.pop()) {
-                    if own.is_none() {
-                        own = pool.lock().ok().and_then(|mut free| free.pop());
+        for worker in 0..workers {
+            let (queue, results, pool, work) = (&queue, &results, &pool, &work);
+            let (copy_cost, job_costs, holders, worth_a_copy, remaining) =
+                (&copy_cost, &job_costs, &holders, &worth_a_copy, &remaining);
+            scope.spawn(move || {
+                let mut own: Option<Copy> = pool.lock().ok().and_then(|mut free| free.pop());
+                if own.is_none() && worker > 0 {
+                    // Wait to know whether another copy pays.
+                    loop {
+                        if remaining() == 0 {
+                            return;
+                        }
+                        match worth_a_copy() {
+                            Some(true) => break,
+                            Some(false) => return,
+                            None => std::thread::sleep(Duration::from_millis(5)),
+                        }
                     }
-                    if own.is_none() {
-                        match Sandbox::from_manifest(manifest) {
-                            Ok(sandbox) => {
-                                own = Some(Copy {
-                                    sandbox,
-                                    dirty: BTreeSet::new(),
-                                })
+                }
+                if own.is_none() {
+                    let start = Instant::now();
+                    match Copy::new(manifest) {
+                        Ok(copy) => {
+                            if let Ok(mut cost) = copy_cost.lock() {
+                                cost.get_or_insert(start.elapsed());
                             }
-                            Err(error) => {
+                            own = Some(copy);
+                        }
+                        Err(error) => {
+                            // Every job this worker would have run says why.
+                            while let Some((index, item)) =
+                                queue.lock().ok().and_then(|mut q| q.pop())
+                            {
                                 let result = work(Err(&error), item);
                                 if let Ok(mut results) = results.lock() {
                                     results.push((index, result));
                                 }
-                                continue;
                             }
+                            return;
                         }
                     }
-                    let result = match own.as_mut() {
-                        Some(copy) => work(Ok(copy), item),
-                        None => continue,
-                    };
+                }
+                holders.fetch_add(1, Ordering::SeqCst);
+                while let Some((index, item)) = queue.lock().ok().and_then(|mut q| q.pop()) {
+                    let Some(copy) = own.as_mut() else { break };
+                    let start = Instant::now();
+                    let result = work(Ok(copy), item);
+                    if let Ok(mut costs) = job_costs.lock() {
+                        costs.0 += start.elapsed();
+                        costs.1 += 1;
+                    }
                     if let Ok(mut results) = results.lock() {
                         results.push((index, result));
                     }
@@ -818,7 +884,6 @@ impl<'a> Context<'a> {
         // A previous run may have deleted its own folder.
         let dir = copy.sandbox.root.join(&self.relative_dir);
         std::fs::create_dir_all(&dir)?;
-        let before = copy.sandbox.stamps();
         let outcome = command::run(&command::Spec {
             run: &self.target.run,
             dir: &dir,
@@ -827,7 +892,9 @@ impl<'a> Context<'a> {
             sandbox: copy.sandbox.folder(),
             confine: self.confine,
         })?;
-        let changed = sandbox::changed_paths(&before, &copy.sandbox.stamps());
+        let after = copy.sandbox.stamps();
+        let changed = sandbox::changed_paths(&copy.stamps, &after);
+        copy.stamps = after;
         copy.dirty.extend(changed.iter().cloned());
         Ok((outcome, changed))
     }
@@ -894,8 +961,7 @@ impl<'a> Context<'a> {
         if let Err(error) = copy.pristine(self.manifest) {
             return self.broken(mutant, &error);
         }
-        copy.dirty.extend(mutant.files.keys().cloned());
-        if let Err(error) = copy.sandbox.write(&mutant.files) {
+        if let Err(error) = copy.write(&mutant.files) {
             return self.broken(mutant, &error);
         }
         self.tick(&format!("self-heal {}", mutant.name));

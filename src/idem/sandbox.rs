@@ -170,18 +170,41 @@ pub struct Stamp {
     /// Modification time in nanoseconds; not kept for folders, whose times change
     /// when an entry inside does (and that entry is seen itself).
     modified: i128,
+    /// Change time: any write or mode change moves it, and no command can set it.
+    changed: i128,
     inode: u64,
+}
+
+impl Stamp {
+    fn of(metadata: &std::fs::Metadata) -> Stamp {
+        use std::os::unix::fs::MetadataExt;
+        let is_dir = metadata.file_type().is_dir();
+        Stamp {
+            mode: metadata.mode(),
+            size: if is_dir { 0 } else { metadata.size() },
+            modified: if is_dir {
+                0
+            } else {
+                i128::from(metadata.mtime()) * 1_000_000_000 + i128::from(metadata.mtime_nsec())
+            },
+            changed: if is_dir {
+                0
+            } else {
+                i128::from(metadata.ctime()) * 1_000_000_000 + i128::from(metadata.ctime_nsec())
+            },
+            inode: metadata.ino(),
+        }
+    }
 }
 
 /// A fingerprint of a tree: relative path → stamp, for every entry under the root,
 /// `.git` and ignored files included.
-pub type Fingerprint = BTreeMap<PathBuf, Stamp>;
+pub type Fingerprint = std::collections::HashMap<PathBuf, Stamp>;
 
 /// Fingerprints everything under `root`, never following a symlink and never
 /// opening a file: a command that writes anywhere in the repository, `.git` and
 /// ignored files included, changes a stamp.
 pub fn fingerprint(root: &Path) -> Fingerprint {
-    use std::os::unix::fs::MetadataExt;
     let mut stamps = Fingerprint::new();
     let mut folders = vec![root.to_path_buf()];
     while let Some(folder) = folders.pop() {
@@ -194,21 +217,8 @@ pub fn fingerprint(root: &Path) -> Fingerprint {
                 continue;
             };
             let is_dir = metadata.file_type().is_dir();
-            let modified = if is_dir {
-                0
-            } else {
-                i128::from(metadata.mtime()) * 1_000_000_000 + i128::from(metadata.mtime_nsec())
-            };
             if let Ok(relative) = path.strip_prefix(root) {
-                stamps.insert(
-                    relative.to_path_buf(),
-                    Stamp {
-                        mode: metadata.mode(),
-                        size: if is_dir { 0 } else { metadata.size() },
-                        modified,
-                        inode: metadata.ino(),
-                    },
-                );
+                stamps.insert(relative.to_path_buf(), Stamp::of(&metadata));
             }
             if is_dir {
                 folders.push(path);
@@ -220,12 +230,19 @@ pub fn fingerprint(root: &Path) -> Fingerprint {
 
 /// The paths whose fingerprints differ: changed, created or deleted.
 pub fn fingerprint_changes(before: &Fingerprint, after: &Fingerprint) -> Vec<PathBuf> {
-    let paths: BTreeSet<&PathBuf> = before.keys().chain(after.keys()).collect();
-    paths
-        .into_iter()
-        .filter(|path| before.get(*path) != after.get(*path))
-        .cloned()
-        .collect()
+    let mut changed: Vec<PathBuf> = before
+        .iter()
+        .filter(|(path, stamp)| after.get(*path) != Some(stamp))
+        .map(|(path, _)| path.clone())
+        .chain(
+            after
+                .keys()
+                .filter(|path| !before.contains_key(*path))
+                .cloned(),
+        )
+        .collect();
+    changed.sort();
+    changed
 }
 
 /// [`fingerprint_changes`], without the listed files whose stamp changed but whose
@@ -833,18 +850,30 @@ fn remove_unlisted_folders(root: &Path, manifest: &Manifest) {
 /// The paths whose stamps differ between two fingerprints, files only (a folder's
 /// own stamp is its mode).
 pub fn changed_paths(before: &Fingerprint, after: &Fingerprint) -> BTreeSet<PathBuf> {
-    let paths: BTreeSet<&PathBuf> = before.keys().chain(after.keys()).collect();
-    paths
+    fingerprint_changes(before, after)
         .into_iter()
-        .filter(|path| before.get(*path) != after.get(*path))
         // A folder appearing or going is seen through its files; a file that became
         // a folder, or the reverse, is a change of the path.
         .filter(|path| {
             let folder_or_none = |stamp: Option<&Stamp>| stamp.is_none_or(Stamp::is_dir);
-            !(folder_or_none(before.get(*path)) && folder_or_none(after.get(*path)))
+            !(folder_or_none(before.get(path)) && folder_or_none(after.get(path)))
         })
-        .cloned()
         .collect()
+}
+
+/// Updates `stamps` for `paths` of the tree at `root` (after tether itself wrote
+/// them), so the next comparison sees only what a command changes.
+pub fn restamp(stamps: &mut Fingerprint, root: &Path, paths: &BTreeSet<PathBuf>) {
+    for path in paths {
+        match root.join(path).symlink_metadata() {
+            Ok(metadata) => {
+                stamps.insert(path.clone(), Stamp::of(&metadata));
+            }
+            Err(_) => {
+                stamps.remove(path);
+            }
+        }
+    }
 }
 
 impl Stamp {
