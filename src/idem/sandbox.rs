@@ -679,15 +679,25 @@ fn copy_in(
         Ok(_) => std::fs::remove_file(&path)?,
         Err(_) => {}
     }
+    write_listed(manifest, &path, relative, listed)
+}
+
+/// Creates `path` (which must not exist) as the manifest's `relative`.
+fn write_listed(
+    manifest: &Manifest,
+    path: &Path,
+    relative: &Path,
+    listed: &Listed,
+) -> std::io::Result<()> {
     match listed {
-        Listed::Link(target) => std::os::unix::fs::symlink(target, &path),
+        Listed::Link(target) => std::os::unix::fs::symlink(target, path),
         Listed::File { executable, .. } => {
-            if reflink_copy::reflink_or_copy(manifest.root.join(relative), &path)?.is_none() {
+            if reflink_copy::reflink_or_copy(manifest.root.join(relative), path)?.is_none() {
                 REFLINKED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             }
             use std::os::unix::fs::PermissionsExt;
             let mode = if *executable { 0o755 } else { 0o644 };
-            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode))
+            std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
         }
     }
 }
@@ -707,6 +717,17 @@ impl Sandbox {
         let root = folder.path().join("escape/guard/repo");
         std::fs::create_dir_all(&root)?;
         let sandbox = Sandbox { folder, root };
+        // The folders first, each once: the copy is new, so nothing in it can be a
+        // planted link, and the files then go straight in.
+        let folders: BTreeSet<&Path> = manifest
+            .entries
+            .keys()
+            .filter_map(|path| path.parent())
+            .filter(|parent| !parent.as_os_str().is_empty())
+            .collect();
+        for folder in folders {
+            std::fs::create_dir_all(sandbox.root.join(folder))?;
+        }
         manifest
             .entries
             .par_iter()
@@ -714,7 +735,7 @@ impl Sandbox {
                 if stopping() {
                     return Err(interrupted());
                 }
-                copy_in(manifest, &sandbox.root, relative, listed)
+                write_listed(manifest, &sandbox.root.join(relative), relative, listed)
             })?;
         Ok(sandbox)
     }
