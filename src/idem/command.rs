@@ -37,6 +37,9 @@ const KEEP: usize = 64 * 1024;
 /// stops waiting (a process it left behind may hold it open).
 const OUTPUT_GRACE: Duration = Duration::from_secs(2);
 
+/// Set by an interrupt: copies in flight stop, and no command starts.
+pub static STOPPING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 /// How an error starting the shell begins.
 pub const SPAWN: &str = "cannot start sh";
 
@@ -102,7 +105,7 @@ pub fn run(spec: &Spec) -> std::io::Result<RunOutcome> {
         let mut running = RUNNING
             .lock()
             .map_err(|_| std::io::Error::other("a worker panicked"))?;
-        if super::sandbox::STOPPING.load(std::sync::atomic::Ordering::SeqCst) {
+        if STOPPING.load(std::sync::atomic::Ordering::SeqCst) {
             return Err(std::io::Error::new(
                 std::io::ErrorKind::Interrupted,
                 "interrupted",

@@ -482,7 +482,7 @@ fn run_checks(
     };
     // Processes a command detaches come back to tether, which kills them.
     contain::become_subreaper();
-    sandbox::STOPPING.store(false, std::sync::atomic::Ordering::SeqCst);
+    command::STOPPING.store(false, std::sync::atomic::Ordering::SeqCst);
     let mut outcomes: Vec<Option<Result<TargetReport, String>>> = vec![None; targets.len()];
     let mut repos: Vec<Repo> = Vec::new();
     for (index, target) in targets.iter().enumerate() {

@@ -273,9 +273,6 @@ pub static REFLINKED: std::sync::atomic::AtomicUsize = std::sync::atomic::Atomic
 /// Temporary folders in use, for [`interrupt`].
 pub static ACTIVE: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
-/// Set by [`interrupt`]: copies in flight stop, and no command starts.
-pub static STOPPING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
 /// Copies being written, which [`interrupt`] waits for before it removes folders.
 static COPYING: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
@@ -307,7 +304,7 @@ impl Drop for Copying {
 }
 
 fn stopping() -> bool {
-    STOPPING.load(std::sync::atomic::Ordering::SeqCst)
+    super::command::STOPPING.load(std::sync::atomic::Ordering::SeqCst)
 }
 
 fn interrupted() -> std::io::Error {
@@ -426,7 +423,7 @@ fn walkdir_all(path: &Path) -> Vec<PathBuf> {
 /// to ten seconds), then every sandbox folder is removed. Returns what could not be
 /// removed, one sentence each, for the caller to print before it exits.
 pub fn interrupt() -> Vec<String> {
-    STOPPING.store(true, std::sync::atomic::Ordering::SeqCst);
+    super::command::STOPPING.store(true, std::sync::atomic::Ordering::SeqCst);
     super::command::kill_all();
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
     while COPYING.load(std::sync::atomic::Ordering::SeqCst) > 0
