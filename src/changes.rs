@@ -75,6 +75,7 @@ impl Changes {
     /// Every path (absolute) added, modified, deleted, renamed (both names) or copied
     /// since `revision`'s merge base with `HEAD`, untracked files included: what
     /// `tether idem --changed-since` decides which targets run from.
+    #[cfg_attr(not(unix), allow(dead_code))] // Only `idem`, which is Unix-only, asks.
     pub fn paths_since(folder: &Path, revision: &str) -> Result<Vec<PathBuf>, String> {
         if revision.starts_with('-') {
             return Err(format!(

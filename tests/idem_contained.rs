@@ -687,3 +687,54 @@ fn nested_repositories_and_odd_names_are_copied() {
     );
     assert_eq!(output.status.code(), Some(0), "{output:?}");
 }
+
+/// With no `sh` on PATH, the report says so, not "cannot copy into a sandbox".
+#[test]
+fn a_path_without_sh_is_named() {
+    if !tools_present() {
+        return;
+    }
+    let repo = repository(&[("a.yaml", TEMPLATE)]);
+    let root = repo.path().canonicalize().unwrap();
+    let temporary = tempfile::tempdir().unwrap();
+    let output = idem_in(
+        &root,
+        temporary.path(),
+        &["--run", ". ./env.sh", "--files", "a.yaml"],
+        &[("PATH", "/nonexistent")],
+    );
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("`sh` must be on PATH"), "{stderr}");
+    assert!(left_behind(temporary.path()).is_empty());
+}
+
+/// A device node in the tree (a `/dev/zero` twin) is never read: the run ends, in
+/// bounded memory. Making one needs root; as anyone else the test says so and stops.
+#[test]
+fn a_device_node_in_the_repository_is_never_read() {
+    if !tools_present() {
+        return;
+    }
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipping: making a device node needs root");
+        return;
+    }
+    let repo = repository(&[("a.yaml", TEMPLATE)]);
+    let root = repo.path().canonicalize().unwrap();
+    let status = Command::new("mknod")
+        .arg(root.join("zero"))
+        .args(["c", "1", "5"])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let temporary = tempfile::tempdir().unwrap();
+    let output = idem_in(
+        &root,
+        temporary.path(),
+        &["--run", "true", "--files", "a.yaml"],
+        &[],
+    );
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+}

@@ -22,6 +22,11 @@ enum State {
     },
     /// Inside a quoted scalar that spans lines.
     Quoted(u8),
+    /// After a line that ended inside a plain scalar of a block node at column
+    /// `node`: a more indented line continues that scalar, where a quote is text.
+    Plain {
+        node: usize,
+    },
 }
 
 /// The comments on `lines` of the file. `masked` is the masked text (or the file's
@@ -56,6 +61,8 @@ pub fn scan(
     let mut comments = Vec::new();
     let mut block_scalar_lines = Vec::new();
     let mut state = State::Normal;
+    // Flow collections (`[`, `{`) still open from the lines above.
+    let mut depth = 0usize;
     let bytes = masked.as_bytes();
     for line in lines {
         let mut start = line_starts[line];
@@ -101,13 +108,27 @@ pub fn scan(
                 }
                 None => continue,
             },
-            State::Normal => {}
+            State::Plain { .. } if text.iter().all(|b| b.is_ascii_whitespace()) => continue,
+            State::Plain { node } if indent > node => {}
+            State::Plain { .. } | State::Normal => state = State::Normal,
         }
-        let (comment_at, open_quote) = scan_line(text, from);
+        let continued = match state {
+            State::Plain { node } => Some(node),
+            _ => None,
+        };
+        let scanned = scan_line(text, from, continued.is_some(), &mut depth);
+        let (comment_at, open_quote) = (scanned.comment, scanned.open_quote);
         if let Some(quote) = open_quote {
             state = State::Quoted(quote);
             continue;
         }
+        // A scalar that continues keeps the node of the line it started on.
+        state = match (comment_at, scanned.plain_node) {
+            (None, Some(node)) => State::Plain {
+                node: continued.unwrap_or(node),
+            },
+            _ => State::Normal,
+        };
         let code_end = comment_at.unwrap_or(text.len());
         if let Some(column) = comment_at {
             let span = start + column..end;
@@ -136,39 +157,106 @@ pub fn scan(
     }
 }
 
-/// Scans one line from `from`: the column of its comment, if any, or the quote that
-/// is still open at its end.
-fn scan_line(text: &[u8], from: usize) -> (Option<usize>, Option<u8>) {
+/// What one line holds for the scanner.
+struct Line {
+    /// The column of its comment.
+    comment: Option<usize>,
+    /// The quote still open at its end.
+    open_quote: Option<u8>,
+    /// When it ends inside a plain scalar in block context: the column of the block
+    /// node holding it (the `-` of an item, the key of a pair), which a continuation
+    /// line must be indented past.
+    plain_node: Option<usize>,
+}
+
+/// Scans one line from `from`; `continues` says it may continue a plain scalar from
+/// the line above, where a leading quote is text.
+fn scan_line(text: &[u8], from: usize, continues: bool, depth: &mut usize) -> Line {
     let mut position = from;
     // Quotes open a scalar only where a value starts: at the start of the line, after
     // `- `, `: `, `? `, or a flow indicator.
-    let mut value_start = true;
+    let mut value_start = !continues;
+    // The block node the current value belongs to, the start of the current plain
+    // token, whether a plain scalar is open, and whether a flow collection was seen.
+    let mut node = text.iter().take_while(|&&b| b == b' ').count();
+    let mut token: Option<usize> = None;
+    let mut plain = continues;
+    // Whether the line is in, or opens, a flow collection.
+    let mut flow = *depth > 0;
+    if flow {
+        value_start = true;
+    }
     while position < text.len() {
         let byte = text[position];
         match byte {
             b'#' if position == 0 || matches!(text[position - 1], b' ' | b'\t') => {
-                return (Some(position), None);
+                return Line {
+                    comment: Some(position),
+                    open_quote: None,
+                    plain_node: None,
+                };
             }
             b'"' | b'\'' if value_start => match closing_quote(text, position + 1, byte) {
                 Some(after) => {
                     position = after;
                     value_start = false;
+                    plain = false;
                     continue;
                 }
-                None => return (None, Some(byte)),
+                None => {
+                    return Line {
+                        comment: None,
+                        open_quote: Some(byte),
+                        plain_node: None,
+                    }
+                }
             },
             b' ' | b'\t' => {}
-            b'[' | b'{' | b',' => value_start = true,
+            b'[' | b'{' if value_start || *depth > 0 => {
+                *depth += 1;
+                flow = true;
+                value_start = true;
+            }
+            b']' | b'}' if *depth > 0 => {
+                *depth -= 1;
+                value_start = false;
+            }
+            // A comma separates entries only inside a flow collection; in a plain
+            // scalar it is text.
+            b',' if *depth > 0 => value_start = true,
             b'-' | b':' | b'?' => {
-                value_start = text
+                let indicator = text
                     .get(position + 1)
                     .is_none_or(|&next| next == b' ' || next == b'\t');
+                if indicator {
+                    if byte == b':' {
+                        node = token.unwrap_or(node);
+                    } else {
+                        node = position;
+                    }
+                    token = None;
+                    plain = false;
+                } else if value_start {
+                    token.get_or_insert(position);
+                    plain = true;
+                }
+                value_start = indicator;
             }
-            _ => value_start = false,
+            _ => {
+                if value_start {
+                    token.get_or_insert(position);
+                    plain = true;
+                }
+                value_start = false;
+            }
         }
         position += 1;
     }
-    (None, None)
+    Line {
+        comment: None,
+        open_quote: None,
+        plain_node: (plain && !flow).then_some(node),
+    }
 }
 
 /// The position just after the quote that closes a scalar opened before `from`.
