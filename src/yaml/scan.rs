@@ -23,7 +23,8 @@ enum State {
     /// Inside a quoted scalar that spans lines.
     Quoted(u8),
     /// After a line that ended inside a plain scalar of a block node at column
-    /// `node`: a more indented line continues that scalar, where a quote is text.
+    /// `node` (`usize::MAX` at the top of a document, where any line continues):
+    /// a more indented line continues that scalar, where a quote is text.
     Plain {
         node: usize,
     },
@@ -109,7 +110,7 @@ pub fn scan(
                 None => continue,
             },
             State::Plain { .. } if text.iter().all(|b| b.is_ascii_whitespace()) => continue,
-            State::Plain { node } if indent > node => {}
+            State::Plain { node } if node == usize::MAX || indent > node => {}
             State::Plain { .. } | State::Normal => state = State::Normal,
         }
         let continued = match state {
@@ -180,6 +181,7 @@ fn scan_line(text: &[u8], from: usize, continues: bool, depth: &mut usize) -> Li
     // token, whether a plain scalar is open, and whether a flow collection was seen.
     let mut node = text.iter().take_while(|&&b| b == b' ').count();
     let mut token: Option<usize> = None;
+    let mut indicated = false;
     let mut plain = continues;
     // Whether the line is in, or opens, a flow collection.
     let mut flow = *depth > 0;
@@ -225,10 +227,14 @@ fn scan_line(text: &[u8], from: usize, continues: bool, depth: &mut usize) -> Li
             // scalar it is text.
             b',' if *depth > 0 => value_start = true,
             b'-' | b':' | b'?' => {
-                let indicator = text
-                    .get(position + 1)
-                    .is_none_or(|&next| next == b' ' || next == b'\t');
+                // `- ` and `? ` are indicators only where a value starts; `: `
+                // anywhere outside a quote.
+                let indicator = (byte == b':' || value_start)
+                    && text
+                        .get(position + 1)
+                        .is_none_or(|&next| next == b' ' || next == b'\t');
                 if indicator {
+                    indicated = true;
                     if byte == b':' {
                         node = token.unwrap_or(node);
                     } else {
@@ -252,10 +258,24 @@ fn scan_line(text: &[u8], from: usize, continues: bool, depth: &mut usize) -> Li
         }
         position += 1;
     }
+    // A plain scalar at the top of a document (no `- ` or key before it, at column
+    // 0) continues on any line below, however little indented. Document markers and
+    // directives are no scalar.
+    let marker = [&b"---"[..], b"...", b"%"].iter().any(|m| {
+        text.starts_with(m) && (m == b"%" || text.get(3).is_none_or(|&b| b == b' ' || b == b'\t'))
+    });
+    if marker && !continues {
+        return Line {
+            comment: None,
+            open_quote: None,
+            plain_node: None,
+        };
+    }
+    let root = !continues && node == 0 && !indicated && token == Some(0);
     Line {
         comment: None,
         open_quote: None,
-        plain_node: (plain && !flow).then_some(node),
+        plain_node: (plain && !flow).then_some(if root { usize::MAX } else { node }),
     }
 }
 
