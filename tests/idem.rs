@@ -8,55 +8,14 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+mod common;
+
+use common::repository;
+
 /// `git`, `make` and GNU `sed` are needed; without them a test fails in CI and is
 /// skipped with a printed reason elsewhere.
 fn tools_present() -> bool {
-    let missing: Vec<&str> = ["git", "make", "sed"]
-        .into_iter()
-        .filter(|tool| Command::new(tool).arg("--version").output().is_err())
-        .collect();
-    if missing.is_empty() {
-        return true;
-    }
-    if std::env::var("CI").as_deref() == Ok("true") {
-        panic!("tools missing in CI: {missing:?}; .ci/run (cargo xtask ci) installs them");
-    }
-    eprintln!("skipping: {missing:?} not installed");
-    false
-}
-
-/// A git repository holding `files`, committed.
-fn repository(files: &[(&str, &str)]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    for (path, text) in files {
-        let path = dir.path().join(path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    }
-    git(dir.path(), &["init", "-q"]);
-    git(dir.path(), &["add", "-A"]);
-    git(
-        dir.path(),
-        &[
-            "-c",
-            "user.email=t@example.com",
-            "-c",
-            "user.name=t",
-            "commit",
-            "-qm",
-            "fixture",
-        ],
-    );
-    dir
-}
-
-fn git(dir: &Path, args: &[&str]) {
-    let status = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .status()
-        .unwrap();
-    assert!(status.success(), "git {args:?} failed");
+    common::tools_present(&["git", "make", "sed"])
 }
 
 /// A copy of a fixture folder of this repository, as its own git repository.

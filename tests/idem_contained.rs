@@ -13,66 +13,17 @@ use std::time::{Duration, Instant};
 
 mod common;
 
-fn tools_present() -> bool {
-    let missing: Vec<&str> = ["git", "make", "setsid", "mkfifo"]
-        .into_iter()
-        .filter(|tool| {
-            Command::new("sh")
-                .arg("-c")
-                .arg(format!("command -v {tool}"))
-                .output()
-                .map_or(true, |o| !o.status.success())
-        })
-        .collect();
-    if missing.is_empty() {
-        return true;
-    }
-    assert!(
-        std::env::var("CI").as_deref() != Ok("true"),
-        "tools missing in CI: {missing:?}"
-    );
-    eprintln!("skipping: {missing:?} not installed");
-    false
-}
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let output = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
+use common::{commit_all, git};
 
 /// A committed repository holding `files`, with `*.log` ignored.
 fn repository(files: &[(&str, &str)]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join(".gitignore"), "*.log\n").unwrap();
-    for (path, text) in files {
-        let path = dir.path().join(path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    }
-    git(dir.path(), &["init", "-q"]);
-    git(dir.path(), &["add", "-A"]);
-    git(
-        dir.path(),
-        &[
-            "-c",
-            "user.email=t@example.com",
-            "-c",
-            "user.name=t",
-            "commit",
-            "-qm",
-            "fixture",
-        ],
-    );
-    dir
+    let mut all = vec![(".gitignore", "*.log\n")];
+    all.extend_from_slice(files);
+    common::repository(&all)
+}
+
+fn tools_present() -> bool {
+    common::tools_present(&["git", "make", "setsid", "mkfifo"])
 }
 
 /// Every entry under `dir`, `.git` and ignored files included: type and bytes.
@@ -359,19 +310,7 @@ fn links_out_of_the_repository_need_containment() {
     let repo = repository(&[("a.yaml", TEMPLATE)]);
     let root = repo.path().canonicalize().unwrap();
     std::os::unix::fs::symlink(outside.path().join("target.yaml"), root.join("out.yaml")).unwrap();
-    git(&root, &["add", "-A"]);
-    git(
-        &root,
-        &[
-            "-c",
-            "user.email=t@example.com",
-            "-c",
-            "user.name=t",
-            "commit",
-            "-qm",
-            "link",
-        ],
-    );
+    commit_all(&root, "link");
     let temporary = tempfile::tempdir().unwrap();
     let run = "echo evil > out.yaml";
     let output = idem_in(
@@ -661,19 +600,7 @@ fn nested_repositories_and_odd_names_are_copied() {
     std::fs::create_dir_all(&nested).unwrap();
     std::fs::write(nested.join("x.yaml"), "x: 1\n").unwrap();
     git(&nested, &["init", "-q"]);
-    git(&nested, &["add", "-A"]);
-    git(
-        &nested,
-        &[
-            "-c",
-            "user.email=t@example.com",
-            "-c",
-            "user.name=t",
-            "commit",
-            "-qm",
-            "sub",
-        ],
-    );
+    commit_all(&nested, "sub");
     use std::os::unix::ffi::OsStrExt;
     let odd = root.join(std::ffi::OsStr::from_bytes(b"caf\xe9.yaml"));
     std::fs::write(&odd, "odd: 1\n").unwrap();

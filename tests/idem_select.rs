@@ -8,30 +8,11 @@
 use std::path::Path;
 use std::process::Command;
 
-fn git(dir: &Path, args: &[&str]) {
-    let status = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .status()
-        .unwrap();
-    assert!(status.success(), "git {args:?}");
-}
-
-fn have_tools() -> bool {
-    let found = ["git", "make"]
-        .iter()
-        .all(|tool| Command::new(tool).arg("--version").output().is_ok());
-    assert!(
-        found || std::env::var("CI").as_deref() != Ok("true"),
-        "git and make are needed"
-    );
-    found
-}
+mod common;
 
 /// `packages/a` has its own `update`, `packages/b` has no `update`, `packages/c`
 /// gets it from `hack/common.mk`.
 fn monorepo() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
     let files = [
         (
             "tether.toml",
@@ -47,26 +28,7 @@ fn monorepo() -> tempfile::TempDir {
         ("packages/c/in.txt", "c: 1\n"),
         ("packages/c/out.yaml", "c: 1\n"),
     ];
-    for (path, text) in files {
-        let path = dir.path().join(path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    }
-    git(dir.path(), &["init", "-q"]);
-    git(dir.path(), &["add", "-A"]);
-    git(
-        dir.path(),
-        &[
-            "-c",
-            "user.email=t@example.com",
-            "-c",
-            "user.name=t",
-            "commit",
-            "-qm",
-            "fixture",
-        ],
-    );
-    dir
+    common::repository(&files)
 }
 
 fn idem(dir: &Path, args: &[&str]) -> String {
@@ -90,7 +52,7 @@ fn idem(dir: &Path, args: &[&str]) -> String {
 
 #[test]
 fn dirs_list_target_and_changed_since() {
-    if !have_tools() {
+    if !common::tools_present(&["git", "make"]) {
         return;
     }
     let repo = monorepo();
