@@ -417,7 +417,6 @@ pub enum IdemOutput {
 #[cfg(unix)]
 fn idem(args: IdemArgs) -> Result<u8, String> {
     use tether::idem::{IdemFormat, IdemOptions, IdemTarget};
-    // Ctrl-C: kill the commands' process groups and remove every sandbox copy.
     // Ctrl-C, SIGTERM, SIGHUP: stop, kill the commands, remove every sandbox copy.
     let _ = ctrlc::set_handler(|| {
         let left = tether::idem::interrupt();
@@ -555,11 +554,21 @@ fn rules(name: Option<&str>) -> Result<u8, String> {
 
 fn init(folder: &Path, force: bool) -> Result<u8, String> {
     let path = folder.join("tether.toml");
-    if path.exists() && !force {
-        return Err(format!(
-            "{} already exists; pass --force to overwrite it",
-            path.display()
-        ));
+    // Never written through a link, dangling or not.
+    match path.symlink_metadata() {
+        Ok(metadata) if metadata.file_type().is_symlink() => {
+            return Err(format!(
+                "{} is a symlink; tether writes only a regular tether.toml",
+                path.display()
+            ))
+        }
+        Ok(_) if !force => {
+            return Err(format!(
+                "{} already exists; pass --force to overwrite it",
+                path.display()
+            ))
+        }
+        _ => {}
     }
     std::fs::write(&path, Config::starter_toml())
         .map_err(|error| format!("cannot write {}: {error}", path.display()))?;

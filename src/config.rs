@@ -540,14 +540,7 @@ impl Config {
         let snapshot_dir = match &file.snapshot.dir {
             Some(dir) => {
                 let relative = Path::new(dir.get_ref());
-                let inside = !dir.get_ref().is_empty()
-                    && relative.components().all(|component| {
-                        matches!(
-                            component,
-                            std::path::Component::Normal(_) | std::path::Component::CurDir
-                        )
-                    });
-                if !inside {
+                if dir.get_ref().is_empty() || !stays_inside(relative) {
                     return Err(errors.at(
                         dir.span(),
                         format!("snapshot `dir` {:?} is not a folder inside this file's folder; write a relative path without `..`, such as \"snapshots\"", dir.get_ref()),
@@ -813,6 +806,16 @@ fn edit_distance(a: &str, b: &str) -> usize {
     previous[b.len()]
 }
 
+/// Whether a relative path from `tether.toml` stays in its folder: no root, no `..`.
+fn stays_inside(relative: &Path) -> bool {
+    relative.components().all(|component| {
+        matches!(
+            component,
+            std::path::Component::Normal(_) | std::path::Component::CurDir
+        )
+    })
+}
+
 /// An `[[idem]]` entry's targets: one for `dir`, or one per folder `dirs` matches.
 fn compile_idem(
     entry: &IdemEntry,
@@ -907,13 +910,7 @@ fn compile_idem_dir(
     let dir = match dir {
         Some(dir) => {
             let relative = Path::new(dir.get_ref());
-            let inside = relative.components().all(|component| {
-                matches!(
-                    component,
-                    std::path::Component::Normal(_) | std::path::Component::CurDir
-                )
-            });
-            if !inside {
+            if !stays_inside(relative) {
                 return Err(errors.at(
                     dir.span(),
                     format!(

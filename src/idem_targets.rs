@@ -5,6 +5,16 @@
 
 use std::path::{Path, PathBuf};
 
+/// A Makefile larger than this is not read (none is; a FIFO or device never is).
+const MAX_MAKEFILE_BYTES: usize = 1024 * 1024;
+
+/// The text of a Makefile: a regular file, bounded; empty when it cannot be read.
+fn read_makefile(path: &Path) -> String {
+    crate::source::read_regular(path, MAX_MAKEFILE_BYTES)
+        .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+        .unwrap_or_default()
+}
+
 /// The Makefile make reads in `folder`, in make's order.
 const MAKEFILES: [&str; 3] = ["GNUmakefile", "makefile", "Makefile"];
 
@@ -19,7 +29,7 @@ pub fn makefiles(folder: &Path) -> Option<Vec<PathBuf>> {
     let mut found = vec![first];
     let mut index = 0;
     while index < found.len() && found.len() < 64 {
-        let text = std::fs::read_to_string(&found[index]).unwrap_or_default();
+        let text = read_makefile(&found[index]);
         for line in text.lines() {
             let line = line.trim_start();
             let Some(rest) = ["include ", "-include ", "sinclude "]
@@ -56,19 +66,17 @@ pub fn defines(folder: &Path, target: &str) -> bool {
             .collect()
     });
     files.iter().any(|file| {
-        std::fs::read_to_string(file).is_ok_and(|text| {
-            text.lines().any(|line| {
-                if line.starts_with(['\t', '#']) {
-                    return false;
-                }
-                let Some((targets, rest)) = line.split_once(':') else {
-                    return false;
-                };
-                // `A = b:c` and `A := …` are variables, not rules.
-                !targets.contains('=')
-                    && !rest.starts_with('=')
-                    && targets.split_whitespace().any(|name| name == target)
-            })
+        read_makefile(file).lines().any(|line| {
+            if line.starts_with(['\t', '#']) {
+                return false;
+            }
+            let Some((targets, rest)) = line.split_once(':') else {
+                return false;
+            };
+            // `A = b:c` and `A := …` are variables, not rules.
+            !targets.contains('=')
+                && !rest.starts_with('=')
+                && targets.split_whitespace().any(|name| name == target)
         })
     })
 }

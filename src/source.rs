@@ -160,6 +160,36 @@ pub fn read_regular(path: &Path, limit: usize) -> std::io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
+/// The size and xxh3 hash of a regular file, read in chunks: memory stays constant
+/// whatever the file's size. Anything but a regular file is refused, on the handle.
+pub fn hash_regular(path: &Path) -> std::io::Result<(u64, u64)> {
+    use std::io::Read;
+    let mut file = open_for_reading(path).map_err(|error| explain_open_error(path, error))?;
+    let metadata = file.metadata()?;
+    if !metadata.is_file() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!(
+                "{} is {}, not a regular file",
+                path.display(),
+                file_kind(&metadata)
+            ),
+        ));
+    }
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    let mut buffer = vec![0u8; 64 * 1024];
+    let mut size = 0u64;
+    loop {
+        let read = file.read(&mut buffer)?;
+        if read == 0 {
+            break;
+        }
+        size += read as u64;
+        hasher.update(&buffer[..read]);
+    }
+    Ok((size, hasher.digest()))
+}
+
 #[cfg(unix)]
 fn open_for_reading(path: &Path) -> std::io::Result<std::fs::File> {
     use std::os::unix::fs::OpenOptionsExt;

@@ -817,3 +817,18 @@ fn completions_and_man_page() {
     assert!(man.contains(".TH tether 1"), "{man}");
     assert!(man.contains("snapshot"), "{man}");
 }
+
+/// `tether init` never writes through a `tether.toml` that is a symlink, dangling or
+/// not, even with `--force`.
+#[test]
+fn init_never_writes_through_a_link() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("elsewhere.toml");
+    std::os::unix::fs::symlink(&target, dir.path().join("tether.toml")).unwrap();
+    for args in [&["init", "."][..], &["init", ".", "--force"]] {
+        let output = run_in(dir.path(), args);
+        assert!(output.starts_with("exit code: 2\n"), "{output}");
+        assert!(output.contains("is a symlink"), "{output}");
+    }
+    assert!(!target.exists());
+}

@@ -665,3 +665,24 @@ fn a_device_node_in_the_repository_is_never_read() {
     );
     assert_eq!(output.status.code(), Some(0), "{output:?}");
 }
+
+/// A command that leaves a huge (sparse) file: it is hashed in chunks and reported
+/// by size and hash, never held in memory.
+#[test]
+fn a_huge_new_file_is_hashed_not_held() {
+    if !tools_present() {
+        return;
+    }
+    let repo = repository(&[("a.yaml", TEMPLATE)]);
+    let root = repo.path().canonicalize().unwrap();
+    let temporary = tempfile::tempdir().unwrap();
+    let output = idem_in(
+        &root,
+        temporary.path(),
+        &["--run", "truncate -s 1G huge.yaml", "--files", "*.yaml"],
+        &[],
+    );
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("1073741824 bytes, xxh3"), "{stdout}");
+}

@@ -1207,7 +1207,7 @@ fn unified_diff(path: &str, before: Option<&Entry>, after: Option<&Entry>) -> St
             Some(Entry::File { bytes, .. }) if bytes.len() <= MAX_DIFF_INPUT => {
                 String::from_utf8(bytes.to_vec()).ok()
             }
-            Some(Entry::File { .. }) => None,
+            Some(Entry::File { .. } | Entry::Large { .. }) => None,
             Some(Entry::Link(target)) => Some(format!("symlink to {}\n", target.display())),
             Some(Entry::Unreadable(why)) => Some(format!("(cannot be read back: {why})\n")),
         }
@@ -1220,6 +1220,7 @@ fn unified_diff(path: &str, before: Option<&Entry>, after: Option<&Entry>) -> St
                 bytes.len(),
                 xxhash_rust::xxh3::xxh3_64(bytes)
             ),
+            Some(Entry::Large { size, hash, .. }) => format!("{size} bytes, xxh3 {hash:016x}"),
             Some(Entry::Link(target)) => format!("symlink to {}", target.display()),
             Some(Entry::Unreadable(why)) => format!("unreadable: {why}"),
         };

@@ -84,54 +84,56 @@ pub enum Entry {
         executable: bool,
     },
     Link(PathBuf),
+    /// A file too large to hold ([`LARGE`] bytes and more): its size and hash only,
+    /// read in chunks, so a command that writes a huge file costs time, not memory.
+    Large {
+        size: u64,
+        hash: u64,
+        executable: bool,
+    },
     /// A file a command left behind that cannot be read back (its permissions, or
     /// not a regular file), and why: never part of what a copy is made from.
     Unreadable(String),
 }
 
-/// Reads the listed files of `root` (in parallel). A symlink is kept as a link; a
-/// folder in the listing (a submodule or a nested repository, which git lists as
-/// one entry) is read as the files under it, its own `.git` left out; a FIFO, socket
-/// or device is never opened, and not copied.
-pub fn read_contents(root: &Path, files: &[PathBuf]) -> std::io::Result<Contents> {
-    let mut listed = Vec::with_capacity(files.len());
-    for relative in files {
-        let path = root.join(relative);
-        if path.symlink_metadata().is_ok_and(|m| m.is_dir()) {
-            listed.extend(
-                walk_files(&path, false)
-                    .into_iter()
-                    .map(|inside| relative.join(inside)),
-            );
-        } else {
-            listed.push(relative.clone());
+/// A file this large or larger is compared by hash, never held in memory.
+pub const LARGE: u64 = 1024 * 1024;
+
+/// One file of a tree: a symlink as a link, a regular file with its bytes (or its
+/// hash when [`LARGE`]); `None`
+/// for a FIFO, socket or device, which is never opened.
+fn read_entry(root: &Path, relative: &Path) -> std::io::Result<Option<Entry>> {
+    let path = root.join(relative);
+    let metadata = path
+        .symlink_metadata()
+        .map_err(|error| named(relative, error))?;
+    let kind = metadata.file_type();
+    Ok(if kind.is_symlink() {
+        Some(Entry::Link(
+            std::fs::read_link(&path).map_err(|error| named(relative, error))?,
+        ))
+    } else if kind.is_file() {
+        use std::os::unix::fs::PermissionsExt;
+        let executable = metadata.permissions().mode() & 0o111 != 0;
+        if metadata.len() >= LARGE {
+            let (size, hash) =
+                crate::source::hash_regular(&path).map_err(|error| named(relative, error))?;
+            return Ok(Some(Entry::Large {
+                size,
+                hash,
+                executable,
+            }));
         }
-    }
-    let read: Vec<Option<(PathBuf, Entry)>> = listed
-        .par_iter()
-        .map(|relative| {
-            let path = root.join(relative);
-            let metadata = path
-                .symlink_metadata()
-                .map_err(|error| named(relative, error))?;
-            let kind = metadata.file_type();
-            let entry = if kind.is_symlink() {
-                Entry::Link(std::fs::read_link(&path).map_err(|error| named(relative, error))?)
-            } else if kind.is_file() {
-                use std::os::unix::fs::PermissionsExt;
-                let bytes = crate::source::read_regular(&path, usize::MAX - 1)
-                    .map_err(|error| named(relative, error))?;
-                Entry::File {
-                    bytes: Arc::new(bytes),
-                    executable: metadata.permissions().mode() & 0o111 != 0,
-                }
-            } else {
-                return Ok(None);
-            };
-            Ok(Some((relative.clone(), entry)))
+        // A file that grew since the stat is cut at the limit: it then differs.
+        let bytes = crate::source::read_regular(&path, LARGE as usize)
+            .map_err(|error| named(relative, error))?;
+        Some(Entry::File {
+            bytes: Arc::new(bytes),
+            executable,
         })
-        .collect::<std::io::Result<_>>()?;
-    Ok(read.into_iter().flatten().collect())
+    } else {
+        None
+    })
 }
 
 /// The first symlink of `contents` that points outside the tree: an absolute
@@ -493,7 +495,8 @@ fn write_contents(root: &Path, contents: &Contents) -> std::io::Result<()> {
                 }
             }
             Entry::Link(target) => std::os::unix::fs::symlink(target, &path)?,
-            Entry::Unreadable(_) => {}
+            // What tether writes (mutants) is always text it holds.
+            Entry::Large { .. } | Entry::Unreadable(_) => {}
         }
         Ok(())
     })
@@ -587,12 +590,13 @@ impl Manifest {
                     Listed::Link(std::fs::read_link(&path).map_err(|e| named(relative, e))?)
                 } else if kind.is_file() {
                     use std::os::unix::fs::PermissionsExt;
-                    let bytes = crate::source::read_regular(&path, usize::MAX - 1)
-                        .map_err(|e| named(relative, e))?;
+                    // Hashed in chunks: a huge file costs time, not memory.
+                    let (size, hash) =
+                        crate::source::hash_regular(&path).map_err(|e| named(relative, e))?;
                     Listed::File {
-                        size: bytes.len() as u64,
+                        size,
                         executable: metadata.permissions().mode() & 0o111 != 0,
-                        hash: xxhash_rust::xxh3::xxh3_64(&bytes),
+                        hash,
                     }
                 } else {
                     return Ok(None);
@@ -611,6 +615,15 @@ impl Manifest {
     pub fn pristine(&self, relative: &Path) -> Option<Entry> {
         Some(match self.entries.get(relative)? {
             Listed::Link(target) => Entry::Link(target.clone()),
+            Listed::File {
+                size,
+                executable,
+                hash,
+            } if *size >= LARGE => Entry::Large {
+                size: *size,
+                hash: *hash,
+                executable: *executable,
+            },
             Listed::File {
                 executable, hash, ..
             } => match crate::source::read_regular(&self.root.join(relative), usize::MAX - 1) {
@@ -808,10 +821,9 @@ impl Sandbox {
                         .is_ok_and(|m| !m.is_dir())
             })
             .map(|path| {
-                let entry = match read_contents(&self.root, std::slice::from_ref(path)) {
-                    Ok(mut read) => read
-                        .remove(path)
-                        .unwrap_or_else(|| Entry::Unreadable("not a regular file".into())),
+                let entry = match read_entry(&self.root, path) {
+                    Ok(Some(entry)) => entry,
+                    Ok(None) => Entry::Unreadable("not a regular file".into()),
                     Err(error) => Entry::Unreadable(error.to_string()),
                 };
                 (path.clone(), entry)
