@@ -162,6 +162,7 @@ pub fn read_regular(path: &Path, limit: usize) -> std::io::Result<Vec<u8>> {
 
 /// The size and xxh3 hash of a regular file, read in chunks: memory stays constant
 /// whatever the file's size. Anything but a regular file is refused, on the handle.
+#[cfg_attr(not(unix), allow(dead_code))] // Only `idem`, which is Unix-only, asks.
 pub fn hash_regular(path: &Path) -> std::io::Result<(u64, u64)> {
     use std::io::Read;
     let mut file = open_for_reading(path).map_err(|error| explain_open_error(path, error))?;
