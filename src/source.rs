@@ -143,18 +143,7 @@ impl SourceFile {
 /// exhaust memory. The result is longer than `limit` when the file is.
 pub fn read_regular(path: &Path, limit: usize) -> std::io::Result<Vec<u8>> {
     use std::io::Read;
-    let file = open_for_reading(path).map_err(|error| explain_open_error(path, error))?;
-    let metadata = file.metadata()?;
-    if !metadata.is_file() {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidInput,
-            format!(
-                "{} is {}, not a regular file",
-                path.display(),
-                file_kind(&metadata)
-            ),
-        ));
-    }
+    let (file, metadata) = open_regular(path)?;
     let mut bytes = Vec::with_capacity((metadata.len() as usize).min(limit) + 1);
     file.take(limit as u64 + 1).read_to_end(&mut bytes)?;
     Ok(bytes)
@@ -165,18 +154,7 @@ pub fn read_regular(path: &Path, limit: usize) -> std::io::Result<Vec<u8>> {
 #[cfg_attr(not(unix), allow(dead_code))] // Only `idem`, which is Unix-only, asks.
 pub fn hash_regular(path: &Path) -> std::io::Result<(u64, u64)> {
     use std::io::Read;
-    let mut file = open_for_reading(path).map_err(|error| explain_open_error(path, error))?;
-    let metadata = file.metadata()?;
-    if !metadata.is_file() {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidInput,
-            format!(
-                "{} is {}, not a regular file",
-                path.display(),
-                file_kind(&metadata)
-            ),
-        ));
-    }
+    let (mut file, _) = open_regular(path)?;
     let mut hasher = xxhash_rust::xxh3::Xxh3::new();
     let mut buffer = vec![0u8; 64 * 1024];
     let mut size = 0u64;
@@ -189,6 +167,25 @@ pub fn hash_regular(path: &Path) -> std::io::Result<(u64, u64)> {
         hasher.update(&buffer[..read]);
     }
     Ok((size, hasher.digest()))
+}
+
+/// Opens a file that may come from a stranger for reading: only a regular file,
+/// checked on the open handle, so a file swapped for a FIFO or a device between a
+/// check and the open is refused without blocking.
+pub fn open_regular(path: &Path) -> std::io::Result<(std::fs::File, std::fs::Metadata)> {
+    let file = open_for_reading(path).map_err(|error| explain_open_error(path, error))?;
+    let metadata = file.metadata()?;
+    if !metadata.is_file() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!(
+                "{} is {}, not a regular file",
+                path.display(),
+                file_kind(&metadata)
+            ),
+        ));
+    }
+    Ok((file, metadata))
 }
 
 #[cfg(unix)]

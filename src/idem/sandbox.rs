@@ -215,7 +215,9 @@ pub fn fingerprint(root: &Path) -> Fingerprint {
         };
         for entry in entries.flatten() {
             let path = entry.path();
-            let Ok(metadata) = path.symlink_metadata() else {
+            // `fstatat` on the folder's handle, never following a link: no walk of
+            // the whole path per entry.
+            let Ok(metadata) = entry.metadata() else {
                 continue;
             };
             let is_dir = metadata.file_type().is_dir();
@@ -701,15 +703,57 @@ fn write_listed(
 ) -> std::io::Result<()> {
     match listed {
         Listed::Link(target) => std::os::unix::fs::symlink(target, path),
-        Listed::File { executable, .. } => {
-            if reflink_copy::reflink_or_copy(manifest.root.join(relative), path)?.is_none() {
-                REFLINKED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            }
-            use std::os::unix::fs::PermissionsExt;
-            let mode = if *executable { 0o755 } else { 0o644 };
-            std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
-        }
+        Listed::File { executable, .. } => copy_file(
+            &manifest.root.join(relative),
+            path,
+            if *executable { 0o755 } else { 0o644 },
+        ),
     }
+}
+
+/// Whether reflinks work from the user's tree into the sandboxes: not known until a
+/// file tries, then tried no more where they failed. ext4 has none, and a failed
+/// attempt there costs a second file creation, the dearest step of a copy.
+static REFLINKS: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(REFLINKS_UNKNOWN);
+const REFLINKS_UNKNOWN: u8 = 0;
+const REFLINKS_WORK: u8 = 1;
+const REFLINKS_FAIL: u8 = 2;
+
+/// Creates `to` (which must not exist) with the regular file `from`'s bytes and
+/// `mode`: a reflink where the filesystem has them, else a kernel-side copy. One
+/// file creation either way; `from` must be a regular file when opened.
+fn copy_file(from: &Path, to: &Path, mode: u32) -> std::io::Result<()> {
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    use std::sync::atomic::Ordering;
+    let (mut source, _) = crate::source::open_regular(from)?;
+    let mut copy = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(mode)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(to)?;
+    let mut reflinked = false;
+    if REFLINKS.load(Ordering::Relaxed) != REFLINKS_FAIL {
+        reflinked = reflink_copy::reflink_file(&source, &copy).is_ok();
+        // Once they have worked, a failure is this file's (another filesystem).
+        let _ = REFLINKS.compare_exchange(
+            REFLINKS_UNKNOWN,
+            if reflinked {
+                REFLINKS_WORK
+            } else {
+                REFLINKS_FAIL
+            },
+            Ordering::Relaxed,
+            Ordering::Relaxed,
+        );
+    }
+    if reflinked {
+        REFLINKED.fetch_add(1, Ordering::Relaxed);
+    } else {
+        std::io::copy(&mut source, &mut copy)?;
+    }
+    // The umask may have taken bits off.
+    copy.set_permissions(std::fs::Permissions::from_mode(mode))
 }
 
 impl Sandbox {

@@ -206,6 +206,19 @@ pub fn monorepo(args: &BenchArgs) -> Result<()> {
         "\npeak RSS of `tether idem`: {:.1} MB (target < 150 MB)",
         tether_rss as f64 / 1024.0
     );
+    // The floor no copy can beat: creating that many files where the copies go.
+    let floor = {
+        let folder = tempfile::tempdir()?;
+        let start = Instant::now();
+        for index in 0..file_count {
+            std::fs::File::create(folder.path().join(index.to_string()))?;
+        }
+        start.elapsed()
+    };
+    println!(
+        "creating {file_count} empty files in the temp folder (one copy's file creations, the floor of any copy here): {:.3} s",
+        floor.as_secs_f64()
+    );
     println!(
         "one target (`--target packages/bench/kubevirt-00`) on the whole tree: {:.3} s, of which its {runs_per_package} runs by hand take {:.3} s: {:.3} s of tether (target < 0.5 s)",
         one.as_secs_f64(),
