@@ -410,6 +410,84 @@ enum Outcome {
     },
 }
 
+/// The effective rule settings of one file and where each came from, as
+/// `tether check --show-settings FILE` prints them: the rule defaults, then the
+/// yamllint configuration, `[rules]`, `[[overrides]]` and `--select`.
+///
+/// ```
+/// let text = tether::show_settings(
+///     tether::ConfigSource::One(tether::Config::from_toml("[rules]\ncomment-indentation = \"off\"\n").unwrap()),
+///     "examples/kubevirt/templates/kubevirt-cr.yaml",
+/// ).unwrap();
+/// assert!(text.contains("comment-indentation = off"), "{text}");
+/// ```
+pub fn show_settings(
+    configs: ConfigSource,
+    file: impl AsRef<Path>,
+) -> Result<String, crate::error::Error> {
+    let file = file.as_ref();
+    let resolver = match configs {
+        ConfigSource::One(config) => Resolver::one(config),
+        ConfigSource::Nearest {
+            mut fallback,
+            select,
+        } => {
+            if !select.is_empty() {
+                fallback.select(&select)?;
+            }
+            Resolver::discover(fallback, select)
+        }
+    };
+    let absolute = crate::paths::absolute(file);
+    if std::fs::symlink_metadata(&absolute).is_err() {
+        return Err(crate::error::Error::NotFound {
+            path: file.to_path_buf(),
+        });
+    }
+    let config = resolver
+        .config_for(&absolute)
+        .map_err(crate::error::Error::Configuration)?;
+    let relative = crate::paths::relative_to(&absolute, &config.root);
+    let mut trace = crate::yamllint::Trace::default();
+    let settings = config.settings_traced(&relative, Some(&mut trace));
+    let mut out = format!("Settings of {}\n", file.display());
+    out.push_str(&format!(
+        "  tether.toml: {}\n",
+        config
+            .file
+            .as_ref()
+            .map_or("none (tether's defaults)".to_string(), |path| path
+                .display()
+                .to_string())
+    ));
+    out.push_str(&format!(
+        "  yamllint:    {}\n",
+        config.yamllint.as_ref().map_or(
+            "none found (no `yamllint-config`, `.yamllint*`, or chart-testing `lint-conf`)"
+                .to_string(),
+            |yamllint| format!("{} ({})", yamllint.path.display(), yamllint.found)
+        )
+    ));
+    if !config.includes(&relative) {
+        out.push_str("  (the configuration's `include`/`exclude` leave this file out: `tether check` skips it)\n");
+    }
+    out.push('\n');
+    for (rule, level) in &settings.levels {
+        let head = format!("{rule} = {}", level.as_str());
+        out.push_str(&format!(
+            "{head:<36} {}\n",
+            trace.origin(rule, "level").unwrap_or_default()
+        ));
+        for (r, setting, value, origin) in &trace.entries {
+            if r == rule && setting != "level" {
+                let line = format!("  {setting} = {value}");
+                out.push_str(&format!("{line:<36} {origin}\n"));
+            }
+        }
+    }
+    Ok(out)
+}
+
 /// `changed_lines`: keep only the findings on lines that changed (a finding counts when
 /// any of its ranges, labels included, touches one: a required comment whose comment
 /// line changed though its key did not).
@@ -579,11 +657,32 @@ pub fn check_bytes(
     let suppressions = unused_suppression::suppressions(&context);
     context.suppressions = &suppressions;
 
+    // yamllint's own suppression comments, for the rules that mirror its rules.
+    let yamllint_directives = crate::yamllint::Directives::read(
+        source.line_text(0),
+        context
+            .comments
+            .iter()
+            .filter(|comment| comment.style == CommentStyle::Yaml)
+            .map(|comment| {
+                (
+                    comment.line,
+                    &source.text[comment.span.clone()],
+                    comment.own_line,
+                )
+            }),
+    );
     let mut diagnostics = Vec::new();
     for (registered, severity) in enabled {
         let mut reporter = Reporter::new(registered.rule.name(), severity, relative);
         registered.rule.check(&context, &mut reporter);
-        let found = reporter.into_diagnostics();
+        let mut found = reporter.into_diagnostics();
+        if !yamllint_directives.is_empty() {
+            found.retain(|diagnostic| {
+                !yamllint_directives
+                    .suppresses(&diagnostic.rule, source.line_of(diagnostic.range.start))
+            });
+        }
         if registered.rule.name() == "unused-suppression" {
             diagnostics.extend(found);
         } else {

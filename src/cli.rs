@@ -58,6 +58,11 @@ pub enum Command {
         /// With --changed-since: report only findings on changed lines.
         #[arg(long, requires = "changed_since")]
         changed_lines: bool,
+        /// Print the effective rule settings of FILE and where each came from
+        /// (defaults, yamllint or chart-testing configuration, `tether.toml`), then
+        /// exit without checking.
+        #[arg(long, value_name = "FILE")]
+        show_settings: Option<PathBuf>,
     },
     /// Prove that a regeneration command (`make update`) is a no-op on the committed
     /// files, a fixpoint, restores every configured block byte for byte, and keeps
@@ -175,6 +180,14 @@ pub fn run(args: Args) -> ExitCode {
     let code = match args.command {
         Command::Map { format, files } => map(format, &files),
         Command::Check {
+            config,
+            select,
+            show_settings: Some(file),
+            ..
+        } => or_trouble(
+            settings(&file, config.as_deref(), &select).map_err(|error| error.to_string()),
+        ),
+        Command::Check {
             paths,
             config,
             format,
@@ -184,6 +197,7 @@ pub fn run(args: Args) -> ExitCode {
             fail_on,
             changed_since,
             changed_lines,
+            show_settings: None,
         } => check(
             &paths,
             config.as_deref(),
@@ -256,6 +270,34 @@ fn load_config(paths: &[PathBuf], explicit: Option<&Path>) -> Result<Config, Con
         Some(found) => Config::load(&found),
         None => Ok(Config::default_for(absolute(Path::new(".")))),
     }
+}
+
+/// `tether check --show-settings FILE`.
+fn settings(file: &Path, explicit: Option<&Path>, select: &[String]) -> Result<u8, tether::Error> {
+    let configs = match explicit {
+        Some(path) => {
+            let mut config = Config::load(path)?;
+            if !select.is_empty() {
+                config.select(select)?;
+            }
+            ConfigSource::One(config)
+        }
+        None => ConfigSource::Nearest {
+            fallback: Config::default_for(absolute(Path::new("."))),
+            select: select.to_vec(),
+        },
+    };
+    let text = tether::show_settings(configs, file)?;
+    // Paths below the working directory are shown relative to it.
+    let shown = match std::env::current_dir() {
+        Ok(current) => text.replace(&format!("{}/", current.display()), ""),
+        Err(_) => text,
+    };
+    Ok(if print_out(&shown) {
+        exit::OK
+    } else {
+        exit::TROUBLE
+    })
 }
 
 /// Writes to standard output; false when it is closed.
@@ -570,7 +612,7 @@ fn init(folder: &Path, force: bool) -> Result<u8, String> {
         }
         _ => {}
     }
-    std::fs::write(&path, Config::starter_toml())
+    std::fs::write(&path, Config::starter_toml_in(folder))
         .map_err(|error| format!("cannot write {}: {error}", path.display()))?;
     println!(
         "wrote {}; run `tether check {}`",

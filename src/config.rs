@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use schemars::JsonSchema;
@@ -19,6 +20,7 @@ use crate::error::ConfigError;
 use crate::key_pattern::KeyPattern;
 use crate::rules::{self, Level, PlacementSetting, Require, RuleSettings};
 use crate::yaml::directives::Directives;
+use crate::yamllint::{Trace, Yamllint};
 
 /// The name tether looks for.
 pub const FILE_NAME: &str = "tether.toml";
@@ -67,6 +69,13 @@ pub struct ConfigFile {
     /// Where `tether snapshot` keeps its comment-map snapshots.
     #[serde(default)]
     pub snapshot: SnapshotEntry,
+    /// The yamllint configuration the comment rules follow where this file sets
+    /// nothing for them (`".github/configs/lintconf.yaml"`), relative to this file's
+    /// folder. Default: the nearest `.yamllint`, `.yamllint.yaml` or `.yamllint.yml`
+    /// at or above each file, else chart-testing's `lint-conf` (README: "Next to
+    /// yamllint and chart-testing").
+    #[schemars(with = "Option<String>")]
+    pub yamllint_config: Option<Spanned<String>>,
 }
 
 /// The `[snapshot]` table.
@@ -230,8 +239,18 @@ pub struct Config {
     pub(crate) fingerprint: u64,
     include: GlobSet,
     exclude: GlobSet,
+    /// Every rule's default level and options.
     settings: RuleSettings,
-    overrides: Vec<(GlobSet, Vec<(usize, RuleSetting)>)>,
+    /// `[rules]`, with where each is written.
+    rules: Vec<CompiledSetting>,
+    overrides: Vec<(GlobSet, Vec<CompiledSetting>)>,
+    /// The yamllint configuration the comment rules follow, where `tether.toml`
+    /// does not set them.
+    pub(crate) yamllint: Option<Arc<Yamllint>>,
+    /// Whether `yamllint-config` named it (else it is the one found for the folder).
+    pub(crate) yamllint_named: bool,
+    /// `--select`: the only rules that run.
+    selected: Option<Vec<usize>>,
     pub(crate) require: Vec<Require>,
     pub(crate) idem: Vec<IdemTarget>,
     /// Comments addressed to tools, which document no key.
@@ -344,7 +363,11 @@ impl Config {
             include: default_include(),
             exclude: GlobSet::empty(),
             settings: rules::default_settings(),
+            rules: Vec::new(),
             overrides: Vec::new(),
+            yamllint: None,
+            yamllint_named: false,
+            selected: None,
             require: Vec::new(),
             idem: Vec::new(),
             directives: Directives::default(),
@@ -420,6 +443,14 @@ impl Config {
     /// A commented starter `tether.toml`, as `tether init` writes it.
     pub fn starter_toml() -> String {
         starter()
+    }
+
+    /// The starter `tether.toml` for `folder`, as `tether init FOLDER` writes it: it
+    /// also states which yamllint or chart-testing configuration the comment rules
+    /// inherit there, and names one with `yamllint-config` when it sits where
+    /// chart-testing setups keep it (`.github/configs/lintconf.yaml`).
+    pub fn starter_toml_in(folder: impl AsRef<Path>) -> String {
+        starter_in(folder.as_ref())
     }
 
     /// The JSON schema of `tether.toml`, for editors.
@@ -511,15 +542,40 @@ impl Config {
         };
 
         let exclude = compile_globs(&file.exclude, "exclude", &errors)?;
-        let mut settings = rules::default_settings();
-        for (index, setting) in compile_rules(&file.rules, &errors)? {
-            apply(&mut settings, index, &setting);
-        }
+        let rules = compile_rules(&file.rules, "[rules]", &errors)?;
         let mut overrides = Vec::new();
         for entry in &file.overrides {
             let files = compile_globs(&entry.files, "overrides.files", &errors)?;
-            overrides.push((files, compile_rules(&entry.rules, &errors)?));
+            overrides.push((
+                files,
+                compile_rules(&entry.rules, "[[overrides]]", &errors)?,
+            ));
         }
+        let yamllint = match &file.yamllint_config {
+            Some(named) => {
+                let target = root.join(named.get_ref());
+                if named.get_ref().is_empty() || !target.is_file() {
+                    return Err(errors.at(
+                        named.span(),
+                        format!(
+                            "`yamllint-config` names {:?}, which is not a file; write its path relative to this file's folder, such as \".github/configs/lintconf.yaml\"",
+                            named.get_ref()
+                        ),
+                    ));
+                }
+                let top = crate::yamllint::repository_top(&root).unwrap_or_else(|| root.clone());
+                Some(Arc::new(Yamllint::read(
+                    &target,
+                    &top,
+                    format!(
+                        "`yamllint-config` in {}:{}",
+                        path.display(),
+                        errors.line_of(&named.span())
+                    ),
+                )?))
+            }
+            None => None,
+        };
         if let Some(pattern) = file
             .require
             .iter()
@@ -557,11 +613,16 @@ impl Config {
         Ok(Config {
             root,
             file: Some(path.to_path_buf()),
-            fingerprint: xxhash_rust::xxh3::xxh3_64(text.as_bytes()),
+            fingerprint: xxhash_rust::xxh3::xxh3_64(text.as_bytes())
+                ^ yamllint.as_ref().map_or(0, |yamllint| yamllint.fingerprint),
             include,
             exclude,
-            settings,
+            settings: rules::default_settings(),
+            rules,
             overrides,
+            yamllint_named: yamllint.is_some(),
+            yamllint,
+            selected: None,
             require,
             idem,
             directives: Directives::with_extra(file.directives.clone()),
@@ -592,16 +653,10 @@ impl Config {
                 })?;
             selected.push(index);
         }
-        for (index, (_, level)) in self.settings.levels.iter_mut().enumerate() {
-            if !selected.contains(&index) {
-                *level = Level::Off;
-            } else if *level == Level::Off {
-                *level = Level::Warn;
-            }
-        }
         for (_, rules) in &mut self.overrides {
-            rules.retain(|(index, _)| selected.contains(index));
+            rules.retain(|(index, ..)| selected.contains(index));
         }
+        self.selected = Some(selected);
         // Cached findings were made with other rules.
         self.fingerprint ^= xxhash_rust::xxh3::xxh3_64(names.join(",").as_bytes()).rotate_left(1);
         Ok(())
@@ -612,32 +667,113 @@ impl Config {
         self.include.is_match(relative) && !self.exclude.is_match(relative)
     }
 
-    /// The rule settings for one file, `[[overrides]]` applied.
+    /// The rule settings for one file (relative to [`Config::root`]): the defaults,
+    /// then the yamllint configuration, `[rules]`, `[[overrides]]` and `--select`,
+    /// each later one winning where it speaks.
     pub(crate) fn settings_for(&self, relative: &Path) -> RuleSettings {
+        self.settings_traced(relative, None)
+    }
+
+    /// [`Config::settings_for`], recording in `trace` where each setting came from.
+    pub(crate) fn settings_traced(
+        &self,
+        relative: &Path,
+        mut trace: Option<&mut Trace>,
+    ) -> RuleSettings {
         let mut settings = self.settings.clone();
+        if let Some(trace) = trace.as_deref_mut() {
+            for (rule, level) in &settings.levels {
+                trace.set(rule, "level", level.as_str(), "the rule's default");
+            }
+            let defaults = &settings.options;
+            trace.set(
+                "inline-comment-spacing",
+                "min-spaces",
+                &defaults.min_spaces.to_string(),
+                "the rule's default",
+            );
+            trace.set(
+                "comment-starting-space",
+                "ignore-shebangs",
+                &defaults.ignore_shebangs.to_string(),
+                "the rule's default",
+            );
+        }
+        if let Some(yamllint) = &self.yamllint {
+            yamllint.apply(&self.root.join(relative), &mut settings, &mut trace);
+        }
+        for (index, setting, origin) in &self.rules {
+            apply(&mut settings, *index, setting, origin, &mut trace);
+        }
         for (files, rules) in &self.overrides {
             if files.is_match(relative) {
-                for (index, setting) in rules {
-                    apply(&mut settings, *index, setting);
+                for (index, setting, origin) in rules {
+                    apply(&mut settings, *index, setting, origin, &mut trace);
+                }
+            }
+        }
+        if let Some(selected) = &self.selected {
+            for (index, (rule, level)) in settings.levels.iter_mut().enumerate() {
+                let new = if !selected.contains(&index) {
+                    Level::Off
+                } else if *level == Level::Off {
+                    Level::Warn
+                } else {
+                    continue;
+                };
+                *level = new;
+                if let Some(trace) = trace.as_deref_mut() {
+                    trace.set(rule, "level", new.as_str(), "--select");
                 }
             }
         }
         settings
     }
+
+    /// This configuration with `yamllint` as the yamllint configuration of its files
+    /// (unless `tether.toml` names one, which always wins).
+    pub(crate) fn with_yamllint(&self, yamllint: Option<Arc<Yamllint>>) -> Config {
+        let mut config = self.clone();
+        if !config.yamllint_named {
+            let old = config.yamllint.as_ref().map_or(0, |y| y.fingerprint);
+            let new = yamllint.as_ref().map_or(0, |y| y.fingerprint);
+            config.fingerprint ^= old ^ new;
+            config.yamllint = yamllint;
+        }
+        config
+    }
 }
 
-fn apply(settings: &mut RuleSettings, index: usize, setting: &RuleSetting) {
+fn apply(
+    settings: &mut RuleSettings,
+    index: usize,
+    setting: &RuleSetting,
+    origin: &str,
+    trace: &mut Option<&mut Trace>,
+) {
+    let rule = settings.levels[index].0;
+    let mut record = |what: &str, value: String| {
+        if let Some(trace) = trace.as_deref_mut() {
+            trace.set(rule, what, &value, origin);
+        }
+    };
     match setting {
-        RuleSetting::Level(level) => settings.levels[index].1 = *level,
+        RuleSetting::Level(level) => {
+            settings.levels[index].1 = *level;
+            record("level", level.as_str().to_string());
+        }
         RuleSetting::Table(table) => {
             if let Some(level) = table.level {
                 settings.levels[index].1 = level;
+                record("level", level.as_str().to_string());
             }
             if let Some(ignore_shebangs) = table.ignore_shebangs {
                 settings.options.ignore_shebangs = ignore_shebangs;
+                record("ignore-shebangs", ignore_shebangs.to_string());
             }
             if let Some(min_spaces) = table.min_spaces {
                 settings.options.min_spaces = min_spaces;
+                record("min-spaces", min_spaces.to_string());
             }
         }
     }
@@ -737,10 +873,15 @@ fn compile_globs(
     })
 }
 
+/// A rule setting of `tether.toml`: the rule's index in `RULES`, the setting, and
+/// where it is written (for `--show-settings`).
+type CompiledSetting = (usize, RuleSetting, String);
+
 fn compile_rules(
     rules: &BTreeMap<Spanned<String>, RuleSetting>,
+    table: &str,
     errors: &ErrorContext,
-) -> Result<Vec<(usize, RuleSetting)>, ConfigError> {
+) -> Result<Vec<CompiledSetting>, ConfigError> {
     let mut compiled = Vec::new();
     for (name, setting) in rules {
         let Some(index) = rules::RULES
@@ -776,7 +917,13 @@ fn compile_rules(
                 }
             }
         }
-        compiled.push((index, setting.clone()));
+        let origin = format!(
+            "{} in {}:{}",
+            table,
+            errors.path.display(),
+            errors.line_of(&name.span())
+        );
+        compiled.push((index, setting.clone(), origin));
     }
     Ok(compiled)
 }
@@ -1057,11 +1204,97 @@ fn unwrap_descriptions(value: &mut serde_json::Value) {
 
 /// The commented starter `tether init` writes.
 pub fn starter() -> String {
+    starter_with("")
+}
+
+/// The starter for a `tether.toml` in `folder`: it states the yamllint or
+/// chart-testing configuration the comment rules will follow there, and names one
+/// with `yamllint-config` when it sits where chart-testing setups keep it but tether
+/// would not find it on its own (`.github/configs/lintconf.yaml`).
+pub fn starter_in(folder: &Path) -> String {
+    let folder = crate::paths::absolute(folder);
+    let found = crate::yamllint::discover(&folder);
+    let mut out = String::new();
+    let (yamllint, named) = match found {
+        Err(error) => {
+            out.push_str(&format!(
+                "# A yamllint configuration applies here but cannot be read; fix it, or name\n# another with `yamllint-config`:\n#   {}\n\n",
+                error.to_string().replace('\n', "\n#   ")
+            ));
+            return starter_with(&out);
+        }
+        Ok(Some(yamllint)) => (std::sync::Arc::new(yamllint), None),
+        Ok(None) => {
+            let top = crate::yamllint::repository_top(&folder).unwrap_or_else(|| folder.clone());
+            let Some((file, yamllint)) = crate::yamllint::CI_PLACES.iter().find_map(|place| {
+                let file = top.join(place);
+                file.is_file()
+                    .then(|| Yamllint::read(&file, &top, "named by `yamllint-config` below").ok())
+                    .flatten()
+                    .map(|yamllint| (file, yamllint))
+            }) else {
+                return starter_with("");
+            };
+            (
+                std::sync::Arc::new(yamllint),
+                Some(crate::paths::relative_path(&file, &folder)),
+            )
+        }
+    };
+    out.push_str("# Inherited: where this file sets nothing for them, the comment rules follow\n");
+    out.push_str(&format!(
+        "# the yamllint configuration {}\n",
+        yamllint.path.display()
+    ));
+    match &named {
+        Some(_) => out.push_str(
+            "# (where chart-testing setups keep it; tether finds it only when named here):\n",
+        ),
+        None => out.push_str(&format!("# ({}):\n", yamllint.found)),
+    }
+    let mut settings = rules::default_settings();
+    let mut trace = Trace::default();
+    yamllint.apply(
+        &folder.join("values.yaml"),
+        &mut settings,
+        &mut Some(&mut trace),
+    );
+    if trace.entries.is_empty() {
+        out.push_str("#   it changes nothing for tether's comment rules.\n");
+    }
+    for (rule, setting, value, origin) in &trace.entries {
+        out.push_str(&format!("#   {rule} {setting} = {value}: {origin}\n"));
+    }
+    out.push_str(
+        "# `[rules]` below wins where both speak; `tether check --show-settings FILE`\n\
+         # shows each file's settings and where they came from.\n",
+    );
+    if let Some(named) = named {
+        out.push_str(&format!(
+            "yamllint-config = {:?}\n",
+            named.to_string_lossy()
+        ));
+    }
+    out.push('\n');
+    // Paths as this file's folder sees them, so the file reads the same on every
+    // machine.
+    let shown = crate::paths::relative_path(&yamllint.path, &folder);
+    let out = out.replace(
+        &yamllint.path.display().to_string(),
+        &shown.display().to_string(),
+    );
+    starter_with(&out)
+}
+
+fn starter_with(inherited: &str) -> String {
     let mut out = String::from(
         "# tether.toml: configuration of `tether check` and `tether idem`.\n\
          # Paths and globs are relative to this file's folder.\n\
-         # Reference: `tether rules` and docs/rules.md; schema: schemas/tether.schema.json.\n\n\
-         # Files to check (these are the defaults); files ignored by git are skipped.\n\
+         # Reference: `tether rules` and docs/rules.md; schema: schemas/tether.schema.json.\n\n",
+    );
+    out.push_str(inherited);
+    out.push_str(
+        "# Files to check (these are the defaults); files ignored by git are skipped.\n\
          # include = [\"**/*.yaml\", \"**/*.yml\", \"**/*.tpl\"]\n\
          # exclude = [\"charts/**\"]\n\n\
          # Rule levels: \"error\", \"warn\" or \"off\". The defaults:\n[rules]\n",

@@ -35,6 +35,10 @@ pub enum Error {
     /// A snapshot folder that cannot be read or written.
     #[error("{0}")]
     Snapshot(String),
+    /// The configuration found for a file (its `tether.toml` or yamllint file) is
+    /// broken.
+    #[error("{0}")]
+    Configuration(String),
 }
 
 impl Error {

@@ -55,8 +55,11 @@ mod source;
 mod template;
 mod walk;
 mod yaml;
+mod yamllint;
 
-pub use check::{check_paths, check_with, ChangedSince, CheckOptions, CheckReport, ConfigSource};
+pub use check::{
+    check_paths, check_with, show_settings, ChangedSince, CheckOptions, CheckReport, ConfigSource,
+};
 pub use config::{parse_duration, Config, IdemTarget};
 pub use diagnostic::{Diagnostic, Label, Severity};
 pub use error::{ConfigError, Error};

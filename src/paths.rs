@@ -18,3 +18,19 @@ pub fn absolute(path: &Path) -> PathBuf {
         .map(|current| current.join(path))
         .unwrap_or_else(|_| path.to_path_buf())
 }
+
+/// `path` relative to the folder `from` (both absolute), with `..` where it is not
+/// below it.
+pub fn relative_path(path: &Path, from: &Path) -> PathBuf {
+    let path: Vec<_> = path.components().collect();
+    let from: Vec<_> = from.components().collect();
+    let common = path.iter().zip(&from).take_while(|(a, b)| a == b).count();
+    let mut relative = PathBuf::new();
+    for _ in common..from.len() {
+        relative.push("..");
+    }
+    for part in &path[common..] {
+        relative.push(part);
+    }
+    relative
+}

@@ -2,6 +2,10 @@
 //! folder, as ruff resolves `pyproject.toml`, so the order of paths on the command
 //! line never changes a result; or one configuration for every file (`--config`).
 //!
+//! The yamllint configuration of each folder is resolved here too (see `yamllint`):
+//! a folder's configuration is its `tether.toml`'s with the yamllint file nearest to
+//! it, so a `.yamllint` below a `tether.toml` applies to the files under it.
+//!
 //! Each configuration stands alone: tether does not merge a `tether.toml` with the
 //! ones above it (no `extend`, no `root = true`); the nearest one is the whole truth
 //! for the files below it.
@@ -11,12 +15,16 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use crate::config::{Config, FILE_NAME};
+use crate::yamllint::Yamllint;
+
+/// A folder's yamllint configuration, once looked up.
+type FoundYamllint = Result<Option<Arc<Yamllint>>, String>;
 
 /// Chooses the configuration of each file.
 #[derive(Debug)]
 pub struct Resolver {
-    /// `--config`: one configuration for every file.
-    explicit: Option<Arc<Config>>,
+    /// `--config`: one configuration for every file (or why it cannot be used).
+    explicit: Option<Result<Arc<Config>, String>>,
     /// Where no `tether.toml` is found: the defaults, paths relative to the working
     /// directory.
     fallback: Arc<Config>,
@@ -24,18 +32,29 @@ pub struct Resolver {
     select: Vec<String>,
     /// Per folder: the configuration that applies there, once looked up.
     found: Mutex<HashMap<PathBuf, Result<Arc<Config>, String>>>,
+    /// Per folder: the yamllint configuration that applies there, once looked up.
+    yamllint: Mutex<HashMap<PathBuf, FoundYamllint>>,
 }
 
 impl Resolver {
     /// One configuration for every file.
     pub fn one(config: Config) -> Resolver {
-        let config = Arc::new(config);
-        Resolver {
-            explicit: Some(config.clone()),
-            fallback: config,
+        let mut resolver = Resolver {
+            explicit: None,
+            fallback: Arc::new(config.clone()),
             select: Vec::new(),
             found: Mutex::new(HashMap::new()),
-        }
+            yamllint: Mutex::new(HashMap::new()),
+        };
+        let explicit = if config.yamllint_named {
+            Ok(Arc::new(config))
+        } else {
+            resolver
+                .yamllint_of_folder(&config.root)
+                .map(|yamllint| Arc::new(config.with_yamllint(yamllint)))
+        };
+        resolver.explicit = Some(explicit);
+        resolver
     }
 
     /// The nearest `tether.toml` of each file, `fallback` where there is none, and
@@ -46,6 +65,7 @@ impl Resolver {
             fallback: Arc::new(fallback),
             select,
             found: Mutex::new(HashMap::new()),
+            yamllint: Mutex::new(HashMap::new()),
         }
     }
 
@@ -58,7 +78,7 @@ impl Resolver {
     /// `tether.toml` that should have configured it.
     pub fn config_for(&self, absolute: &Path) -> Result<Arc<Config>, String> {
         if let Some(config) = &self.explicit {
-            return Ok(config.clone());
+            return config.clone();
         }
         let folder = absolute.parent().unwrap_or(absolute);
         self.config_of_folder(folder)
@@ -84,8 +104,50 @@ impl Resolver {
                 None => Ok(self.fallback.clone()),
             }
         };
+        let resolved = resolved.and_then(|config| {
+            if config.yamllint_named {
+                return Ok(config);
+            }
+            let yamllint = self.yamllint_of_folder(folder)?;
+            let same = match (&config.yamllint, &yamllint) {
+                (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+                (None, None) => true,
+                _ => false,
+            };
+            Ok(if same {
+                config
+            } else {
+                Arc::new(config.with_yamllint(yamllint))
+            })
+        });
         self.lock().insert(folder.to_path_buf(), resolved.clone());
         resolved
+    }
+
+    /// The yamllint configuration of the files in `folder`: the nearest `.yamllint*`
+    /// at or above it, else chart-testing's at the repository's top.
+    fn yamllint_of_folder(&self, folder: &Path) -> FoundYamllint {
+        if let Some(known) = self.lock_yamllint().get(folder) {
+            return known.clone();
+        }
+        let found = match crate::yamllint::decided_in(folder) {
+            Some(found) => found
+                .map(|yamllint| yamllint.map(Arc::new))
+                .map_err(|error| error.to_string()),
+            None => match folder.parent() {
+                Some(parent) => self.yamllint_of_folder(parent),
+                None => Ok(None),
+            },
+        };
+        self.lock_yamllint()
+            .insert(folder.to_path_buf(), found.clone());
+        found
+    }
+
+    fn lock_yamllint(&self) -> std::sync::MutexGuard<'_, HashMap<PathBuf, FoundYamllint>> {
+        self.yamllint
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<PathBuf, Result<Arc<Config>, String>>> {

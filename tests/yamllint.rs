@@ -2,7 +2,8 @@
 //! yamllint's `test_comments.py` and `test_comments_indentation.py`, rewritten for this
 //! project in `tests/fixtures/yamllint/` with yamllint 1.38.0's output beside it.
 //!
-//! tether must report exactly what yamllint reports on each. The differences the
+//! tether reads each case's yamllint settings from a `.yamllint` (issue 13) and must
+//! report exactly what yamllint reports on each. The differences the
 //! rules' docs state (template lines, `#` inside actions, helm-docs' `#--`, comments at
 //! the end of a block) concern inputs yamllint's tests do not have; they are covered by
 //! the rule fixtures in `tests/fixtures/rules/`.
@@ -17,51 +18,27 @@ fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/yamllint")
 }
 
-/// The `tether.toml` that says what a case's yamllint settings say.
-fn tether_toml(yamllint: &str) -> String {
-    let setting = |name: &str| {
-        yamllint.lines().find_map(|line| {
-            line.trim()
-                .strip_prefix(name)
-                .and_then(|rest| rest.strip_prefix(':'))
-                .map(|value| value.trim().to_string())
-        })
-    };
-    let mut rules = Vec::new();
-    let comments_off = setting("comments").as_deref() == Some("disable");
-    if comments_off || setting("require-starting-space").as_deref() == Some("false") {
-        rules.push("comment-starting-space = \"off\"".to_string());
-    } else if setting("ignore-shebangs").as_deref() == Some("false") {
-        rules.push(
-            "comment-starting-space = { level = \"warn\", ignore-shebangs = false }".to_string(),
-        );
-    }
-    match setting("min-spaces-from-content") {
-        _ if comments_off => rules.push("inline-comment-spacing = \"off\"".to_string()),
-        Some(spaces) if spaces == "-1" => {
-            rules.push("inline-comment-spacing = \"off\"".to_string())
-        }
-        Some(spaces) => rules.push(format!(
-            "inline-comment-spacing = {{ level = \"warn\", min-spaces = {spaces} }}"
-        )),
-        None => {}
-    }
-    if setting("comments-indentation").as_deref() == Some("disable") {
-        rules.push("comment-indentation = \"off\"".to_string());
-    }
-    format!("[rules]\n{}\n", rules.join("\n"))
-}
-
 /// What tether reports on a case, in the form of `expected.txt`.
+///
+/// tether reads the case's settings itself: they are written as the `.yamllint` of a
+/// copy of the case, the way yamllint was run to make `expected.txt` (`extends:
+/// default` and the case's rules), so the mapping of yamllint's configuration onto
+/// tether's rules is checked along with the rules.
 fn tether_findings(case: &Path) -> String {
     let yamllint = std::fs::read_to_string(case.join("yamllint.yaml")).expect("yamllint.yaml");
-    let toml = tether_toml(&yamllint);
-    let config =
-        Config::from_toml_in(&toml, case).unwrap_or_else(|error| panic!("{toml}: {error}"));
+    let copy = tempfile::tempdir().expect("a temp folder");
+    std::fs::copy(case.join("input.yaml"), copy.path().join("input.yaml")).expect("copied");
+    let indented: String = yamllint.lines().map(|line| format!("  {line}\n")).collect();
+    std::fs::write(
+        copy.path().join(".yamllint"),
+        format!("extends: default\nrules:\n{indented}"),
+    )
+    .expect("written");
+    let config = Config::from_toml_in("", copy.path()).expect("an empty tether.toml");
     let report = check_with(
         ConfigSource::One(config),
-        &[case.join("input.yaml")],
-        &CheckOptions::default().full(true),
+        &[copy.path().join("input.yaml")],
+        &CheckOptions::default().full(true).cache(false),
     )
     .expect("the check starts");
     let mut lines: Vec<(usize, usize, String)> = report

@@ -10,6 +10,11 @@ use crate::yaml::model::CommentStyle;
 /// indented like the next content line, like the previous one when that is deeper, or
 /// like the comment line directly above it.
 ///
+/// Where `tether.toml` sets nothing for this rule, the repository's yamllint
+/// configuration decides (`yamllint-config`, the nearest `.yamllint`, or
+/// chart-testing's `lint-conf`; README, "Next to yamllint and chart-testing"), and
+/// yamllint's `# yamllint disable…` comments for its rule apply.
+///
 /// Differences from yamllint, all deliberate, to avoid the false positives its users
 /// report:
 /// - template lines (`{{- if … }}`, `{{- end }}`, `{{- include … | nindent 4 }}`) are

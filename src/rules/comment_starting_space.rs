@@ -14,6 +14,11 @@ use crate::yaml::model::CommentStyle;
 /// `[rules.comment-starting-space] ignore-shebangs = false` (yamllint's
 /// `ignore-shebangs`).
 ///
+/// Where `tether.toml` sets nothing for this rule, the repository's yamllint
+/// configuration decides (`yamllint-config`, the nearest `.yamllint`, or
+/// chart-testing's `lint-conf`; README, "Next to yamllint and chart-testing"), and
+/// yamllint's `# yamllint disable…` comments for its rule apply.
+///
 /// Differences from yamllint, all deliberate:
 /// - only real comments are checked: a `#` inside a template action, a quoted
 ///   string or a block scalar is text, and template comments `{{/* */}}` are not

