@@ -209,18 +209,7 @@ pub fn check_with<P: AsRef<Path>>(
     options: &CheckOptions,
 ) -> Result<CheckReport, crate::error::Error> {
     let inputs: Vec<PathBuf> = paths.iter().map(|p| p.as_ref().to_path_buf()).collect();
-    let resolver = match configs {
-        ConfigSource::One(config) => Resolver::one(config),
-        ConfigSource::Nearest {
-            mut fallback,
-            select,
-        } => {
-            if !select.is_empty() {
-                fallback.select(&select)?;
-            }
-            Resolver::discover(fallback, select)
-        }
-    };
+    let resolver = configs.resolver()?;
     let changes = match &options.changed_since {
         Some(since) => Some(
             Changes::since(&since.repository, &since.revision)
@@ -410,6 +399,24 @@ enum Outcome {
     },
 }
 
+impl ConfigSource {
+    /// What chooses each file's configuration, `--select` applied.
+    fn resolver(self) -> Result<Resolver, crate::error::Error> {
+        Ok(match self {
+            ConfigSource::One(config) => Resolver::one(config),
+            ConfigSource::Nearest {
+                mut fallback,
+                select,
+            } => {
+                if !select.is_empty() {
+                    fallback.select(&select)?;
+                }
+                Resolver::discover(fallback, select)
+            }
+        })
+    }
+}
+
 /// The effective rule settings of one file and where each came from, as
 /// `tether check --show-settings FILE` prints them: the rule defaults, then the
 /// yamllint configuration, `[rules]`, `[[overrides]]` and `--select`.
@@ -426,18 +433,7 @@ pub fn show_settings(
     file: impl AsRef<Path>,
 ) -> Result<String, crate::error::Error> {
     let file = file.as_ref();
-    let resolver = match configs {
-        ConfigSource::One(config) => Resolver::one(config),
-        ConfigSource::Nearest {
-            mut fallback,
-            select,
-        } => {
-            if !select.is_empty() {
-                fallback.select(&select)?;
-            }
-            Resolver::discover(fallback, select)
-        }
-    };
+    let resolver = configs.resolver()?;
     let absolute = crate::paths::absolute(file);
     if std::fs::symlink_metadata(&absolute).is_err() {
         return Err(crate::error::Error::NotFound {

@@ -5,24 +5,7 @@ mod common;
 use std::path::Path;
 use std::process::Command;
 
-/// Runs `tether` with `args` in `dir` and renders what it did, temp paths filtered.
-fn run_in(dir: &Path, args: &[&str]) -> String {
-    let output = Command::new(env!("CARGO_BIN_EXE_tether"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("the tether binary runs");
-    let render = format!(
-        "exit code: {}\n----- stdout -----\n{}----- stderr -----\n{}",
-        output
-            .status
-            .code()
-            .map_or("signal".to_string(), |c| c.to_string()),
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr),
-    );
-    render.replace(&dir.display().to_string(), "[DIR]")
-}
+use common::run_in;
 
 fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))

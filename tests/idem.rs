@@ -86,15 +86,7 @@ fn idem(dir: &Path, args: &[&str]) -> String {
         .filter(|name| name.to_string_lossy().starts_with("tether-idem-"))
         .collect();
     assert!(left.is_empty(), "sandbox copies left behind: {left:?}");
-    let render = format!(
-        "exit code: {}\n----- stdout -----\n{}----- stderr -----\n{}",
-        output
-            .status
-            .code()
-            .map_or("signal".into(), |c| c.to_string()),
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr),
-    );
+    let render = common::render_output(&output);
     filter(&render.replace(&dir.display().to_string(), "[REPO]"))
 }
 

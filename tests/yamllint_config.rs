@@ -25,25 +25,7 @@ fn fixture_repository() -> tempfile::TempDir {
     dir
 }
 
-/// Runs `tether` with `args` in `dir`: exit code, stdout and stderr, temp paths
-/// filtered.
-fn run_in(dir: &Path, args: &[&str]) -> String {
-    let output = Command::new(env!("CARGO_BIN_EXE_tether"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("the tether binary runs");
-    let render = format!(
-        "exit code: {}\n----- stdout -----\n{}----- stderr -----\n{}",
-        output
-            .status
-            .code()
-            .map_or("signal".to_string(), |c| c.to_string()),
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr),
-    );
-    render.replace(&dir.display().to_string(), "[DIR]")
-}
+use common::run_in;
 
 macro_rules! assert_snapshot {
     ($name:literal, $value:expr) => {
@@ -445,4 +427,33 @@ fn argo_helm_with_its_lintconf_gets_no_inline_spacing_findings() {
     .expect("written");
     let after = count(copy.path());
     assert_eq!((before, after), (42, 0));
+}
+
+/// A yamllint directive that silences nothing of tether's is yamllint's business:
+/// never an `unused-suppression` finding, and never documentation of a key.
+#[test]
+fn yamllint_directives_that_silence_nothing_are_not_reported() {
+    let dir = tempfile::tempdir().expect("a temp folder");
+    std::fs::write(
+        dir.path().join("values.yaml"),
+        "# yamllint disable rule:line-length\n# -- replicas of the app\nreplicas: 2  # yamllint disable-line rule:comments\n# yamllint enable\n",
+    )
+    .expect("written");
+    let output = Command::new(env!("CARGO_BIN_EXE_tether"))
+        .args(["check", "--no-cache", "--format", "json", "values.yaml"])
+        .arg("--select")
+        .arg("unused-suppression")
+        .args(["--select", "detached-comment", "--select", "orphan-value-doc"])
+        .current_dir(dir.path())
+        .output()
+        .expect("the tether binary runs");
+    let report: serde_json::Value =
+        serde_json::from_slice(&output.stdout).expect("tether prints JSON");
+    assert_eq!(report["diagnostics"], serde_json::json!([]), "{report:#}");
+    let map = run_in(dir.path(), &["map", "values.yaml"]);
+    assert!(
+        map.contains("replicas  leading@2 \"-- replicas of the app\"")
+            && map.contains("directive@1 \"yamllint disable rule:line-length\""),
+        "{map}"
+    );
 }

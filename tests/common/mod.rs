@@ -140,3 +140,26 @@ pub fn tools_present(tools: &[&str]) -> bool {
     eprintln!("skipping: {missing:?} not installed");
     false
 }
+
+/// What a run of a program did, as the snapshots show it: exit code, stdout, stderr.
+pub fn render_output(output: &std::process::Output) -> String {
+    format!(
+        "exit code: {}\n----- stdout -----\n{}----- stderr -----\n{}",
+        output
+            .status
+            .code()
+            .map_or("signal".to_string(), |c| c.to_string()),
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr),
+    )
+}
+
+/// Runs `tether` with `args` in `dir` and renders what it did, `dir` shown as `[DIR]`.
+pub fn run_in(dir: &Path, args: &[&str]) -> String {
+    let output = Command::new(env!("CARGO_BIN_EXE_tether"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("the tether binary runs");
+    render_output(&output).replace(&dir.display().to_string(), "[DIR]")
+}
