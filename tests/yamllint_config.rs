@@ -443,7 +443,12 @@ fn yamllint_directives_that_silence_nothing_are_not_reported() {
         .args(["check", "--no-cache", "--format", "json", "values.yaml"])
         .arg("--select")
         .arg("unused-suppression")
-        .args(["--select", "detached-comment", "--select", "orphan-value-doc"])
+        .args([
+            "--select",
+            "detached-comment",
+            "--select",
+            "orphan-value-doc",
+        ])
         .current_dir(dir.path())
         .output()
         .expect("the tether binary runs");
@@ -455,5 +460,45 @@ fn yamllint_directives_that_silence_nothing_are_not_reported() {
         map.contains("replicas  leading@2 \"-- replicas of the app\"")
             && map.contains("directive@1 \"yamllint disable rule:line-length\""),
         "{map}"
+    );
+}
+
+/// The findings cache is keyed by the yamllint file too: editing `.yamllint` changes
+/// the findings of the next run, though no checked file changed.
+#[test]
+fn editing_the_yamllint_file_invalidates_cached_findings() {
+    let repo = common::repository(&[
+        ("tether.toml", ""),
+        (
+            ".yamllint",
+            "extends: default\nrules:\n  comments:\n    min-spaces-from-content: 1\n",
+        ),
+        ("values.yaml", "replicas: 2 # one space\n"),
+    ]);
+    let run = || {
+        let output = Command::new(env!("CARGO_BIN_EXE_tether"))
+            .args(["check", "values.yaml"])
+            .current_dir(repo.path())
+            .output()
+            .expect("the tether binary runs");
+        String::from_utf8_lossy(&output.stdout)
+            .lines()
+            .last()
+            .unwrap_or("")
+            .to_string()
+    };
+    let first = run();
+    assert!(
+        repo.path().join(".tether_cache").exists(),
+        "the run wrote its cache"
+    );
+    std::fs::write(repo.path().join(".yamllint"), "extends: default\n").expect("written");
+    let second = run();
+    assert_eq!(
+        (first.as_str(), second.as_str()),
+        (
+            "tether: no findings in 1 file",
+            "tether: 1 warning in 1 file"
+        )
     );
 }
