@@ -122,21 +122,27 @@ pub struct IdemEntry {
 }
 
 /// A rule's level, or a table of its level and options.
-#[derive(Debug, Clone, PartialEq, Eq, JsonSchema)]
-#[serde(untagged)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum RuleSetting {
     Level(Level),
-    Table(RuleTable),
+    /// `level` (if set) and the rule's options, checked against the rule's options
+    /// type when the configuration is compiled.
+    Table(Option<Level>, toml::Table),
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, JsonSchema)]
-#[serde(rename_all = "kebab-case")]
-pub struct RuleTable {
-    pub level: Option<Level>,
-    /// `inline-comment-spacing`: how many spaces must separate content from `#`.
-    pub min_spaces: Option<usize>,
-    /// `comment-starting-space`: accept `#!` on the file's first line (default true).
-    pub ignore_shebangs: Option<bool>,
+impl JsonSchema for RuleSetting {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "RuleSetting".into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        // Each rule's own schema replaces this one in the generated file
+        // (`rule_settings_schema`); this is what any rule accepts.
+        let level = generator.subschema_for::<Level>();
+        schemars::json_schema!({
+            "anyOf": [level, {"type": "object", "properties": {"level": level}}]
+        })
+    }
 }
 
 impl<'de> Deserialize<'de> for RuleSetting {
@@ -145,28 +151,26 @@ impl<'de> Deserialize<'de> for RuleSetting {
         impl<'de> Visitor<'de> for SettingVisitor {
             type Value = RuleSetting;
             fn expecting(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
-                formatter.write_str("\"error\", \"warn\", \"off\", or a table with `level`")
+                formatter.write_str(
+                    "\"error\", \"warn\", \"off\", or a table with `level` and the rule's options",
+                )
             }
             fn visit_str<E: de::Error>(self, value: &str) -> Result<RuleSetting, E> {
                 Level::deserialize(de::value::StrDeserializer::<E>::new(value))
                     .map(RuleSetting::Level)
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RuleSetting, A::Error> {
-                let mut table = RuleTable::default();
+                let mut level = None;
+                let mut options = toml::Table::new();
                 while let Some(key) = map.next_key::<String>()? {
-                    match key.as_str() {
-                        "level" => table.level = Some(map.next_value()?),
-                        "min-spaces" => table.min_spaces = Some(map.next_value()?),
-                        "ignore-shebangs" => table.ignore_shebangs = Some(map.next_value()?),
-                        other => {
-                            return Err(de::Error::unknown_field(
-                                other,
-                                &["level", "min-spaces", "ignore-shebangs"],
-                            ))
-                        }
+                    if key == "level" {
+                        level = Some(map.next_value()?);
+                    } else {
+                        let value: toml::Value = map.next_value()?;
+                        options.insert(key, value);
                     }
                 }
-                Ok(RuleSetting::Table(table))
+                Ok(RuleSetting::Table(level, options))
             }
         }
         deserializer.deserialize_any(SettingVisitor)
@@ -685,19 +689,11 @@ impl Config {
             for (rule, level) in &settings.levels {
                 trace.set(rule, "level", level.as_str(), "the rule's default");
             }
-            let defaults = &settings.options;
-            trace.set(
-                "inline-comment-spacing",
-                "min-spaces",
-                &defaults.min_spaces.to_string(),
-                "the rule's default",
-            );
-            trace.set(
-                "comment-starting-space",
-                "ignore-shebangs",
-                &defaults.ignore_shebangs.to_string(),
-                "the rule's default",
-            );
+            for ((rule, _), options) in settings.levels.iter().zip(&settings.options) {
+                for (key, value) in options {
+                    trace.set(rule, key, &value.to_string(), "the rule's default");
+                }
+            }
         }
         if let Some(yamllint) = &self.yamllint {
             yamllint.apply(&self.root.join(relative), &mut settings, &mut trace);
@@ -762,18 +758,14 @@ fn apply(
             settings.levels[index].1 = *level;
             record("level", level.as_str().to_string());
         }
-        RuleSetting::Table(table) => {
-            if let Some(level) = table.level {
-                settings.levels[index].1 = level;
+        RuleSetting::Table(level, options) => {
+            if let Some(level) = level {
+                settings.levels[index].1 = *level;
                 record("level", level.as_str().to_string());
             }
-            if let Some(ignore_shebangs) = table.ignore_shebangs {
-                settings.options.ignore_shebangs = ignore_shebangs;
-                record("ignore-shebangs", ignore_shebangs.to_string());
-            }
-            if let Some(min_spaces) = table.min_spaces {
-                settings.options.min_spaces = min_spaces;
-                record("min-spaces", min_spaces.to_string());
+            for (key, value) in options {
+                settings.options[index].insert(key.clone(), value.clone());
+                record(key, value.to_string());
             }
         }
     }
@@ -899,23 +891,31 @@ fn compile_rules(
                 ),
             ));
         };
-        if let RuleSetting::Table(table) = setting {
+        if let RuleSetting::Table(_, options) = setting {
             let rule = rules::RULES[index].rule;
-            let given = [
-                ("min-spaces", table.min_spaces.is_some()),
-                ("ignore-shebangs", table.ignore_shebangs.is_some()),
-            ];
-            for (option, _) in given.iter().filter(|(_, given)| *given) {
-                if !rule.options().contains(option) {
-                    return Err(errors.at(
-                        name.span(),
-                        format!(
-                            "rule `{}` takes no option `{option}`; write only `level` in its table",
-                            rule.name()
-                        ),
-                    ));
-                }
+            if let Some(option) = options
+                .keys()
+                .next()
+                .filter(|_| rule.default_options().is_empty())
+            {
+                return Err(errors.at(
+                    name.span(),
+                    format!(
+                        "rule `{}` takes no option `{option}`; write only `level` in its table",
+                        rule.name()
+                    ),
+                ));
             }
+            rule.check_options(options).map_err(|message| {
+                errors.at(
+                    name.span(),
+                    format!(
+                        "rule `{}`: {message}; `tether rules {}` lists its options",
+                        rule.name(),
+                        rule.name()
+                    ),
+                )
+            })?;
         }
         let origin = format!(
             "{} in {}:{}",
@@ -1177,14 +1177,65 @@ pub fn json_schema() -> String {
     if let Some(object) = value.as_object_mut() {
         object.insert(
             "$comment".into(),
-            "generated by `cargo xtask codegen` from src/config.rs; do not edit".into(),
+            "generated by `cargo xtask codegen` from src/config.rs and each rule's `declare_rule!`; do not edit".into(),
         );
+    }
+    // `[rules]` and `[[overrides]] rules`: one entry per rule, its options from the
+    // rule's own options type.
+    if let Some(definitions) = value.get_mut("$defs").and_then(|d| d.as_object_mut()) {
+        definitions.remove("RuleSetting");
+        definitions.insert("Rules".into(), rule_settings_schema());
+    }
+    let reference = serde_json::json!({"$ref": "#/$defs/Rules"});
+    for pointer in ["/properties/rules", "/$defs/OverrideEntry/properties/rules"] {
+        let Some(rules) = value.pointer_mut(pointer) else {
+            continue;
+        };
+        let description = rules.get("description").cloned();
+        *rules = reference.clone();
+        if let (Some(description), Some(object)) = (description, rules.as_object_mut()) {
+            object.insert("description".into(), description);
+        }
     }
     unwrap_descriptions(&mut value);
     serde_json::to_string_pretty(&value).unwrap_or_default() + "\n"
 }
 
 /// Doc comments keep their line breaks; editors show descriptions as one paragraph.
+/// The schema of a `[rules]` table: each rule's level, or its table of `level` and
+/// the options its `declare_rule!` names.
+fn rule_settings_schema() -> serde_json::Value {
+    let level = serde_json::json!({"$ref": "#/$defs/Level"});
+    let mut properties = serde_json::Map::new();
+    for registered in rules::RULES {
+        let rule = registered.rule;
+        let mut table = serde_json::Map::new();
+        table.insert("level".into(), level.clone());
+        if let Some(options) = rule
+            .options_schema()
+            .get("properties")
+            .and_then(|p| p.as_object())
+        {
+            table.extend(options.clone());
+        }
+        properties.insert(
+            rule.name().into(),
+            serde_json::json!({
+                "description": registered.summary(),
+                "anyOf": [
+                    level,
+                    {"type": "object", "additionalProperties": false, "properties": table}
+                ]
+            }),
+        );
+    }
+    serde_json::json!({
+        "type": "object",
+        "additionalProperties": false,
+        "properties": properties
+    })
+}
+
 fn unwrap_descriptions(value: &mut serde_json::Value) {
     match value {
         serde_json::Value::Object(object) => {

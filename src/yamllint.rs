@@ -507,7 +507,11 @@ impl Yamllint {
                             off(settings, trace, COMMENTS_RULES[0], origin);
                         }
                         ("ignore-shebangs", Scalar::Bool(value)) => {
-                            settings.options.ignore_shebangs = *value;
+                            settings.set_option(
+                                COMMENTS_RULES[0],
+                                "ignore-shebangs",
+                                toml::Value::Boolean(*value),
+                            );
                             if let Some(trace) = trace.as_deref_mut() {
                                 trace.set(
                                     COMMENTS_RULES[0],
@@ -519,7 +523,11 @@ impl Yamllint {
                         }
                         ("min-spaces-from-content", Scalar::Int(value)) => {
                             let value = (*value).max(0) as usize;
-                            settings.options.min_spaces = value;
+                            settings.set_option(
+                                COMMENTS_RULES[1],
+                                "min-spaces",
+                                toml::Value::Integer(value as i64),
+                            );
                             if let Some(trace) = trace.as_deref_mut() {
                                 trace.set(
                                     COMMENTS_RULES[1],

@@ -344,6 +344,8 @@ fn bad_configurations() {
         ("bad-level", "[rules]\ndetached-comment = \"warning\"\n"),
         ("unknown-rule", "[rules]\ndetached-comments = \"off\"\n"),
         ("bad-option", "[rules.detached-comment]\nmin-spaces = 3\n"),
+        ("bad-option-type", "[rules.inline-comment-spacing]\nmin-spaces = \"two\"\n"),
+        ("unknown-option", "[rules.inline-comment-spacing]\nminimum = 1\n"),
         ("bad-glob", "exclude = [\"charts/[\"]\n"),
         (
             "bad-regex",

@@ -1,69 +1,67 @@
 //! `comment-indentation`: comment lines indented like the content around them.
 
-use super::options::Level;
-use super::rule::{FileContext, Reporter, Rule};
+use super::rule::{declare_rule, FileContext, NoOptions, Reporter, Rule};
 use crate::yaml::model::CommentStyle;
 
-/// ## What it does
-/// Reports a comment line whose `#` is not at a column the surrounding YAML content
-/// uses, with yamllint's `comments-indentation` semantics: a comment line may be
-/// indented like the next content line, like the previous one when that is deeper, or
-/// like the comment line directly above it.
-///
-/// Where `tether.toml` sets nothing for this rule, the repository's yamllint
-/// configuration decides (`yamllint-config`, the nearest `.yamllint`, or
-/// chart-testing's `lint-conf`; README, "Next to yamllint and chart-testing"), and
-/// yamllint's `# yamllint disable…` comments for its rule apply.
-///
-/// Differences from yamllint, all deliberate, to avoid the false positives its users
-/// report:
-/// - template lines (`{{- if … }}`, `{{- end }}`, `{{- include … | nindent 4 }}`) are
-///   not content: the comment is compared with the YAML lines around them, and a
-///   comment directly above or below a template line, indented like it, documents
-///   that line;
-/// - `- name: x` opens a mapping at `name`'s column, where a comment may sit;
-/// - a comment at the end of a block may be indented like any block that is still
-///   open, not only the innermost one (yamllint issues #141 and #384: a trailing note
-///   at an outer level, a commented-out list item after a mapping item); in a run of
-///   comment lines only outwards, since a comment at an outer level closes the
-///   blocks inside it; a comment line may come back to any column its run used;
-/// - a comment below a key with no value on its line (`resources:`) or an empty
-///   one (`env: {}`, `extraVolumes: []`, `~`, `null`, `""`, `''`), and no content
-///   of its own below, may be indented deeper, as the
-///   commented-out content of that key (yamllint issue #375; the usual way values
-///   files show an example);
-/// - the content of block scalars is text, not indentation to match.
-///
-/// ## Why it matters
-/// A comment's indentation says which block it belongs to. A comment indented like
-/// nothing around it was usually left behind when the content it described moved.
-///
-/// ## Example
-/// ```yaml
-/// spec:
-///   replicas: 3
-///       # scaled by the HPA
-///   strategy: {}
-/// ```
-///
-/// ## Instead
-/// ```yaml
-/// spec:
-///   replicas: 3
-///   # scaled by the HPA
-///   strategy: {}
-/// ```
-pub struct CommentIndentation;
+declare_rule! {
+    /// ## What it does
+    /// Reports a comment line whose `#` is not at a column the surrounding YAML content
+    /// uses, with yamllint's `comments-indentation` semantics: a comment line may be
+    /// indented like the next content line, like the previous one when that is deeper, or
+    /// like the comment line directly above it.
+    ///
+    /// Where `tether.toml` sets nothing for this rule, the repository's yamllint
+    /// configuration decides (`yamllint-config`, the nearest `.yamllint`, or
+    /// chart-testing's `lint-conf`; README, "Next to yamllint and chart-testing"), and
+    /// yamllint's `# yamllint disable…` comments for its rule apply.
+    ///
+    /// Differences from yamllint, all deliberate, to avoid the false positives its users
+    /// report:
+    /// - template lines (`{{- if … }}`, `{{- end }}`, `{{- include … | nindent 4 }}`) are
+    ///   not content: the comment is compared with the YAML lines around them, and a
+    ///   comment directly above or below a template line, indented like it, documents
+    ///   that line;
+    /// - `- name: x` opens a mapping at `name`'s column, where a comment may sit;
+    /// - a comment at the end of a block may be indented like any block that is still
+    ///   open, not only the innermost one (yamllint issues #141 and #384: a trailing note
+    ///   at an outer level, a commented-out list item after a mapping item); in a run of
+    ///   comment lines only outwards, since a comment at an outer level closes the
+    ///   blocks inside it; a comment line may come back to any column its run used;
+    /// - a comment below a key with no value on its line (`resources:`) or an empty
+    ///   one (`env: {}`, `extraVolumes: []`, `~`, `null`, `""`, `''`), and no content
+    ///   of its own below, may be indented deeper, as the
+    ///   commented-out content of that key (yamllint issue #375; the usual way values
+    ///   files show an example);
+    /// - the content of block scalars is text, not indentation to match.
+    ///
+    /// ## Why it matters
+    /// A comment's indentation says which block it belongs to. A comment indented like
+    /// nothing around it was usually left behind when the content it described moved.
+    ///
+    /// ## Example
+    /// ```yaml
+    /// spec:
+    ///   replicas: 3
+    ///       # scaled by the HPA
+    ///   strategy: {}
+    /// ```
+    ///
+    /// ## Instead
+    /// ```yaml
+    /// spec:
+    ///   replicas: 3
+    ///   # scaled by the HPA
+    ///   strategy: {}
+    /// ```
+    pub struct CommentIndentation {
+        name: "comment-indentation",
+        level: Warn,
+        fix: Always,
+        options: NoOptions,
+    }
+}
 
 impl Rule for CommentIndentation {
-    fn name(&self) -> &'static str {
-        "comment-indentation"
-    }
-
-    fn default_level(&self) -> Level {
-        Level::Warn
-    }
-
     fn check(&self, context: &FileContext, reporter: &mut Reporter) {
         let line_count = context
             .directive_lines

@@ -1,61 +1,74 @@
 //! `comment-starting-space`: `#` must be followed by a space.
 
-use super::options::Level;
-use super::rule::{FileContext, Reporter, Rule};
+use super::rule::{declare_rule, options_from, Described, FileContext, Reporter, Rule};
 use crate::yaml::model::CommentStyle;
 
-/// ## What it does
-/// Reports a `#` comment whose text does not start with a space, as yamllint's
-/// `comments` rule does with `require-starting-space`: after the `#` and any further
-/// `#`s, the next character must be a space or the end of the line. `## doc`, `####`
-/// and an empty `#` pass; `#text` and `##text` do not.
-///
-/// A shebang, `#!` at the very start of the file, passes unless
-/// `[rules.comment-starting-space] ignore-shebangs = false` (yamllint's
-/// `ignore-shebangs`).
-///
-/// Where `tether.toml` sets nothing for this rule, the repository's yamllint
-/// configuration decides (`yamllint-config`, the nearest `.yamllint`, or
-/// chart-testing's `lint-conf`; README, "Next to yamllint and chart-testing"), and
-/// yamllint's `# yamllint disable…` comments for its rule apply.
-///
-/// Differences from yamllint, all deliberate:
-/// - only real comments are checked: a `#` inside a template action, a quoted
-///   string or a block scalar is text, and template comments `{{/* */}}` are not
-///   `#` comments;
-/// - helm-docs' `#--` marker is accepted (`#-- description`), as helm-docs reads it.
-///
-/// ## Why it matters
-/// A space after `#` keeps comments readable and is what yamllint, helm-docs and
-/// most style guides expect.
-///
-/// ## Example
-/// ```yaml
-/// #Number of replicas
-/// replicas: 3
-/// ```
-///
-/// ## Instead
-/// ```yaml
-/// # Number of replicas
-/// replicas: 3
-/// ```
-pub struct CommentStartingSpace;
+/// `[rules.comment-starting-space]` options.
+#[derive(
+    Debug, Clone, PartialEq, Eq, serde::Deserialize, serde::Serialize, schemars::JsonSchema,
+)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Options {
+    /// Accept `#!` at the very start of the file (yamllint's `ignore-shebangs`).
+    pub ignore_shebangs: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            ignore_shebangs: true,
+        }
+    }
+}
+
+declare_rule! {
+    /// ## What it does
+    /// Reports a `#` comment whose text does not start with a space, as yamllint's
+    /// `comments` rule does with `require-starting-space`: after the `#` and any further
+    /// `#`s, the next character must be a space or the end of the line. `## doc`, `####`
+    /// and an empty `#` pass; `#text` and `##text` do not.
+    ///
+    /// A shebang, `#!` at the very start of the file, passes unless
+    /// `[rules.comment-starting-space] ignore-shebangs = false` (yamllint's
+    /// `ignore-shebangs`).
+    ///
+    /// Where `tether.toml` sets nothing for this rule, the repository's yamllint
+    /// configuration decides (`yamllint-config`, the nearest `.yamllint`, or
+    /// chart-testing's `lint-conf`; README, "Next to yamllint and chart-testing"), and
+    /// yamllint's `# yamllint disable…` comments for its rule apply.
+    ///
+    /// Differences from yamllint, all deliberate:
+    /// - only real comments are checked: a `#` inside a template action, a quoted
+    ///   string or a block scalar is text, and template comments `{{/* */}}` are not
+    ///   `#` comments;
+    /// - helm-docs' `#--` marker is accepted (`#-- description`), as helm-docs reads it.
+    ///
+    /// ## Why it matters
+    /// A space after `#` keeps comments readable and is what yamllint, helm-docs and
+    /// most style guides expect.
+    ///
+    /// ## Example
+    /// ```yaml
+    /// #Number of replicas
+    /// replicas: 3
+    /// ```
+    ///
+    /// ## Instead
+    /// ```yaml
+    /// # Number of replicas
+    /// replicas: 3
+    /// ```
+    pub struct CommentStartingSpace {
+        name: "comment-starting-space",
+        level: Warn,
+        fix: Always,
+        options: Options,
+    }
+}
 
 impl Rule for CommentStartingSpace {
-    fn name(&self) -> &'static str {
-        "comment-starting-space"
-    }
-
-    fn default_level(&self) -> Level {
-        Level::Warn
-    }
-
-    fn options(&self) -> &'static [&'static str] {
-        &["ignore-shebangs"]
-    }
-
     fn check(&self, context: &FileContext, reporter: &mut Reporter) {
+        let options: Options = options_from(context.settings.options(self.name()));
         let shebang_at = context.source.bom_len;
         for comment in context.comments {
             if comment.style != CommentStyle::Yaml {
@@ -66,7 +79,7 @@ impl Rule for CommentStartingSpace {
             let rest = &text[hashes..];
             let shebang = rest.starts_with('!')
                 && comment.span.start == shebang_at
-                && context.settings.options.ignore_shebangs;
+                && options.ignore_shebangs;
             let fine = rest.is_empty()
                 || rest.starts_with(' ')
                 || shebang

@@ -1,53 +1,51 @@
 //! `detached-comment`: a comment cut off from the key below it by a template block's end.
 
-use super::options::Level;
-use super::rule::{FileContext, Reporter, Rule};
+use super::rule::{declare_rule, FileContext, NoOptions, Reporter, Rule};
 use crate::template::lex::{ActionKind, Keyword};
 use crate::yaml::model::CommentStyle;
 
-/// ## What it does
-/// Finds `#` comments that sit at the end of a template block, directly above an
-/// `{{- end }}` or `{{- else }}`, with the key they were written for below it:
-/// the block's end cuts the comment off from that key, so it documents nothing, and
-/// it is rendered only when the block is.
-///
-/// ## Why it matters
-/// This is how operational comments drift: a regeneration target splices a
-/// `{{- with }}` block in directly above a key, a later hand-merge moves the block's
-/// `{{- end }}` below the comment, and the comment now lives inside the block. A
-/// comment directly above a guard that opens a block (`# Resources…` /
-/// `{{- with .Values.resources }}` / `resources:`) is not detached: it documents the
-/// key inside the block.
-///
-/// ## Example
-/// ```yaml
-///     {{- with .Values.permittedHostDevices }}
-///     permittedHostDevices:
-///       {{- toYaml . | nindent 6 }}
-///     # applies only to VMIs created after the switch
-///     {{- end }}
-///     evictionStrategy: LiveMigrateIfPossible
-/// ```
-///
-/// ## Instead
-/// ```yaml
-///     {{- with .Values.permittedHostDevices }}
-///     permittedHostDevices:
-///       {{- toYaml . | nindent 6 }}
-///     {{- end }}
-///     evictionStrategy: LiveMigrateIfPossible  # applies only to VMIs created after the switch
-/// ```
-pub struct DetachedComment;
+declare_rule! {
+    /// ## What it does
+    /// Finds `#` comments that sit at the end of a template block, directly above an
+    /// `{{- end }}` or `{{- else }}`, with the key they were written for below it:
+    /// the block's end cuts the comment off from that key, so it documents nothing, and
+    /// it is rendered only when the block is.
+    ///
+    /// ## Why it matters
+    /// This is how operational comments drift: a regeneration target splices a
+    /// `{{- with }}` block in directly above a key, a later hand-merge moves the block's
+    /// `{{- end }}` below the comment, and the comment now lives inside the block. A
+    /// comment directly above a guard that opens a block (`# Resources…` /
+    /// `{{- with .Values.resources }}` / `resources:`) is not detached: it documents the
+    /// key inside the block.
+    ///
+    /// ## Example
+    /// ```yaml
+    ///     {{- with .Values.permittedHostDevices }}
+    ///     permittedHostDevices:
+    ///       {{- toYaml . | nindent 6 }}
+    ///     # applies only to VMIs created after the switch
+    ///     {{- end }}
+    ///     evictionStrategy: LiveMigrateIfPossible
+    /// ```
+    ///
+    /// ## Instead
+    /// ```yaml
+    ///     {{- with .Values.permittedHostDevices }}
+    ///     permittedHostDevices:
+    ///       {{- toYaml . | nindent 6 }}
+    ///     {{- end }}
+    ///     evictionStrategy: LiveMigrateIfPossible  # applies only to VMIs created after the switch
+    /// ```
+    pub struct DetachedComment {
+        name: "detached-comment",
+        level: Warn,
+        fix: No,
+        options: NoOptions,
+    }
+}
 
 impl Rule for DetachedComment {
-    fn name(&self) -> &'static str {
-        "detached-comment"
-    }
-
-    fn default_level(&self) -> Level {
-        Level::Warn
-    }
-
     /// Only a template with a `#` comment line followed, through template lines only,
     /// by an `end` or `else` can hold a detached comment; no other file needs a tree.
     fn needs_model(&self, context: &FileContext) -> bool {

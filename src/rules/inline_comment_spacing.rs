@@ -1,57 +1,68 @@
 //! `inline-comment-spacing`: enough spaces between content and an inline comment.
 
-use super::options::Level;
-use super::rule::{FileContext, Reporter, Rule};
+use super::rule::{declare_rule, options_from, Described, FileContext, Reporter, Rule};
 use crate::yaml::model::CommentStyle;
 
-/// ## What it does
-/// Reports an inline `#` comment (one after content on its line) with fewer than
-/// `min-spaces` spaces (default 2) before it, as yamllint's `comments` rule does with
-/// `min-spaces-from-content`. Set the minimum with
-/// `[rules.inline-comment-spacing] min-spaces = 1`.
-///
-/// Where `tether.toml` sets nothing for this rule, the repository's yamllint
-/// configuration decides (`yamllint-config`, the nearest `.yamllint`, or
-/// chart-testing's `lint-conf`; README, "Next to yamllint and chart-testing"), and
-/// yamllint's `# yamllint disable…` comments for its rule apply.
-///
-/// Differences from yamllint, all deliberate:
-/// - a comment after a line of template actions only (`{{- end }}  # tls`) is not
-///   checked: those lines are not YAML content, and the trim markers decide what the
-///   rendered output looks like;
-/// - content that ends in a template action counts like any other
-///   (`image: {{ .Values.image }} # x` is reported).
-///
-/// ## Why it matters
-/// Two spaces make a trailing comment stand apart from the value it documents, and
-/// keep a `#` that belongs to the value (`color: #fff`) from looking like a comment.
-///
-/// ## Example
-/// ```yaml
-/// evictionStrategy: LiveMigrate # applies only to VMIs created after the switch
-/// ```
-///
-/// ## Instead
-/// ```yaml
-/// evictionStrategy: LiveMigrate  # applies only to VMIs created after the switch
-/// ```
-pub struct InlineCommentSpacing;
+/// `[rules.inline-comment-spacing]` options.
+#[derive(
+    Debug, Clone, PartialEq, Eq, serde::Deserialize, serde::Serialize, schemars::JsonSchema,
+)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Options {
+    /// Spaces required between content and an inline `#` (yamllint's
+    /// `min-spaces-from-content`).
+    pub min_spaces: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { min_spaces: 2 }
+    }
+}
+
+declare_rule! {
+    /// ## What it does
+    /// Reports an inline `#` comment (one after content on its line) with fewer than
+    /// `min-spaces` spaces (default 2) before it, as yamllint's `comments` rule does with
+    /// `min-spaces-from-content`. Set the minimum with
+    /// `[rules.inline-comment-spacing] min-spaces = 1`.
+    ///
+    /// Where `tether.toml` sets nothing for this rule, the repository's yamllint
+    /// configuration decides (`yamllint-config`, the nearest `.yamllint`, or
+    /// chart-testing's `lint-conf`; README, "Next to yamllint and chart-testing"), and
+    /// yamllint's `# yamllint disable…` comments for its rule apply.
+    ///
+    /// Differences from yamllint, all deliberate:
+    /// - a comment after a line of template actions only (`{{- end }}  # tls`) is not
+    ///   checked: those lines are not YAML content, and the trim markers decide what the
+    ///   rendered output looks like;
+    /// - content that ends in a template action counts like any other
+    ///   (`image: {{ .Values.image }} # x` is reported).
+    ///
+    /// ## Why it matters
+    /// Two spaces make a trailing comment stand apart from the value it documents, and
+    /// keep a `#` that belongs to the value (`color: #fff`) from looking like a comment.
+    ///
+    /// ## Example
+    /// ```yaml
+    /// evictionStrategy: LiveMigrate # applies only to VMIs created after the switch
+    /// ```
+    ///
+    /// ## Instead
+    /// ```yaml
+    /// evictionStrategy: LiveMigrate  # applies only to VMIs created after the switch
+    /// ```
+    pub struct InlineCommentSpacing {
+        name: "inline-comment-spacing",
+        level: Warn,
+        fix: Always,
+        options: Options,
+    }
+}
 
 impl Rule for InlineCommentSpacing {
-    fn name(&self) -> &'static str {
-        "inline-comment-spacing"
-    }
-
-    fn default_level(&self) -> Level {
-        Level::Warn
-    }
-
-    fn options(&self) -> &'static [&'static str] {
-        &["min-spaces"]
-    }
-
     fn check(&self, context: &FileContext, reporter: &mut Reporter) {
-        let minimum = context.settings.options.min_spaces;
+        let minimum = options_from::<Options>(context.settings.options(self.name())).min_spaces;
         for comment in context.comments {
             if comment.style != CommentStyle::Yaml
                 || comment.own_line

@@ -20,20 +20,25 @@ pub mod values;
 pub mod options;
 pub mod rule;
 
-pub use options::{Level, PlacementSetting, Require, RuleOptions, RuleSettings};
-pub use rule::{CommentInfo, FileContext, Reporter, Rule, Suppression};
+pub use options::{Level, PlacementSetting, Require, RuleSettings};
+pub use rule::{CommentInfo, Described, FileContext, Reporter, Rule, Suppression};
 
-/// A rule and the source file whose doc comment documents it.
+/// A registered rule.
 pub struct Registered {
     pub rule: &'static dyn Rule,
-    source: &'static str,
-    type_name: &'static str,
 }
 
 impl Registered {
-    /// The rule's documentation: the doc comment of its type.
+    /// The rule's documentation: the doc comment of its `declare_rule!`.
     pub fn documentation(&self) -> String {
-        doc_comment_of(self.source, self.type_name)
+        let documentation = self.rule.documentation();
+        documentation
+            .lines()
+            .map(|line| line.strip_prefix(' ').unwrap_or(line))
+            .collect::<Vec<_>>()
+            .join("\n")
+            .trim()
+            .to_string()
     }
 
     /// The first sentence of its documentation, on one line, for tables.
@@ -64,8 +69,6 @@ macro_rules! register {
         pub static RULES: &[Registered] = &[$(
             Registered {
                 rule: &$module::$rule,
-                source: include_str!(concat!(stringify!($module), ".rs")),
-                type_name: stringify!($rule),
             },
         )*];
     };
@@ -92,10 +95,37 @@ pub fn rule_page(registered: &Registered) -> String {
         .strip_prefix("## ")
         .map(|rest| format!("### {rest}"))
         .unwrap_or(documentation);
+    let rule = registered.rule;
+    let mut options = String::new();
+    let defaults = rule.default_options();
+    if let Some(properties) = rule
+        .options_schema()
+        .get("properties")
+        .and_then(|p| p.as_object())
+    {
+        for (name, schema) in properties {
+            let description = schema
+                .get("description")
+                .and_then(|d| d.as_str())
+                .unwrap_or("")
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ");
+            let default = defaults
+                .get(name)
+                .map_or(String::new(), |value| format!(" (default `{value}`)"));
+            options.push_str(&format!("- `{name}`{default}: {description}\n"));
+        }
+    }
+    let options = if options.is_empty() {
+        "Options: none.\n".to_string()
+    } else {
+        format!("Options, in `[rules.{}]`:\n\n{options}", rule.name())
+    };
     format!(
-        "## {}\n\nDefault level: `{}`\n\n{}\n",
-        registered.rule.name(),
-        registered.rule.default_level().as_str(),
+        "## {}\n\nDefault level: `{}`\n\n{}\n\n{options}",
+        rule.name(),
+        rule.default_level().as_str(),
         documentation
     )
 }
@@ -174,27 +204,6 @@ pub fn find(name: &str) -> Option<&'static Registered> {
         .find(|registered| registered.rule.name() == name)
 }
 
-/// The `///` lines directly above `pub struct NAME` in `source`, without the markers.
-fn doc_comment_of(source: &str, type_name: &str) -> String {
-    let needle = format!("pub struct {type_name}");
-    let lines: Vec<&str> = source.lines().collect();
-    let Some(position) = lines.iter().position(|line| line.starts_with(&needle)) else {
-        return String::new();
-    };
-    let mut start = position;
-    while start > 0 && (lines[start - 1].starts_with("///") || lines[start - 1].starts_with("#[")) {
-        start -= 1;
-    }
-    lines[start..position]
-        .iter()
-        .filter_map(|line| line.strip_prefix("///"))
-        .map(|line| line.strip_prefix(' ').unwrap_or(line))
-        .collect::<Vec<_>>()
-        .join("\n")
-        .trim()
-        .to_string()
-}
-
 /// Every rule at its default level, with default options.
 pub fn default_settings() -> RuleSettings {
     RuleSettings {
@@ -202,6 +211,9 @@ pub fn default_settings() -> RuleSettings {
             .iter()
             .map(|registered| (registered.rule.name(), registered.rule.default_level()))
             .collect(),
-        options: RuleOptions::default(),
+        options: RULES
+            .iter()
+            .map(|registered| registered.rule.default_options())
+            .collect(),
     }
 }

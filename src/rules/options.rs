@@ -1,4 +1,4 @@
-//! The options rules read, and the compiled `[[require]]` entries of
+//! The levels and option tables rules read, and the compiled `[[require]]` entries of
 //! `required-comment`: `config.rs` assembles them from `tether.toml`, the rules read
 //! them through their `FileContext`. Imports no rule and not the configuration.
 
@@ -51,30 +51,15 @@ impl PlacementSetting {
     }
 }
 
-/// The options a rule reads, with their defaults.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RuleOptions {
-    /// `inline-comment-spacing`: spaces required between content and `#`.
-    pub min_spaces: usize,
-    /// `comment-starting-space`: accept `#!` at the start of the file's first line.
-    pub ignore_shebangs: bool,
-}
-
-impl Default for RuleOptions {
-    fn default() -> Self {
-        RuleOptions {
-            min_spaces: 2,
-            ignore_shebangs: true,
-        }
-    }
-}
-
-/// The level of every rule for one file, after `[rules]` and `[[overrides]]`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// The level and options of every rule for one file, after every layer of the
+/// configuration.
+#[derive(Debug, Clone, PartialEq)]
 pub struct RuleSettings {
     /// Every rule's name and level, in the order of `RULES`.
     pub levels: Vec<(&'static str, Level)>,
-    pub options: RuleOptions,
+    /// Every rule's options, as merged tables (a later layer's keys win), in the
+    /// order of `RULES`; each rule reads its own into its options type.
+    pub options: Vec<toml::Table>,
 }
 
 impl RuleSettings {
@@ -84,6 +69,25 @@ impl RuleSettings {
             .iter()
             .find(|(rule, _)| *rule == name)
             .map_or(Level::Off, |(_, level)| *level)
+    }
+
+    /// The options table of the rule named `name` (empty for a name no rule has).
+    pub fn options(&self, name: &str) -> &toml::Table {
+        static EMPTY: std::sync::OnceLock<toml::Table> = std::sync::OnceLock::new();
+        self.levels
+            .iter()
+            .position(|(rule, _)| *rule == name)
+            .and_then(|index| self.options.get(index))
+            .unwrap_or_else(|| EMPTY.get_or_init(toml::Table::new))
+    }
+
+    /// Sets one option of the rule named `name`.
+    pub fn set_option(&mut self, name: &str, key: &str, value: toml::Value) {
+        if let Some(index) = self.levels.iter().position(|(rule, _)| *rule == name) {
+            if let Some(table) = self.options.get_mut(index) {
+                table.insert(key.to_string(), value);
+            }
+        }
     }
 }
 

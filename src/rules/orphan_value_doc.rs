@@ -3,69 +3,67 @@
 use std::collections::HashMap;
 
 use super::helm_docs::{self, Destination};
-use super::options::Level;
-use super::rule::{FileContext, Reporter, Rule};
+use super::rule::{declare_rule, FileContext, NoOptions, Reporter, Rule};
 use super::values::{annotations, has_annotations, is_commented_out_key, key_paths, Annotation};
 use crate::yaml::model::{Comment, FileModel, Key, Placement};
 
-/// ## What it does
-/// In a chart's `values.yaml`, reports documentation that belongs to no key, or that
-/// a generator gives to another key than the one it was written for:
-/// - a readme-generator `## @param full.path` or a helm-docs `# full.path -- text`
-///   naming a path that does not exist in the file;
-/// - a cozyvalues-gen `## @param {type} name` naming no top-level key;
-/// - a helm-docs `# --` description that helm-docs itself (v1.14, which reads comments
-///   through yaml.v3) would lose or show for another key: a description of a
-///   commented-out key that runs, across a blank line, into the next real key; a
-///   description dropped because a later `# --` above the same key replaces it; a
-///   description a blank line cuts off from the key below, so yaml.v3 reads it as the
-///   closing comment of the content above; a line with a second ` -- `, which
-///   helm-docs reads as `key -- description`. The message says what helm-docs will do.
-///
-/// A description of a commented-out key (`# -- TCP services` / `# tcp:` above the
-/// real `tcp: {}`, or followed by a blank line) is left alone when helm-docs gives it
-/// to that key or to none: that is what its author meant. `## @skip` and `## @extra`
-/// paths are not checked: readme-generator does not require them to exist. A test
-/// compares tether's model of helm-docs with every README helm-docs generated in the
-/// real-chart corpus, key by key.
-///
-/// ## Why it matters
-/// Generated READMEs and schemas then describe keys that are gone, or give one key
-/// another key's description, and nothing fails.
-///
-/// ## Example
-/// ```yaml
-/// service:
-///   type: ClusterIP
-///
-///   # -- Port of the Service's target.
-///   # targetPort: 8080
-///
-///   annotations: {}
-/// ```
-///
-/// ## Instead
-/// ```yaml
-/// service:
-///   type: ClusterIP
-///
-///   # -- Port of the Service's target.
-///   # targetPort: 8080
-///
-///   # -- Annotations of the Service.
-///   annotations: {}
-/// ```
-pub struct OrphanValueDoc;
+declare_rule! {
+    /// ## What it does
+    /// In a chart's `values.yaml`, reports documentation that belongs to no key, or that
+    /// a generator gives to another key than the one it was written for:
+    /// - a readme-generator `## @param full.path` or a helm-docs `# full.path -- text`
+    ///   naming a path that does not exist in the file;
+    /// - a cozyvalues-gen `## @param {type} name` naming no top-level key;
+    /// - a helm-docs `# --` description that helm-docs itself (v1.14, which reads comments
+    ///   through yaml.v3) would lose or show for another key: a description of a
+    ///   commented-out key that runs, across a blank line, into the next real key; a
+    ///   description dropped because a later `# --` above the same key replaces it; a
+    ///   description a blank line cuts off from the key below, so yaml.v3 reads it as the
+    ///   closing comment of the content above; a line with a second ` -- `, which
+    ///   helm-docs reads as `key -- description`. The message says what helm-docs will do.
+    ///
+    /// A description of a commented-out key (`# -- TCP services` / `# tcp:` above the
+    /// real `tcp: {}`, or followed by a blank line) is left alone when helm-docs gives it
+    /// to that key or to none: that is what its author meant. `## @skip` and `## @extra`
+    /// paths are not checked: readme-generator does not require them to exist. A test
+    /// compares tether's model of helm-docs with every README helm-docs generated in the
+    /// real-chart corpus, key by key.
+    ///
+    /// ## Why it matters
+    /// Generated READMEs and schemas then describe keys that are gone, or give one key
+    /// another key's description, and nothing fails.
+    ///
+    /// ## Example
+    /// ```yaml
+    /// service:
+    ///   type: ClusterIP
+    ///
+    ///   # -- Port of the Service's target.
+    ///   # targetPort: 8080
+    ///
+    ///   annotations: {}
+    /// ```
+    ///
+    /// ## Instead
+    /// ```yaml
+    /// service:
+    ///   type: ClusterIP
+    ///
+    ///   # -- Port of the Service's target.
+    ///   # targetPort: 8080
+    ///
+    ///   # -- Annotations of the Service.
+    ///   annotations: {}
+    /// ```
+    pub struct OrphanValueDoc {
+        name: "orphan-value-doc",
+        level: Warn,
+        fix: No,
+        options: NoOptions,
+    }
+}
 
 impl Rule for OrphanValueDoc {
-    fn name(&self) -> &'static str {
-        "orphan-value-doc"
-    }
-
-    fn default_level(&self) -> Level {
-        Level::Warn
-    }
-
     fn needs_model(&self, context: &FileContext) -> bool {
         context.is_values_file() && has_annotations(context)
     }

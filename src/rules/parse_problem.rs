@@ -1,44 +1,42 @@
 //! `parse-problem`: input tether could not read as written.
 
-use super::options::Level;
-use super::rule::{FileContext, Reporter, Rule};
+use super::rule::{declare_rule, FileContext, NoOptions, Reporter, Rule};
 
-/// ## What it does
-/// Reports what kept tether from reading a file exactly as written: bytes that are
-/// not UTF-8, NUL bytes, a template action `{{` or comment `{{/*` that is never
-/// closed, a file too large to model. The file is still checked as far as it can be:
-/// invalid bytes are read as `?`, an unclosed action ends at the end of its line.
-///
-/// YAML that does not parse even after masking is not reported here (`helm lint`
-/// renders the chart and reports it better); `tether map` shows which lines were
-/// recovered from indentation.
-///
-/// ## Why it matters
-/// Helm fails on an unclosed action, and a check that silently skipped what it could
-/// not read would pass files it never looked at.
-///
-/// ## Example
-/// ```yaml
-/// metadata:
-///   name: {{ .Release.Name
-/// ```
-///
-/// ## Instead
-/// ```yaml
-/// metadata:
-///   name: {{ .Release.Name }}
-/// ```
-pub struct ParseProblem;
+declare_rule! {
+    /// ## What it does
+    /// Reports what kept tether from reading a file exactly as written: bytes that are
+    /// not UTF-8, NUL bytes, a template action `{{` or comment `{{/*` that is never
+    /// closed, a file too large to model. The file is still checked as far as it can be:
+    /// invalid bytes are read as `?`, an unclosed action ends at the end of its line.
+    ///
+    /// YAML that does not parse even after masking is not reported here (`helm lint`
+    /// renders the chart and reports it better); `tether map` shows which lines were
+    /// recovered from indentation.
+    ///
+    /// ## Why it matters
+    /// Helm fails on an unclosed action, and a check that silently skipped what it could
+    /// not read would pass files it never looked at.
+    ///
+    /// ## Example
+    /// ```yaml
+    /// metadata:
+    ///   name: {{ .Release.Name
+    /// ```
+    ///
+    /// ## Instead
+    /// ```yaml
+    /// metadata:
+    ///   name: {{ .Release.Name }}
+    /// ```
+    pub struct ParseProblem {
+        name: "parse-problem",
+        level: Warn,
+        fix: No,
+        options: NoOptions,
+    }
+}
 
 impl Rule for ParseProblem {
-    fn name(&self) -> &'static str {
-        "parse-problem"
-    }
-
-    fn default_level(&self) -> Level {
-        Level::Warn
-    }
-
     fn check(&self, context: &FileContext, reporter: &mut Reporter) {
         for problem in context.problems {
             let line = problem

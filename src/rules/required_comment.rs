@@ -1,56 +1,54 @@
 //! `required-comment`: the comments `[[require]]` entries demand on keys.
 
-use super::options::Level;
 use super::options::{PlacementSetting, Require};
-use super::rule::{FileContext, Reporter, Rule};
+use super::rule::{declare_rule, FileContext, NoOptions, Reporter, Rule};
 use crate::yaml::model::{Document, Key};
 
-/// ## What it does
-/// Checks every `[[require]]` entry of `tether.toml` on the files it covers: the key
-/// exists, it carries a comment in the required placement (`trailing` on the key's
-/// own line, `leading` on the lines directly above it, or `any`), and the comment's
-/// text matches every `matches` regular expression. A key that is missing from a
-/// covered file is a finding too, so a required comment never passes silently because
-/// its key moved or was renamed.
-///
-/// ## Why it matters
-/// Operational comments state preconditions that review insisted on. A regeneration
-/// target that splices blocks in above a key leaves a leading comment documenting the
-/// wrong key, which is why such comments are kept trailing; nothing else checks that
-/// they stay there and still say what they must.
-///
-/// ## Example
-/// ```toml
-/// [[require]]
-/// files = ["templates/kubevirt-cr.yaml"]
-/// key = "spec.configuration.evictionStrategy"
-/// placement = "trailing"
-/// matches = ["created after", "MachineHealthCheck"]
-/// message = "state which VMIs the strategy applies to and what CAPK does"
-/// ```
-/// ```yaml
-///     # applies only to VMIs created after the switch
-///     evictionStrategy: LiveMigrateIfPossible
-/// ```
-///
-/// ## Instead
-/// ```yaml
-///     evictionStrategy: LiveMigrateIfPossible  # applies only to VMIs created after
-///                                              # the switch; CAPK marks a worker that
-///                                              # cannot migrate failed and the
-///                                              # MachineHealthCheck replaces it
-/// ```
-pub struct RequiredComment;
+declare_rule! {
+    /// ## What it does
+    /// Checks every `[[require]]` entry of `tether.toml` on the files it covers: the key
+    /// exists, it carries a comment in the required placement (`trailing` on the key's
+    /// own line, `leading` on the lines directly above it, or `any`), and the comment's
+    /// text matches every `matches` regular expression. A key that is missing from a
+    /// covered file is a finding too, so a required comment never passes silently because
+    /// its key moved or was renamed.
+    ///
+    /// ## Why it matters
+    /// Operational comments state preconditions that review insisted on. A regeneration
+    /// target that splices blocks in above a key leaves a leading comment documenting the
+    /// wrong key, which is why such comments are kept trailing; nothing else checks that
+    /// they stay there and still say what they must.
+    ///
+    /// ## Example
+    /// ```toml
+    /// [[require]]
+    /// files = ["templates/kubevirt-cr.yaml"]
+    /// key = "spec.configuration.evictionStrategy"
+    /// placement = "trailing"
+    /// matches = ["created after", "MachineHealthCheck"]
+    /// message = "state which VMIs the strategy applies to and what CAPK does"
+    /// ```
+    /// ```yaml
+    ///     # applies only to VMIs created after the switch
+    ///     evictionStrategy: LiveMigrateIfPossible
+    /// ```
+    ///
+    /// ## Instead
+    /// ```yaml
+    ///     evictionStrategy: LiveMigrateIfPossible  # applies only to VMIs created after
+    ///                                              # the switch; CAPK marks a worker that
+    ///                                              # cannot migrate failed and the
+    ///                                              # MachineHealthCheck replaces it
+    /// ```
+    pub struct RequiredComment {
+        name: "required-comment",
+        level: Error,
+        fix: No,
+        options: NoOptions,
+    }
+}
 
 impl Rule for RequiredComment {
-    fn name(&self) -> &'static str {
-        "required-comment"
-    }
-
-    fn default_level(&self) -> Level {
-        Level::Error
-    }
-
     fn needs_model(&self, context: &FileContext) -> bool {
         covering(context).next().is_some()
     }

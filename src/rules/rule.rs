@@ -12,16 +12,9 @@ use crate::source::{Problem, SourceFile};
 use crate::template::lex::Action;
 use crate::yaml::model::{CommentStyle, FileModel};
 
-/// One rule.
-pub trait Rule: Sync {
-    /// The kebab-case name users write in `tether.toml` and suppressions.
-    fn name(&self) -> &'static str;
-    /// Its level when `tether.toml` does not set one.
-    fn default_level(&self) -> Level;
-    /// The options the rule takes in `[rules.NAME]`, besides `level`.
-    fn options(&self) -> &'static [&'static str] {
-        &[]
-    }
+/// One rule: what [`declare_rule!`] declares ([`Described`]) and what the rule's file
+/// writes by hand (this trait).
+pub trait Rule: Sync + Described {
     /// Whether this file needs the full model (a parse tree) for this rule. Rules that
     /// only read comments and lines never do; the others say when they need it, so a
     /// file with no comment and no required key is never parsed.
@@ -31,6 +24,110 @@ pub trait Rule: Sync {
     /// Reports the rule's findings on one file.
     fn check(&self, context: &FileContext, reporter: &mut Reporter);
 }
+
+/// What a rule's [`declare_rule!`] says of it, in the rule's own file: name, default
+/// level, documentation, whether it fixes, and its options' type.
+pub trait Described {
+    /// The kebab-case name users write in `tether.toml` and suppressions.
+    fn name(&self) -> &'static str;
+    /// Its level when `tether.toml` does not set one.
+    fn default_level(&self) -> Level;
+    /// Its documentation: the doc comment of the `declare_rule!`, as written.
+    fn documentation(&self) -> &'static str;
+    /// Whether `tether check --fix` fixes its findings.
+    fn fixable(&self) -> Fixable;
+    /// Checks an options table of `[rules.NAME]` (without `level`) against the
+    /// rule's options type; the message says what is wrong.
+    fn check_options(&self, table: &toml::Table) -> Result<(), String>;
+    /// The options at their defaults, as a table.
+    fn default_options(&self) -> toml::Table;
+    /// The JSON schema of the options (an object schema).
+    fn options_schema(&self) -> serde_json::Value;
+}
+
+/// Whether a rule's findings can be fixed without judgement.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fixable {
+    /// `--fix` never changes what it reports.
+    No,
+    /// `--fix` rewrites what it reports; the fix changes only whitespace.
+    Always,
+}
+
+/// The options of a rule that takes none: a table with anything in it is refused.
+#[derive(
+    Debug, Clone, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize, schemars::JsonSchema,
+)]
+#[serde(deny_unknown_fields)]
+pub struct NoOptions {}
+
+/// A rule's options, read from its merged `[rules.NAME]` tables; anything that does
+/// not fit (checked when the configuration was read) gives the defaults.
+pub fn options_from<T: serde::de::DeserializeOwned + Default>(table: &toml::Table) -> T {
+    if table.is_empty() {
+        return T::default();
+    }
+    T::deserialize(toml::Value::Table(table.clone())).unwrap_or_default()
+}
+
+/// Declares a rule in its own file: its type, with the doc comment as its
+/// documentation (captured here, not read back from the source), its name, default
+/// level, whether it fixes, and its options' type. The file then implements [`Rule`]
+/// (`check`, and `needs_model` when it reads the model).
+///
+/// ```ignore
+/// declare_rule! {
+///     /// ## What it does
+///     /// …
+///     pub struct CommentStartingSpace {
+///         name: "comment-starting-space",
+///         level: Warn,
+///         fix: Always,
+///         options: Options,
+///     }
+/// }
+/// ```
+macro_rules! declare_rule {
+    (
+        $(#[doc = $doc:literal])*
+        pub struct $rule:ident {
+            name: $name:literal,
+            level: $level:ident,
+            fix: $fix:ident,
+            options: $options:ty $(,)?
+        }
+    ) => {
+        $(#[doc = $doc])*
+        pub struct $rule;
+
+        impl $crate::rules::rule::Described for $rule {
+            fn name(&self) -> &'static str {
+                $name
+            }
+            fn default_level(&self) -> $crate::rules::options::Level {
+                $crate::rules::options::Level::$level
+            }
+            fn documentation(&self) -> &'static str {
+                concat!($($doc, "\n"),*)
+            }
+            fn fixable(&self) -> $crate::rules::rule::Fixable {
+                $crate::rules::rule::Fixable::$fix
+            }
+            fn check_options(&self, table: &toml::Table) -> Result<(), String> {
+                <$options as serde::Deserialize>::deserialize(toml::Value::Table(table.clone()))
+                    .map(|_| ())
+                    .map_err(|error| error.message().trim_end().to_string())
+            }
+            fn default_options(&self) -> toml::Table {
+                toml::Table::try_from(<$options>::default()).unwrap_or_default()
+            }
+            fn options_schema(&self) -> serde_json::Value {
+                serde_json::to_value(schemars::schema_for!($options)).unwrap_or_default()
+            }
+        }
+    };
+}
+pub(crate) use declare_rule;
 
 /// A comment as the style rules see it: one `#` comment, or one template comment.
 #[derive(Debug, Clone)]

@@ -2,49 +2,47 @@
 
 use std::collections::HashSet;
 
-use super::options::Level;
-use super::rule::{FileContext, Reporter, Rule};
+use super::rule::{declare_rule, FileContext, NoOptions, Reporter, Rule};
 use super::values::{annotations, plain_path, Annotation};
 
-/// ## What it does
-/// Reports the keys of a chart's `values.yaml` (and `values-*.yaml`) that no comment
-/// documents. A key counts as documented when it has a comment attached (leading or
-/// trailing, which includes helm-docs' `# -- text`), when a readme-generator
-/// `## @param full.path` or helm-docs `# full.path -- text` names it, or, for a
-/// top-level key, when a cozyvalues-gen `## @param {type} name` names it.
-///
-/// A key is also covered when one of its parents or children is documented: a
-/// documented map documents its fields, and a documented leaf under an undocumented
-/// map is what helm-docs and readme-generator list. Only the outermost undocumented
-/// keys are reported, once each. Sequence items are covered by their key.
-///
-/// Off by default; turn it on with `[rules] undocumented-value = "warn"`.
-///
-/// ## Why it matters
-/// `values.yaml` is a chart's interface. A value without a description is a value
-/// users set by reading templates.
-///
-/// ## Example
-/// ```yaml
-/// replicaCount: 1
-/// ```
-///
-/// ## Instead
-/// ```yaml
-/// # -- Number of replicas of the web server.
-/// replicaCount: 1
-/// ```
-pub struct UndocumentedValue;
+declare_rule! {
+    /// ## What it does
+    /// Reports the keys of a chart's `values.yaml` (and `values-*.yaml`) that no comment
+    /// documents. A key counts as documented when it has a comment attached (leading or
+    /// trailing, which includes helm-docs' `# -- text`), when a readme-generator
+    /// `## @param full.path` or helm-docs `# full.path -- text` names it, or, for a
+    /// top-level key, when a cozyvalues-gen `## @param {type} name` names it.
+    ///
+    /// A key is also covered when one of its parents or children is documented: a
+    /// documented map documents its fields, and a documented leaf under an undocumented
+    /// map is what helm-docs and readme-generator list. Only the outermost undocumented
+    /// keys are reported, once each. Sequence items are covered by their key.
+    ///
+    /// Off by default; turn it on with `[rules] undocumented-value = "warn"`.
+    ///
+    /// ## Why it matters
+    /// `values.yaml` is a chart's interface. A value without a description is a value
+    /// users set by reading templates.
+    ///
+    /// ## Example
+    /// ```yaml
+    /// replicaCount: 1
+    /// ```
+    ///
+    /// ## Instead
+    /// ```yaml
+    /// # -- Number of replicas of the web server.
+    /// replicaCount: 1
+    /// ```
+    pub struct UndocumentedValue {
+        name: "undocumented-value",
+        level: Off,
+        fix: No,
+        options: NoOptions,
+    }
+}
 
 impl Rule for UndocumentedValue {
-    fn name(&self) -> &'static str {
-        "undocumented-value"
-    }
-
-    fn default_level(&self) -> Level {
-        Level::Off
-    }
-
     fn needs_model(&self, context: &FileContext) -> bool {
         context.is_values_file()
     }

@@ -4,45 +4,46 @@
 use std::cell::Cell;
 
 use super::options::Level;
-use super::rule::{FileContext, Reporter, Rule, SuppressedRule, Suppression};
+use super::rule::{
+    declare_rule, FileContext, NoOptions, Reporter, Rule, SuppressedRule, Suppression,
+};
 use crate::diagnostic::Diagnostic;
 use crate::yaml::model::CommentStyle;
 
-/// ## What it does
-/// Reports a suppression comment that suppresses no finding: the rule it names
-/// reported nothing on the comment's line or the line below, the rule is off for the
-/// file, or no rule has that name.
-///
-/// A finding is suppressed by a comment on its line or on the line above it:
-/// `# tether: ignore[rule-name] reason`, or in a template
-/// `{{/* tether: ignore[rule-name] reason */}}`. Several rules may be named,
-/// separated by commas. Suppressions do not apply to this rule.
-///
-/// ## Why it matters
-/// A suppression outlives the finding it was written for; left behind, it hides the
-/// next real finding on that line.
-///
-/// ## Example
-/// ```yaml
-/// # tether: ignore[detached-comment] moved below the block in #123
-/// replicas: 3
-/// ```
-///
-/// ## Instead
-/// ```yaml
-/// replicas: 3
-/// ```
-pub struct UnusedSuppression;
+declare_rule! {
+    /// ## What it does
+    /// Reports a suppression comment that suppresses no finding: the rule it names
+    /// reported nothing on the comment's line or the line below, the rule is off for the
+    /// file, or no rule has that name.
+    ///
+    /// A finding is suppressed by a comment on its line or on the line above it:
+    /// `# tether: ignore[rule-name] reason`, or in a template
+    /// `{{/* tether: ignore[rule-name] reason */}}`. Several rules may be named,
+    /// separated by commas. Suppressions do not apply to this rule.
+    ///
+    /// ## Why it matters
+    /// A suppression outlives the finding it was written for; left behind, it hides the
+    /// next real finding on that line.
+    ///
+    /// ## Example
+    /// ```yaml
+    /// # tether: ignore[detached-comment] moved below the block in #123
+    /// replicas: 3
+    /// ```
+    ///
+    /// ## Instead
+    /// ```yaml
+    /// replicas: 3
+    /// ```
+    pub struct UnusedSuppression {
+        name: "unused-suppression",
+        level: Warn,
+        fix: No,
+        options: NoOptions,
+    }
+}
 
 impl Rule for UnusedSuppression {
-    fn name(&self) -> &'static str {
-        "unused-suppression"
-    }
-
-    fn default_level(&self) -> Level {
-        Level::Warn
-    }
-
     fn check(&self, context: &FileContext, reporter: &mut Reporter) {
         for suppression in context.suppressions {
             for entry in &suppression.rules {
