@@ -624,6 +624,7 @@ pub fn check_bytes(
         requires: &config.require,
         settings: &settings,
         suppressions: &no_suppressions,
+        pins: config.pins.as_deref(),
     };
     let wants_model = source.text.len() <= MAX_FILE_BYTES
         && (mode == Mode::Full

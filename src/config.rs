@@ -18,6 +18,7 @@ use toml::Spanned;
 
 use crate::error::ConfigError;
 use crate::key_pattern::KeyPattern;
+use crate::pins::{Pin, PinIndex};
 use crate::rules::{self, Level, PlacementSetting, Require, RuleSettings};
 use crate::yaml::directives::Directives;
 use crate::yamllint::{Trace, Yamllint};
@@ -76,6 +77,26 @@ pub struct ConfigFile {
     /// yamllint and chart-testing").
     #[schemars(with = "Option<String>")]
     pub yamllint_config: Option<Spanned<String>>,
+    /// Versions `stale-version-reference` holds comments to, besides the
+    /// repository's vendored charts and `Chart.yaml` dependencies.
+    #[serde(default)]
+    pub pin: Vec<PinEntry>,
+}
+
+/// A `[[pin]]` entry: a component's version, read from a file.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct PinEntry {
+    /// The component's name as comments write it (`"kubevirt"`; any case).
+    #[schemars(with = "String")]
+    pub name: Spanned<String>,
+    /// The file that pins it, relative to this file's folder
+    /// (`"packages/system/kubevirt-operator/Makefile"`).
+    #[schemars(with = "String")]
+    pub file: Spanned<String>,
+    /// A regex whose first group is the version in that file (`'RELEASE=v(\S+)'`).
+    #[schemars(with = "String")]
+    pub regex: Spanned<String>,
 }
 
 /// The `[snapshot]` table.
@@ -255,6 +276,11 @@ pub struct Config {
     pub(crate) yamllint_named: bool,
     /// `--select`: the only rules that run.
     selected: Option<Vec<usize>>,
+    /// The `[[pin]]` entries, read.
+    pub(crate) configured_pins: Vec<Pin>,
+    /// Every pin of the repository with the `[[pin]]` entries, attached by the
+    /// resolver (`stale-version-reference`).
+    pub(crate) pins: Option<Arc<PinIndex>>,
     pub(crate) require: Vec<Require>,
     pub(crate) idem: Vec<IdemTarget>,
     /// Comments addressed to tools, which document no key.
@@ -372,6 +398,8 @@ impl Config {
             yamllint: None,
             yamllint_named: false,
             selected: None,
+            configured_pins: Vec::new(),
+            pins: None,
             require: Vec::new(),
             idem: Vec::new(),
             directives: Directives::default(),
@@ -610,6 +638,29 @@ impl Config {
             }
             None => root.join(DEFAULT_SNAPSHOT_DIR),
         };
+        let mut configured_pins = Vec::new();
+        for entry in &file.pin {
+            let regex = regex::RegexBuilder::new(entry.regex.get_ref())
+                .size_limit(REGEX_SIZE_LIMIT)
+                .build()
+                .map_err(|error| {
+                    errors.at(entry.regex.span(), format!("invalid `regex`: {error}"))
+                })?;
+            let relative = Path::new(entry.file.get_ref());
+            let pin = crate::pins::configured_pin(
+                entry.name.get_ref(),
+                &root.join(relative),
+                relative,
+                &regex,
+            )
+            .map_err(|message| {
+                errors.at(
+                    entry.file.span(),
+                    format!("pin `{}`: {message}", entry.name.get_ref()),
+                )
+            })?;
+            configured_pins.push(pin);
+        }
         let mut idem = Vec::new();
         for entry in &file.idem {
             idem.extend(compile_idem(entry, &root, &errors)?);
@@ -627,6 +678,8 @@ impl Config {
             yamllint_named: yamllint.is_some(),
             yamllint,
             selected: None,
+            configured_pins,
+            pins: None,
             require,
             idem,
             directives: Directives::with_extra(file.directives.clone()),
@@ -724,6 +777,17 @@ impl Config {
             }
         }
         settings
+    }
+
+    /// This configuration with the pins of its repository (`repository`) and its
+    /// `[[pin]]` entries attached.
+    pub(crate) fn with_pins(mut self, repository: &[Pin]) -> Config {
+        let mut pins = repository.to_vec();
+        pins.extend(self.configured_pins.iter().cloned());
+        let index = PinIndex::new(pins);
+        self.fingerprint ^= index.fingerprint.rotate_left(3);
+        self.pins = Some(Arc::new(index));
+        self
     }
 
     /// This configuration with `yamllint` as the yamllint configuration of its files

@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use crate::config::{Config, FILE_NAME};
+use crate::pins::Pin;
 use crate::yamllint::Yamllint;
 
 /// A folder's yamllint configuration, once looked up.
@@ -34,6 +35,10 @@ pub struct Resolver {
     found: Mutex<HashMap<PathBuf, Result<Arc<Config>, String>>>,
     /// Per folder: the yamllint configuration that applies there, once looked up.
     yamllint: Mutex<HashMap<PathBuf, FoundYamllint>>,
+    /// Per repository top: its pins, once read.
+    pins: Mutex<HashMap<PathBuf, Arc<Vec<Pin>>>>,
+    /// The fallback with its pins, made when first needed.
+    fallback_pinned: Mutex<Option<Arc<Config>>>,
 }
 
 impl Resolver {
@@ -45,7 +50,10 @@ impl Resolver {
             select: Vec::new(),
             found: Mutex::new(HashMap::new()),
             yamllint: Mutex::new(HashMap::new()),
+            pins: Mutex::new(HashMap::new()),
+            fallback_pinned: Mutex::new(None),
         };
+        let config = resolver.with_pins(config);
         let explicit = if config.yamllint_named {
             Ok(Arc::new(config))
         } else {
@@ -66,6 +74,8 @@ impl Resolver {
             select,
             found: Mutex::new(HashMap::new()),
             yamllint: Mutex::new(HashMap::new()),
+            pins: Mutex::new(HashMap::new()),
+            fallback_pinned: Mutex::new(None),
         }
     }
 
@@ -96,12 +106,12 @@ impl Resolver {
                     if !self.select.is_empty() {
                         config.select_rules(&self.select)?;
                     }
-                    Ok(Arc::new(config))
+                    Ok(Arc::new(self.with_pins(config)))
                 })
         } else {
             match folder.parent() {
                 Some(parent) => self.config_of_folder(parent),
-                None => Ok(self.fallback.clone()),
+                None => Ok(self.fallback_with_pins()),
             }
         };
         let resolved = resolved.and_then(|config| {
@@ -122,6 +132,38 @@ impl Resolver {
         });
         self.lock().insert(folder.to_path_buf(), resolved.clone());
         resolved
+    }
+
+    /// `config` with the pins of its repository, read once per repository.
+    fn with_pins(&self, config: Config) -> Config {
+        let top = crate::pins::index_root(&config.root);
+        let known = self.lock_pins().get(&top).cloned();
+        let pins = match known {
+            Some(pins) => pins,
+            None => {
+                let pins = Arc::new(crate::pins::repository_pins(&top));
+                self.lock_pins().insert(top, pins.clone());
+                pins
+            }
+        };
+        config.with_pins(&pins)
+    }
+
+    /// The fallback configuration, with its pins (attached once).
+    fn fallback_with_pins(&self) -> Arc<Config> {
+        let mut fallback = self
+            .fallback_pinned
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        fallback
+            .get_or_insert_with(|| Arc::new(self.with_pins((*self.fallback).clone())))
+            .clone()
+    }
+
+    fn lock_pins(&self) -> std::sync::MutexGuard<'_, HashMap<PathBuf, Arc<Vec<Pin>>>> {
+        self.pins
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// The yamllint configuration of the files in `folder`: the nearest `.yamllint*`

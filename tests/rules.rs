@@ -69,6 +69,7 @@ rule_fixtures! {
         "comment-starting-space"
     ),
     parse_problem_inputs => ("parse-problem", "inputs"),
+    stale_version_reference_basic => ("stale-version-reference", "basic"),
 }
 
 #[test]

@@ -13,6 +13,7 @@ mod inline_comment_spacing;
 mod orphan_value_doc;
 mod parse_problem;
 mod required_comment;
+mod stale_version_reference;
 mod undocumented_value;
 pub mod unused_suppression;
 pub mod values;
@@ -83,6 +84,7 @@ register!(
     undocumented_value::UndocumentedValue,
     orphan_value_doc::OrphanValueDoc,
     parse_problem::ParseProblem,
+    stale_version_reference::StaleVersionReference,
     // Last: it reads which suppressions the rules above used.
     unused_suppression::UnusedSuppression,
 );

@@ -172,6 +172,8 @@ pub struct FileContext<'a> {
     pub settings: &'a RuleSettings,
     /// The file's `tether: ignore[…]` comments.
     pub suppressions: &'a [Suppression],
+    /// The version pins of the file's repository (`stale-version-reference`).
+    pub pins: Option<&'a crate::pins::PinIndex>,
 }
 
 impl FileContext<'_> {

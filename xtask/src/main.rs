@@ -11,6 +11,7 @@ mod ci;
 mod codegen;
 pub mod dist;
 mod fuzz;
+mod new_rule;
 mod precision;
 mod print_tree;
 
@@ -50,6 +51,9 @@ Tasks:
                          config, check_modes; default all) for N seconds each
                          (default 60), seeded with tests/fixtures; installs nightly
                          and cargo-fuzz if missing; fails on any crash
+  new-rule NAME          write a new rule's file (src/rules/NAME.rs, a
+                         declare_rule! to fill in), its fixture folder, and its
+                         lines in the registry and in tests/rules.rs
   precision [--corpus DIR] [--per-rule N] [--seed S] [--check]
                          run the release tether over the three corpora, print the
                          findings per rule, and write docs/precision.md: a sample of
@@ -117,6 +121,16 @@ fn run() -> Result<()> {
         "dist" => dist::dist().map(|_| ()),
         "fuzz" => fuzz::fuzz(&fuzz::fuzz_args(&rest)?),
         "precision" => precision::precision(&rest),
+        "new-rule" => match rest.as_slice() {
+            [name] => {
+                for path in new_rule::new_rule(&project_root(), name)? {
+                    println!("wrote {}", path.display());
+                }
+                println!("next: write the rule's check and doc, its fixture, then `cargo test --test rules` and `cargo xtask codegen`");
+                Ok(())
+            }
+            _ => bail!("usage: cargo xtask new-rule NAME (kebab-case)"),
+        },
         "print-tree" => match rest.as_slice() {
             [file] => print_tree::print_tree(Path::new(file)),
             _ => bail!("usage: cargo xtask print-tree FILE"),

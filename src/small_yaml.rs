@@ -1,0 +1,258 @@
+//! Small YAML files of strangers (yamllint and chart-testing configurations,
+//! `Chart.yaml`), read with yaml-rust2's event parser into a tree of scalars,
+//! sequences and mappings with their lines: bounded in bytes, nodes (aliases expanded
+//! by copy are counted) and depth, so no file can exhaust memory or the stack.
+
+use std::path::Path;
+
+use crate::error::ConfigError;
+
+/// No such file needs more; a bigger file is refused, not read.
+const MAX_BYTES: usize = 256 * 1024;
+/// YAML nodes one file may make once aliases are expanded.
+const MAX_NODES: usize = 100_000;
+/// Collections nested deeper than this are refused: the tree is walked and dropped
+/// recursively, and no configuration nests more than a few levels.
+const MAX_DEPTH: usize = 64;
+
+/// A scalar of a yamllint configuration, resolved as PyYAML's `safe_load` does for
+/// the types yamllint's options take.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Scalar {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Str(String),
+}
+
+impl Scalar {
+    fn plain(text: &str) -> Scalar {
+        match text {
+            "" | "~" | "null" | "Null" | "NULL" => Scalar::Null,
+            "true" | "True" | "TRUE" | "yes" | "Yes" | "YES" | "on" | "On" | "ON" => {
+                Scalar::Bool(true)
+            }
+            "false" | "False" | "FALSE" | "no" | "No" | "NO" | "off" | "Off" | "OFF" => {
+                Scalar::Bool(false)
+            }
+            _ => text
+                .parse::<i64>()
+                .map_or_else(|_| Scalar::Str(text.to_string()), Scalar::Int),
+        }
+    }
+}
+
+/// A node of a yamllint configuration, with its 1-based line.
+#[derive(Debug, Clone)]
+pub struct Node {
+    pub value: Value,
+    pub line: usize,
+}
+
+#[derive(Debug, Clone)]
+pub enum Value {
+    Scalar(Scalar),
+    Seq(Vec<Node>),
+    Map(Vec<(Node, Node)>),
+}
+
+impl Node {
+    pub fn get(&self, key: &str) -> Option<&Node> {
+        match &self.value {
+            Value::Map(entries) => entries
+                .iter()
+                .rev()
+                .find(|(k, _)| matches!(&k.value, Value::Scalar(Scalar::Str(s)) if s == key))
+                .map(|(_, v)| v),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(&self) -> Option<&str> {
+        match &self.value {
+            Value::Scalar(Scalar::Str(s)) => Some(s),
+            _ => None,
+        }
+    }
+}
+
+/// Builds [`Node`]s from yaml-rust2's events: anchors expanded by copy, the total
+/// bounded, so `&a [*b, *b, …]` chains cannot exhaust memory.
+struct Loader {
+    stack: Vec<(Node, Option<Node>, usize)>,
+    anchors: std::collections::HashMap<usize, Node>,
+    document: Option<Node>,
+    nodes: usize,
+    error: Option<(usize, String)>,
+}
+
+impl Loader {
+    fn add(&mut self, node: Node, anchor: usize) {
+        if anchor > 0 {
+            self.anchors.insert(anchor, node.clone());
+        }
+        match self.stack.last_mut() {
+            None => {
+                if self.document.is_none() {
+                    self.document = Some(node);
+                }
+            }
+            Some((parent, pending_key, _)) => match &mut parent.value {
+                Value::Seq(items) => items.push(node),
+                Value::Map(entries) => match pending_key.take() {
+                    Some(key) => entries.push((key, node)),
+                    None => *pending_key = Some(node),
+                },
+                Value::Scalar(_) => {}
+            },
+        }
+    }
+
+    fn size(node: &Node) -> usize {
+        match &node.value {
+            Value::Scalar(_) => 1,
+            Value::Seq(items) => 1 + items.iter().map(Loader::size).sum::<usize>(),
+            Value::Map(entries) => {
+                1 + entries
+                    .iter()
+                    .map(|(k, v)| Loader::size(k) + Loader::size(v))
+                    .sum::<usize>()
+            }
+        }
+    }
+}
+
+impl yaml_rust2::parser::MarkedEventReceiver for Loader {
+    fn on_event(&mut self, event: yaml_rust2::Event, mark: yaml_rust2::scanner::Marker) {
+        use yaml_rust2::scanner::TScalarStyle;
+        use yaml_rust2::Event;
+        if self.error.is_some() {
+            return;
+        }
+        let line = mark.line();
+        self.nodes += 1;
+        if self.nodes > MAX_NODES {
+            self.error = Some((
+                line,
+                format!(
+                    "more than {MAX_NODES} YAML nodes; no yamllint configuration needs that many"
+                ),
+            ));
+            return;
+        }
+        if self.stack.len() >= MAX_DEPTH
+            && matches!(event, Event::SequenceStart(..) | Event::MappingStart(..))
+        {
+            self.error = Some((
+                line,
+                format!(
+                    "nested deeper than {MAX_DEPTH} levels; no yamllint configuration needs that"
+                ),
+            ));
+            return;
+        }
+        match event {
+            Event::Scalar(text, style, anchor, _) => {
+                let scalar = if style == TScalarStyle::Plain {
+                    Scalar::plain(&text)
+                } else {
+                    Scalar::Str(text)
+                };
+                self.add(
+                    Node {
+                        value: Value::Scalar(scalar),
+                        line,
+                    },
+                    anchor,
+                );
+            }
+            Event::SequenceStart(anchor, _) => self.stack.push((
+                Node {
+                    value: Value::Seq(Vec::new()),
+                    line,
+                },
+                None,
+                anchor,
+            )),
+            Event::MappingStart(anchor, _) => self.stack.push((
+                Node {
+                    value: Value::Map(Vec::new()),
+                    line,
+                },
+                None,
+                anchor,
+            )),
+            Event::SequenceEnd | Event::MappingEnd => {
+                if let Some((node, _, anchor)) = self.stack.pop() {
+                    self.add(node, anchor);
+                }
+            }
+            Event::Alias(anchor) => match self.anchors.get(&anchor).cloned() {
+                Some(node) => {
+                    self.nodes += Loader::size(&node);
+                    if self.nodes > MAX_NODES {
+                        self.error = Some((line, format!("aliases expand to more than {MAX_NODES} YAML nodes; no yamllint configuration needs that many")));
+                        return;
+                    }
+                    self.add(node, 0);
+                }
+                None => self.error = Some((line, "an alias to an unknown anchor".into())),
+            },
+            _ => {}
+        }
+    }
+}
+
+/// Reads a yamllint or chart-testing file into its first document.
+/// Reads a small YAML file of a stranger (a yamllint, chart-testing or `Chart.yaml`
+/// file) into its first document, bounded in size, nodes and depth.
+pub fn load(path: &Path) -> Result<(Node, u64), ConfigError> {
+    let bytes =
+        crate::source::read_regular(path, MAX_BYTES).map_err(|error| ConfigError::Unreadable {
+            path: path.display().to_string(),
+            message: error.to_string(),
+        })?;
+    let invalid = |line: usize, column: usize, message: String| ConfigError::Invalid {
+        path: path.display().to_string(),
+        line: line.max(1),
+        column: column.max(1),
+        message,
+    };
+    if bytes.len() > MAX_BYTES {
+        return Err(invalid(
+            1,
+            1,
+            format!(
+                "larger than {} KiB, which no yamllint configuration needs; is this the right file?",
+                MAX_BYTES / 1024
+            ),
+        ));
+    }
+    let hash = xxhash_rust::xxh3::xxh3_64(&bytes);
+    let text = String::from_utf8(bytes)
+        .map_err(|error| invalid(1, 1, format!("not UTF-8 ({error}); save it as UTF-8")))?;
+    let mut loader = Loader {
+        stack: Vec::new(),
+        anchors: std::collections::HashMap::new(),
+        document: None,
+        nodes: 0,
+        error: None,
+    };
+    let parsed = yaml_rust2::parser::Parser::new_from_str(&text).load(&mut loader, false);
+    // What the loader refused came first in the file: the parser stopped after it.
+    if let Some((line, message)) = loader.error {
+        return Err(invalid(line, 1, message));
+    }
+    parsed.map_err(|error| {
+        invalid(
+            error.marker().line(),
+            error.marker().col() + 1,
+            format!("not valid YAML: {}; fix it, or point tether at another file with `yamllint-config`", error.info()),
+        )
+    })?;
+    let document = loader.document.unwrap_or(Node {
+        value: Value::Scalar(Scalar::Null),
+        line: 1,
+    });
+    Ok((document, hash))
+}
