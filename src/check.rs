@@ -356,6 +356,7 @@ pub fn check_resolved(
                     message: format!("cannot read this {what}: {message}"),
                     help: Some("check its permissions, or exclude it in tether.toml".into()),
                     labels: Vec::new(),
+                    fix: None,
                 });
                 failures.push(format!("{}: {message}", path.display()));
             }
@@ -401,7 +402,7 @@ enum Outcome {
 
 impl ConfigSource {
     /// What chooses each file's configuration, `--select` applied.
-    fn resolver(self) -> Result<Resolver, crate::error::Error> {
+    pub(crate) fn resolver(self) -> Result<Resolver, crate::error::Error> {
         Ok(match self {
             ConfigSource::One(config) => Resolver::one(config),
             ConfigSource::Nearest {
@@ -724,6 +725,7 @@ fn cap_findings(source: &SourceFile, diagnostics: &mut Vec<Diagnostic>) {
         ),
         help: Some("fix the findings above and run again, or exclude the file in tether.toml".into()),
         labels: Vec::new(),
+        fix: None,
     });
 }
 
@@ -745,6 +747,7 @@ fn binary_file(
         message: format!("binary file (a NUL byte at offset {offset}); it was not checked"),
         help: Some("exclude it in tether.toml, or rename it if it is not YAML".into()),
         labels: Vec::new(),
+        fix: None,
     };
     (source, vec![diagnostic])
 }

@@ -63,6 +63,15 @@ pub enum Command {
         /// exit without checking.
         #[arg(long, value_name = "FILE")]
         show_settings: Option<PathBuf>,
+        /// Fix what needs no judgement (comment-starting-space, inline-comment-spacing,
+        /// comment-indentation) in place, then report what is left. Only whitespace
+        /// in the fixed comments' lines changes; line endings stay.
+        #[arg(long, conflicts_with = "diff")]
+        fix: bool,
+        /// Print what --fix would change, as a unified diff, without writing; exit 1
+        /// when it would change anything.
+        #[arg(long)]
+        diff: bool,
     },
     /// Prove that a regeneration command (`make update`) is a no-op on the committed
     /// files, a fixpoint, restores every configured block byte for byte, and keeps
@@ -198,6 +207,8 @@ pub fn run(args: Args) -> ExitCode {
             changed_since,
             changed_lines,
             show_settings: None,
+            fix,
+            diff,
         } => check(
             &paths,
             config.as_deref(),
@@ -208,6 +219,8 @@ pub fn run(args: Args) -> ExitCode {
                 fail_on,
                 changed_since,
                 changed_lines,
+                fix,
+                diff,
             },
             &select,
         ),
@@ -312,6 +325,8 @@ struct CheckFlags {
     fail_on: FailOn,
     changed_since: Option<String>,
     changed_lines: bool,
+    fix: bool,
+    diff: bool,
 }
 
 fn check(
@@ -356,14 +371,53 @@ fn check(
             ChangedSince::new(config.root(), revision).lines_only(flags.changed_lines),
         );
     }
-    let configs = if explicit.is_some() {
-        ConfigSource::One(config)
-    } else {
-        ConfigSource::Nearest {
-            fallback: Config::default_for(absolute(Path::new("."))),
-            select: select.to_vec(),
+    let configs = || {
+        if explicit.is_some() {
+            ConfigSource::One(config.clone())
+        } else {
+            ConfigSource::Nearest {
+                fallback: Config::default_for(absolute(Path::new("."))),
+                select: select.to_vec(),
+            }
         }
     };
+    if flags.fix || flags.diff {
+        let report = match tether::fix_paths(configs(), &inputs, flags.fix) {
+            Ok(report) => report,
+            Err(error) => return trouble(error.to_string()),
+        };
+        for failure in &report.failures {
+            eprintln!("error: {failure}");
+        }
+        if flags.diff {
+            if !print_out(&report.diff()) {
+                return exit::TROUBLE;
+            }
+            eprintln!(
+                "tether: --fix would apply {} fixes in {} of {} files",
+                report.count(),
+                report.files.len(),
+                report.checked
+            );
+            return if !report.failures.is_empty() {
+                exit::TROUBLE
+            } else if report.files.is_empty() {
+                exit::OK
+            } else {
+                exit::FINDINGS
+            };
+        }
+        eprintln!(
+            "tether: fixed {} findings in {} file{}",
+            report.count(),
+            report.files.len(),
+            if report.files.len() == 1 { "" } else { "s" }
+        );
+        if !report.failures.is_empty() {
+            return exit::TROUBLE;
+        }
+    }
+    let configs = configs();
     let report = match check_with(configs, &inputs, &options) {
         Ok(report) => report,
         Err(error) => return trouble(error.to_string()),

@@ -54,6 +54,59 @@ pub struct Diagnostic {
     pub help: Option<String>,
     /// Other places in the file that explain it.
     pub labels: Vec<Label>,
+    /// How `tether check --fix` would fix it, for the rules that fix.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fix: Option<Fix>,
+}
+
+/// Edits that fix one finding, applied together or not at all (as ruff's `Fix`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Fix {
+    /// Non-overlapping, in file order.
+    pub edits: Vec<Edit>,
+    /// Whether `--fix` applies it.
+    pub applicability: Applicability,
+}
+
+/// Replace the bytes of `range` with `content`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Edit {
+    /// Byte range in the file; empty to insert.
+    pub range: Range<usize>,
+    /// What replaces it.
+    pub content: String,
+}
+
+/// When a fix is applied.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum Applicability {
+    /// It changes only whitespace the finding names: `--fix` applies it.
+    Safe,
+}
+
+impl Fix {
+    /// A safe fix of these edits.
+    pub fn safe(mut edits: Vec<Edit>) -> Fix {
+        edits.sort_by_key(|edit| (edit.range.start, edit.range.end));
+        Fix {
+            edits,
+            applicability: Applicability::Safe,
+        }
+    }
+}
+
+impl Edit {
+    /// Replaces `range` with `content`.
+    pub fn replace(range: Range<usize>, content: impl Into<String>) -> Edit {
+        Edit {
+            range,
+            content: content.into(),
+        }
+    }
 }
 
 impl Diagnostic {

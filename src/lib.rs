@@ -41,6 +41,7 @@ mod check;
 mod config;
 mod diagnostic;
 mod error;
+mod fix;
 #[cfg(unix)]
 pub mod idem;
 mod idem_targets;
@@ -63,8 +64,9 @@ pub use check::{
     check_paths, check_with, show_settings, ChangedSince, CheckOptions, CheckReport, ConfigSource,
 };
 pub use config::{parse_duration, Config, IdemTarget};
-pub use diagnostic::{Diagnostic, Label, Severity};
+pub use diagnostic::{Applicability, Diagnostic, Edit, Fix, Label, Severity};
 pub use error::{ConfigError, Error};
+pub use fix::{fix_paths, FixReport, FixedFile};
 pub use report::map::map_json;
 pub use report::{machine_root, Format};
 pub use rules::{rule, rules, rules_markdown, Level, RuleInfo};

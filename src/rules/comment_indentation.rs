@@ -1,6 +1,7 @@
 //! `comment-indentation`: comment lines indented like the content around them.
 
 use super::rule::{declare_rule, FileContext, NoOptions, Reporter, Rule};
+use crate::diagnostic::{Edit, Fix};
 use crate::yaml::model::CommentStyle;
 
 declare_rule! {
@@ -15,7 +16,12 @@ declare_rule! {
     /// chart-testing's `lint-conf`; README, "Next to yamllint and chart-testing"), and
     /// yamllint's `# yamllint disable…` comments for its rule apply.
     ///
-    /// Differences from yamllint, all deliberate, to avoid the false positives its users
+    /// `tether check --fix` moves the comment to the column of the next content line,
+/// with the comment lines directly below it at the same column. A fix that would
+/// change which key a comment documents (the comment map) is not applied: that
+/// finding needs a person.
+///
+/// Differences from yamllint, all deliberate, to avoid the false positives its users
     /// report:
     /// - template lines (`{{- if … }}`, `{{- end }}`, `{{- include … | nindent 4 }}`) are
     ///   not content: the comment is compared with the YAML lines around them, and a
@@ -168,6 +174,20 @@ impl Rule for CommentIndentation {
                         } else {
                             format!("column {}", next + 1)
                         };
+                        // The fix moves the comment to the next content line's column,
+                        // with the comment lines directly below it at the same column
+                        // (a run written at the wrong column moves as one).
+                        let mut edits = Vec::new();
+                        let mut below = line;
+                        while below < line_count
+                            && (below == line
+                                || (comment_at[below] == Some(column)
+                                    && !continues_trailing[below]))
+                        {
+                            let start = context.source.line_start(below);
+                            edits.push(Edit::replace(start..start + column, " ".repeat(next)));
+                            below += 1;
+                        }
                         reporter
                             .report(
                                 comment.span.start..comment.span.start + 1,
@@ -176,7 +196,8 @@ impl Rule for CommentIndentation {
                                     column + 1
                                 ),
                             )
-                            .with_help("indent the comment like the key it documents");
+                            .with_help("indent the comment like the key it documents")
+                            .with_fix(Fix::safe(edits));
                     }
                     // The next comment of the run may line up with this one.
                     comment_above = Some(column);

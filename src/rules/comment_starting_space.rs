@@ -1,6 +1,7 @@
 //! `comment-starting-space`: `#` must be followed by a space.
 
 use super::rule::{declare_rule, options_from, Described, FileContext, Reporter, Rule};
+use crate::diagnostic::{Edit, Fix};
 use crate::yaml::model::CommentStyle;
 
 /// `[rules.comment-starting-space]` options.
@@ -37,7 +38,9 @@ declare_rule! {
     /// chart-testing's `lint-conf`; README, "Next to yamllint and chart-testing"), and
     /// yamllint's `# yamllint disable…` comments for its rule apply.
     ///
-    /// Differences from yamllint, all deliberate:
+    /// `tether check --fix` puts the space in.
+///
+/// Differences from yamllint, all deliberate:
     /// - only real comments are checked: a `#` inside a template action, a quoted
     ///   string or a block scalar is text, and template comments `{{/* */}}` are not
     ///   `#` comments;
@@ -91,7 +94,8 @@ impl Rule for CommentStartingSpace {
             let at = comment.span.start + hashes;
             reporter
                 .report(at..at, "missing space after `#` at the start of a comment")
-                .with_help(format!("put a space after `{}`", &text[..hashes]));
+                .with_help(format!("put a space after `{}`", &text[..hashes]))
+                .with_fix(Fix::safe(vec![Edit::replace(at..at, " ")]));
         }
     }
 }

@@ -1,6 +1,7 @@
 //! `inline-comment-spacing`: enough spaces between content and an inline comment.
 
 use super::rule::{declare_rule, options_from, Described, FileContext, Reporter, Rule};
+use crate::diagnostic::{Edit, Fix};
 use crate::yaml::model::CommentStyle;
 
 /// `[rules.inline-comment-spacing]` options.
@@ -32,7 +33,9 @@ declare_rule! {
     /// chart-testing's `lint-conf`; README, "Next to yamllint and chart-testing"), and
     /// yamllint's `# yamllint disable…` comments for its rule apply.
     ///
-    /// Differences from yamllint, all deliberate:
+    /// `tether check --fix` sets the spaces before the `#` to `min-spaces`.
+///
+/// Differences from yamllint, all deliberate:
     /// - a comment after a line of template actions only (`{{- end }}  # tls`) is not
     ///   checked: those lines are not YAML content, and the trim markers decide what the
     ///   rendered output looks like;
@@ -94,7 +97,11 @@ impl Rule for InlineCommentSpacing {
                         if spaces == 1 { "" } else { "s" }
                     ),
                 )
-                .with_help(format!("put {minimum} space{plural} between the content and `#`"));
+                .with_help(format!("put {minimum} space{plural} between the content and `#`"))
+                .with_fix(Fix::safe(vec![Edit::replace(
+                    comment.span.start - spaces..comment.span.start,
+                    " ".repeat(minimum),
+                )]));
         }
     }
 }

@@ -223,6 +223,7 @@ impl<'a> Reporter<'a> {
             message: message.into(),
             help: None,
             labels: Vec::new(),
+            fix: None,
         });
         #[allow(clippy::expect_used)] // Pushed on the line above: never empty.
         self.diagnostics.last_mut().expect("just pushed")
@@ -237,6 +238,11 @@ impl<'a> Reporter<'a> {
 impl Diagnostic {
     pub(crate) fn with_help(&mut self, help: impl Into<String>) -> &mut Self {
         self.help = Some(help.into());
+        self
+    }
+
+    pub(crate) fn with_fix(&mut self, fix: crate::diagnostic::Fix) -> &mut Self {
+        self.fix = Some(fix);
         self
     }
 

@@ -1,0 +1,228 @@
+//! `tether check --fix` and `--diff` (issue 12): per fixable rule, a fixture's
+//! fixes (the diff), the text after, and a second pass that changes nothing; line
+//! endings kept; and over a copy of each corpus, a fixpoint that changes only the
+//! whitespace of the fixed comments' lines and keeps every comment map.
+
+#![allow(clippy::print_stderr)]
+
+mod common;
+
+use tether::{fix_paths, Config, ConfigSource};
+
+/// Fixes `text` as `values.yaml` (or `templates/x.yaml`) with only `rules` on; the
+/// diff, the text after, and the fixes per rule.
+fn fix(name: &str, text: &str, rules: &[&str], toml: &str) -> String {
+    let dir = tempfile::tempdir().expect("a temp folder");
+    let path = dir.path().join(name);
+    std::fs::create_dir_all(path.parent().expect("a folder")).expect("created");
+    std::fs::write(&path, text).expect("written");
+    let mut config = Config::from_toml_in(toml, dir.path()).expect("a valid tether.toml");
+    let selected: Vec<String> = rules.iter().map(|rule| rule.to_string()).collect();
+    config.select(&selected).expect("the rules exist");
+    let report =
+        fix_paths(ConfigSource::One(config.clone()), &[dir.path()], true).expect("it runs");
+    assert!(report.failures.is_empty(), "{:?}", report.failures);
+    let after = std::fs::read_to_string(&path).expect("read back");
+    let again = fix_paths(ConfigSource::One(config), &[dir.path()], false).expect("it runs");
+    assert!(
+        again.files.is_empty(),
+        "a second pass changes:\n{}",
+        again.diff()
+    );
+    let fixes: Vec<String> = report
+        .files
+        .iter()
+        .flat_map(|file| file.fixes.iter().map(|(rule, n)| format!("{rule}: {n}")))
+        .collect();
+    format!(
+        "{}\n----- after -----\n{}----- fixes -----\n{}\n",
+        report
+            .diff()
+            .replace(&dir.path().display().to_string(), "[DIR]"),
+        after.replace('\r', "␍"),
+        fixes.join("\n")
+    )
+}
+
+macro_rules! assert_snapshot {
+    ($name:literal, $value:expr) => {
+        insta::with_settings!({
+            snapshot_path => "../snapshots",
+            prepend_module_to_snapshot => false,
+            omit_expression => true,
+        }, {
+            insta::assert_snapshot!(concat!("fix__", $name), $value);
+        });
+    };
+}
+
+#[test]
+fn comment_starting_space() {
+    assert_snapshot!(
+        "comment_starting_space",
+        fix(
+            "values.yaml",
+            "#!/usr/bin/env shebang: kept\n#replicas of the app\nreplicas: 2 ##inline\n##doc\n#-- helm-docs, kept\nimage: {}\n",
+            &["comment-starting-space"],
+            ""
+        )
+    );
+}
+
+#[test]
+fn inline_comment_spacing() {
+    assert_snapshot!(
+        "inline_comment_spacing",
+        fix(
+            "templates/cm.yaml",
+            "data:\n  a: 1 # one\n  b: {{ .Values.b }}\t# tab\n  c: 3      # many: kept\n{{- end }} # after an action only: kept\n",
+            &["inline-comment-spacing"],
+            "[rules.inline-comment-spacing]\nmin-spaces = 3\n"
+        )
+    );
+}
+
+#[test]
+fn comment_indentation() {
+    assert_snapshot!(
+        "comment_indentation",
+        fix(
+            "values.yaml",
+            "spec:\n  replicas: 3\n # one space short\n # and its second line, moved with it\n  strategy: {}\n  list:\n    - a\n   # three\n    - b\n# a note at the top level: kept\nother:\n      # deeper: moving it would make it document `key`, so it stays\n  key: 1\n",
+            &["comment-indentation"],
+            ""
+        )
+    );
+}
+
+/// CRLF stays CRLF, a missing final newline stays missing, and every rule's fixes
+/// meet in one file.
+#[test]
+fn line_endings_and_all_rules_together() {
+    assert_snapshot!(
+        "line_endings",
+        fix(
+            "values.yaml",
+            "a: 1 #one\r\nb:\r\n      #deep\r\n  c: 2\t# tab",
+            &[
+                "comment-starting-space",
+                "inline-comment-spacing",
+                "comment-indentation"
+            ],
+            ""
+        )
+    );
+}
+
+/// `--fix` never writes through a link, and `--diff` writes nothing.
+#[test]
+fn the_cli_writes_only_regular_files_and_diff_writes_nothing() {
+    let dir = tempfile::tempdir().expect("a temp folder");
+    let outside = tempfile::tempdir().expect("another folder");
+    std::fs::write(outside.path().join("target.yaml"), "a: 1 #x\n").expect("written");
+    std::fs::write(dir.path().join("values.yaml"), "a: 1 #x\n").expect("written");
+    let diff = common::run_in(dir.path(), &["check", "--diff", "--no-cache", "."]);
+    assert!(diff.starts_with("exit code: 1\n"), "{diff}");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("values.yaml")).expect("read"),
+        "a: 1 #x\n"
+    );
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink(
+            outside.path().join("target.yaml"),
+            dir.path().join("link.yaml"),
+        )
+        .expect("a link");
+        let _ = common::run_in(dir.path(), &["check", "--fix", "--no-cache", "link.yaml"]);
+        assert_eq!(
+            std::fs::read_to_string(outside.path().join("target.yaml")).expect("read"),
+            "a: 1 #x\n",
+            "written through a link"
+        );
+    }
+    let fixed = common::run_in(dir.path(), &["check", "--fix", "--no-cache", "values.yaml"]);
+    assert!(
+        fixed.contains("tether: fixed 2 findings in 1 file"),
+        "{fixed}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("values.yaml")).expect("read"),
+        "a: 1  # x\n"
+    );
+}
+
+/// Over a copy of each corpus: `--fix` is a fixpoint, changes only whitespace and
+/// only on lines with a comment, and leaves every comment map as it was apart from
+/// that whitespace.
+#[test]
+fn fix_over_each_corpus_is_a_whitespace_only_fixpoint() {
+    let Some(corpus) = common::corpus_dir("the --fix corpus test") else {
+        return;
+    };
+    for name in ["cozystack", "prometheus-community", "argo-helm"] {
+        let copy = tempfile::tempdir().expect("a temp folder");
+        common::copy_tree(&corpus.join(name), copy.path());
+        let configs = || ConfigSource::Nearest {
+            fallback: Config::default_for(copy.path().to_path_buf()),
+            select: Vec::new(),
+        };
+        let report = fix_paths(configs(), &[copy.path()], true).expect("it runs");
+        assert!(report.failures.is_empty(), "{name}: {:?}", report.failures);
+        assert!(!report.files.is_empty(), "{name}: nothing to fix?");
+        let again = fix_paths(configs(), &[copy.path()], false).expect("it runs");
+        assert!(
+            again.files.is_empty(),
+            "{name}: not a fixpoint:\n{}",
+            again.diff()
+        );
+        let squeeze =
+            |text: &str| -> String { text.chars().filter(|c| *c != ' ' && *c != '\t').collect() };
+        for file in &report.files {
+            let before: Vec<&str> = file.before.split('\n').collect();
+            let after: Vec<&str> = file.after.split('\n').collect();
+            assert_eq!(
+                before.len(),
+                after.len(),
+                "{}: lines added or removed",
+                file.path.display()
+            );
+            for (old, new) in before.iter().zip(&after) {
+                if old != new {
+                    assert!(
+                        squeeze(old) == squeeze(new) && old.contains('#'),
+                        "{}: a change beyond a comment's whitespace:\n-{old}\n+{new}",
+                        file.path.display()
+                    );
+                }
+            }
+            let map = |text: &str| {
+                squeeze(&tether::model_bytes(&file.path, text.as_bytes().to_vec()).to_string())
+                    .lines()
+                    .map(|line| {
+                        // `LINE:COLUMN key …`: columns move with the whitespace;
+                        // everything else stays.
+                        let rest = line.trim_start_matches(|c: char| c.is_ascii_digit());
+                        match rest.strip_prefix(':') {
+                            Some(column) => column
+                                .trim_start_matches(|c: char| c.is_ascii_digit())
+                                .to_string(),
+                            None => line.to_string(),
+                        }
+                    })
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(
+                map(&file.before),
+                map(&file.after),
+                "{}: comment map changed",
+                file.path.display()
+            );
+        }
+        eprintln!(
+            "{name}: {} fixes in {} files, a fixpoint",
+            report.count(),
+            report.files.len()
+        );
+    }
+}
