@@ -146,10 +146,19 @@ pub fn exact_version(text: &str) -> Option<String> {
 /// and hidden ones left out).
 pub fn repository_pins(top: &Path) -> Vec<Pin> {
     let mut pins = Vec::new();
+    // A chart's `Chart.yaml` is never below its `templates/`, `crds/` or `files/`
+    // (Helm reads those as the chart's content), and those hold most of a tree.
     let walker = ignore::WalkBuilder::new(top)
         .standard_filters(true)
         .require_git(false)
         .follow_links(false)
+        .filter_entry(|entry| {
+            !(entry.file_type().is_some_and(|kind| kind.is_dir())
+                && matches!(
+                    entry.file_name().to_str(),
+                    Some("templates" | "crds" | "files" | "node_modules")
+                ))
+        })
         .build();
     let mut read = 0;
     for entry in walker.flatten() {

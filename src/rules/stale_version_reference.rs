@@ -174,8 +174,17 @@ impl Rule for StaleVersionReference {
         let Some(names) = &pins.names else {
             return;
         };
+        let text = context.source.text.as_str();
         for block in blocks(context) {
-            let tokens = tokens(context.source.text.as_str(), &block);
+            // Most comments name no pinned component: one search of each, and words
+            // only for the blocks that do.
+            if !block.iter().any(|comment| {
+                text.get(comment.span.clone())
+                    .is_some_and(|body| names.is_match(body))
+            }) {
+                continue;
+            }
+            let tokens = tokens(text, &block);
             for (index, (token, _)) in tokens.iter().enumerate() {
                 for found in names.captures_iter(token) {
                     let Some(name) = found.get(1) else { continue };
