@@ -11,6 +11,8 @@ use crate::small_yaml::{Node, Scalar, Value};
 
 /// `Chart.yaml` files read at most; a repository with more is indexed in part.
 const MAX_CHARTS: usize = 20_000;
+/// Folder entries walked at most to find them.
+const MAX_ENTRIES: usize = 500_000;
 
 /// Names too common in prose to be told from a component's name.
 const TOO_COMMON: &[&str] = &[
@@ -161,7 +163,11 @@ pub fn repository_pins(top: &Path) -> Vec<Pin> {
         })
         .build();
     let mut read = 0;
-    for entry in walker.flatten() {
+    for (walked, entry) in walker.flatten().enumerate() {
+        // A run from a huge folder (a home directory) indexes its first part only.
+        if walked > MAX_ENTRIES {
+            break;
+        }
         if entry.file_name() != "Chart.yaml" || !entry.file_type().is_some_and(|t| t.is_file()) {
             continue;
         }
@@ -258,13 +264,12 @@ pub fn configured_pin(name: &str, file: &Path, shown: &Path, regex: &Regex) -> R
     })
 }
 
-/// Where the index of a configuration comes from: the repository's top, or the
-/// configuration's folder outside a repository.
-pub fn index_root(root: &Path) -> PathBuf {
-    root.ancestors()
+/// The top of the git repository holding `folder`, if any.
+pub fn repository_top(folder: &Path) -> Option<PathBuf> {
+    folder
+        .ancestors()
         .find(|ancestor| std::fs::symlink_metadata(ancestor.join(".git")).is_ok())
-        .unwrap_or(root)
-        .to_path_buf()
+        .map(Path::to_path_buf)
 }
 
 #[cfg(test)]

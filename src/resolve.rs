@@ -39,6 +39,8 @@ pub struct Resolver {
     pins: Mutex<HashMap<PathBuf, Arc<Vec<Pin>>>>,
     /// The fallback with its pins, made when first needed.
     fallback_pinned: Mutex<Option<Arc<Config>>>,
+    /// The folder the run covers, set by the walk.
+    input_root: Mutex<Option<PathBuf>>,
 }
 
 impl Resolver {
@@ -52,6 +54,7 @@ impl Resolver {
             yamllint: Mutex::new(HashMap::new()),
             pins: Mutex::new(HashMap::new()),
             fallback_pinned: Mutex::new(None),
+            input_root: Mutex::new(None),
         };
         let config = resolver.with_pins(config);
         let explicit = if config.yamllint_named {
@@ -76,6 +79,7 @@ impl Resolver {
             yamllint: Mutex::new(HashMap::new()),
             pins: Mutex::new(HashMap::new()),
             fallback_pinned: Mutex::new(None),
+            input_root: Mutex::new(None),
         }
     }
 
@@ -136,7 +140,19 @@ impl Resolver {
 
     /// `config` with the pins of its repository, read once per repository.
     fn with_pins(&self, config: Config) -> Config {
-        let top = crate::pins::index_root(&config.root);
+        // The top of the repository of the `tether.toml`, or (for the defaults) of
+        // the folder the run covers, never the working directory's as such; outside a
+        // repository, that folder itself.
+        let base = match &config.file {
+            Some(_) => config.root.clone(),
+            None => self
+                .input_root
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .clone()
+                .unwrap_or_else(|| config.root.clone()),
+        };
+        let top = crate::pins::repository_top(&base).unwrap_or(base);
         let known = self.lock_pins().get(&top).cloned();
         let pins = match known {
             Some(pins) => pins,
@@ -147,6 +163,16 @@ impl Resolver {
             }
         };
         config.with_pins(&pins)
+    }
+
+    /// The folder the run covers (the inputs' common folder), where the pins of files
+    /// outside any repository and any `tether.toml` are read from.
+    pub fn set_input_root(&self, root: PathBuf) {
+        let mut slot = self
+            .input_root
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        slot.get_or_insert(root);
     }
 
     /// The fallback configuration, with its pins (attached once).

@@ -56,6 +56,28 @@ pub fn files(resolver: &Resolver, inputs: &[PathBuf]) -> Walked {
     let mut walked = Walked::default();
     let mut collected = Collected::default();
     let mut unreadable: Vec<(PathBuf, String)> = Vec::new();
+    // What the run covers: outside a repository, the pins of the files are read from
+    // here (`stale-version-reference`), not from the working directory.
+    let folders: Vec<PathBuf> = inputs
+        .iter()
+        .map(|input| absolute(input))
+        .map(|path| {
+            if path.is_dir() {
+                path
+            } else {
+                path.parent().map(Path::to_path_buf).unwrap_or(path)
+            }
+        })
+        .collect();
+    if let Some(first) = folders.first() {
+        let covered = folders
+            .iter()
+            .skip(1)
+            .fold(first.clone(), |common, folder| {
+                common_ancestor(&common, folder)
+            });
+        resolver.set_input_root(covered);
+    }
     for input in inputs {
         let absolute = absolute(input);
         let metadata = match std::fs::metadata(&absolute) {
