@@ -11,57 +11,45 @@ fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-macro_rules! assert_cli_snapshot {
-    ($name:literal, $value:expr) => {
-        insta::with_settings!({
-            snapshot_path => "../snapshots",
-            prepend_module_to_snapshot => false,
-            omit_expression => true,
-        }, {
-            insta::assert_snapshot!(concat!("cli__", $name), $value);
-        });
-    };
-}
-
 #[test]
 fn map_example_text() {
-    assert_cli_snapshot!(
-        "map_example_text",
-        run_in(
+    common::assert_snapshot(
+        "cli__map_example_text",
+        &run_in(
             repo(),
-            &["map", "examples/kubevirt/templates/kubevirt-cr.yaml"]
-        )
+            &["map", "examples/kubevirt/templates/kubevirt-cr.yaml"],
+        ),
     );
 }
 
 #[test]
 fn map_example_json() {
-    assert_cli_snapshot!(
-        "map_example_json",
-        run_in(
+    common::assert_snapshot(
+        "cli__map_example_json",
+        &run_in(
             repo(),
             &[
                 "map",
                 "--format",
                 "json",
-                "examples/kubevirt/templates/kubevirt-cr.yaml"
-            ]
-        )
+                "examples/kubevirt/templates/kubevirt-cr.yaml",
+            ],
+        ),
     );
 }
 
 #[test]
 fn map_values_and_helpers() {
-    assert_cli_snapshot!(
-        "map_values_and_helpers",
-        run_in(
+    common::assert_snapshot(
+        "cli__map_values_and_helpers",
+        &run_in(
             repo(),
             &[
                 "map",
                 "examples/kubevirt/values.yaml",
-                "examples/kubevirt/templates/_helpers.tpl"
-            ]
-        )
+                "examples/kubevirt/templates/_helpers.tpl",
+            ],
+        ),
     );
 }
 
@@ -70,9 +58,9 @@ fn unreadable_file_exits_2_and_the_others_are_still_modelled() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("good.yaml"), "# doc\nkey: 1\n").unwrap();
     std::fs::create_dir(dir.path().join("folder.yaml")).unwrap();
-    assert_cli_snapshot!(
-        "map_unreadable",
-        run_in(
+    common::assert_snapshot(
+        "cli__map_unreadable",
+        &run_in(
             dir.path(),
             &[
                 "map",
@@ -80,15 +68,15 @@ fn unreadable_file_exits_2_and_the_others_are_still_modelled() {
                 "json",
                 "missing.yaml",
                 "folder.yaml",
-                "good.yaml"
-            ]
-        )
+                "good.yaml",
+            ],
+        ),
     );
 }
 
 #[test]
 fn map_requires_a_file() {
-    assert_cli_snapshot!("map_no_file", run_in(repo(), &["map"]));
+    common::assert_snapshot("cli__map_no_file", &run_in(repo(), &["map"]));
 }
 
 #[test]
@@ -143,46 +131,46 @@ fn bad_inputs_are_problems_not_failures() {
         .filter(|line| !line.starts_with("    "))
         .map(|line| format!("{line}\n"))
         .collect();
-    assert_cli_snapshot!("map_bad_inputs", summary);
+    common::assert_snapshot("cli__map_bad_inputs", &summary);
 }
 
 #[test]
 fn check_example_is_clean() {
-    assert_cli_snapshot!(
-        "check_example",
-        run_in(repo(), &["check", "--no-cache", "examples/kubevirt"])
+    common::assert_snapshot(
+        "cli__check_example",
+        &run_in(repo(), &["check", "--no-cache", "examples/kubevirt"]),
     );
 }
 
 #[test]
 fn check_broken_copy_fails_with_findings() {
-    assert_cli_snapshot!(
-        "check_broken",
-        run_in(
+    common::assert_snapshot(
+        "cli__check_broken",
+        &run_in(
             repo(),
             &[
                 "check",
                 "--no-cache",
-                "tests/fixtures/check/kubevirt-broken"
-            ]
-        )
+                "tests/fixtures/check/kubevirt-broken",
+            ],
+        ),
     );
 }
 
 #[test]
 fn check_broken_copy_json_and_github() {
-    assert_cli_snapshot!(
-        "check_broken_json",
-        run_in(
+    common::assert_snapshot(
+        "cli__check_broken_json",
+        &run_in(
             repo(),
             &[
                 "check",
                 "--no-cache",
                 "--format",
                 "json",
-                "tests/fixtures/check/kubevirt-broken"
-            ]
-        )
+                "tests/fixtures/check/kubevirt-broken",
+            ],
+        ),
     );
     let sarif = run_in(
         repo(),
@@ -229,22 +217,22 @@ fn check_broken_copy_json_and_github() {
         "file://[DIR]/"
     );
     document["runs"][0]["originalUriBaseIds"]["%SRCROOT%"]["uri"] = serde_json::json!("[REPO]");
-    assert_cli_snapshot!(
-        "check_broken_sarif",
-        serde_json::to_string_pretty(&document).unwrap()
+    common::assert_snapshot(
+        "cli__check_broken_sarif",
+        &serde_json::to_string_pretty(&document).unwrap(),
     );
-    assert_cli_snapshot!(
-        "check_broken_github",
-        run_in(
+    common::assert_snapshot(
+        "cli__check_broken_github",
+        &run_in(
             repo(),
             &[
                 "check",
                 "--no-cache",
                 "--format",
                 "github",
-                "tests/fixtures/check/kubevirt-broken"
-            ]
-        )
+                "tests/fixtures/check/kubevirt-broken",
+            ],
+        ),
     );
 }
 
@@ -290,9 +278,15 @@ fn readme_states_the_nesting_limit_of_the_binary() {
 
 #[test]
 fn rules_list_and_pages() {
-    assert_cli_snapshot!("rules_list", run_in(repo(), &["rules"]));
-    assert_cli_snapshot!("rules_page", run_in(repo(), &["rules", "detached-comment"]));
-    assert_cli_snapshot!("rules_unknown", run_in(repo(), &["rules", "detached"]));
+    common::assert_snapshot("cli__rules_list", &run_in(repo(), &["rules"]));
+    common::assert_snapshot(
+        "cli__rules_page",
+        &run_in(repo(), &["rules", "detached-comment"]),
+    );
+    common::assert_snapshot(
+        "cli__rules_unknown",
+        &run_in(repo(), &["rules", "detached"]),
+    );
 }
 
 #[test]
@@ -306,7 +300,7 @@ fn init_writes_a_starter_that_checks_and_refuses_to_overwrite() {
     )
     .unwrap();
     let checked = run_in(dir.path(), &["check", "--no-cache"]);
-    assert_cli_snapshot!("init", format!("{first}\n{second}\n{checked}"));
+    common::assert_snapshot("cli__init", &format!("{first}\n{second}\n{checked}"));
     let written = std::fs::read_to_string(dir.path().join("tether.toml")).unwrap();
     assert_eq!(written, tether::Config::starter_toml());
 }
@@ -320,18 +314,18 @@ fn unreadable_file_is_a_finding_and_the_run_goes_on() {
         dir.path().join("dangling.yaml"),
     )
     .unwrap();
-    assert_cli_snapshot!(
-        "check_unreadable",
-        run_in(
+    common::assert_snapshot(
+        "cli__check_unreadable",
+        &run_in(
             dir.path(),
             &[
                 "check",
                 "--no-cache",
                 "good.yaml",
                 "dangling.yaml",
-                "missing-folder"
-            ]
-        )
+                "missing-folder",
+            ],
+        ),
     );
 }
 
@@ -413,7 +407,7 @@ fn bad_configurations() {
         "### unknown --select\n{}\n",
         run_in(dir.path(), &["check", "--select", "detached"])
     ));
-    assert_cli_snapshot!("check_bad_configs", out);
+    common::assert_snapshot("cli__check_bad_configs", &out);
 }
 
 /// The cache serves an unchanged file and never a changed one.
@@ -471,7 +465,7 @@ fn inputs_that_check_nothing() {
             run_in(dir.path(), args)
         ));
     }
-    assert_cli_snapshot!("inputs_that_check_nothing", out);
+    common::assert_snapshot("cli__inputs_that_check_nothing", &out);
 }
 
 /// Files are chosen as git chooses them: tracked files always (even when a
@@ -650,10 +644,7 @@ fn configuration_per_file() {
         dir.path(),
         &["check", "--no-cache", "--config", "b/tether.toml", "a", "b"],
     );
-    assert_cli_snapshot!(
-        "configuration_per_file",
-        format!("### a b (and b a)\n{one_way}\n### b/skip.yaml b/values.yaml\n{named}\n### --config b/tether.toml a b\n{explicit}")
-    );
+    common::assert_snapshot("cli__configuration_per_file", &format!("### a b (and b a)\n{one_way}\n### b/skip.yaml b/values.yaml\n{named}\n### --config b/tether.toml a b\n{explicit}"));
 }
 
 /// `--changed-since REV` checks what changed since REV's merge base (renames, new and
@@ -731,12 +722,12 @@ fn changed_files_and_lines() {
         .filter(|line| line.contains("\"path\"") || line.contains("\"line\""))
         .map(|line| line.trim().trim_end_matches(',').to_string())
         .collect();
-    assert_cli_snapshot!(
-        "changed_files_and_lines",
-        format!(
+    common::assert_snapshot(
+        "cli__changed_files_and_lines",
+        &format!(
             "### --changed-since main\n{}\n\n### --changed-lines\n{lines}",
             findings.join("\n")
-        )
+        ),
     );
 }
 

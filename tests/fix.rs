@@ -44,73 +44,52 @@ fn fix(name: &str, text: &str, rules: &[&str], toml: &str) -> String {
     )
 }
 
-macro_rules! assert_snapshot {
-    ($name:literal, $value:expr) => {
-        insta::with_settings!({
-            snapshot_path => "../snapshots",
-            prepend_module_to_snapshot => false,
-            omit_expression => true,
-        }, {
-            insta::assert_snapshot!(concat!("fix__", $name), $value);
-        });
-    };
-}
-
 #[test]
 fn comment_starting_space() {
-    assert_snapshot!(
-        "comment_starting_space",
-        fix(
+    common::assert_snapshot("fix__comment_starting_space", &fix(
             "values.yaml",
             "#!/usr/bin/env shebang: kept\n#replicas of the app\nreplicas: 2 ##inline\n##doc\n#-- helm-docs, kept\nimage: {}\n",
             &["comment-starting-space"],
             ""
-        )
-    );
+        ));
 }
 
 #[test]
 fn inline_comment_spacing() {
-    assert_snapshot!(
-        "inline_comment_spacing",
-        fix(
+    common::assert_snapshot("fix__inline_comment_spacing", &fix(
             "templates/cm.yaml",
             "data:\n  a: 1 # one\n  b: {{ .Values.b }}\t# tab\n  c: 3      # many: kept\n{{- end }} # after an action only: kept\n",
             &["inline-comment-spacing"],
             "[rules.inline-comment-spacing]\nmin-spaces = 3\n"
-        )
-    );
+        ));
 }
 
 #[test]
 fn comment_indentation() {
-    assert_snapshot!(
-        "comment_indentation",
-        fix(
+    common::assert_snapshot("fix__comment_indentation", &fix(
             "values.yaml",
             "spec:\n  replicas: 3\n # one space short\n # and its second line, moved with it\n  strategy: {}\n  list:\n    - a\n   # three\n    - b\n# a note at the top level: kept\nother:\n      # deeper: moving it would make it document `key`, so it stays\n  key: 1\n",
             &["comment-indentation"],
             ""
-        )
-    );
+        ));
 }
 
 /// CRLF stays CRLF, a missing final newline stays missing, and every rule's fixes
 /// meet in one file.
 #[test]
 fn line_endings_and_all_rules_together() {
-    assert_snapshot!(
-        "line_endings",
-        fix(
+    common::assert_snapshot(
+        "fix__line_endings",
+        &fix(
             "values.yaml",
             "a: 1 #one\r\nb:\r\n      #deep\r\n  c: 2\t# tab",
             &[
                 "comment-starting-space",
                 "inline-comment-spacing",
-                "comment-indentation"
+                "comment-indentation",
             ],
-            ""
-        )
+            "",
+        ),
     );
 }
 

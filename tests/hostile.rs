@@ -186,13 +186,7 @@ fn special_files_and_hostile_configurations() {
     }
     run(root, &["check", "--config", "huge.toml"]);
     run(&folder_config, &["check"]);
-    insta::with_settings!({
-        snapshot_path => "../snapshots",
-        prepend_module_to_snapshot => false,
-        omit_expression => true,
-    }, {
-        insta::assert_snapshot!("hostile__special_files", out);
-    });
+    common::assert_snapshot("hostile__special_files", &out);
 }
 
 #[test]

@@ -108,18 +108,6 @@ fn filter(text: &str) -> String {
     stamp.replace_all(&text, "[STAMP]").into_owned()
 }
 
-macro_rules! assert_idem_snapshot {
-    ($name:literal, $value:expr) => {
-        insta::with_settings!({
-            snapshot_path => "../snapshots",
-            prepend_module_to_snapshot => false,
-            omit_expression => true,
-        }, {
-            insta::assert_snapshot!(concat!("idem__", $name), $value);
-        });
-    };
-}
-
 const CONFIGMAP: &str = "\
 data:
   first: 1
@@ -170,8 +158,8 @@ fn healthy_target_passes() {
         ("chart/tether.toml", IDEM_TOML),
     ]);
     let chart = repo.path().join("chart");
-    assert_idem_snapshot!("healthy", idem(&chart, &[]));
-    assert_idem_snapshot!("healthy_json", idem(&chart, &["--format", "json"]));
+    common::assert_snapshot("idem__healthy", &idem(&chart, &[]));
+    common::assert_snapshot("idem__healthy_json", &idem(&chart, &["--format", "json"]));
 }
 
 #[test]
@@ -184,7 +172,7 @@ fn blocks_restored_in_another_order_fail_with_a_diff() {
         ("templates/cm.yaml", CONFIGMAP),
         ("tether.toml", IDEM_TOML),
     ]);
-    assert_idem_snapshot!("wrong_order", idem(repo.path(), &[]));
+    common::assert_snapshot("idem__wrong_order", &idem(repo.path(), &[]));
 }
 
 #[test]
@@ -196,18 +184,18 @@ fn discover_lists_the_blocks_that_heal() {
         ("Makefile", &makefile(true)),
         ("templates/cm.yaml", CONFIGMAP),
     ]);
-    assert_idem_snapshot!(
-        "discover",
-        idem(
+    common::assert_snapshot(
+        "idem__discover",
+        &idem(
             repo.path(),
             &[
                 "--run",
                 "make -s update",
                 "--files",
                 "templates/*.yaml",
-                "--discover"
-            ]
-        )
+                "--discover",
+            ],
+        ),
     );
 }
 
@@ -223,10 +211,10 @@ fn naive_kubevirt_update_moves_the_eviction_comment() {
     )
     .unwrap();
     assert!(moved.is_match(&output), "{output}");
-    assert_idem_snapshot!("kubevirt_naive", idem(repo.path(), &[]));
-    assert_idem_snapshot!(
-        "kubevirt_naive_github",
-        idem(repo.path(), &["--format", "github"])
+    common::assert_snapshot("idem__kubevirt_naive", &idem(repo.path(), &[]));
+    common::assert_snapshot(
+        "idem__kubevirt_naive_github",
+        &idem(repo.path(), &["--format", "github"]),
     );
 }
 
@@ -236,7 +224,7 @@ fn example_chart_heals_byte_for_byte() {
         return;
     }
     let repo = repository_from("examples/kubevirt");
-    assert_idem_snapshot!("kubevirt_example", idem(repo.path(), &[]));
+    common::assert_snapshot("idem__kubevirt_example", &idem(repo.path(), &[]));
 }
 
 #[test]
@@ -263,9 +251,9 @@ fn nondeterministic_output_and_new_files_fail_no_op() {
             "templates/*.yaml",
         ],
     );
-    assert_idem_snapshot!(
-        "nondeterministic_and_new_file",
-        format!("{stamp}\n{created}")
+    common::assert_snapshot(
+        "idem__nondeterministic_and_new_file",
+        &format!("{stamp}\n{created}"),
     );
 }
 
@@ -295,7 +283,7 @@ fn misbehaving_commands_leave_the_tree_alone() {
     for (name, args) in cases {
         out.push_str(&format!("### {name}\n{}\n", idem(repo.path(), args)));
     }
-    assert_idem_snapshot!("misbehaving", out);
+    common::assert_snapshot("idem__misbehaving", &out);
 }
 
 #[test]
@@ -332,10 +320,7 @@ fn bsd_sed_is_named_not_passed() {
         .unwrap();
     assert_eq!(before, fingerprint(repo.path()));
     assert_eq!(output.status.code(), Some(2));
-    assert_idem_snapshot!(
-        "bsd_sed",
-        String::from_utf8_lossy(&output.stderr).into_owned()
-    );
+    common::assert_snapshot("idem__bsd_sed", &String::from_utf8_lossy(&output.stderr));
 }
 
 /// Ctrl-C while a command runs: the commands are killed and no sandbox copy is left.

@@ -8,6 +8,8 @@
 //! module it names, so `crate::yaml::model::Key` is `src/yaml/model.rs` and
 //! `crate::model_bytes` is `src/lib.rs`.
 
+mod common;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
@@ -297,13 +299,7 @@ fn no_import_cycle_between_files_of_src() {
 #[test]
 fn the_cycle_check_finds_cycles() {
     let cycles = import_cycles(&repo().join("tests/fixtures/imports/src"));
-    insta::with_settings!({
-        snapshot_path => "../snapshots",
-        prepend_module_to_snapshot => false,
-        omit_expression => true,
-    }, {
-        insta::assert_snapshot!("imports__fixture_cycles", format!("{cycles:#?}"));
-    });
+    common::assert_snapshot("imports__fixture_cycles", &format!("{cycles:#?}"));
 }
 
 /// The names `src/lib.rs` makes public: its `pub use` items and `pub mod` modules.

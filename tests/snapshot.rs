@@ -6,18 +6,6 @@ mod common;
 use std::path::Path;
 use std::process::Command;
 
-macro_rules! assert_snapshot_output {
-    ($name:literal, $value:expr) => {
-        insta::with_settings!({
-            snapshot_path => "../snapshots",
-            prepend_module_to_snapshot => false,
-            omit_expression => true,
-        }, {
-            insta::assert_snapshot!(concat!("snapshot__", $name), $value);
-        });
-    };
-}
-
 /// A copy of `examples/kubevirt` in a fresh folder, without its snapshots.
 fn example() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
@@ -73,18 +61,18 @@ fn update_twice_then_check_passes() {
     let modified = std::fs::metadata(&written).unwrap().modified().unwrap();
     let second = snapshot(dir.path(), &["--update", "kubevirt"]);
     let check = snapshot(dir.path(), &["kubevirt", "--check"]);
-    assert_snapshot_output!(
-        "update_twice_then_check",
-        format!("{first}\n{second}\n{check}")
+    common::assert_snapshot(
+        "snapshot__update_twice_then_check",
+        &format!("{first}\n{second}\n{check}"),
     );
     assert_eq!(
         std::fs::metadata(&written).unwrap().modified().unwrap(),
         modified,
         "a second --update rewrote an unchanged snapshot"
     );
-    assert_snapshot_output!(
-        "kubevirt_cr_snap",
-        std::fs::read_to_string(&written).unwrap()
+    common::assert_snapshot(
+        "snapshot__kubevirt_cr_snap",
+        &std::fs::read_to_string(&written).unwrap(),
     );
 }
 
@@ -102,7 +90,7 @@ fn a_comment_that_moves_to_another_key_fails_with_a_diff() {
     );
     let human = snapshot(dir.path(), &["kubevirt"]);
     let github = snapshot(dir.path(), &["kubevirt", "--format", "github"]);
-    assert_snapshot_output!("comment_moved", format!("{human}\n{github}"));
+    common::assert_snapshot("snapshot__comment_moved", &format!("{human}\n{github}"));
 }
 
 /// What the snapshot leaves out, lines and uncommented keys, may change freely; a
@@ -121,7 +109,7 @@ fn inserted_lines_and_keys_pass_and_changed_text_fails() {
     assert!(inserted.starts_with("exit code: 0\n"), "{inserted}");
     edit(&template, "Migrate first;", "Evict first;");
     let changed = snapshot(dir.path(), &["kubevirt"]);
-    assert_snapshot_output!("changed_text", changed);
+    common::assert_snapshot("snapshot__changed_text", &changed);
 }
 
 /// A covered file without a snapshot and a snapshot without its file both fail the
@@ -140,7 +128,10 @@ fn missing_and_orphan_snapshots_fail() {
     let check = snapshot(dir.path(), &["kubevirt"]);
     let update = snapshot(dir.path(), &["kubevirt", "--update"]);
     let again = snapshot(dir.path(), &["kubevirt"]);
-    assert_snapshot_output!("missing_and_orphan", format!("{check}\n{update}\n{again}"));
+    common::assert_snapshot(
+        "snapshot__missing_and_orphan",
+        &format!("{check}\n{update}\n{again}"),
+    );
     assert!(!chart.join("snapshots/templates/_helpers.tpl.snap").exists());
 }
 
@@ -174,9 +165,9 @@ fn snapshots_stay_inside_the_configuration_folder() {
     .unwrap();
     let outside = snapshot(dir.path(), &["kubevirt", "--update"]);
     assert!(!dir.path().join("outside").exists());
-    assert_snapshot_output!(
-        "refused_folders",
-        format!("{symlinked}\n{linked}\n{outside}")
+    common::assert_snapshot(
+        "snapshot__refused_folders",
+        &format!("{symlinked}\n{linked}\n{outside}"),
     );
 }
 

@@ -27,18 +27,6 @@ fn fixture_repository() -> tempfile::TempDir {
 
 use common::run_in;
 
-macro_rules! assert_snapshot {
-    ($name:literal, $value:expr) => {
-        insta::with_settings!({
-            snapshot_path => "../snapshots",
-            prepend_module_to_snapshot => false,
-            omit_expression => true,
-        }, {
-            insta::assert_snapshot!(concat!("yamllint_config__", $name), $value);
-        });
-    };
-}
-
 /// The comment findings of `tether check --format json` as `path:line:column rule`.
 fn comment_findings(dir: &Path, args: &[&str]) -> Vec<String> {
     let output = Command::new(env!("CARGO_BIN_EXE_tether"))
@@ -74,9 +62,9 @@ fn comment_findings(dir: &Path, args: &[&str]) -> Vec<String> {
 #[test]
 fn the_fixture_repository_gets_exactly_the_findings_its_settings_allow() {
     let repo = fixture_repository();
-    assert_snapshot!(
-        "fixture_check",
-        run_in(repo.path(), &["check", "--no-cache", "charts"])
+    common::assert_snapshot(
+        "yamllint_config__fixture_check",
+        &run_in(repo.path(), &["check", "--no-cache", "charts"]),
     );
 }
 
@@ -94,7 +82,7 @@ fn show_settings_says_where_each_setting_came_from() {
         out.push_str(&run_in(repo.path(), &["check", "--show-settings", file]));
         out.push('\n');
     }
-    assert_snapshot!("show_settings", out);
+    common::assert_snapshot("yamllint_config__show_settings", &out);
 }
 
 /// yamllint itself, run as chart-testing runs it (`-c lintconf.yaml` at the top) and
@@ -216,7 +204,7 @@ fn each_mapped_option() {
             comment_findings(dir.path(), &["values.yaml"])
         ));
     }
-    assert_snapshot!("each_mapped_option", out);
+    common::assert_snapshot("yamllint_config__each_mapped_option", &out);
 }
 
 /// The `--show-settings` of a chart's file when `.ct.yaml`, a `lintconf.yaml` beside
@@ -270,7 +258,7 @@ fn chart_testing_files_are_found_as_ct_finds_them() {
             .collect();
         out.push_str(&format!("## {name}\n{}\n\n", interesting.join("\n")));
     }
-    assert_snapshot!("chart_testing_files", out);
+    common::assert_snapshot("yamllint_config__chart_testing_files", &out);
 }
 
 /// Every suppression form, on `comment-starting-space` findings.
@@ -316,7 +304,7 @@ fn each_suppression_form() {
             comment_findings(dir.path(), &["values.yaml"])
         ));
     }
-    assert_snapshot!("each_suppression_form", out);
+    common::assert_snapshot("yamllint_config__each_suppression_form", &out);
 }
 
 /// A broken yamllint or chart-testing file is a configuration error naming its line
@@ -373,7 +361,7 @@ fn broken_files_are_configuration_errors_naming_the_line() {
             run_in(repo.path(), &["check", "--no-cache", "values.yaml"])
         ));
     }
-    assert_snapshot!("broken_files", out);
+    common::assert_snapshot("yamllint_config__broken_files", &out);
 }
 
 /// `tether init` states what the comment rules inherit, and names a lintconf kept
@@ -403,7 +391,7 @@ fn init_states_what_is_inherited() {
         out.push_str(&run_in(&chart, &["check", "--no-cache", "."]));
         out.push('\n');
     }
-    assert_snapshot!("init", out);
+    common::assert_snapshot("yamllint_config__init", &out);
 }
 
 /// argo-helm's own lintconf (issue 13): with a `tether.toml` naming it, tether's

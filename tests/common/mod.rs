@@ -163,3 +163,14 @@ pub fn run_in(dir: &Path, args: &[&str]) -> String {
         .expect("the tether binary runs");
     render_output(&output).replace(&dir.display().to_string(), "[DIR]")
 }
+
+/// Asserts `value` against `snapshots/NAME.snap`, as every test of this crate keeps
+/// its snapshots: in the top-level `snapshots/` folder, named without the module,
+/// without the expression.
+pub fn assert_snapshot(name: &str, value: &str) {
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path(Path::new(env!("CARGO_MANIFEST_DIR")).join("snapshots"));
+    settings.set_prepend_module_to_snapshot(false);
+    settings.set_omit_expression(true);
+    settings.bind(|| insta::assert_snapshot!(name, value));
+}
