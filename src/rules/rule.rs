@@ -12,7 +12,7 @@ use crate::source::{Problem, SourceFile};
 use crate::template::lex::Action;
 use crate::yaml::model::{CommentStyle, FileModel};
 
-/// One rule: what [`declare_rule!`] declares ([`Described`]) and what the rule's file
+/// One rule: what `declare_rule!` declares ([`Described`]) and what the rule's file
 /// writes by hand (this trait).
 pub trait Rule: Sync + Described {
     /// Whether this file needs the full model (a parse tree) for this rule. Rules that
@@ -25,7 +25,7 @@ pub trait Rule: Sync + Described {
     fn check(&self, context: &FileContext, reporter: &mut Reporter);
 }
 
-/// What a rule's [`declare_rule!`] says of it, in the rule's own file: name, default
+/// What a rule's `declare_rule!` says of it, in the rule's own file: name, default
 /// level, documentation, whether it fixes, and its options' type.
 pub trait Described {
     /// The kebab-case name users write in `tether.toml` and suppressions.
