@@ -595,7 +595,13 @@ impl Config {
                         ),
                     ));
                 }
-                let top = crate::yamllint::repository_top(&root).unwrap_or_else(|| root.clone());
+                let top = crate::paths::repository_top(&root).unwrap_or_else(|| root.clone());
+                if !inside(&target, &top) {
+                    return Err(errors.at(
+                        named.span(),
+                        outside_message("yamllint-config", named.get_ref(), &top),
+                    ));
+                }
                 Some(Arc::new(Yamllint::read(
                     &target,
                     &top,
@@ -647,6 +653,13 @@ impl Config {
                     errors.at(entry.regex.span(), format!("invalid `regex`: {error}"))
                 })?;
             let relative = Path::new(entry.file.get_ref());
+            let top = crate::paths::repository_top(&root).unwrap_or_else(|| root.clone());
+            if !inside(&root.join(relative), &top) {
+                return Err(errors.at(
+                    entry.file.span(),
+                    outside_message("[[pin]] file", entry.file.get_ref(), &top),
+                ));
+            }
             let pin = crate::pins::configured_pin(
                 entry.name.get_ref(),
                 &root.join(relative),
@@ -781,12 +794,17 @@ impl Config {
 
     /// This configuration with the pins of its repository (`repository`) and its
     /// `[[pin]]` entries attached.
-    pub(crate) fn with_pins(mut self, repository: &[Pin]) -> Config {
-        let mut pins = repository.to_vec();
-        pins.extend(self.configured_pins.iter().cloned());
-        let index = PinIndex::new(pins);
+    /// The repository's index is shared by every configuration without `[[pin]]`.
+    pub(crate) fn with_pins(mut self, repository: &Arc<PinIndex>) -> Config {
+        let index = if self.configured_pins.is_empty() {
+            repository.clone()
+        } else {
+            let mut pins = repository.pins.clone();
+            pins.extend(self.configured_pins.iter().cloned());
+            Arc::new(PinIndex::new(pins))
+        };
         self.fingerprint ^= index.fingerprint.rotate_left(3);
-        self.pins = Some(Arc::new(index));
+        self.pins = Some(index);
         self
     }
 
@@ -1018,6 +1036,19 @@ fn edit_distance(a: &str, b: &str) -> usize {
 }
 
 /// Whether a relative path from `tether.toml` stays in its folder: no root, no `..`.
+/// Whether `path`, links resolved, lies in `top` (links resolved): a pull request's
+/// `tether.toml` may make tether read files of its repository, and nothing else.
+fn inside(path: &Path, top: &Path) -> bool {
+    crate::paths::absolute(path).starts_with(crate::paths::absolute(top))
+}
+
+fn outside_message(key: &str, given: &str, top: &Path) -> String {
+    format!(
+        "`{key}` names {given:?}, which is outside {}; tether reads only files of the repository it checks",
+        top.display()
+    )
+}
+
 fn stays_inside(relative: &Path) -> bool {
     relative.components().all(|component| {
         matches!(
@@ -1340,7 +1371,7 @@ pub fn starter_in(folder: &Path) -> String {
         }
         Ok(Some(yamllint)) => (std::sync::Arc::new(yamllint), None),
         Ok(None) => {
-            let top = crate::yamllint::repository_top(&folder).unwrap_or_else(|| folder.clone());
+            let top = crate::paths::repository_top(&folder).unwrap_or_else(|| folder.clone());
             let Some((file, yamllint)) = crate::yamllint::CI_PLACES.iter().find_map(|place| {
                 let file = top.join(place);
                 file.is_file()

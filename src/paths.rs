@@ -34,3 +34,16 @@ pub fn relative_path(path: &Path, from: &Path) -> PathBuf {
     }
     relative
 }
+
+/// Whether `folder` is the top of a git work tree (it holds a `.git` of any kind).
+pub fn is_repository_top(folder: &Path) -> bool {
+    std::fs::symlink_metadata(folder.join(".git")).is_ok()
+}
+
+/// The top of the git work tree holding `folder`: the nearest folder with a `.git`.
+pub fn repository_top(folder: &Path) -> Option<PathBuf> {
+    folder
+        .ancestors()
+        .find(|ancestor| is_repository_top(ancestor))
+        .map(Path::to_path_buf)
+}

@@ -3,7 +3,7 @@
 //! every exact `dependencies:` entry of a `Chart.yaml`, and the `[[pin]]` entries of
 //! `tether.toml` (a version read from a file with a regex).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use regex::Regex;
 
@@ -262,14 +262,6 @@ pub fn configured_pin(name: &str, file: &Path, shown: &Path, regex: &Regex) -> R
         version,
         source: format!("`[[pin]]` {name}: {}:{line}", shown.display()),
     })
-}
-
-/// The top of the git repository holding `folder`, if any.
-pub fn repository_top(folder: &Path) -> Option<PathBuf> {
-    folder
-        .ancestors()
-        .find(|ancestor| std::fs::symlink_metadata(ancestor.join(".git")).is_ok())
-        .map(Path::to_path_buf)
 }
 
 #[cfg(test)]

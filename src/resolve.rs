@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use crate::config::{Config, FILE_NAME};
-use crate::pins::Pin;
+use crate::pins::PinIndex;
 use crate::yamllint::Yamllint;
 
 /// A folder's yamllint configuration, once looked up.
@@ -35,8 +35,8 @@ pub struct Resolver {
     found: Mutex<HashMap<PathBuf, Result<Arc<Config>, String>>>,
     /// Per folder: the yamllint configuration that applies there, once looked up.
     yamllint: Mutex<HashMap<PathBuf, FoundYamllint>>,
-    /// Per repository top: its pins, once read.
-    pins: Mutex<HashMap<PathBuf, Arc<Vec<Pin>>>>,
+    /// Per repository top: its pins, read and indexed once.
+    pins: Mutex<HashMap<PathBuf, Arc<PinIndex>>>,
     /// The fallback with its pins, made when first needed.
     fallback_pinned: Mutex<Option<Arc<Config>>>,
     /// The folder the run covers, set by the walk.
@@ -152,16 +152,14 @@ impl Resolver {
                 .clone()
                 .unwrap_or_else(|| config.root.clone()),
         };
-        let top = crate::pins::repository_top(&base).unwrap_or(base);
-        let known = self.lock_pins().get(&top).cloned();
-        let pins = match known {
-            Some(pins) => pins,
-            None => {
-                let pins = Arc::new(crate::pins::repository_pins(&top));
-                self.lock_pins().insert(top, pins.clone());
-                pins
-            }
-        };
+        let top = crate::paths::repository_top(&base).unwrap_or(base);
+        // Under the lock: files of one repository resolved on several threads wait
+        // for one walk rather than each making its own.
+        let pins = self
+            .lock_pins()
+            .entry(top)
+            .or_insert_with_key(|top| Arc::new(PinIndex::new(crate::pins::repository_pins(top))))
+            .clone();
         config.with_pins(&pins)
     }
 
@@ -186,7 +184,7 @@ impl Resolver {
             .clone()
     }
 
-    fn lock_pins(&self) -> std::sync::MutexGuard<'_, HashMap<PathBuf, Arc<Vec<Pin>>>> {
+    fn lock_pins(&self) -> std::sync::MutexGuard<'_, HashMap<PathBuf, Arc<PinIndex>>> {
         self.pins
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)

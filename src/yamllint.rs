@@ -372,7 +372,7 @@ fn read_chain(path: &Path, depth: usize, seen: &mut Vec<PathBuf>) -> Result<Chai
                     let folder = path.parent().unwrap_or(Path::new("."));
                     let candidates = [
                         Some(folder.join(file)),
-                        repository_top(folder).map(|top| top.join(file)),
+                        crate::paths::repository_top(folder).map(|top| top.join(file)),
                     ];
                     let Some(base) = candidates
                         .into_iter()
@@ -505,14 +505,6 @@ fn patterns(node: &Node, shown: &str) -> Result<Vec<String>, ConfigError> {
     }
 }
 
-/// The top of the git repository holding `folder`: the nearest folder with a `.git`.
-pub fn repository_top(folder: &Path) -> Option<PathBuf> {
-    folder
-        .ancestors()
-        .find(|ancestor| std::fs::symlink_metadata(ancestor.join(".git")).is_ok())
-        .map(Path::to_path_buf)
-}
-
 /// The yamllint configuration file in `folder` itself, if any.
 pub fn in_folder(folder: &Path) -> Option<PathBuf> {
     FILE_NAMES
@@ -530,7 +522,7 @@ pub fn decided_in(folder: &Path) -> Option<Result<Option<Yamllint>, ConfigError>
             Yamllint::read(&file, folder, "the nearest yamllint configuration file").map(Some),
         );
     }
-    if std::fs::symlink_metadata(folder.join(".git")).is_ok() {
+    if crate::paths::is_repository_top(folder) {
         return Some(chart_testing(folder));
     }
     None

@@ -340,6 +340,21 @@ fn broken_files_are_configuration_errors_naming_the_line() {
             &[("tether.toml", "yamllint-config = \"ci/lint.yaml\"\n")],
         ),
         (
+            "yamllint-config outside the repository (a link out)",
+            &[("tether.toml", "yamllint-config = \"lint.yaml\"\n")],
+        ),
+        (
+            "[[pin]] file outside the repository",
+            &[(
+                "tether.toml",
+                "[[pin]]\nname = \"kubevirt\"\nfile = \"/etc/hostname\"\nregex = '(.*)'\n",
+            )],
+        ),
+        (
+            "a .yamllint that is a FIFO: refused, never waited on",
+            &[],
+        ),
+        (
             "nesting beyond reason",
             &[(".yamllint", "rules: [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[\n")],
         ),
@@ -356,6 +371,23 @@ fn broken_files_are_configuration_errors_naming_the_line() {
         let mut all: Vec<(&str, &str)> = files.to_vec();
         all.push(("values.yaml", "a: 1\n"));
         let repo = common::repository(&all);
+        #[cfg(unix)]
+        if name.contains("a link out") {
+            std::os::unix::fs::symlink("/etc/hostname", repo.path().join("lint.yaml"))
+                .expect("a link");
+        }
+        #[cfg(unix)]
+        if name.contains("a FIFO") {
+            let fifo = std::ffi::CString::new(
+                repo.path()
+                    .join(".yamllint")
+                    .into_os_string()
+                    .into_encoded_bytes(),
+            )
+            .expect("no NUL");
+            // SAFETY: a valid C string; mkfifo has no other precondition.
+            assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0, "mkfifo");
+        }
         out.push_str(&format!(
             "## {name}\n{}\n",
             run_in(repo.path(), &["check", "--no-cache", "values.yaml"])
