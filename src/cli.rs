@@ -497,9 +497,20 @@ pub struct IdemArgs {
     /// sandbox; changes to your tree are still detected, and the report says so.
     #[arg(long)]
     pub no_contain: bool,
+    /// What the commands run in: an overlay of your tree where this machine allows one
+    /// (`auto`), always an `overlay`, or a `copy` of the tree per worker.
+    #[arg(long, value_enum, default_value_t = SandboxArg::Auto)]
+    pub sandbox: SandboxArg,
     /// Output format.
     #[arg(long, value_enum, default_value_t = IdemOutput::Text)]
     pub format: IdemOutput,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SandboxArg {
+    Auto,
+    Overlay,
+    Copy,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -568,6 +579,11 @@ fn idem(args: IdemArgs) -> Result<u8, String> {
     let mut options = IdemOptions::default()
         .discover(args.discover)
         .contain(!args.no_contain)
+        .sandbox(match args.sandbox {
+            SandboxArg::Auto => tether::idem::SandboxKind::Auto,
+            SandboxArg::Overlay => tether::idem::SandboxKind::Overlay,
+            SandboxArg::Copy => tether::idem::SandboxKind::Copy,
+        })
         .display_root(cwd.clone());
     if let Some(jobs) = args.jobs {
         options = options.jobs(jobs);

@@ -605,14 +605,24 @@ fn nested_repositories_and_odd_names_are_copied() {
     let odd = root.join(std::ffi::OsStr::from_bytes(b"caf\xe9.yaml"));
     std::fs::write(&odd, "odd: 1\n").unwrap();
     let temporary = tempfile::tempdir().unwrap();
-    // The command fails unless both files were copied.
-    let output = idem_in(
-        &root,
-        temporary.path(),
-        &["--run", "test -f vendor/sub/x.yaml && test -n \"$(ls | grep -a caf)\" && test ! -e vendor/sub/.git", "--files", "a.yaml"],
-        &[],
-    );
-    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    // The command fails unless both files are there. A copy leaves the nested
+    // `.git` out; an overlay shows the checkout as it is, `.git` folders included.
+    for (sandbox, git) in [("copy", "test ! -e vendor/sub/.git"), ("auto", "true")] {
+        let output = idem_in(
+            &root,
+            temporary.path(),
+            &[
+                "--run",
+                &format!("test -f vendor/sub/x.yaml && test -n \"$(ls | grep -a caf)\" && {git}"),
+                "--files",
+                "a.yaml",
+                "--sandbox",
+                sandbox,
+            ],
+            &[],
+        );
+        assert_eq!(output.status.code(), Some(0), "{sandbox}: {output:?}");
+    }
 }
 
 /// With no `sh` on PATH, the report says so, not "cannot copy into a sandbox".

@@ -57,7 +57,15 @@ pub struct Spec<'a> {
     pub sandbox: &'a Path,
     /// Confine the command with Landlock (checked to be available by the caller).
     pub confine: bool,
+    /// What the child does first between fork and exec, before Landlock applies
+    /// (entering an overlay: `dir` is then inside it, and exists only in the child's
+    /// own mount namespace, so the child changes to it itself). It must make system
+    /// calls only, nothing that allocates or locks.
+    pub enter: Option<Enter>,
 }
+
+/// See [`Spec::enter`].
+pub type Enter = Box<dyn FnMut() -> std::io::Result<()> + Send + Sync>;
 
 /// Environment variables that point git at another repository or index: a command
 /// inherits them from a hook (`GIT_DIR` in a linked worktree) and would commit to the
@@ -67,7 +75,7 @@ fn is_redirecting(name: &std::ffi::OsStr) -> bool {
 }
 
 /// Runs `spec.run` with `sh -c` in `spec.dir`.
-pub fn run(spec: &Spec) -> std::io::Result<RunOutcome> {
+pub fn run(mut spec: Spec) -> std::io::Result<RunOutcome> {
     let start = Instant::now();
     let deadline = start + spec.timeout;
     let home = spec.sandbox.join("home");
@@ -76,6 +84,15 @@ pub fn run(spec: &Spec) -> std::io::Result<RunOutcome> {
     std::fs::create_dir_all(&tmp)?;
     let mut command = Command::new("sh");
     command.arg("-c").arg(spec.run).current_dir(spec.dir);
+    if let Some(enter) = spec.enter.take() {
+        command.current_dir(spec.sandbox);
+        // SAFETY: `enter` makes system calls only (the contract of `Spec::enter`),
+        // so it is safe between fork and exec. It runs before Landlock's rules apply,
+        // which forbid mounting.
+        unsafe {
+            command.pre_exec(enter);
+        }
+    }
     for (name, _) in std::env::vars_os() {
         if is_redirecting(&name) {
             command.env_remove(&name);

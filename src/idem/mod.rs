@@ -8,6 +8,8 @@ mod blocks;
 mod command;
 mod contain;
 mod moves;
+#[cfg(target_os = "linux")]
+mod overlay;
 mod sandbox;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -47,7 +49,49 @@ pub struct IdemOptions {
     /// Only the targets whose folder, Makefile includes or `tether.toml` changed
     /// since this revision's merge base (`--changed-since`).
     pub changed_since: Option<String>,
+    /// What the commands run in (`--sandbox`). Default: [`SandboxKind::Auto`].
+    pub sandbox: SandboxKind,
     progress: Option<ProgressFn>,
+}
+
+/// What `tether idem` runs commands in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum SandboxKind {
+    /// An overlay where this machine and repository allow one, else copies.
+    #[default]
+    Auto,
+    /// An overlay of the user's tree (Linux, unprivileged user namespaces): nothing
+    /// is copied, and what a command changed is what its upper layer holds. An error
+    /// where it cannot be had.
+    Overlay,
+    /// A copy of the tree per worker (reflinks where the filesystem has them).
+    Copy,
+}
+
+/// What a run's commands ran in, and why not an overlay.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "mode", content = "reason")]
+#[non_exhaustive]
+pub enum Sandboxing {
+    /// Overlays of the user's tree.
+    Overlay,
+    /// Copies: asked for (`None`), or why an overlay could not be had.
+    Copies(Option<String>),
+}
+
+impl Sandboxing {
+    /// One line for reports.
+    pub fn describe(&self) -> String {
+        match self {
+            Sandboxing::Overlay => "sandboxes: overlays of your tree".into(),
+            Sandboxing::Copies(None) => "sandboxes: copies of your tree (--sandbox copy)".into(),
+            Sandboxing::Copies(Some(reason)) => {
+                format!("sandboxes: copies of your tree, since no overlay could be had: {reason}")
+            }
+        }
+    }
 }
 
 impl std::fmt::Debug for IdemOptions {
@@ -60,6 +104,7 @@ impl std::fmt::Debug for IdemOptions {
             .field("contain", &self.contain)
             .field("only", &self.only)
             .field("changed_since", &self.changed_since)
+            .field("sandbox", &self.sandbox)
             .finish_non_exhaustive()
     }
 }
@@ -73,6 +118,7 @@ impl Default for IdemOptions {
             contain: true,
             only: Vec::new(),
             changed_since: None,
+            sandbox: SandboxKind::Auto,
             progress: None,
         }
     }
@@ -109,6 +155,12 @@ impl IdemOptions {
         self
     }
 
+    /// Sets [`IdemOptions::sandbox`].
+    pub fn sandbox(mut self, sandbox: SandboxKind) -> Self {
+        self.sandbox = sandbox;
+        self
+    }
+
     /// Sets [`IdemOptions::contain`].
     pub fn contain(mut self, contain: bool) -> Self {
         self.contain = contain;
@@ -136,6 +188,8 @@ pub struct IdemReport {
     pub errors: Vec<String>,
     /// How the commands were confined.
     pub containment: Containment,
+    /// What the commands ran in.
+    pub sandbox: Sandboxing,
     /// Targets not run (`--target`, `--changed-since`), and why.
     pub skipped: Vec<Skipped>,
     /// Files of the user's tree that changed while tether ran (it never writes there:
@@ -367,6 +421,7 @@ pub fn run_targets(targets: &[IdemTarget], options: &IdemOptions) -> Result<Idem
             targets: Vec::new(),
             errors: Vec::new(),
             containment,
+            sandbox: Sandboxing::Copies(None),
             skipped,
             user_tree_changes: Vec::new(),
         });
@@ -378,6 +433,7 @@ pub fn run_targets(targets: &[IdemTarget], options: &IdemOptions) -> Result<Idem
             jobs: options.jobs.max(1),
             discover: options.discover,
             confine: containment == Containment::Landlock,
+            sandbox: options.sandbox,
         },
         containment,
         &progress,
@@ -453,6 +509,7 @@ struct Settings {
     jobs: usize,
     discover: bool,
     confine: bool,
+    sandbox: SandboxKind,
 }
 
 /// Runs every target's checks. `display_root` is what the targets' folders are shown
@@ -477,6 +534,7 @@ fn run_checks(
         targets: Vec::new(),
         errors: Vec::new(),
         containment,
+        sandbox: Sandboxing::Copies(None),
         skipped: Vec::new(),
         user_tree_changes: Vec::new(),
     };
@@ -509,11 +567,23 @@ fn run_checks(
         }
         let before = sandbox::fingerprint(&source.root);
         match Manifest::read(&source) {
-            Ok(manifest) => repos.push(Repo {
-                manifest,
-                before,
-                targets: vec![index],
-            }),
+            Ok(manifest) => match Layout::choose(&manifest, options.sandbox) {
+                Ok((layout, sandboxing)) => {
+                    report.sandbox = sandboxing;
+                    repos.push(Repo {
+                        manifest,
+                        before,
+                        targets: vec![index],
+                        layout,
+                    })
+                }
+                Err(reason) => {
+                    outcomes[index] = Some(Err(sandbox_error(
+                        &source.root,
+                        std::io::Error::other(reason),
+                    )))
+                }
+            },
             Err(error) => outcomes[index] = Some(Err(sandbox_error(&source.root, error))),
         }
     }
@@ -546,6 +616,41 @@ struct Repo {
     before: sandbox::Fingerprint,
     /// Indices into the run's targets.
     targets: Vec<usize>,
+    /// What its workspaces are.
+    layout: Layout,
+}
+
+/// What a repository's workspaces are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Layout {
+    Copies,
+    #[cfg(target_os = "linux")]
+    Overlays,
+}
+
+impl Layout {
+    /// Overlays where asked for or, with `auto`, where they work; else copies. Fails
+    /// only when `--sandbox overlay` cannot be had.
+    fn choose(manifest: &Manifest, kind: SandboxKind) -> Result<(Layout, Sandboxing), String> {
+        if kind == SandboxKind::Copy {
+            return Ok((Layout::Copies, Sandboxing::Copies(None)));
+        }
+        #[cfg(target_os = "linux")]
+        let usable = overlay::usable(manifest);
+        #[cfg(not(target_os = "linux"))]
+        let usable: Result<(), String> = {
+            let _ = manifest;
+            Err("overlays are a Linux feature".to_string())
+        };
+        match (usable, kind) {
+            #[cfg(target_os = "linux")]
+            (Ok(()), _) => Ok((Layout::Overlays, Sandboxing::Overlay)),
+            (Err(reason), SandboxKind::Overlay) => Err(format!("--sandbox overlay: {reason}")),
+            (Err(reason), _) => Ok((Layout::Copies, Sandboxing::Copies(Some(reason)))),
+            #[cfg(not(target_os = "linux"))]
+            (Ok(()), _) => Ok((Layout::Copies, Sandboxing::Copies(None))),
+        }
+    }
 }
 
 /// A mutant to self-heal: its name and the files that differ from the committed ones.
@@ -554,42 +659,148 @@ struct Mutant {
     files: BTreeMap<PathBuf, Entry>,
 }
 
-/// A sandbox copy a worker holds, the paths that differ from the manifest, and the
-/// stamps of its files as tether last left them.
-struct Copy {
-    sandbox: Sandbox,
-    dirty: BTreeSet<PathBuf>,
-    stamps: sandbox::Fingerprint,
+/// Where a worker's checks run: a copy of the tree with the paths that differ from
+/// the manifest and the stamps of its files as tether last left them, or an overlay
+/// over the tree.
+enum Workspace {
+    Copied {
+        sandbox: Sandbox,
+        dirty: BTreeSet<PathBuf>,
+        stamps: sandbox::Fingerprint,
+    },
+    #[cfg(target_os = "linux")]
+    Overlay(overlay::Overlay),
 }
 
-impl Copy {
-    fn new(manifest: &Manifest) -> std::io::Result<Copy> {
-        let sandbox = Sandbox::from_manifest(manifest)?;
-        let stamps = sandbox.stamps();
-        Ok(Copy {
-            sandbox,
-            dirty: BTreeSet::new(),
-            stamps,
-        })
+impl Workspace {
+    fn new(manifest: &Manifest, layout: Layout) -> std::io::Result<Workspace> {
+        match layout {
+            Layout::Copies => {
+                let sandbox = Sandbox::from_manifest(manifest)?;
+                let stamps = sandbox.stamps();
+                Ok(Workspace::Copied {
+                    sandbox,
+                    dirty: BTreeSet::new(),
+                    stamps,
+                })
+            }
+            #[cfg(target_os = "linux")]
+            Layout::Overlays => Ok(Workspace::Overlay(overlay::Overlay::new(manifest)?)),
+        }
     }
 
     /// Back to the manifest: only the paths changed since it last was.
     fn pristine(&mut self, manifest: &Manifest) -> std::io::Result<()> {
-        if !self.dirty.is_empty() {
-            self.sandbox.restore_paths(manifest, &self.dirty)?;
-            sandbox::restamp(&mut self.stamps, &self.sandbox.root, &self.dirty);
-            self.dirty.clear();
+        match self {
+            Workspace::Copied {
+                sandbox,
+                dirty,
+                stamps,
+            } => {
+                if !dirty.is_empty() {
+                    sandbox.restore_paths(manifest, dirty)?;
+                    sandbox::restamp(stamps, &sandbox.root, dirty);
+                    dirty.clear();
+                }
+                Ok(())
+            }
+            #[cfg(target_os = "linux")]
+            Workspace::Overlay(overlay) => overlay.reset(),
         }
-        Ok(())
     }
 
     /// Writes a mutant's files.
     fn write(&mut self, files: &BTreeMap<PathBuf, Entry>) -> std::io::Result<()> {
-        self.dirty.extend(files.keys().cloned());
-        self.sandbox.write(files)?;
-        let paths: BTreeSet<PathBuf> = files.keys().cloned().collect();
-        sandbox::restamp(&mut self.stamps, &self.sandbox.root, &paths);
-        Ok(())
+        match self {
+            Workspace::Copied {
+                sandbox,
+                dirty,
+                stamps,
+            } => {
+                dirty.extend(files.keys().cloned());
+                sandbox.write(files)?;
+                let paths: BTreeSet<PathBuf> = files.keys().cloned().collect();
+                sandbox::restamp(stamps, &sandbox.root, &paths);
+                Ok(())
+            }
+            #[cfg(target_os = "linux")]
+            Workspace::Overlay(overlay) => overlay.write(files),
+        }
+    }
+
+    /// Runs the command in `relative_dir`; returns what it did and the paths that
+    /// may differ from the manifest since the last [`Workspace::pristine`] (a copy:
+    /// those the command changed; an overlay: all of them).
+    fn run(
+        &mut self,
+        manifest: &Manifest,
+        relative_dir: &Path,
+        target: &IdemTarget,
+        confine: bool,
+    ) -> std::io::Result<(command::RunOutcome, BTreeSet<PathBuf>)> {
+        match self {
+            Workspace::Copied {
+                sandbox,
+                dirty,
+                stamps,
+            } => {
+                // A previous run may have deleted its own folder.
+                let dir = sandbox.root.join(relative_dir);
+                std::fs::create_dir_all(&dir)?;
+                let outcome = command::run(command::Spec {
+                    run: &target.run,
+                    dir: &dir,
+                    env: &target.env,
+                    timeout: target.timeout,
+                    sandbox: sandbox.folder(),
+                    confine,
+                    enter: None,
+                })?;
+                let after = sandbox.stamps();
+                let changed = sandbox::changed_paths(stamps, &after);
+                *stamps = after;
+                dirty.extend(changed.iter().cloned());
+                Ok((outcome, changed))
+            }
+            #[cfg(target_os = "linux")]
+            Workspace::Overlay(overlay) => {
+                let mount = overlay.mount(relative_dir)?;
+                let outcome = command::run(command::Spec {
+                    run: &target.run,
+                    dir: &overlay.dir(relative_dir),
+                    env: &target.env,
+                    timeout: target.timeout,
+                    sandbox: overlay.writable(),
+                    confine,
+                    enter: Some(Box::new(move || mount.enter())),
+                })?;
+                Ok((outcome, overlay.changed(manifest)))
+            }
+        }
+    }
+
+    /// The current entry of each path (absent ones left out).
+    fn entries(&self, manifest: &Manifest, paths: &BTreeSet<PathBuf>) -> BTreeMap<PathBuf, Entry> {
+        match self {
+            Workspace::Copied { sandbox, .. } => {
+                let _ = manifest;
+                sandbox.entries(paths)
+            }
+            #[cfg(target_os = "linux")]
+            Workspace::Overlay(overlay) => overlay.entries(manifest, paths),
+        }
+    }
+
+    /// Of `paths` (new), those `.gitignore` rules do not exclude.
+    fn not_ignored(&self, paths: &BTreeSet<PathBuf>) -> BTreeSet<PathBuf> {
+        if paths.is_empty() {
+            return BTreeSet::new();
+        }
+        match self {
+            Workspace::Copied { sandbox, .. } => sandbox.not_ignored(paths),
+            #[cfg(target_os = "linux")]
+            Workspace::Overlay(overlay) => overlay.not_ignored(paths),
+        }
     }
 }
 
@@ -615,13 +826,13 @@ fn run_repository(
             Err(error) => outcomes.push((index, Err(error.to_string()))),
         }
     }
-    let pool = Mutex::new(Vec::<Copy>::new());
+    let pool = Mutex::new(Vec::<Workspace>::new());
     // No-op and fixpoint of every target first: a target whose command fails on the
     // committed files has nothing to self-heal.
     let bases = parallel(
         &prepared,
         options.jobs,
-        &repo.manifest,
+        (&repo.manifest, repo.layout),
         &pool,
         |copy, (_, context)| match copy {
             Ok(copy) => context.base(copy),
@@ -651,7 +862,7 @@ fn run_repository(
     let heals = parallel(
         &jobs,
         options.jobs,
-        &repo.manifest,
+        (&repo.manifest, repo.layout),
         &pool,
         |copy, (slot, mutant)| {
             let context = &prepared[*slot].1;
@@ -684,9 +895,9 @@ fn run_repository(
 fn parallel<J: Sync, R: Send>(
     items: &[J],
     jobs: usize,
-    manifest: &Manifest,
-    pool: &Mutex<Vec<Copy>>,
-    work: impl Fn(Result<&mut Copy, &std::io::Error>, &J) -> R + Sync,
+    (manifest, layout): (&Manifest, Layout),
+    pool: &Mutex<Vec<Workspace>>,
+    work: impl Fn(Result<&mut Workspace, &std::io::Error>, &J) -> R + Sync,
 ) -> Vec<R> {
     use std::sync::atomic::{AtomicUsize, Ordering};
     // Popped from the end: reversed, so jobs start in order.
@@ -714,7 +925,7 @@ fn parallel<J: Sync, R: Send>(
             let (copy_cost, job_costs, holders, worth_a_copy, remaining) =
                 (&copy_cost, &job_costs, &holders, &worth_a_copy, &remaining);
             scope.spawn(move || {
-                let mut own: Option<Copy> = pool.lock().ok().and_then(|mut free| free.pop());
+                let mut own: Option<Workspace> = pool.lock().ok().and_then(|mut free| free.pop());
                 if own.is_none() && worker > 0 {
                     // Wait to know whether another copy pays.
                     loop {
@@ -730,7 +941,7 @@ fn parallel<J: Sync, R: Send>(
                 }
                 if own.is_none() {
                     let start = Instant::now();
-                    match Copy::new(manifest) {
+                    match Workspace::new(manifest, layout) {
                         Ok(copy) => {
                             if let Ok(mut cost) = copy_cost.lock() {
                                 cost.get_or_insert(start.elapsed());
@@ -879,28 +1090,16 @@ impl<'a> Context<'a> {
         self.done.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
     }
 
-    /// Runs the command in the copy; what it changed joins the copy's dirty paths.
-    fn run_in(&self, copy: &mut Copy) -> std::io::Result<(command::RunOutcome, BTreeSet<PathBuf>)> {
-        // A previous run may have deleted its own folder.
-        let dir = copy.sandbox.root.join(&self.relative_dir);
-        std::fs::create_dir_all(&dir)?;
-        let outcome = command::run(&command::Spec {
-            run: &self.target.run,
-            dir: &dir,
-            env: &self.target.env,
-            timeout: self.target.timeout,
-            sandbox: copy.sandbox.folder(),
-            confine: self.confine,
-        })?;
-        let after = copy.sandbox.stamps();
-        let changed = sandbox::changed_paths(&copy.stamps, &after);
-        copy.stamps = after;
-        copy.dirty.extend(changed.iter().cloned());
-        Ok((outcome, changed))
+    /// Runs the command in the workspace.
+    fn run_in(
+        &self,
+        copy: &mut Workspace,
+    ) -> std::io::Result<(command::RunOutcome, BTreeSet<PathBuf>)> {
+        copy.run(self.manifest, &self.relative_dir, self.target, self.confine)
     }
 
     /// No-op, then fixpoint, in one copy; `true` with them when the first run timed out.
-    fn base(&self, copy: &mut Copy) -> Result<(Vec<CheckResult>, bool), IdemError> {
+    fn base(&self, copy: &mut Workspace) -> Result<(Vec<CheckResult>, bool), IdemError> {
         copy.pristine(self.manifest)
             .map_err(|error| self.sandbox_error(&error))?;
         self.tick("no-op");
@@ -957,7 +1156,7 @@ impl<'a> Context<'a> {
 
     /// Puts the mutant in a pristine copy, runs the command, and expects the
     /// committed files back.
-    fn heal(&self, copy: &mut Copy, mutant: &Mutant) -> CheckResult {
+    fn heal(&self, copy: &mut Workspace, mutant: &Mutant) -> CheckResult {
         if let Err(error) = copy.pristine(self.manifest) {
             return self.broken(mutant, &error);
         }
@@ -1018,7 +1217,7 @@ impl<'a> Context<'a> {
         &self,
         kind: CheckKind,
         mutant: Option<String>,
-        copy: &Copy,
+        copy: &Workspace,
         paths: &BTreeSet<PathBuf>,
         expected: &BTreeMap<PathBuf, Option<Entry>>,
         outcome: &command::RunOutcome,
@@ -1028,8 +1227,8 @@ impl<'a> Context<'a> {
                 self.manifest.entries.contains_key(path) || expected.contains_key(path)
             });
         let mut compared = known;
-        compared.extend(copy.sandbox.not_ignored(&new));
-        let mut present = copy.sandbox.entries(&compared);
+        compared.extend(copy.not_ignored(&new));
+        let mut present = copy.entries(self.manifest, &compared);
         let mut now = BTreeMap::new();
         let mut changed = Vec::new();
         let mut diff = String::new();

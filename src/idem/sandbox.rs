@@ -102,7 +102,7 @@ pub const LARGE: u64 = 1024 * 1024;
 /// One file of a tree: a symlink as a link, a regular file with its bytes (or its
 /// hash when [`LARGE`]); `None`
 /// for a FIFO, socket or device, which is never opened.
-fn read_entry(root: &Path, relative: &Path) -> std::io::Result<Option<Entry>> {
+pub(super) fn read_entry(root: &Path, relative: &Path) -> std::io::Result<Option<Entry>> {
     let path = root.join(relative);
     let metadata = path
         .symlink_metadata()
@@ -363,12 +363,23 @@ impl Sandbox {
 
 impl Drop for Sandbox {
     fn drop(&mut self) {
-        let path = self.folder.path().to_path_buf();
-        if let Ok(mut active) = ACTIVE.lock() {
-            active.retain(|active| active != &path);
-        }
-        remove_folder(&path);
+        unregister_and_remove(self.folder.path());
     }
+}
+
+/// Registers a sandbox's temporary folder, for [`interrupt`] to remove.
+pub(super) fn register(folder: &Path) {
+    if let Ok(mut active) = ACTIVE.lock() {
+        active.push(folder.to_path_buf());
+    }
+}
+
+/// Removes a sandbox's temporary folder and forgets it.
+pub(super) fn unregister_and_remove(folder: &Path) {
+    if let Ok(mut active) = ACTIVE.lock() {
+        active.retain(|active| active != folder);
+    }
+    remove_folder(folder);
 }
 
 /// Removes a sandbox folder, its read-only folders made writable first; a folder
@@ -391,7 +402,7 @@ fn remove_folder(path: &Path) {
 
 /// Makes every folder under `path` writable and listable, each before it is listed
 /// (a command may leave `chmod 000` folders).
-fn make_writable(path: &Path) {
+pub(super) fn make_writable(path: &Path) {
     use std::os::unix::fs::PermissionsExt;
     let mut folders = vec![path.to_path_buf()];
     while let Some(folder) = folders.pop() {
@@ -472,7 +483,7 @@ fn real_parents(root: &Path, relative: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
-fn write_contents(root: &Path, contents: &Contents) -> std::io::Result<()> {
+pub(super) fn write_contents(root: &Path, contents: &Contents) -> std::io::Result<()> {
     let _copying = Copying::start();
     contents.par_iter().try_for_each(|(relative, entry)| {
         if stopping() {
@@ -765,9 +776,7 @@ impl Sandbox {
             return Err(interrupted());
         }
         let folder = tempfile::Builder::new().prefix("tether-idem-").tempdir()?;
-        if let Ok(mut active) = ACTIVE.lock() {
-            active.push(folder.path().to_path_buf());
-        }
+        register(folder.path());
         let root = folder.path().join("escape/guard/repo");
         std::fs::create_dir_all(&root)?;
         let sandbox = Sandbox { folder, root };

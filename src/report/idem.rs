@@ -31,6 +31,10 @@ pub fn human(report: &IdemReport) -> String {
     if report.containment != crate::idem::Containment::Landlock {
         let _ = writeln!(out, "\nnote: {}", report.containment.describe());
     }
+    // Copies where an overlay was wanted: the run is slower, and says why.
+    if let crate::idem::Sandboxing::Copies(Some(_)) = report.sandbox {
+        let _ = writeln!(out, "\nnote: {}", report.sandbox.describe());
+    }
     for skipped in &report.skipped {
         let _ = writeln!(
             out,
@@ -158,6 +162,7 @@ struct JsonReport<'a> {
     targets: Vec<JsonTarget<'a>>,
     errors: &'a [String],
     containment: &'a crate::idem::Containment,
+    sandbox: &'a crate::idem::Sandboxing,
     skipped: &'a [crate::idem::Skipped],
     user_tree_changes: &'a [String],
 }
@@ -184,6 +189,7 @@ pub fn json(report: &IdemReport) -> String {
         targets,
         errors: &report.errors,
         containment: &report.containment,
+        sandbox: &report.sandbox,
         skipped: &report.skipped,
         user_tree_changes: &report.user_tree_changes,
     })
