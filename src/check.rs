@@ -284,6 +284,23 @@ pub fn check_resolved(
         .iter()
         .map(|config| use_cache.then(|| Cache::load(config, mode_name)))
         .collect();
+    // The charts the files belong to, analysed first and in parallel: a chart's
+    // files would otherwise wait, one thread analysing it, the others idle.
+    let mut charts: Vec<(Arc<crate::chart_values::Charts>, PathBuf)> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for file in &files {
+        if let (Some(shared), Some((chart_root, _))) = (
+            &file.config.charts,
+            crate::chart_values::chart_root(&file.absolute),
+        ) {
+            if seen.insert(chart_root.clone()) && chart_rules_on(&file.config, &file.relative) {
+                charts.push((shared.clone(), chart_root));
+            }
+        }
+    }
+    charts.par_iter().for_each(|(shared, chart_root)| {
+        shared.chart(chart_root);
+    });
     let outcomes: Vec<Outcome> = files
         .par_iter()
         .zip(&config_index)
@@ -504,7 +521,11 @@ fn check_file(
             }
         }
     };
-    let hash = xxhash_rust::xxh3::xxh3_64(&bytes);
+    let mut hash = xxhash_rust::xxh3::xxh3_64(&bytes);
+    // A file's findings about its chart's values depend on the chart's other files.
+    if let Some((chart, _)) = chart_of(&file.config, &file.relative, None) {
+        hash ^= chart.fingerprint.rotate_left(11);
+    }
     // Findings are made and cached with paths relative to the configuration, and
     // shown relative to the run's root.
     let shown = |mut diagnostics: Vec<Diagnostic>, source: &SourceFile| {
@@ -611,6 +632,7 @@ pub fn check_bytes(
         })
         .collect();
     let no_suppressions: Vec<Suppression> = Vec::new();
+    let chart = chart_of(config, relative, Some(&settings));
     let mut context = FileContext {
         path: relative,
         source: &source,
@@ -626,6 +648,7 @@ pub fn check_bytes(
         settings: &settings,
         suppressions: &no_suppressions,
         pins: config.pins.as_deref(),
+        chart: chart.as_ref().map(|(chart, role)| (chart.as_ref(), *role)),
     };
     let wants_model = source.text.len() <= MAX_FILE_BYTES
         && (mode == Mode::Full
@@ -693,6 +716,58 @@ pub fn check_bytes(
     }
     cap_findings(&source, &mut diagnostics);
     (source, diagnostics)
+}
+
+/// Rules that read the file's chart as a whole.
+const CHART_RULES: [&str; 2] = ["undefined-value", "unused-value"];
+
+fn rules_on(settings: &crate::rules::RuleSettings) -> bool {
+    settings
+        .levels
+        .iter()
+        .any(|(name, level)| CHART_RULES.contains(name) && level.severity().is_some())
+}
+
+/// Whether a rule that reads the whole chart is on for the file.
+fn chart_rules_on(config: &Config, relative: &Path) -> bool {
+    rules_on(&config.settings_for(relative))
+}
+
+/// The chart of a template or `values.yaml` when a rule that reads it is on for the
+/// file (`settings`, or the configuration's for it).
+fn chart_of(
+    config: &Config,
+    relative: &Path,
+    settings: Option<&crate::rules::RuleSettings>,
+) -> Option<(
+    std::sync::Arc<crate::chart_values::Chart>,
+    crate::chart_values::Role,
+)> {
+    let candidate = relative
+        .file_name()
+        .is_some_and(|name| name == "values.yaml")
+        || relative
+            .components()
+            .any(|component| component.as_os_str() == "templates");
+    if !candidate {
+        return None;
+    }
+    let owned;
+    let settings = match settings {
+        Some(settings) => settings,
+        None => {
+            owned = config.settings_for(relative);
+            &owned
+        }
+    };
+    if !rules_on(settings) {
+        return None;
+    }
+    let absolute = config.root.join(relative);
+    match &config.charts {
+        Some(charts) => charts.of(&absolute),
+        None => crate::chart_values::Charts::default().of(&absolute),
+    }
 }
 
 /// At most this many findings are reported for one file; the rest are counted in one

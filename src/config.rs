@@ -281,6 +281,9 @@ pub struct Config {
     /// Every pin of the repository with the `[[pin]]` entries, attached by the
     /// resolver (`stale-version-reference`).
     pub(crate) pins: Option<Arc<PinIndex>>,
+    /// The charts of the run, analysed once each (`undefined-value`,
+    /// `unused-value`); attached by the resolver.
+    pub(crate) charts: Option<Arc<crate::chart_values::Charts>>,
     pub(crate) require: Vec<Require>,
     pub(crate) idem: Vec<IdemTarget>,
     /// Comments addressed to tools, which document no key.
@@ -400,6 +403,7 @@ impl Config {
             selected: None,
             configured_pins: Vec::new(),
             pins: None,
+            charts: None,
             require: Vec::new(),
             idem: Vec::new(),
             directives: Directives::default(),
@@ -693,6 +697,7 @@ impl Config {
             selected: None,
             configured_pins,
             pins: None,
+            charts: None,
             require,
             idem,
             directives: Directives::with_extra(file.directives.clone()),

@@ -37,6 +37,7 @@
 
 mod cache;
 mod changes;
+mod chart_values;
 mod check;
 mod config;
 mod diagnostic;

@@ -41,6 +41,8 @@ pub struct Resolver {
     fallback_pinned: Mutex<Option<Arc<Config>>>,
     /// The folder the run covers, set by the walk.
     input_root: Mutex<Option<PathBuf>>,
+    /// The charts of the run, shared by every configuration.
+    charts: Arc<crate::chart_values::Charts>,
 }
 
 impl Resolver {
@@ -55,6 +57,7 @@ impl Resolver {
             pins: Mutex::new(HashMap::new()),
             fallback_pinned: Mutex::new(None),
             input_root: Mutex::new(None),
+            charts: Arc::default(),
         };
         let config = resolver.with_pins(config);
         let explicit = if config.yamllint_named {
@@ -80,6 +83,7 @@ impl Resolver {
             pins: Mutex::new(HashMap::new()),
             fallback_pinned: Mutex::new(None),
             input_root: Mutex::new(None),
+            charts: Arc::default(),
         }
     }
 
@@ -160,7 +164,9 @@ impl Resolver {
             .entry(top)
             .or_insert_with_key(|top| Arc::new(PinIndex::new(crate::pins::repository_pins(top))))
             .clone();
-        config.with_pins(&pins)
+        let mut config = config.with_pins(&pins);
+        config.charts = Some(self.charts.clone());
+        config
     }
 
     /// The folder the run covers (the inputs' common folder), where the pins of files

@@ -84,9 +84,23 @@ struct Loader {
     document: Option<Node>,
     nodes: usize,
     error: Option<(usize, String)>,
+    max_nodes: usize,
+    max_depth: usize,
 }
 
 impl Loader {
+    fn new(max_nodes: usize, max_depth: usize) -> Loader {
+        Loader {
+            stack: Vec::new(),
+            anchors: std::collections::HashMap::new(),
+            document: None,
+            nodes: 0,
+            error: None,
+            max_nodes,
+            max_depth,
+        }
+    }
+
     fn add(&mut self, node: Node, anchor: usize) {
         if anchor > 0 {
             self.anchors.insert(anchor, node.clone());
@@ -131,22 +145,24 @@ impl yaml_rust2::parser::MarkedEventReceiver for Loader {
         }
         let line = mark.line();
         self.nodes += 1;
-        if self.nodes > MAX_NODES {
+        if self.nodes > self.max_nodes {
             self.error = Some((
                 line,
                 format!(
-                    "more than {MAX_NODES} YAML nodes; no yamllint configuration needs that many"
+                    "more than {} YAML nodes; no yamllint configuration needs that many",
+                    self.max_nodes
                 ),
             ));
             return;
         }
-        if self.stack.len() >= MAX_DEPTH
+        if self.stack.len() >= self.max_depth
             && matches!(event, Event::SequenceStart(..) | Event::MappingStart(..))
         {
             self.error = Some((
                 line,
                 format!(
-                    "nested deeper than {MAX_DEPTH} levels; no yamllint configuration needs that"
+                    "nested deeper than {} levels; no yamllint configuration needs that",
+                    self.max_depth
                 ),
             ));
             return;
@@ -190,8 +206,8 @@ impl yaml_rust2::parser::MarkedEventReceiver for Loader {
             Event::Alias(anchor) => match self.anchors.get(&anchor).cloned() {
                 Some(node) => {
                     self.nodes += Loader::size(&node);
-                    if self.nodes > MAX_NODES {
-                        self.error = Some((line, format!("aliases expand to more than {MAX_NODES} YAML nodes; no yamllint configuration needs that many")));
+                    if self.nodes > self.max_nodes {
+                        self.error = Some((line, format!("aliases expand to more than {} YAML nodes; no yamllint configuration needs that many", self.max_nodes)));
                         return;
                     }
                     self.add(node, 0);
@@ -231,13 +247,7 @@ pub fn load(path: &Path) -> Result<(Node, u64), ConfigError> {
     let hash = xxhash_rust::xxh3::xxh3_64(&bytes);
     let text = String::from_utf8(bytes)
         .map_err(|error| invalid(1, 1, format!("not UTF-8 ({error}); save it as UTF-8")))?;
-    let mut loader = Loader {
-        stack: Vec::new(),
-        anchors: std::collections::HashMap::new(),
-        document: None,
-        nodes: 0,
-        error: None,
-    };
+    let mut loader = Loader::new(MAX_NODES, MAX_DEPTH);
     let parsed = yaml_rust2::parser::Parser::new_from_str(&text).load(&mut loader, false);
     // What the loader refused came first in the file: the parser stopped after it.
     if let Some((line, message)) = loader.error {
@@ -255,4 +265,23 @@ pub fn load(path: &Path) -> Result<(Node, u64), ConfigError> {
         line: 1,
     });
     Ok((document, hash))
+}
+
+/// Reads YAML text (a chart's `values.yaml`) into its first document with the given
+/// bounds; the error is the line and why.
+pub fn parse_bounded(
+    text: &str,
+    max_nodes: usize,
+    max_depth: usize,
+) -> Result<Node, (usize, String)> {
+    let mut loader = Loader::new(max_nodes, max_depth);
+    let parsed = yaml_rust2::parser::Parser::new_from_str(text).load(&mut loader, false);
+    if let Some(error) = loader.error {
+        return Err(error);
+    }
+    parsed.map_err(|error| (error.marker().line(), error.info().to_string()))?;
+    Ok(loader.document.unwrap_or(Node {
+        value: Value::Scalar(Scalar::Null),
+        line: 1,
+    }))
 }

@@ -476,17 +476,24 @@ fn signals_leave_no_sandbox_behind() {
         .collect();
     let repo = repository(&borrowed);
     let root = repo.path().canonicalize().unwrap();
-    for (signal, after) in [
-        ("INT", Duration::from_millis(30)),
-        ("TERM", Duration::from_millis(30)),
-        ("HUP", Duration::from_millis(30)),
-        ("INT", Duration::from_millis(1500)),
-        ("TERM", Duration::from_millis(1500)),
-        ("HUP", Duration::from_millis(1500)),
-    ] {
+    // Copies: mid-copy, then mid-command. Overlays (where the kernel allows them):
+    // while one is made, then mid-command.
+    let runs = ["copy", "auto"].into_iter().flat_map(|sandbox| {
+        [
+            ("INT", 30),
+            ("TERM", 30),
+            ("HUP", 30),
+            ("INT", 1500),
+            ("TERM", 1500),
+            ("HUP", 1500),
+        ]
+        .map(|(signal, after)| (sandbox, signal, Duration::from_millis(after)))
+    });
+    for (sandbox, signal, after) in runs {
         let temporary = tempfile::tempdir().unwrap();
         let mut child = Command::new(env!("CARGO_BIN_EXE_tether"))
             .args(["idem", "--run", "sleep 100731", "--files", "a.yaml"])
+            .args(["--sandbox", sandbox])
             .env("TMPDIR", temporary.path())
             .current_dir(&root)
             .stdout(std::process::Stdio::null())
@@ -504,13 +511,13 @@ fn signals_leave_no_sandbox_behind() {
         while child.try_wait().unwrap().is_none() {
             assert!(
                 start.elapsed() < Duration::from_secs(30),
-                "SIG{signal} did not stop tether"
+                "SIG{signal} did not stop tether ({sandbox})"
             );
             std::thread::sleep(Duration::from_millis(20));
         }
         assert!(
             left_behind(temporary.path()).is_empty(),
-            "SIG{signal} after {after:?} left a copy"
+            "SIG{signal} after {after:?} left a sandbox ({sandbox})"
         );
     }
     let processes = Command::new("ps").args(["-eo", "args"]).output().unwrap();

@@ -5,6 +5,8 @@ use std::path::{Path, PathBuf};
 
 use tether::{check_with, CheckOptions, Config, ConfigSource, Format};
 
+mod common;
+
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/rules")
 }
@@ -70,6 +72,10 @@ rule_fixtures! {
     ),
     parse_problem_inputs => ("parse-problem", "inputs"),
     stale_version_reference_basic => ("stale-version-reference", "basic"),
+    undefined_value_basic => ("undefined-value", "basic"),
+    undefined_value_library => ("undefined-value", "library"),
+    unused_value_basic => ("unused-value", "basic"),
+    unused_value_opaque => ("unused-value", "opaque"),
 }
 
 #[test]
@@ -93,4 +99,53 @@ fn every_rule_has_a_fixture_and_every_fixture_a_test() {
             );
         }
     }
+}
+
+/// A template's `undefined-value` findings depend on `values.yaml`, and
+/// `values.yaml`'s `unused-value` findings on the templates: a cached run sees an
+/// edit of the other file.
+#[test]
+fn chart_findings_follow_the_other_files_of_the_chart() {
+    let repo = common::repository(&[
+        ("tether.toml", ""),
+        ("Chart.yaml", "apiVersion: v2\nname: c\nversion: 1.0.0\n"),
+        ("values.yaml", "image:\n  repository: nginx\n"),
+        (
+            "templates/pod.yaml",
+            "image: {{ .Values.image.repository }}:{{ .Values.image.tag }}\n",
+        ),
+    ]);
+    let run = || {
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_tether"))
+            .args(["check", "."])
+            .current_dir(repo.path())
+            .output()
+            .expect("the tether binary runs");
+        String::from_utf8_lossy(&output.stdout)
+            .lines()
+            .filter(|line| line.starts_with("warning") || line.starts_with("tether:"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let first = run();
+    assert!(
+        repo.path().join(".tether_cache").exists(),
+        "the run wrote its cache"
+    );
+    std::fs::write(
+        repo.path().join("values.yaml"),
+        "image:\n  repository: nginx\n  tag: \"1.27\"\n",
+    )
+    .expect("written");
+    let second = run();
+    std::fs::write(
+        repo.path().join("templates/pod.yaml"),
+        "image: {{ .Values.image.repository }}\n",
+    )
+    .expect("written");
+    let third = run();
+    common::assert_snapshot(
+        "rules__chart_findings_follow_the_chart",
+        &format!("{first}\n---\n{second}\n---\n{third}\n"),
+    );
 }

@@ -14,8 +14,10 @@ mod orphan_value_doc;
 mod parse_problem;
 mod required_comment;
 mod stale_version_reference;
+mod undefined_value;
 mod undocumented_value;
 pub mod unused_suppression;
+mod unused_value;
 pub mod values;
 
 pub mod options;
@@ -85,6 +87,8 @@ register!(
     orphan_value_doc::OrphanValueDoc,
     parse_problem::ParseProblem,
     stale_version_reference::StaleVersionReference,
+    undefined_value::UndefinedValue,
+    unused_value::UnusedValue,
     // Last: it reads which suppressions the rules above used.
     unused_suppression::UnusedSuppression,
 );

@@ -174,6 +174,9 @@ pub struct FileContext<'a> {
     pub suppressions: &'a [Suppression],
     /// The version pins of the file's repository (`stale-version-reference`).
     pub pins: Option<&'a crate::pins::PinIndex>,
+    /// The chart the file is a template or the `values.yaml` of, analysed, when a
+    /// rule that needs it is on (`undefined-value`, `unused-value`).
+    pub chart: Option<(&'a crate::chart_values::Chart, crate::chart_values::Role)>,
 }
 
 impl FileContext<'_> {

@@ -2,6 +2,7 @@
 
 pub mod lex;
 pub mod mask;
+pub mod reads;
 
 use std::ops::Range;
 

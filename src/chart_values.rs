@@ -1,0 +1,629 @@
+//! A chart's values and what its files read of them, for `undefined-value` and
+//! `unused-value`: the one analysis of tether that spans files. Each chart is read
+//! once per run ([`Charts`]); its fingerprint covers every file the analysis read,
+//! so a cached finding of one file goes stale when another file of its chart changes.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use crate::small_yaml::{self, Node, Scalar, Value};
+use crate::template::reads::{Read, Use};
+
+/// A values file larger than this is not analysed (the largest in the three corpora
+/// is 203 KiB).
+const MAX_VALUES_BYTES: usize = 4 * 1024 * 1024;
+/// Files of one chart read for what they read of the values.
+const MAX_FILES: usize = 20_000;
+/// Larger files are not read for reads (they are data, not templates).
+const MAX_FILE_BYTES: u64 = 1024 * 1024;
+/// YAML nodes of a values file once aliases are expanded (the largest values file of
+/// the corpora has about 6,000).
+const MAX_NODES: usize = 500_000;
+/// Charts vendored in charts vendored in … deeper than this are not analysed.
+const MAX_NESTING: usize = 16;
+
+/// The charts of one run, each analysed once, on the thread that first needs it.
+#[derive(Debug, Default)]
+pub struct Charts {
+    charts: Mutex<HashMap<PathBuf, Arc<Slot>>>,
+}
+
+/// A chart analysed once (`None`: not a chart tether can read).
+type Slot = OnceLock<Option<Arc<Chart>>>;
+
+/// What a file is to its chart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// Under the chart's `templates/`.
+    Template,
+    /// The chart's `values.yaml`.
+    Values,
+}
+
+impl Charts {
+    /// The chart a file belongs to and what it is there, if it is a template or the
+    /// `values.yaml` of a chart (a folder with a `Chart.yaml`).
+    pub fn of(&self, absolute: &Path) -> Option<(Arc<Chart>, Role)> {
+        let (root, role) = chart_root(absolute)?;
+        Some((self.chart(&root)?, role))
+    }
+
+    /// The chart at `root`, analysed on first use.
+    pub fn chart(&self, root: &Path) -> Option<Arc<Chart>> {
+        let slot = self
+            .charts
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .entry(root.to_path_buf())
+            .or_default()
+            .clone();
+        slot.get_or_init(|| Chart::read(root, self).map(Arc::new))
+            .clone()
+    }
+}
+
+/// The chart root of a template or values file.
+pub fn chart_root(absolute: &Path) -> Option<(PathBuf, Role)> {
+    let is_chart = |folder: &Path| {
+        folder
+            .join("Chart.yaml")
+            .symlink_metadata()
+            .is_ok_and(|metadata| metadata.is_file())
+    };
+    let parent = absolute.parent()?;
+    if absolute.file_name()? == "values.yaml" && is_chart(parent) {
+        return Some((parent.to_path_buf(), Role::Values));
+    }
+    let templates = absolute
+        .ancestors()
+        .skip(1)
+        .find(|folder| folder.file_name().is_some_and(|name| name == "templates"))?;
+    let root = templates.parent()?;
+    is_chart(root).then(|| (root.to_path_buf(), Role::Template))
+}
+
+/// One chart: its values, its dependencies and what its files read.
+#[derive(Debug)]
+pub struct Chart {
+    pub root: PathBuf,
+    /// The keys of `values.yaml`.
+    pub values: Keys,
+    /// Names of keys written in comments (`# name: …`), left out on purpose.
+    pub commented: HashSet<String>,
+    /// `type: library`: its templates read the values of the charts that include
+    /// them.
+    pub library: bool,
+    /// Dependency names and aliases, with the chart when it is vendored as a folder.
+    pub dependencies: Vec<(String, Option<Arc<Chart>>)>,
+    /// For a chart vendored in another's `charts/`, what the parent's `values.yaml`
+    /// sets for it (under its name or alias).
+    pub from_parent: Vec<Keys>,
+    /// Whether the chart has templates at all (a chart without any reads nothing).
+    pub has_templates: bool,
+    /// Every read of every file of the chart (templates, `files/`, `tpl` strings of
+    /// `values.yaml`), with `condition:`s of `Chart.yaml`.
+    pub reads: Vec<(Vec<String>, Use)>,
+    /// A file uses `.Values` whole or by a computed key: what it reads is unknown.
+    pub opaque: Option<PathBuf>,
+    /// Values a template writes (`set .Values.a "b" x`).
+    pub set: Vec<Vec<String>>,
+    /// Over every file the analysis read.
+    pub fingerprint: u64,
+}
+
+impl Chart {
+    fn read(root: &Path, charts: &Charts) -> Option<Chart> {
+        // Each level of vendoring is a nested analysis on this thread's stack.
+        let nesting = root
+            .components()
+            .filter(|component| component.as_os_str() == "charts")
+            .count();
+        let vendor = |folder: &Path| {
+            (nesting < MAX_NESTING)
+                .then(|| charts.chart(folder))
+                .flatten()
+        };
+        let (values_text, values_hash) = read_text(&root.join("values.yaml"), MAX_VALUES_BYTES)?;
+        let values = Keys::of(&small_yaml::parse_bounded(&values_text, MAX_NODES, 128).ok()?);
+        let (chart_yaml, chart_hash) = small_yaml::load(&root.join("Chart.yaml")).ok()?;
+        let library = chart_yaml
+            .get("type")
+            .and_then(Node::as_str)
+            .is_some_and(|kind| kind == "library");
+        let mut reads: Vec<(Vec<String>, Use)> = Vec::new();
+        let mut dependencies = Vec::new();
+        if let Some(Value::Seq(items)) = chart_yaml.get("dependencies").map(|node| &node.value) {
+            for item in items {
+                let Some(name) = item.get("name").and_then(Node::as_str) else {
+                    continue;
+                };
+                let folder = root.join("charts").join(name);
+                let vendored = folder
+                    .symlink_metadata()
+                    .is_ok_and(|metadata| metadata.is_dir())
+                    .then(|| vendor(&folder))
+                    .flatten();
+                dependencies.push((name.to_string(), vendored.clone()));
+                if let Some(alias) = item.get("alias").and_then(Node::as_str) {
+                    dependencies.push((alias.to_string(), vendored));
+                }
+                if let Some(condition) = item.get("condition").and_then(Node::as_str) {
+                    for path in condition.split(',') {
+                        reads.push((split_path(path.trim()), Use::Touch));
+                    }
+                }
+            }
+        }
+        // Every chart in `charts/` is a dependency, declared or not; an archive's name
+        // is its file name without the version.
+        if let Ok(entries) = std::fs::read_dir(root.join("charts")) {
+            let mut entries: Vec<_> = entries.flatten().collect();
+            entries.sort_by_key(std::fs::DirEntry::file_name);
+            for entry in entries {
+                let file_name = entry.file_name().to_string_lossy().into_owned();
+                let Ok(kind) = entry.file_type() else {
+                    continue;
+                };
+                if kind.is_dir() {
+                    let vendored = vendor(&entry.path());
+                    let name = small_yaml::load(&entry.path().join("Chart.yaml"))
+                        .ok()
+                        .and_then(|(chart, _)| {
+                            chart.get("name").and_then(Node::as_str).map(str::to_string)
+                        });
+                    for name in [Some(file_name.clone()), name].into_iter().flatten() {
+                        if !dependencies.iter().any(
+                            |(known, chart): &(String, Option<Arc<Chart>>)| {
+                                *known == name && chart.is_some()
+                            },
+                        ) {
+                            dependencies.push((name, vendored.clone()));
+                        }
+                    }
+                } else if let Some(stem) = file_name.strip_suffix(".tgz") {
+                    let name = stem
+                        .rfind('-')
+                        .filter(|at| stem[at + 1..].starts_with(|c: char| c.is_ascii_digit()))
+                        .map_or(stem, |at| &stem[..at]);
+                    dependencies.push((name.to_string(), None));
+                }
+            }
+        }
+        let from_parent = parent_values(root);
+        let mut fingerprint = values_hash ^ chart_hash.rotate_left(7);
+        let mut opaque = None;
+        let mut set = Vec::new();
+        let templates = root.join("templates");
+        let mut scan = |path: &Path, text: &str| {
+            if !text.contains("Values") {
+                return;
+            }
+            let (actions, _) = crate::template::lex::lex(text);
+            let found = crate::template::reads::reads(text, &actions);
+            // Outside `templates/`, a file is rendered only if a template hands it to
+            // `tpl`: its reads count, its whole uses of `.Values` do not.
+            if found.opaque.is_some() && opaque.is_none() && path.starts_with(&templates) {
+                opaque = Some(path.to_path_buf());
+            }
+            set.extend(found.set);
+            // A file a template renders that is not there: what it reads is unknown.
+            for name in found.files {
+                let file = root.join(&name);
+                let inside = std::path::Path::new(&name)
+                    .components()
+                    .all(|component| matches!(component, std::path::Component::Normal(_)));
+                if inside && !file.symlink_metadata().is_ok_and(|m| m.is_file()) && opaque.is_none()
+                {
+                    opaque = Some(file);
+                }
+            }
+            reads.extend(found.reads.into_iter().map(|read| (read.path, read.use_)));
+        };
+        scan(&root.join("values.yaml"), &values_text);
+        let files = chart_files(root);
+        let (in_templates, others): (Vec<PathBuf>, Vec<PathBuf>) = files
+            .into_iter()
+            .partition(|file| file.starts_with(&templates));
+        let has_templates = !in_templates.is_empty();
+        // Files outside `templates/` are rendered only through `.Files`: read them
+        // only when a template uses it.
+        let mut uses_files = false;
+        for (index, file) in in_templates.iter().enumerate() {
+            let Some((text, hash)) = read_text(file, MAX_FILE_BYTES as usize) else {
+                continue;
+            };
+            fingerprint ^= hash.rotate_left((index % 63) as u32 + 1)
+                ^ xxhash_rust::xxh3::xxh3_64(file.as_os_str().as_encoded_bytes());
+            uses_files |= text.contains(".Files");
+            scan(file, &text);
+        }
+        if uses_files {
+            for (index, file) in others.iter().enumerate() {
+                let Some((text, hash)) = read_text(file, MAX_FILE_BYTES as usize) else {
+                    continue;
+                };
+                fingerprint ^= hash.rotate_left((index % 61) as u32 + 2)
+                    ^ xxhash_rust::xxh3::xxh3_64(file.as_os_str().as_encoded_bytes());
+                scan(file, &text);
+            }
+        }
+        // Charts read the same values in many places: keep each once.
+        reads.sort_unstable();
+        reads.dedup();
+        reads.shrink_to_fit();
+        let commented = commented_names(&values_text);
+        Some(Chart {
+            root: root.to_path_buf(),
+            values,
+            commented,
+            library,
+            dependencies,
+            from_parent,
+            has_templates,
+            reads,
+            opaque,
+            set,
+            fingerprint,
+        })
+    }
+
+    /// Why `path` read by a template is not a value of the chart: the first key
+    /// `values.yaml` does not have, with the path to it. `None` when it is there, or
+    /// may be: under a `null`, a scalar, a list or an empty map (filled by users), a
+    /// key named in a comment, `global`, a dependency's, or one a template sets.
+    pub fn undefined(&self, path: &[String]) -> Option<usize> {
+        let first = path.first()?;
+        // `_name`: by convention supplied from outside (a parent, a platform).
+        if first == "global"
+            || first.starts_with('_')
+            || self.dependencies.iter().any(|(name, _)| name == first)
+        {
+            return None;
+        }
+        if self
+            .set
+            .iter()
+            .any(|set| path.starts_with(set) || set.starts_with(path))
+        {
+            return None;
+        }
+        let missing = missing_in(&self.values, path, &self.commented)?;
+        // A parent that sets it for this chart defines it too.
+        if self
+            .from_parent
+            .iter()
+            .any(|values| missing_in(values, path, &HashSet::new()).is_none())
+        {
+            return None;
+        }
+        Some(missing)
+    }
+}
+
+/// Where `path` leaves `values`: the depth of the first key a non-empty map lacks
+/// (and no comment names).
+fn missing_in(values: &Keys, path: &[String], commented: &HashSet<String>) -> Option<usize> {
+    let mut node = values;
+    for (depth, key) in path.iter().enumerate() {
+        match node {
+            Keys::Open => return None,
+            Keys::Map(_) => match node.get(key) {
+                Some(child) => node = child,
+                None => return (!commented.contains(key.as_str())).then_some(depth),
+            },
+        }
+    }
+    None
+}
+
+/// The keys of a values file without its values: all the value rules need, and a
+/// fraction of the tree's memory.
+#[derive(Debug, Clone)]
+pub enum Keys {
+    /// A map with keys: name, line, what is under it.
+    Map(Vec<(String, usize, Keys)>),
+    /// A null, a scalar, a list or an empty map: users may put anything there.
+    Open,
+}
+
+impl Keys {
+    fn of(node: &Node) -> Keys {
+        let Value::Map(entries) = &node.value else {
+            return Keys::Open;
+        };
+        let keys: Vec<(String, usize, Keys)> = entries
+            .iter()
+            .filter_map(|(key, value)| match &key.value {
+                Value::Scalar(Scalar::Str(name)) => Some((name.clone(), key.line, Keys::of(value))),
+                _ => None,
+            })
+            .collect();
+        if keys.is_empty() {
+            Keys::Open
+        } else {
+            Keys::Map(keys)
+        }
+    }
+
+    /// What is under `key` (the last of duplicate keys, as YAML loaders keep).
+    fn get(&self, key: &str) -> Option<&Keys> {
+        match self {
+            Keys::Map(entries) => entries
+                .iter()
+                .rev()
+                .find(|(name, _, _)| name == key)
+                .map(|(_, _, keys)| keys),
+            Keys::Open => None,
+        }
+    }
+}
+
+impl Chart {
+    /// The outermost keys of `values.yaml` that nothing of the chart reads, with
+    /// their lines: none when a file reads the values in a way that cannot be
+    /// followed.
+    pub fn unused(&self) -> Vec<(Vec<String>, usize)> {
+        if self.opaque.is_some() || self.library || !self.has_templates {
+            return Vec::new();
+        }
+        let mut found = Vec::new();
+        let Keys::Map(entries) = &self.values else {
+            return found;
+        };
+        let own = Used::new(&self.reads);
+        for (name, line, value) in entries {
+            let path = vec![name.clone()];
+            // `enabled` at the top: the switch a parent's `condition: NAME.enabled`
+            // reads when the chart is used as a dependency.
+            if name == "enabled" {
+                continue;
+            }
+            if name == "global" {
+                // Read by this chart and every dependency: checked only when all are
+                // vendored, against all of them.
+                if self
+                    .dependencies
+                    .iter()
+                    .any(|(_, chart)| chart.as_ref().is_none_or(|chart| chart.opaque.is_some()))
+                {
+                    continue;
+                }
+                let mut reads = self.reads.clone();
+                for (_, chart) in &self.dependencies {
+                    reads.extend(chart.iter().flat_map(|chart| chart.reads.iter().cloned()));
+                }
+                let all = Used::new(&reads);
+                if all.reaches(&path) {
+                    unused_under(value, &mut path.clone(), &all, &mut found);
+                } else {
+                    found.push((path, *line));
+                }
+                continue;
+            }
+            match self
+                .dependencies
+                .iter()
+                .find(|(dependency, _)| dependency == name)
+            {
+                // A subchart's values are read by its own files.
+                Some((_, Some(chart))) => {
+                    if chart.opaque.is_none() {
+                        let mut inner = Vec::new();
+                        unused_under(value, &mut Vec::new(), &Used::new(&chart.reads), &mut inner);
+                        found.extend(
+                            inner
+                                .into_iter()
+                                .filter(|(inner, _)| {
+                                    // `enabled` and the like, read by this chart's conditions.
+                                    let mut whole = path.clone();
+                                    whole.extend(inner.iter().cloned());
+                                    !own.reaches(&whole)
+                                })
+                                .map(|(inner, line)| {
+                                    let mut whole = path.clone();
+                                    whole.extend(inner);
+                                    (whole, line)
+                                }),
+                        );
+                    }
+                }
+                Some((_, None)) => {}
+                None => {
+                    if own.reaches(&path) {
+                        let mut prefix = path.clone();
+                        unused_under(value, &mut prefix, &own, &mut found);
+                    } else {
+                        found.push((path, *line));
+                    }
+                }
+            }
+        }
+        found
+    }
+}
+
+/// Under `node` (at `prefix`), the outermost keys no read covers.
+fn unused_under(
+    node: &Keys,
+    prefix: &mut Vec<String>,
+    used: &Used,
+    found: &mut Vec<(Vec<String>, usize)>,
+) {
+    let Keys::Map(entries) = node else {
+        return;
+    };
+    for (name, line, value) in entries {
+        prefix.push(name.clone());
+        if !used.reaches(prefix) {
+            found.push((prefix.clone(), *line));
+        } else if !used.whole_above(prefix) {
+            unused_under(value, prefix, used, found);
+        }
+        prefix.pop();
+    }
+}
+
+/// Reads indexed for [`Used::reaches`]: every read path and each of its prefixes,
+/// and the paths read whole.
+struct Used {
+    touched: HashSet<Vec<String>>,
+    whole: HashSet<Vec<String>>,
+}
+
+impl Used {
+    fn new(reads: &[(Vec<String>, Use)]) -> Used {
+        let mut touched = HashSet::new();
+        let mut whole = HashSet::new();
+        for (path, use_) in reads {
+            for end in 1..=path.len() {
+                touched.insert(path[..end].to_vec());
+            }
+            if *use_ == Use::Whole {
+                whole.insert(path.clone());
+            }
+        }
+        Used { touched, whole }
+    }
+
+    /// Whether a read reaches `path`: the path itself, something under it, or
+    /// something above it read whole.
+    fn reaches(&self, path: &[String]) -> bool {
+        self.touched.contains(path) || self.whole_above(path)
+    }
+
+    /// Whether `path` or a key above it is read whole.
+    fn whole_above(&self, path: &[String]) -> bool {
+        (1..=path.len()).any(|end| self.whole.contains(&path[..end]))
+    }
+}
+
+/// Whether a guard of a read makes the missing key at `depth` set whenever the
+/// read runs: a guard on that key or under it.
+pub fn guarded(read: &Read, depth: usize) -> bool {
+    let missing = &read.path[..=depth.min(read.path.len().saturating_sub(1))];
+    read.guards.iter().any(|guard| guard.starts_with(missing))
+}
+
+fn split_path(path: &str) -> Vec<String> {
+    path.split('.')
+        .filter(|part| !part.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// Regular files of the chart that may hold template actions, its subcharts'
+/// folders and hidden ones left out, links not followed; bounded.
+fn chart_files(root: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut folders = vec![root.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        let Ok(entries) = std::fs::read_dir(&folder) else {
+            continue;
+        };
+        let mut entries: Vec<_> = entries.flatten().collect();
+        entries.sort_by_key(std::fs::DirEntry::file_name);
+        for entry in entries {
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if name.starts_with('.') || files.len() >= MAX_FILES {
+                continue;
+            }
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            let path = entry.path();
+            if kind.is_dir() {
+                // Subcharts are charts of their own; Helm never renders `crds/`.
+                if !(folder == root && (name == "charts" || name == "crds")) {
+                    folders.push(path);
+                }
+            } else if kind.is_file()
+                && !(folder == root && (name == "values.yaml" || name == "Chart.yaml"))
+                // helm-docs templates and documentation: they describe values, they do
+                // not use them.
+                && !name.ends_with(".gotmpl")
+                && !name.ends_with(".md")
+                && entry.metadata().is_ok_and(|m| m.len() <= MAX_FILE_BYTES)
+            {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+fn read_text(path: &Path, limit: usize) -> Option<(String, u64)> {
+    let bytes = crate::source::read_regular(path, limit).ok()?;
+    if bytes.len() > limit {
+        return None;
+    }
+    let hash = xxhash_rust::xxh3::xxh3_64(&bytes);
+    String::from_utf8(bytes).ok().map(|text| (text, hash))
+}
+
+/// `name` of every comment line shaped like a key (`# name: value`, `#name:`),
+/// the way charts document values they leave unset.
+fn commented_names(text: &str) -> HashSet<String> {
+    text.lines()
+        .filter_map(|line| {
+            let comment = line.trim_start().strip_prefix('#')?;
+            let comment = comment.trim_start_matches('#').trim_start();
+            let comment = comment.strip_prefix("- ").unwrap_or(comment);
+            let end = comment.find(':')?;
+            let name = &comment[..end];
+            (!name.is_empty()
+                && name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
+            .then(|| name.rsplit('.').next().unwrap_or(name).to_string())
+        })
+        .collect()
+}
+
+/// What the parent chart's `values.yaml` sets for a chart vendored in its
+/// `charts/`: the values under the chart's folder name, its `name` and any alias.
+fn parent_values(root: &Path) -> Vec<Keys> {
+    let Some(folder) = root.parent() else {
+        return Vec::new();
+    };
+    if folder.file_name().is_none_or(|name| name != "charts") {
+        return Vec::new();
+    }
+    let Some(parent) = folder.parent() else {
+        return Vec::new();
+    };
+    let Some((text, _)) = read_text(&parent.join("values.yaml"), MAX_VALUES_BYTES) else {
+        return Vec::new();
+    };
+    let Ok(values) = small_yaml::parse_bounded(&text, MAX_NODES, 128) else {
+        return Vec::new();
+    };
+    let mut names: Vec<String> = root
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .into_iter()
+        .collect();
+    if let Ok((chart, _)) = small_yaml::load(&root.join("Chart.yaml")) {
+        if let Some(name) = chart.get("name").and_then(Node::as_str) {
+            names.push(name.to_string());
+        }
+    }
+    if let Ok((chart, _)) = small_yaml::load(&parent.join("Chart.yaml")) {
+        if let Some(Value::Seq(items)) = chart.get("dependencies").map(|node| &node.value) {
+            for item in items {
+                let name = item.get("name").and_then(Node::as_str);
+                if name.is_some_and(|name| names.iter().any(|known| known == name)) {
+                    if let Some(alias) = item.get("alias").and_then(Node::as_str) {
+                        names.push(alias.to_string());
+                    }
+                }
+            }
+        }
+    }
+    names
+        .iter()
+        .filter_map(|name| values.get(name).map(Keys::of))
+        .collect()
+}

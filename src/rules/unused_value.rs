@@ -1,0 +1,78 @@
+//! `unused-value`: a key of a chart's `values.yaml` that nothing of the chart reads.
+
+use super::rule::{declare_rule, FileContext, NoOptions, Reporter, Rule};
+use crate::chart_values::Role;
+
+declare_rule! {
+    /// ## What it does
+    /// Reports a key of a chart's `values.yaml` that no file of the chart reads:
+    /// no template, no file under the chart (read with `.Files.Get` and `tpl`), no
+    /// `tpl` string of `values.yaml` itself, no `condition:` of `Chart.yaml`. Only
+    /// the outermost unread key is reported; a map read whole (`toYaml
+    /// .Values.resources`, `include "x" .Values.image`, `range .Values.env`) reads
+    /// everything under it. Keys under a dependency's name are checked against the
+    /// dependency's own files when it is vendored as a folder in `charts/`, and
+    /// not at all otherwise; `global` is skipped when a dependency is not vendored.
+    /// A top-level `enabled` is never reported: it is the switch a parent's
+    /// `condition: NAME.enabled` reads when the chart is someone's dependency.
+    ///
+    /// Reads are followed as `undefined-value` follows them (scopes of `with`,
+    /// variables, `index`, `dig`, `hasKey`, `get`). When a file of the chart uses
+    /// `.Values` whole or by a computed key (`tpl (toYaml .Values) .`, `index
+    /// .Values $name`), or renders a file of the chart that is not there (`tpl
+    /// (.Files.Get "files/x")`), what it reads cannot be known and nothing is
+    /// reported for the chart. Off for `type: library` charts and for charts without
+    /// templates.
+    ///
+    /// ## Why it matters
+    /// A value nothing reads is a setting that does nothing: users set it and
+    /// nothing changes, usually because a template was renamed or removed and its
+    /// values stayed.
+    ///
+    /// ## Example
+    /// ```yaml
+    /// # values.yaml; no template reads .Values.legacyPort
+    /// service:
+    ///   port: 80
+    /// legacyPort: 8080
+    /// ```
+    ///
+    /// ## Instead
+    /// ```yaml
+    /// service:
+    ///   port: 80
+    /// ```
+    pub struct UnusedValue {
+        name: "unused-value",
+        level: Warn,
+        fix: No,
+        options: NoOptions,
+    }
+}
+
+impl Rule for UnusedValue {
+    fn check(&self, context: &FileContext, reporter: &mut Reporter) {
+        let Some((chart, Role::Values)) = context.chart else {
+            return;
+        };
+        let lines = context.source.line_count();
+        for (path, line) in chart.unused() {
+            let Some(line) = line.checked_sub(1).filter(|line| *line < lines) else {
+                continue;
+            };
+            let range = context.source.line_range(line);
+            let text = &context.source.text[range.clone()];
+            let key = path.last().map_or("", String::as_str);
+            let start = text.find(key).map_or(range.start, |at| range.start + at);
+            let end = (start + key.len()).min(range.end.max(start));
+            reporter
+                .report(
+                    start..end,
+                    format!("`{}` is set here but nothing of the chart reads it", path.join(".")),
+                )
+                .with_help(
+                    "remove it, or read it in a template; values for a subchart go under the subchart's name",
+                );
+        }
+    }
+}

@@ -1,0 +1,844 @@
+//! What a template reads from `.Values`, followed through the scopes of
+//! `text/template`: `with` and `range` move the dot, variables hold values, and
+//! `index`, `dig`, `hasKey`, `get` and `set` spell keys as strings.
+//!
+//! Followed: `.Values.a.b` and `$.Values.a.b` (also inside `define`, taken to be
+//! called with the chart's root); inside `with .Values.a`, `.b` is `a.b` and `.` is
+//! `a`; `$v := .Values.a` then `$v.b`; `index .Values "a" "b"`, `dig "a" "b" x
+//! .Values`, `hasKey .Values.a "b"`, `get .Values.a "b"`, `set .Values.a "b" x`. A
+//! value passed whole (`toYaml .Values.a`, `include "x" .Values.a`, `range
+//! .Values.a`) is read whole. Not followed, and never guessed at: the dot inside
+//! `range` and inside a `define` other than `.Values`, variables bound to anything
+//! else, keys computed at render time. `.Values` itself passed whole, or indexed by a
+//! computed key, makes the template [`Reads::opaque`]: what it reads cannot be known.
+
+use std::ops::Range;
+
+use super::lex::{Action, ActionKind, Keyword};
+
+/// How a read uses the value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Use {
+    /// The value itself, its keys and everything under them: printed, passed to a
+    /// function, ranged over.
+    Whole,
+    /// Only whether it is there: a condition, a `with` subject, a variable binding,
+    /// `hasKey`. What is under it is read only where a later read says so.
+    Touch,
+}
+
+/// One read of `.Values`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Read {
+    /// Keys from the top of `values.yaml`.
+    pub path: Vec<String>,
+    /// Where the read is spelled in the file.
+    pub span: Range<usize>,
+    pub use_: Use,
+    /// Printed as it is, through functions that print nothing of their own for a
+    /// missing value (`quote`, `toYaml`, `nindent`, …): no `default`, `required`,
+    /// test or helper on the way. `undefined-value` checks only these.
+    pub plain: bool,
+    /// The values the enclosing `if`, `with` and `range` test: a read runs only where
+    /// they are set.
+    pub guards: Vec<Vec<String>>,
+}
+
+/// Everything a template reads.
+#[derive(Debug, Clone, Default)]
+pub struct Reads {
+    pub reads: Vec<Read>,
+    /// Where the template uses `.Values` whole or by a computed key (offset).
+    pub opaque: Option<usize>,
+    /// Values the template writes (`set .Values.a "b" x`): `a.b`.
+    pub set: Vec<Vec<String>>,
+    /// Files of the chart the template reads by name (`.Files.Get "files/x.conf"`),
+    /// which may be rendered with `tpl`.
+    pub files: Vec<String>,
+}
+
+/// Functions that print a missing value as nothing (or `null`) and add nothing of
+/// their own: a missing value through them is a missing value in the output.
+const PASS_THROUGH: &[&str] = &[
+    "quote",
+    "squote",
+    "toYaml",
+    "toJson",
+    "toPrettyJson",
+    "toRawJson",
+    "nindent",
+    "indent",
+    "trim",
+    "upper",
+    "lower",
+    "b64enc",
+    "toString",
+    "int",
+    "int64",
+    "float64",
+    "trunc",
+    "trimSuffix",
+    "trimPrefix",
+    "index",
+];
+
+/// Blocks nested deeper are not followed: reads inside them are taken as guarded.
+const MAX_FRAMES: usize = 256;
+/// A read under more tested values than this is taken as guarded, so that the
+/// guards kept per read stay bounded.
+const MAX_GUARDS: usize = 64;
+
+/// Functions of a condition that only test their arguments.
+const TESTS: &[&str] = &[
+    "not", "and", "or", "empty", "eq", "ne", "lt", "le", "gt", "ge",
+];
+
+/// Reads of `.Values` in a file's actions.
+pub fn reads(text: &str, actions: &[Action]) -> Reads {
+    let mut scanner = Scanner {
+        text,
+        frames: vec![Frame {
+            keyword: None,
+            inside: Dot::Root,
+            outside: Dot::Root,
+            guards: Vec::new(),
+            variables: 0,
+        }],
+        variables: Vec::new(),
+        out: Reads::default(),
+        overflow: 0,
+    };
+    for action in actions {
+        scanner.action(action);
+    }
+    scanner.out
+}
+
+/// What the dot (or a variable) holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Dot {
+    /// The chart's root context: `.Values` is the values.
+    Root,
+    /// A value under `.Values`.
+    Values(Vec<String>),
+    /// Anything else.
+    Unknown,
+}
+
+#[derive(Debug)]
+struct Frame {
+    keyword: Option<Keyword>,
+    /// The dot in the block; `outside` after its `else`.
+    inside: Dot,
+    outside: Dot,
+    guards: Vec<Vec<String>>,
+    /// How many variables were bound when the block opened.
+    variables: usize,
+}
+
+struct Scanner<'a> {
+    text: &'a str,
+    frames: Vec<Frame>,
+    variables: Vec<(String, Dot)>,
+    out: Reads,
+    /// Blocks opened beyond [`MAX_FRAMES`], still to be closed.
+    overflow: usize,
+}
+
+/// Where a pipeline is evaluated.
+#[derive(Debug, Clone, Copy)]
+struct Place {
+    /// The pipeline of an `if`, `with` or `range`.
+    condition: bool,
+    /// An output action whose every function passes a missing value through.
+    plain: bool,
+}
+
+impl Scanner<'_> {
+    fn dot(&self) -> Dot {
+        self.frames
+            .last()
+            .map_or(Dot::Root, |frame| frame.inside.clone())
+    }
+
+    fn guards(&self) -> Vec<Vec<String>> {
+        self.frames
+            .iter()
+            .flat_map(|frame| frame.guards.iter().cloned())
+            .collect()
+    }
+
+    fn action(&mut self, action: &Action) {
+        let body = action.body_text(self.text);
+        let base = action.body.start;
+        match action.kind {
+            ActionKind::Comment => {}
+            ActionKind::Control(keyword) => self.control(keyword, body, base),
+            ActionKind::Assignment => {
+                let tokens = tokenize(body, base);
+                self.binding(
+                    &tokens,
+                    Place {
+                        condition: false,
+                        plain: false,
+                    },
+                );
+            }
+            ActionKind::Output => {
+                let tokens = tokenize(body, base);
+                let plain = tokens.iter().all(|token| match &token.kind {
+                    Kind::Ident(name) => PASS_THROUGH.contains(&name.as_str()),
+                    _ => true,
+                });
+                let items = parse(&tokens);
+                self.pipeline(
+                    &items,
+                    Place {
+                        condition: false,
+                        plain,
+                    },
+                );
+            }
+        }
+    }
+
+    fn control(&mut self, keyword: Keyword, body: &str, base: usize) {
+        if keyword.opens_block() && (self.overflow > 0 || self.frames.len() >= MAX_FRAMES) {
+            self.overflow += 1;
+            return;
+        }
+        let word = body.trim_start();
+        let skipped = body.len() - word.len();
+        let after = word
+            .find(|c: char| !c.is_ascii_alphabetic())
+            .unwrap_or(word.len());
+        let rest = &word[after..];
+        let rest_base = base + skipped + after;
+        let tokens = tokenize(rest, rest_base);
+        match keyword {
+            Keyword::If | Keyword::With | Keyword::Range => {
+                let variables = self.variables.len();
+                let outside = self.dot();
+                let place = Place {
+                    condition: keyword != Keyword::Range,
+                    plain: false,
+                };
+                let before = self.out.reads.len();
+                let (subject, guards) = self.binding(&tokens, place);
+                if keyword == Keyword::Range {
+                    // Ranging reads every element.
+                    for read in &mut self.out.reads[before..] {
+                        read.use_ = Use::Whole;
+                    }
+                }
+                let inside = match keyword {
+                    Keyword::With => subject,
+                    Keyword::Range => Dot::Unknown,
+                    _ => outside.clone(),
+                };
+                self.frames.push(Frame {
+                    keyword: Some(keyword),
+                    inside,
+                    outside,
+                    guards,
+                    variables,
+                });
+            }
+            Keyword::Else => {
+                // `else if …` / `else with …`: another condition in the same block.
+                let place = Place {
+                    condition: true,
+                    plain: false,
+                };
+                let (subject, guards) = if tokens.is_empty() {
+                    (None, Vec::new())
+                } else {
+                    let word = rest.trim_start();
+                    let inner_after = word
+                        .find(|c: char| !c.is_ascii_alphabetic())
+                        .unwrap_or(word.len());
+                    let inner = &word[inner_after..];
+                    let inner_base = rest_base + (rest.len() - word.len()) + inner_after;
+                    let (dot, guards) = self.binding(&tokenize(inner, inner_base), place);
+                    (word.starts_with("with").then_some(dot), guards)
+                };
+                if let Some(frame) = self.frames.last_mut() {
+                    frame.inside = match subject {
+                        Some(dot) => dot,
+                        None if frame.keyword == Some(Keyword::With) => frame.outside.clone(),
+                        None => frame.inside.clone(),
+                    };
+                    frame.guards.extend(guards);
+                }
+            }
+            Keyword::End => {
+                if self.overflow > 0 {
+                    self.overflow -= 1;
+                } else if self.frames.len() > 1 {
+                    if let Some(frame) = self.frames.pop() {
+                        self.variables.truncate(frame.variables);
+                    }
+                }
+            }
+            Keyword::Define | Keyword::Block => {
+                if keyword == Keyword::Block {
+                    let items = parse(&tokens);
+                    self.pipeline(
+                        &items,
+                        Place {
+                            condition: false,
+                            plain: false,
+                        },
+                    );
+                }
+                self.frames.push(Frame {
+                    keyword: Some(keyword),
+                    inside: Dot::Root,
+                    outside: Dot::Root,
+                    guards: Vec::new(),
+                    variables: self.variables.len(),
+                });
+            }
+            Keyword::Template => {
+                let items = parse(&tokens);
+                self.pipeline(
+                    &items,
+                    Place {
+                        condition: false,
+                        plain: false,
+                    },
+                );
+            }
+            Keyword::Break | Keyword::Continue => {}
+        }
+    }
+
+    /// `$a, $b := pipeline` or a bare pipeline: records its reads, binds the
+    /// variables, and returns what a lone value it evaluates to holds and the
+    /// values it tests.
+    fn binding(&mut self, tokens: &[Token], place: Place) -> (Dot, Vec<Vec<String>>) {
+        let declare = tokens
+            .iter()
+            .position(|token| matches!(token.kind, Kind::Declare | Kind::Assign));
+        let (names, pipeline) = match declare {
+            Some(at) => (
+                tokens[..at]
+                    .iter()
+                    .filter_map(|token| match &token.kind {
+                        Kind::Chain {
+                            variable: Some(name),
+                            fields,
+                        } if fields.is_empty() => Some(name.clone()),
+                        _ => None,
+                    })
+                    .collect::<Vec<_>>(),
+                &tokens[at + 1..],
+            ),
+            None => (Vec::new(), tokens),
+        };
+        let items = parse(pipeline);
+        let before = self.out.reads.len();
+        let value = self.lone_value(&items);
+        let bound = value.is_some();
+        let place = if bound || place.condition {
+            place
+        } else {
+            Place {
+                condition: false,
+                plain: false,
+            }
+        };
+        self.pipeline(&items, place);
+        if bound {
+            // A lone value bound or tested is touched, not read whole.
+            for read in &mut self.out.reads[before..] {
+                read.use_ = Use::Touch;
+            }
+        }
+        let guards = self.out.reads[before..]
+            .iter()
+            .map(|read| read.path.clone())
+            .collect();
+        let dot = value.clone().unwrap_or(Dot::Unknown);
+        // `range $i, $v := …`: neither is the collection.
+        let single = names.len() == 1;
+        for name in names {
+            let held = if single { dot.clone() } else { Dot::Unknown };
+            match declare.map(|at| &tokens[at].kind) {
+                Some(Kind::Assign) => {
+                    if let Some(variable) =
+                        self.variables.iter_mut().rev().find(|(n, _)| *n == name)
+                    {
+                        variable.1 = held;
+                    }
+                }
+                _ => self.variables.push((name, held)),
+            }
+        }
+        (dot, guards)
+    }
+
+    /// What a pipeline of one command of one operand holds (`.Values.a`, `.`, `$v`).
+    fn lone_value(&self, items: &[Vec<Item>]) -> Option<Dot> {
+        let [command] = items else { return None };
+        let [Item::Chain {
+            variable, fields, ..
+        }] = command.as_slice()
+        else {
+            return None;
+        };
+        match self.resolve(variable.as_deref(), fields) {
+            Some(path) => Some(Dot::Values(path)),
+            None => {
+                let base = self.base(variable.as_deref());
+                (fields.is_empty()).then_some(base)
+            }
+        }
+    }
+
+    fn base(&self, variable: Option<&str>) -> Dot {
+        match variable {
+            None => self.dot(),
+            Some("") => Dot::Root,
+            Some(name) => self
+                .variables
+                .iter()
+                .rev()
+                .find(|(n, _)| n == name)
+                .map_or(Dot::Unknown, |(_, dot)| dot.clone()),
+        }
+    }
+
+    /// The values path a chain reads, if it reads one; `Some([])` is `.Values`
+    /// itself.
+    fn resolve(&self, variable: Option<&str>, fields: &[String]) -> Option<Vec<String>> {
+        // `.context.Values.a`, `$root.Values.a`: a helper called with a dict that
+        // carries the root context, as charts pass it.
+        let carried = || {
+            let at = fields.iter().position(|field| field == "Values")?;
+            Some(fields[at + 1..].to_vec())
+        };
+        match self.base(variable) {
+            Dot::Root | Dot::Unknown => carried(),
+            Dot::Values(path) => {
+                let mut path = path.clone();
+                path.extend(fields.iter().cloned());
+                Some(path)
+            }
+        }
+    }
+
+    fn pipeline(&mut self, commands: &[Vec<Item>], place: Place) {
+        for command in commands {
+            self.command(command, place);
+        }
+    }
+
+    fn command(&mut self, items: &[Item], place: Place) {
+        let function = match items.first() {
+            Some(Item::Ident(name)) => Some(name.as_str()),
+            _ => None,
+        };
+        let arguments = if function.is_some() {
+            &items[1..]
+        } else {
+            items
+        };
+        let use_ = match function {
+            None => {
+                if place.condition {
+                    Use::Touch
+                } else {
+                    Use::Whole
+                }
+            }
+            Some(name) if place.condition && TESTS.contains(&name) => Use::Touch,
+            Some("hasKey") => Use::Touch,
+            Some(_) => Use::Whole,
+        };
+        let literals = |from: usize| -> (Vec<String>, bool) {
+            let mut keys = Vec::new();
+            for item in &arguments[from..] {
+                match item {
+                    Item::Str(key) => keys.push(key.clone()),
+                    _ => return (keys, false),
+                }
+            }
+            (keys, true)
+        };
+        for (index, item) in arguments.iter().enumerate() {
+            match item {
+                Item::Group(inner) => self.pipeline(
+                    inner,
+                    Place {
+                        condition: place.condition
+                            && function.is_none_or(|name| TESTS.contains(&name)),
+                        plain: place.plain,
+                    },
+                ),
+                Item::Chain {
+                    variable,
+                    fields,
+                    span,
+                } => {
+                    if fields.len() == 2 && fields[0] == "Files" && fields[1] == "Get" {
+                        if let Some(Item::Str(name)) = arguments.get(index + 1) {
+                            self.out.files.push(name.clone());
+                        }
+                        continue;
+                    }
+                    let Some(mut path) = self.resolve(variable.as_deref(), fields) else {
+                        continue;
+                    };
+                    let mut use_ = use_;
+                    match function {
+                        // index X "a" "b", get X "a", hasKey X "a", set X "a" v
+                        Some("index" | "get" | "hasKey" | "set" | "unset") if index == 0 => {
+                            let (keys, all) = literals(1);
+                            let take = match function {
+                                Some("index") => keys.len(),
+                                _ => keys.len().min(1),
+                            };
+                            let complete = all || take < keys.len() || function != Some("index");
+                            path.extend(keys.into_iter().take(take));
+                            if function == Some("set") || function == Some("unset") {
+                                self.out.set.push(path.clone());
+                                continue;
+                            }
+                            if !complete && path.is_empty() {
+                                self.opaque(span.start);
+                                continue;
+                            }
+                            if function == Some("hasKey") {
+                                use_ = Use::Touch;
+                            }
+                        }
+                        // dig "a" "b" default X
+                        Some("dig") if index + 1 == arguments.len() && index >= 2 => {
+                            let (keys, all) = {
+                                let mut keys = Vec::new();
+                                let mut all = true;
+                                for item in &arguments[..index - 1] {
+                                    match item {
+                                        Item::Str(key) => keys.push(key.clone()),
+                                        _ => all = false,
+                                    }
+                                }
+                                (keys, all)
+                            };
+                            if !all && path.is_empty() {
+                                self.opaque(span.start);
+                                continue;
+                            }
+                            if all {
+                                path.extend(keys);
+                            }
+                        }
+                        _ => {}
+                    }
+                    if path.is_empty() {
+                        // `.Values` whole: to a helper, `toYaml`, `tpl`…
+                        self.opaque(span.start);
+                        continue;
+                    }
+                    let mut plain = place.plain
+                        && self.overflow == 0
+                        && function.is_none_or(|f| PASS_THROUGH.contains(&f));
+                    let mut guards = if plain { self.guards() } else { Vec::new() };
+                    if guards.len() > MAX_GUARDS {
+                        plain = false;
+                        guards.clear();
+                    }
+                    self.out.reads.push(Read {
+                        path,
+                        span: span.clone(),
+                        use_,
+                        plain,
+                        guards,
+                    });
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn opaque(&mut self, offset: usize) {
+        self.out.opaque.get_or_insert(offset);
+    }
+}
+
+/// One token of an action.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Token {
+    kind: Kind,
+    span: Range<usize>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Kind {
+    Open,
+    Close,
+    Pipe,
+    Declare,
+    Assign,
+    Str(String),
+    Ident(String),
+    /// `.a.b` (no variable), `$.a`, `$v.a`; `variable` is `""` for `$`.
+    Chain {
+        variable: Option<String>,
+        fields: Vec<String>,
+    },
+    Other,
+}
+
+fn is_word(byte: u8) -> bool {
+    byte.is_ascii_alphanumeric() || byte == b'_'
+}
+
+/// The tokens of an action's body; `base` is the body's offset in the file.
+fn tokenize(body: &str, base: usize) -> Vec<Token> {
+    let bytes = body.as_bytes();
+    let mut tokens = Vec::new();
+    let mut at = 0;
+    let word_end = |from: usize| {
+        let mut end = from;
+        while end < bytes.len() && is_word(bytes[end]) {
+            end += 1;
+        }
+        end
+    };
+    let fields_from = |mut from: usize, fields: &mut Vec<String>| {
+        while from + 1 < bytes.len() && bytes[from] == b'.' && is_word(bytes[from + 1]) {
+            let end = word_end(from + 1);
+            fields.push(body[from + 1..end].to_string());
+            from = end;
+        }
+        from
+    };
+    while at < bytes.len() {
+        let start = at;
+        let byte = bytes[at];
+        let kind = match byte {
+            b' ' | b'\t' | b'\n' | b'\r' => {
+                at += 1;
+                continue;
+            }
+            b'(' => {
+                at += 1;
+                Kind::Open
+            }
+            b')' => {
+                at += 1;
+                // `(…).field`: a field of a computed value, not followed.
+                let mut ignored = Vec::new();
+                at = fields_from(at, &mut ignored);
+                Kind::Close
+            }
+            b'|' => {
+                at += 1;
+                Kind::Pipe
+            }
+            b':' if bytes.get(at + 1) == Some(&b'=') => {
+                at += 2;
+                Kind::Declare
+            }
+            b'=' => {
+                at += 1;
+                Kind::Assign
+            }
+            b'"' => {
+                let mut value = String::new();
+                at += 1;
+                while at < bytes.len() && bytes[at] != b'"' {
+                    if bytes[at] == b'\\' && at + 1 < bytes.len() {
+                        at += 1;
+                    }
+                    let length = body[at..].chars().next().map_or(1, char::len_utf8);
+                    value.push_str(&body[at..at + length]);
+                    at += length;
+                }
+                at = (at + 1).min(bytes.len());
+                Kind::Str(value)
+            }
+            b'`' => {
+                let end = body[at + 1..].find('`').map_or(bytes.len(), |e| at + 1 + e);
+                let value = body[at + 1..end].to_string();
+                at = (end + 1).min(bytes.len());
+                Kind::Str(value)
+            }
+            b'\'' => {
+                at += 1;
+                while at < bytes.len() && bytes[at] != b'\'' {
+                    at += if bytes[at] == b'\\' { 2 } else { 1 };
+                }
+                at = (at + 1).min(bytes.len());
+                Kind::Other
+            }
+            b'.' => {
+                let mut fields = Vec::new();
+                at = fields_from(at, &mut fields);
+                if fields.is_empty() {
+                    at += 1;
+                }
+                Kind::Chain {
+                    variable: None,
+                    fields,
+                }
+            }
+            b'$' => {
+                let end = word_end(at + 1);
+                let name = body[at + 1..end].to_string();
+                let mut fields = Vec::new();
+                at = fields_from(end, &mut fields);
+                Kind::Chain {
+                    variable: Some(name),
+                    fields,
+                }
+            }
+            byte if byte.is_ascii_alphabetic() || byte == b'_' => {
+                let end = word_end(at);
+                let name = body[at..end].to_string();
+                let mut ignored = Vec::new();
+                at = fields_from(end, &mut ignored);
+                if ignored.is_empty() {
+                    Kind::Ident(name)
+                } else {
+                    Kind::Other
+                }
+            }
+            _ => {
+                // Numbers, operators of other dialects, stray bytes: one character.
+                at += body[at..].chars().next().map_or(1, char::len_utf8);
+                while at < bytes.len() && (is_word(bytes[at]) || bytes[at] == b'.') {
+                    at += 1;
+                }
+                Kind::Other
+            }
+        };
+        tokens.push(Token {
+            kind,
+            span: base + start..base + at,
+        });
+    }
+    tokens
+}
+
+/// One operand of a command.
+#[derive(Debug, Clone)]
+enum Item {
+    Chain {
+        variable: Option<String>,
+        fields: Vec<String>,
+        span: Range<usize>,
+    },
+    Str(String),
+    Ident(String),
+    /// A parenthesized pipeline.
+    Group(Vec<Vec<Item>>),
+    Other,
+}
+
+/// Commands of a pipeline, parentheses nested (at most 64 deep; deeper is one
+/// opaque operand).
+fn parse(tokens: &[Token]) -> Vec<Vec<Item>> {
+    let mut at = 0;
+    parse_pipeline(tokens, &mut at, 0)
+}
+
+fn parse_pipeline(tokens: &[Token], at: &mut usize, depth: usize) -> Vec<Vec<Item>> {
+    let mut commands = vec![Vec::new()];
+    while *at < tokens.len() {
+        let token = &tokens[*at];
+        *at += 1;
+        let item = match &token.kind {
+            Kind::Close => break,
+            Kind::Pipe => {
+                commands.push(Vec::new());
+                continue;
+            }
+            Kind::Open if depth < 64 => Item::Group(parse_pipeline(tokens, at, depth + 1)),
+            Kind::Chain { variable, fields } => Item::Chain {
+                variable: variable.clone(),
+                fields: fields.clone(),
+                span: token.span.clone(),
+            },
+            Kind::Str(value) => Item::Str(value.clone()),
+            Kind::Ident(name) => Item::Ident(name.clone()),
+            _ => Item::Other,
+        };
+        if let Some(command) = commands.last_mut() {
+            command.push(item);
+        }
+    }
+    commands.retain(|command| !command.is_empty());
+    commands
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn paths(text: &str) -> Vec<(String, Use, bool)> {
+        let (actions, _) = super::super::lex::lex(text);
+        reads(text, &actions)
+            .reads
+            .into_iter()
+            .map(|read| (read.path.join("."), read.use_, read.plain))
+            .collect()
+    }
+
+    #[test]
+    fn scopes_and_keys_are_followed() {
+        let text = "{{ .Values.a.b }}\n{{- with .Values.devices }}{{ .x | quote }}{{ toYaml . }}{{ end }}\n{{ $v := .Values.img }}{{ $v.tag }}\n{{ index .Values \"c\" \"d\" }}{{ dig \"e\" \"f\" 1 .Values }}\n{{ if .Values.on }}{{ $.Values.g }}{{ end }}{{ range .Values.list }}{{ .name }}{{ end }}";
+        assert_eq!(
+            paths(text),
+            vec![
+                ("a.b".into(), Use::Whole, true),
+                ("devices".into(), Use::Touch, false),
+                ("devices.x".into(), Use::Whole, true),
+                ("devices".into(), Use::Whole, true),
+                ("img".into(), Use::Touch, false),
+                ("img.tag".into(), Use::Whole, true),
+                ("c.d".into(), Use::Whole, true),
+                ("e.f".into(), Use::Whole, false),
+                ("on".into(), Use::Touch, false),
+                ("g".into(), Use::Whole, true),
+                ("list".into(), Use::Whole, false),
+            ]
+        );
+    }
+
+    /// Nesting and guards are bounded: 5,000 nested `if`s each testing a value, then
+    /// 5,000 printed reads, keep at most `MAX_GUARDS` guards per read.
+    #[test]
+    fn deep_nesting_keeps_guards_bounded() {
+        let depth = 5_000;
+        let mut text = String::new();
+        for index in 0..depth {
+            text.push_str(&format!("{{{{ if .Values.g{index} }}}}"));
+        }
+        for index in 0..depth {
+            text.push_str(&format!("{{{{ .Values.r{index} }}}}"));
+        }
+        text.push_str(&"{{ end }}".repeat(depth));
+        let (actions, _) = super::super::lex::lex(&text);
+        let found = reads(&text, &actions);
+        let kept: usize = found.reads.iter().map(|read| read.guards.len()).sum();
+        assert!(kept <= MAX_GUARDS * found.reads.len());
+        assert!(found
+            .reads
+            .iter()
+            .filter(|read| read.path[0].starts_with('r'))
+            .all(|read| !read.plain));
+    }
+
+    #[test]
+    fn values_passed_whole_are_opaque() {
+        let text = "{{ include \"x\" (dict \"v\" .Values) }}";
+        let (actions, _) = super::super::lex::lex(text);
+        assert!(reads(text, &actions).opaque.is_some());
+        let text = "{{ index .Values $key }}";
+        let (actions, _) = super::super::lex::lex(text);
+        assert!(reads(text, &actions).opaque.is_some());
+    }
+}
