@@ -99,16 +99,27 @@ pub struct Chart {
     /// For a chart vendored in another's `charts/`, what the parent's `values.yaml`
     /// sets for it (under its name or alias).
     pub from_parent: Vec<Keys>,
+    /// The `condition:`s of `Chart.yaml`'s dependencies, which read values.
+    conditions: Vec<Vec<String>>,
+    /// Over `values.yaml`, `Chart.yaml` and the parent's `values.yaml`: what a
+    /// template's `undefined-value` findings depend on.
+    pub fingerprint: u64,
+    /// What the chart's files read, made when `unused-value` first needs it.
+    scan: OnceLock<Scan>,
+}
+
+/// What every file of a chart reads.
+#[derive(Debug)]
+pub struct Scan {
     /// Whether the chart has templates at all (a chart without any reads nothing).
     pub has_templates: bool,
-    /// Every read of every file of the chart (templates, `files/`, `tpl` strings of
-    /// `values.yaml`), with `condition:`s of `Chart.yaml`.
+    /// Every read of every file of the chart (templates, `files/` when a template
+    /// uses `.Files`, `tpl` strings of `values.yaml`), with the conditions.
     pub reads: Vec<(Vec<String>, Use)>,
     /// A file uses `.Values` whole or by a computed key: what it reads is unknown.
     pub opaque: Option<PathBuf>,
-    /// Values a template writes (`set .Values.a "b" x`).
-    pub set: Vec<Vec<String>>,
-    /// Over every file the analysis read.
+    /// Over every file read, and the chart's own fingerprint: what `values.yaml`'s
+    /// `unused-value` findings depend on.
     pub fingerprint: u64,
 }
 
@@ -131,7 +142,7 @@ impl Chart {
             .get("type")
             .and_then(Node::as_str)
             .is_some_and(|kind| kind == "library");
-        let mut reads: Vec<(Vec<String>, Use)> = Vec::new();
+        let mut conditions: Vec<Vec<String>> = Vec::new();
         let mut dependencies = Vec::new();
         if let Some(Value::Seq(items)) = chart_yaml.get("dependencies").map(|node| &node.value) {
             for item in items {
@@ -150,7 +161,7 @@ impl Chart {
                 }
                 if let Some(condition) = item.get("condition").and_then(Node::as_str) {
                     for path in condition.split(',') {
-                        reads.push((split_path(path.trim()), Use::Touch));
+                        conditions.push(split_path(path.trim()));
                     }
                 }
             }
@@ -190,10 +201,34 @@ impl Chart {
                 }
             }
         }
-        let from_parent = parent_values(root);
-        let mut fingerprint = values_hash ^ chart_hash.rotate_left(7);
+        let (from_parent, parent_hash) = parent_values(root);
+        Some(Chart {
+            root: root.to_path_buf(),
+            values,
+            commented: commented_names(&values_text),
+            library,
+            dependencies,
+            from_parent,
+            conditions,
+            fingerprint: values_hash ^ chart_hash.rotate_left(7) ^ parent_hash.rotate_left(13),
+            scan: OnceLock::new(),
+        })
+    }
+
+    /// What the chart's files read, read on first use.
+    pub fn scan(&self) -> &Scan {
+        self.scan.get_or_init(|| self.read_files())
+    }
+
+    fn read_files(&self) -> Scan {
+        let root = &self.root;
+        let mut reads: Vec<(Vec<String>, Use)> = self
+            .conditions
+            .iter()
+            .map(|path| (path.clone(), Use::Touch))
+            .collect();
+        let mut fingerprint = self.fingerprint;
         let mut opaque = None;
-        let mut set = Vec::new();
         let templates = root.join("templates");
         let mut scan = |path: &Path, text: &str| {
             if !text.contains("Values") {
@@ -206,7 +241,6 @@ impl Chart {
             if found.opaque.is_some() && opaque.is_none() && path.starts_with(&templates) {
                 opaque = Some(path.to_path_buf());
             }
-            set.extend(found.set);
             // A file a template renders that is not there: what it reads is unknown.
             for name in found.files {
                 let file = root.join(&name);
@@ -220,7 +254,10 @@ impl Chart {
             }
             reads.extend(found.reads.into_iter().map(|read| (read.path, read.use_)));
         };
-        scan(&root.join("values.yaml"), &values_text);
+        // `tpl` strings of values.yaml read values too.
+        if let Some((text, _)) = read_text(&root.join("values.yaml"), MAX_VALUES_BYTES) {
+            scan(&root.join("values.yaml"), &text);
+        }
         let files = chart_files(root);
         let (in_templates, others): (Vec<PathBuf>, Vec<PathBuf>) = files
             .into_iter()
@@ -252,27 +289,19 @@ impl Chart {
         reads.sort_unstable();
         reads.dedup();
         reads.shrink_to_fit();
-        let commented = commented_names(&values_text);
-        Some(Chart {
-            root: root.to_path_buf(),
-            values,
-            commented,
-            library,
-            dependencies,
-            from_parent,
+        Scan {
             has_templates,
             reads,
             opaque,
-            set,
             fingerprint,
-        })
+        }
     }
 
     /// Why `path` read by a template is not a value of the chart: the first key
     /// `values.yaml` does not have, with the path to it. `None` when it is there, or
     /// may be: under a `null`, a scalar, a list or an empty map (filled by users), a
-    /// key named in a comment, `global`, a dependency's, or one a template sets.
-    pub fn undefined(&self, path: &[String]) -> Option<usize> {
+    /// key named in a comment, `global`, a dependency's, or one the template `set`s.
+    pub fn undefined(&self, path: &[String], set: &[Vec<String>]) -> Option<usize> {
         let first = path.first()?;
         // `_name`: by convention supplied from outside (a parent, a platform).
         if first == "global"
@@ -281,8 +310,7 @@ impl Chart {
         {
             return None;
         }
-        if self
-            .set
+        if set
             .iter()
             .any(|set| path.starts_with(set) || set.starts_with(path))
         {
@@ -364,14 +392,15 @@ impl Chart {
     /// their lines: none when a file reads the values in a way that cannot be
     /// followed.
     pub fn unused(&self) -> Vec<(Vec<String>, usize)> {
-        if self.opaque.is_some() || self.library || !self.has_templates {
+        let scan = self.scan();
+        if scan.opaque.is_some() || self.library || !scan.has_templates {
             return Vec::new();
         }
         let mut found = Vec::new();
         let Keys::Map(entries) = &self.values else {
             return found;
         };
-        let own = Used::new(&self.reads);
+        let own = Used::new(&scan.reads);
         for (name, line, value) in entries {
             let path = vec![name.clone()];
             // `enabled` at the top: the switch a parent's `condition: NAME.enabled`
@@ -382,16 +411,20 @@ impl Chart {
             if name == "global" {
                 // Read by this chart and every dependency: checked only when all are
                 // vendored, against all of them.
-                if self
-                    .dependencies
-                    .iter()
-                    .any(|(_, chart)| chart.as_ref().is_none_or(|chart| chart.opaque.is_some()))
-                {
+                if self.dependencies.iter().any(|(_, chart)| {
+                    chart
+                        .as_ref()
+                        .is_none_or(|chart| chart.scan().opaque.is_some())
+                }) {
                     continue;
                 }
-                let mut reads = self.reads.clone();
+                let mut reads = scan.reads.clone();
                 for (_, chart) in &self.dependencies {
-                    reads.extend(chart.iter().flat_map(|chart| chart.reads.iter().cloned()));
+                    reads.extend(
+                        chart
+                            .iter()
+                            .flat_map(|chart| chart.scan().reads.iter().cloned()),
+                    );
                 }
                 let all = Used::new(&reads);
                 if all.reaches(&path) {
@@ -408,9 +441,14 @@ impl Chart {
             {
                 // A subchart's values are read by its own files.
                 Some((_, Some(chart))) => {
-                    if chart.opaque.is_none() {
+                    if chart.scan().opaque.is_none() {
                         let mut inner = Vec::new();
-                        unused_under(value, &mut Vec::new(), &Used::new(&chart.reads), &mut inner);
+                        unused_under(
+                            value,
+                            &mut Vec::new(),
+                            &Used::new(&chart.scan().reads),
+                            &mut inner,
+                        );
                         found.extend(
                             inner
                                 .into_iter()
@@ -584,21 +622,21 @@ fn commented_names(text: &str) -> HashSet<String> {
 
 /// What the parent chart's `values.yaml` sets for a chart vendored in its
 /// `charts/`: the values under the chart's folder name, its `name` and any alias.
-fn parent_values(root: &Path) -> Vec<Keys> {
+fn parent_values(root: &Path) -> (Vec<Keys>, u64) {
     let Some(folder) = root.parent() else {
-        return Vec::new();
+        return (Vec::new(), 0);
     };
     if folder.file_name().is_none_or(|name| name != "charts") {
-        return Vec::new();
+        return (Vec::new(), 0);
     }
     let Some(parent) = folder.parent() else {
-        return Vec::new();
+        return (Vec::new(), 0);
     };
-    let Some((text, _)) = read_text(&parent.join("values.yaml"), MAX_VALUES_BYTES) else {
-        return Vec::new();
+    let Some((text, hash)) = read_text(&parent.join("values.yaml"), MAX_VALUES_BYTES) else {
+        return (Vec::new(), 0);
     };
     let Ok(values) = small_yaml::parse_bounded(&text, MAX_NODES, 128) else {
-        return Vec::new();
+        return (Vec::new(), hash);
     };
     let mut names: Vec<String> = root
         .file_name()
@@ -622,8 +660,9 @@ fn parent_values(root: &Path) -> Vec<Keys> {
             }
         }
     }
-    names
+    let keys = names
         .iter()
         .filter_map(|name| values.get(name).map(Keys::of))
-        .collect()
+        .collect();
+    (keys, hash)
 }

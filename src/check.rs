@@ -293,13 +293,31 @@ pub fn check_resolved(
             &file.config.charts,
             crate::chart_values::chart_root(&file.absolute),
         ) {
-            if seen.insert(chart_root.clone()) && chart_rules_on(&file.config, &file.relative) {
+            if seen.insert(chart_root.clone())
+                && CHART_RULES.iter().any(|rule| file.config.may_run(rule))
+            {
                 charts.push((shared.clone(), chart_root));
             }
         }
     }
+    let values_files: std::collections::HashSet<PathBuf> = files
+        .iter()
+        .filter(|file| {
+            file.absolute
+                .file_name()
+                .is_some_and(|name| name == "values.yaml")
+                && file.config.may_run("unused-value")
+        })
+        .map(|file| file.absolute.clone())
+        .collect();
     charts.par_iter().for_each(|(shared, chart_root)| {
-        shared.chart(chart_root);
+        // What every file reads is needed by `values.yaml` alone, and only where
+        // `unused-value` is on for it.
+        if let Some(chart) = shared.chart(chart_root) {
+            if values_files.contains(&chart_root.join("values.yaml")) {
+                chart.scan();
+            }
+        }
     });
     let outcomes: Vec<Outcome> = files
         .par_iter()
@@ -523,8 +541,14 @@ fn check_file(
     };
     let mut hash = xxhash_rust::xxh3::xxh3_64(&bytes);
     // A file's findings about its chart's values depend on the chart's other files.
-    if let Some((chart, _)) = chart_of(&file.config, &file.relative, None) {
-        hash ^= chart.fingerprint.rotate_left(11);
+    match chart_of(&file.config, &file.relative, None) {
+        Some((chart, crate::chart_values::Role::Template)) => {
+            hash ^= chart.fingerprint.rotate_left(11);
+        }
+        Some((chart, crate::chart_values::Role::Values)) => {
+            hash ^= chart.scan().fingerprint.rotate_left(11);
+        }
+        None => {}
     }
     // Findings are made and cached with paths relative to the configuration, and
     // shown relative to the run's root.
@@ -728,11 +752,6 @@ fn rules_on(settings: &crate::rules::RuleSettings) -> bool {
         .any(|(name, level)| CHART_RULES.contains(name) && level.severity().is_some())
 }
 
-/// Whether a rule that reads the whole chart is on for the file.
-fn chart_rules_on(config: &Config, relative: &Path) -> bool {
-    rules_on(&config.settings_for(relative))
-}
-
 /// The chart of a template or `values.yaml` when a rule that reads it is on for the
 /// file (`settings`, or the configuration's for it).
 fn chart_of(
@@ -752,15 +771,12 @@ fn chart_of(
     if !candidate {
         return None;
     }
-    let owned;
-    let settings = match settings {
-        Some(settings) => settings,
-        None => {
-            owned = config.settings_for(relative);
-            &owned
-        }
+    let on = match settings {
+        Some(settings) => rules_on(settings),
+        // For the cache key: cheap, and true wherever a rule may run.
+        None => CHART_RULES.iter().any(|rule| config.may_run(rule)),
     };
-    if !rules_on(settings) {
+    if !on {
         return None;
     }
     let absolute = config.root.join(relative);

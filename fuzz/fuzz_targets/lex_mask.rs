@@ -8,16 +8,27 @@
 //! On such a line inside a block scalar the masker fills a trailing `# …` with
 //! placeholders as well (`- |` then ` {{ x }} # note`), which is why this does not
 //! hold the changed byte to being whitespace as `tests/properties.rs` does.
+//!
+//! The `.Values` reads found in the actions (`undefined-value`, `unused-value`) must
+//! each point at text of the file, and keep their guards bounded.
 
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use tether::internals::{lex, mask, mask_branch, Action, Masked, PLACEHOLDER};
+use tether::internals::{lex, mask, mask_branch, value_reads, Action, Masked, PLACEHOLDER};
 use tether::Branch;
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
     let (actions, errors) = lex(&text);
+
+    for read in value_reads(&text, &actions).reads {
+        assert!(
+            text.get(read.span.clone()).is_some(),
+            "a read's span is not text of the file: {read:?}"
+        );
+        assert!(read.guards.len() <= 64, "unbounded guards: {}", read.guards.len());
+    }
 
     let mut previous_end = 0;
     for action in &actions {

@@ -68,7 +68,7 @@ impl Rule for UndefinedValue {
         }
         let found = crate::template::reads::reads(&context.source.text, context.actions);
         for read in found.reads.iter().filter(|read| read.plain) {
-            let Some(depth) = chart.undefined(&read.path) else {
+            let Some(depth) = chart.undefined(&read.path, &found.set) else {
                 continue;
             };
             if guarded(read, depth) {
