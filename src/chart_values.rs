@@ -106,6 +106,9 @@ pub struct Chart {
     pub fingerprint: u64,
     /// What the chart's files read, made when `unused-value` first needs it.
     scan: OnceLock<Scan>,
+    /// Over the bytes of the files [`Chart::scan`] reads and of its vendored
+    /// charts': the cache key of `values.yaml`, made without lexing anything.
+    content: OnceLock<u64>,
 }
 
 /// What every file of a chart reads.
@@ -118,9 +121,6 @@ pub struct Scan {
     pub reads: Vec<(Vec<String>, Use)>,
     /// A file uses `.Values` whole or by a computed key: what it reads is unknown.
     pub opaque: Option<PathBuf>,
-    /// Over every file read, and the chart's own fingerprint: what `values.yaml`'s
-    /// `unused-value` findings depend on.
-    pub fingerprint: u64,
 }
 
 impl Chart {
@@ -212,7 +212,50 @@ impl Chart {
             conditions,
             fingerprint: values_hash ^ chart_hash.rotate_left(7) ^ parent_hash.rotate_left(13),
             scan: OnceLock::new(),
+            content: OnceLock::new(),
         })
+    }
+
+    /// What `values.yaml`'s `unused-value` findings depend on: the chart's own
+    /// fingerprint, the bytes of every file the scan reads, and the same of each
+    /// vendored chart. Reads, never lexes, so a cached run stays cheap.
+    pub fn content_fingerprint(&self) -> u64 {
+        *self.content.get_or_init(|| {
+            let mut fingerprint = self.fingerprint;
+            let (templates, others) = self.files();
+            let mut uses_files = false;
+            for (index, file) in templates.iter().enumerate() {
+                if let Some((text, hash)) = read_text(file, MAX_FILE_BYTES as usize) {
+                    uses_files |= text.contains(".Files");
+                    fingerprint ^= hash.rotate_left((index % 63) as u32 + 1)
+                        ^ xxhash_rust::xxh3::xxh3_64(file.as_os_str().as_encoded_bytes());
+                }
+            }
+            if uses_files {
+                for (index, file) in others.iter().enumerate() {
+                    if let Some((_, hash)) = read_text(file, MAX_FILE_BYTES as usize) {
+                        fingerprint ^= hash.rotate_left((index % 61) as u32 + 2)
+                            ^ xxhash_rust::xxh3::xxh3_64(file.as_os_str().as_encoded_bytes());
+                    }
+                }
+            }
+            for (index, (_, chart)) in self.dependencies.iter().enumerate() {
+                if let Some(chart) = chart {
+                    fingerprint ^= chart
+                        .content_fingerprint()
+                        .rotate_left((index % 59) as u32 + 3);
+                }
+            }
+            fingerprint
+        })
+    }
+
+    /// The chart's files under `templates/`, and the others.
+    fn files(&self) -> (Vec<PathBuf>, Vec<PathBuf>) {
+        let templates = self.root.join("templates");
+        chart_files(&self.root)
+            .into_iter()
+            .partition(|file| file.starts_with(&templates))
     }
 
     /// What the chart's files read, read on first use.
@@ -227,7 +270,6 @@ impl Chart {
             .iter()
             .map(|path| (path.clone(), Use::Touch))
             .collect();
-        let mut fingerprint = self.fingerprint;
         let mut opaque = None;
         let templates = root.join("templates");
         let mut scan = |path: &Path, text: &str| {
@@ -258,30 +300,23 @@ impl Chart {
         if let Some((text, _)) = read_text(&root.join("values.yaml"), MAX_VALUES_BYTES) {
             scan(&root.join("values.yaml"), &text);
         }
-        let files = chart_files(root);
-        let (in_templates, others): (Vec<PathBuf>, Vec<PathBuf>) = files
-            .into_iter()
-            .partition(|file| file.starts_with(&templates));
+        let (in_templates, others) = self.files();
         let has_templates = !in_templates.is_empty();
         // Files outside `templates/` are rendered only through `.Files`: read them
         // only when a template uses it.
         let mut uses_files = false;
-        for (index, file) in in_templates.iter().enumerate() {
-            let Some((text, hash)) = read_text(file, MAX_FILE_BYTES as usize) else {
+        for file in &in_templates {
+            let Some((text, _)) = read_text(file, MAX_FILE_BYTES as usize) else {
                 continue;
             };
-            fingerprint ^= hash.rotate_left((index % 63) as u32 + 1)
-                ^ xxhash_rust::xxh3::xxh3_64(file.as_os_str().as_encoded_bytes());
             uses_files |= text.contains(".Files");
             scan(file, &text);
         }
         if uses_files {
-            for (index, file) in others.iter().enumerate() {
-                let Some((text, hash)) = read_text(file, MAX_FILE_BYTES as usize) else {
+            for file in &others {
+                let Some((text, _)) = read_text(file, MAX_FILE_BYTES as usize) else {
                     continue;
                 };
-                fingerprint ^= hash.rotate_left((index % 61) as u32 + 2)
-                    ^ xxhash_rust::xxh3::xxh3_64(file.as_os_str().as_encoded_bytes());
                 scan(file, &text);
             }
         }
@@ -293,7 +328,6 @@ impl Chart {
             has_templates,
             reads,
             opaque,
-            fingerprint,
         }
     }
 

@@ -311,11 +311,12 @@ pub fn check_resolved(
         .map(|file| file.absolute.clone())
         .collect();
     charts.par_iter().for_each(|(shared, chart_root)| {
-        // What every file reads is needed by `values.yaml` alone, and only where
-        // `unused-value` is on for it.
+        // What every file reads is needed by `values.yaml` alone, where
+        // `unused-value` is on, and is scanned when it is checked (not from the
+        // cache); its cache key is read here.
         if let Some(chart) = shared.chart(chart_root) {
             if values_files.contains(&chart_root.join("values.yaml")) {
-                chart.scan();
+                chart.content_fingerprint();
             }
         }
     });
@@ -546,7 +547,7 @@ fn check_file(
             hash ^= chart.fingerprint.rotate_left(11);
         }
         Some((chart, crate::chart_values::Role::Values)) => {
-            hash ^= chart.scan().fingerprint.rotate_left(11);
+            hash ^= chart.content_fingerprint().rotate_left(11);
         }
         None => {}
     }
