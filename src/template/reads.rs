@@ -154,6 +154,15 @@ struct Place {
     plain: bool,
 }
 
+impl Place {
+    /// A pipeline that neither tests nor prints as it is: a binding, a `template`
+    /// call, a `block`'s argument.
+    const ARGUMENT: Place = Place {
+        condition: false,
+        plain: false,
+    };
+}
+
 impl Scanner<'_> {
     fn dot(&self) -> Dot {
         self.frames
@@ -176,13 +185,7 @@ impl Scanner<'_> {
             ActionKind::Control(keyword) => self.control(keyword, body, base),
             ActionKind::Assignment => {
                 let tokens = tokenize(body, base);
-                self.binding(
-                    &tokens,
-                    Place {
-                        condition: false,
-                        plain: false,
-                    },
-                );
+                self.binding(&tokens, Place::ARGUMENT);
             }
             ActionKind::Output => {
                 let tokens = tokenize(body, base);
@@ -283,13 +286,7 @@ impl Scanner<'_> {
             Keyword::Define | Keyword::Block => {
                 if keyword == Keyword::Block {
                     let items = parse(&tokens);
-                    self.pipeline(
-                        &items,
-                        Place {
-                            condition: false,
-                            plain: false,
-                        },
-                    );
+                    self.pipeline(&items, Place::ARGUMENT);
                 }
                 self.frames.push(Frame {
                     keyword: Some(keyword),
@@ -301,13 +298,7 @@ impl Scanner<'_> {
             }
             Keyword::Template => {
                 let items = parse(&tokens);
-                self.pipeline(
-                    &items,
-                    Place {
-                        condition: false,
-                        plain: false,
-                    },
-                );
+                self.pipeline(&items, Place::ARGUMENT);
             }
             Keyword::Break | Keyword::Continue => {}
         }
@@ -343,10 +334,7 @@ impl Scanner<'_> {
         let place = if bound || place.condition {
             place
         } else {
-            Place {
-                condition: false,
-                plain: false,
-            }
+            Place::ARGUMENT
         };
         self.pipeline(&items, place);
         if bound {
