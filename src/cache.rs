@@ -254,10 +254,7 @@ fn tracked_by_git(folder: &Path) -> bool {
     let Some(parent) = folder.parent() else {
         return false;
     };
-    if !parent
-        .ancestors()
-        .any(|ancestor| ancestor.join(".git").exists())
-    {
+    if crate::paths::repository_top(parent).is_none() {
         return false;
     }
     crate::walk::git(parent)

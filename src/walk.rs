@@ -207,9 +207,7 @@ struct Listing {
 /// Lists `folder` with git when it is inside a work tree; `None` outside one, or when
 /// git cannot be run (then the folder is walked instead).
 fn git_listing(folder: &Path) -> Option<Listing> {
-    folder
-        .ancestors()
-        .find(|ancestor| ancestor.join(".git").exists())?;
+    crate::paths::repository_top(folder)?;
     let (names, stderr) = git_ls_files(folder)?;
     let mut listing = Listing::default();
     for relative in &names {
