@@ -293,9 +293,7 @@ pub fn check_resolved(
             &file.config.charts,
             crate::chart_values::chart_root(&file.absolute),
         ) {
-            if seen.insert(chart_root.clone())
-                && CHART_RULES.iter().any(|rule| file.config.may_run(rule))
-            {
+            if seen.insert(chart_root.clone()) && chart_rules_may_run(&file.config) {
                 charts.push((shared.clone(), chart_root));
             }
         }
@@ -306,14 +304,13 @@ pub fn check_resolved(
             file.absolute
                 .file_name()
                 .is_some_and(|name| name == "values.yaml")
-                && file.config.may_run("unused-value")
+                && chart_rules_may_run(&file.config)
         })
         .map(|file| file.absolute.clone())
         .collect();
     charts.par_iter().for_each(|(shared, chart_root)| {
-        // What every file reads is needed by `values.yaml` alone, where
-        // `unused-value` is on, and is scanned when it is checked (not from the
-        // cache); its cache key is read here.
+        // What every file reads is needed by `values.yaml` alone, and is scanned
+        // when it is checked (not from the cache); its cache key is read here.
         if let Some(chart) = shared.chart(chart_root) {
             if values_files.contains(&chart_root.join("values.yaml")) {
                 chart.content_fingerprint();
@@ -743,14 +740,19 @@ pub fn check_bytes(
     (source, diagnostics)
 }
 
-/// Rules that read the file's chart as a whole.
-const CHART_RULES: [&str; 2] = ["undefined-value", "unused-value"];
-
+/// Whether a rule that reads the whole chart is on in `settings`.
 fn rules_on(settings: &crate::rules::RuleSettings) -> bool {
-    settings
-        .levels
+    RULES
         .iter()
-        .any(|(name, level)| CHART_RULES.contains(name) && level.severity().is_some())
+        .zip(&settings.levels)
+        .any(|(registered, (_, level))| registered.rule.needs_chart() && level.severity().is_some())
+}
+
+/// Whether a rule that reads the whole chart may run on some file of `config`.
+fn chart_rules_may_run(config: &Config) -> bool {
+    RULES
+        .iter()
+        .any(|registered| registered.rule.needs_chart() && config.may_run(registered.rule.name()))
 }
 
 /// The chart of a template or `values.yaml` when a rule that reads it is on for the
@@ -775,7 +777,7 @@ fn chart_of(
     let on = match settings {
         Some(settings) => rules_on(settings),
         // For the cache key: cheap, and true wherever a rule may run.
-        None => CHART_RULES.iter().any(|rule| config.may_run(rule)),
+        None => chart_rules_may_run(config),
     };
     if !on {
         return None;

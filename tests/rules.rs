@@ -149,3 +149,70 @@ fn chart_findings_follow_the_other_files_of_the_chart() {
         &format!("{first}\n---\n{second}\n---\n{third}\n"),
     );
 }
+
+/// A stranger's chart: a `values.yaml` whose aliases expand beyond reason, and one
+/// that is a FIFO. The chart analysis refuses both (bounded nodes, regular files
+/// only), the value rules stay silent, and the run ends.
+#[test]
+fn hostile_values_files_end_the_run() {
+    let mut bomb = String::from("a: &a [x, x, x, x, x, x, x, x, x, x]\n");
+    for level in 1..12 {
+        let previous = level - 1;
+        bomb.push_str(&format!(
+            "l{level}: &l{level} [*{}, *{0}, *{0}, *{0}, *{0}, *{0}, *{0}, *{0}, *{0}, *{0}]\n",
+            if previous == 0 {
+                "a".to_string()
+            } else {
+                format!("l{previous}")
+            }
+        ));
+    }
+    let repo = common::repository(&[
+        (
+            "bomb/Chart.yaml",
+            "apiVersion: v2\nname: bomb\nversion: 1.0.0\n",
+        ),
+        ("bomb/values.yaml", &bomb),
+        ("bomb/templates/cm.yaml", "x: {{ .Values.missing }}\n"),
+        (
+            "fifo/Chart.yaml",
+            "apiVersion: v2\nname: fifo\nversion: 1.0.0\n",
+        ),
+        ("fifo/templates/cm.yaml", "x: {{ .Values.missing }}\n"),
+    ]);
+    let status = std::process::Command::new("mkfifo")
+        .arg(repo.path().join("fifo/values.yaml"))
+        .status()
+        .expect("mkfifo runs");
+    assert!(status.success());
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_tether"))
+        .args([
+            "check",
+            "--no-cache",
+            "--select",
+            "undefined-value",
+            "--select",
+            "unused-value",
+            ".",
+        ])
+        .current_dir(repo.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("the tether binary runs");
+    let start = std::time::Instant::now();
+    while child.try_wait().expect("waits").is_none() {
+        if start.elapsed() > std::time::Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("tether check hung on a hostile values.yaml");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let output = child.wait_with_output().expect("ends");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        !stdout.contains("undefined-value") && !stdout.contains("unused-value"),
+        "{stdout}"
+    );
+    assert_ne!(output.status.code(), Some(101), "tether panicked: {stdout}");
+}

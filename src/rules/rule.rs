@@ -23,6 +23,12 @@ pub trait Rule: Sync + Described {
     }
     /// Reports the rule's findings on one file.
     fn check(&self, context: &FileContext, reporter: &mut Reporter);
+
+    /// Whether the rule reads the file's chart as a whole ([`FileContext::chart`]):
+    /// the chart is then analysed, and its fingerprint joins the file's cache key.
+    fn needs_chart(&self) -> bool {
+        false
+    }
 }
 
 /// What a rule's `declare_rule!` says of it, in the rule's own file: name, default

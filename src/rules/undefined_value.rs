@@ -59,6 +59,10 @@ declare_rule! {
 }
 
 impl Rule for UndefinedValue {
+    fn needs_chart(&self) -> bool {
+        true
+    }
+
     fn check(&self, context: &FileContext, reporter: &mut Reporter) {
         let Some((chart, Role::Template)) = context.chart else {
             return;

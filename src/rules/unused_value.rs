@@ -51,6 +51,10 @@ declare_rule! {
 }
 
 impl Rule for UnusedValue {
+    fn needs_chart(&self) -> bool {
+        true
+    }
+
     fn check(&self, context: &FileContext, reporter: &mut Reporter) {
         let Some((chart, Role::Values)) = context.chart else {
             return;
