@@ -5,7 +5,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use crate::small_yaml::{self, Node, Scalar, Value};
 use crate::template::reads::{Read, Use};
@@ -109,6 +109,84 @@ pub struct Chart {
     /// Over the bytes of the files [`Chart::scan`] reads and of its vendored
     /// charts': the cache key of `values.yaml`, made without lexing anything.
     content: OnceLock<u64>,
+    /// The chart's files under `templates/`, and the others, listed once.
+    files: OnceLock<(Vec<PathBuf>, Vec<PathBuf>)>,
+    /// What this run's check saw of the chart's templates, by path: `values.yaml`
+    /// is checked after them, and its analysis reads and lexes none of them again.
+    seen: Mutex<HashMap<PathBuf, Seen>>,
+}
+
+/// What the check of one template saw, for the analysis of `values.yaml`.
+#[derive(Debug)]
+pub struct Seen {
+    /// The hash of the file's bytes, when they are text the analysis reads (UTF-8,
+    /// at most [`MAX_FILE_BYTES`]); `None`: the analysis skips the file.
+    text_hash: Option<u64>,
+    /// Whether the text uses `.Files`.
+    uses_files: bool,
+    /// What the file reads, when the check read its text as the analysis does (not
+    /// when the findings came from the cache).
+    reads: Option<FileReads>,
+}
+
+impl Seen {
+    /// What the bytes of a template are to the analysis; `hash` is theirs.
+    pub fn of(bytes: &[u8], hash: u64) -> Seen {
+        let text = (bytes.len() as u64 <= MAX_FILE_BYTES)
+            .then(|| std::str::from_utf8(bytes).ok())
+            .flatten();
+        Seen {
+            text_hash: text.map(|_| hash),
+            uses_files: text.is_some_and(|text| text.contains(".Files")),
+            reads: None,
+        }
+    }
+
+    /// Adds what the file reads, found by the check on `text` (the file's bytes,
+    /// unchanged) with its template actions.
+    pub fn with_reads(mut self, text: &str, found: crate::template::reads::Reads) -> Seen {
+        if self.text_hash.is_some() {
+            self.reads = Some(FileReads::of(text, || found));
+        }
+        self
+    }
+}
+
+/// What one file reads of the values, as the analysis keeps it.
+#[derive(Debug, Clone, Default)]
+struct FileReads {
+    reads: Vec<(Vec<String>, Use)>,
+    /// `.Values` used whole or by a computed key.
+    opaque: bool,
+    /// Files of the chart it renders by name.
+    files: Vec<String>,
+}
+
+impl FileReads {
+    /// The reads of `text`, from `found` (called only when the text names `Values`).
+    fn of(text: &str, found: impl FnOnce() -> crate::template::reads::Reads) -> FileReads {
+        if !text.contains("Values") {
+            return FileReads::default();
+        }
+        let found = found();
+        FileReads {
+            reads: found
+                .reads
+                .into_iter()
+                .map(|read| (read.path, read.use_))
+                .collect(),
+            opaque: found.opaque.is_some(),
+            files: found.files,
+        }
+    }
+
+    /// The reads of a file's text, lexed here.
+    fn lex(text: &str) -> FileReads {
+        FileReads::of(text, || {
+            let (actions, _) = crate::template::lex::lex(text);
+            crate::template::reads::reads(text, &actions)
+        })
+    }
 }
 
 /// What every file of a chart reads.
@@ -213,6 +291,8 @@ impl Chart {
             fingerprint: values_hash ^ chart_hash.rotate_left(7) ^ parent_hash.rotate_left(13),
             scan: OnceLock::new(),
             content: OnceLock::new(),
+            files: OnceLock::new(),
+            seen: Mutex::default(),
         })
     }
 
@@ -224,13 +304,22 @@ impl Chart {
             let mut fingerprint = self.fingerprint;
             let (templates, others) = self.files();
             let mut uses_files = false;
+            let seen = self.seen.lock().unwrap_or_else(PoisonError::into_inner);
             for (index, file) in templates.iter().enumerate() {
-                if let Some((text, hash)) = read_text(file, MAX_FILE_BYTES as usize) {
-                    uses_files |= text.contains(".Files");
+                let (hash, uses) = match seen.get(file) {
+                    Some(seen) => (seen.text_hash, seen.uses_files),
+                    None => match read_text(file, MAX_FILE_BYTES as usize) {
+                        Some((text, hash)) => (Some(hash), text.contains(".Files")),
+                        None => (None, false),
+                    },
+                };
+                if let Some(hash) = hash {
+                    uses_files |= uses;
                     fingerprint ^= hash.rotate_left((index % 63) as u32 + 1)
                         ^ xxhash_rust::xxh3::xxh3_64(file.as_os_str().as_encoded_bytes());
                 }
             }
+            drop(seen);
             if uses_files {
                 for (index, file) in others.iter().enumerate() {
                     if let Some((_, hash)) = read_text(file, MAX_FILE_BYTES as usize) {
@@ -251,11 +340,21 @@ impl Chart {
     }
 
     /// The chart's files under `templates/`, and the others.
-    fn files(&self) -> (Vec<PathBuf>, Vec<PathBuf>) {
-        let templates = self.root.join("templates");
-        chart_files(&self.root)
-            .into_iter()
-            .partition(|file| file.starts_with(&templates))
+    fn files(&self) -> &(Vec<PathBuf>, Vec<PathBuf>) {
+        self.files.get_or_init(|| {
+            let templates = self.root.join("templates");
+            chart_files(&self.root)
+                .into_iter()
+                .partition(|file| file.starts_with(&templates))
+        })
+    }
+
+    /// Records what the check of the template at `path` saw.
+    pub fn saw(&self, path: &Path, seen: Seen) {
+        self.seen
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(path.to_path_buf(), seen);
     }
 
     /// What the chart's files read, read on first use.
@@ -272,15 +371,10 @@ impl Chart {
             .collect();
         let mut opaque = None;
         let templates = root.join("templates");
-        let mut scan = |path: &Path, text: &str| {
-            if !text.contains("Values") {
-                return;
-            }
-            let (actions, _) = crate::template::lex::lex(text);
-            let found = crate::template::reads::reads(text, &actions);
+        let mut add = |path: &Path, found: FileReads| {
             // Outside `templates/`, a file is rendered only if a template hands it to
             // `tpl`: its reads count, its whole uses of `.Values` do not.
-            if found.opaque.is_some() && opaque.is_none() && path.starts_with(&templates) {
+            if found.opaque && opaque.is_none() && path.starts_with(&templates) {
                 opaque = Some(path.to_path_buf());
             }
             // A file a template renders that is not there: what it reads is unknown.
@@ -294,30 +388,48 @@ impl Chart {
                     opaque = Some(file);
                 }
             }
-            reads.extend(found.reads.into_iter().map(|read| (read.path, read.use_)));
+            reads.extend(found.reads);
         };
         // `tpl` strings of values.yaml read values too.
         if let Some((text, _)) = read_text(&root.join("values.yaml"), MAX_VALUES_BYTES) {
-            scan(&root.join("values.yaml"), &text);
+            add(&root.join("values.yaml"), FileReads::lex(&text));
         }
         let (in_templates, others) = self.files();
         let has_templates = !in_templates.is_empty();
         // Files outside `templates/` are rendered only through `.Files`: read them
         // only when a template uses it.
         let mut uses_files = false;
-        for file in &in_templates {
-            let Some((text, _)) = read_text(file, MAX_FILE_BYTES as usize) else {
-                continue;
+        let mut seen =
+            std::mem::take(&mut *self.seen.lock().unwrap_or_else(PoisonError::into_inner));
+        for file in in_templates {
+            let found = match seen.remove(file) {
+                Some(Seen {
+                    text_hash: None, ..
+                }) => continue,
+                Some(Seen {
+                    uses_files: uses,
+                    reads: Some(found),
+                    ..
+                }) => {
+                    uses_files |= uses;
+                    found
+                }
+                _ => {
+                    let Some((text, _)) = read_text(file, MAX_FILE_BYTES as usize) else {
+                        continue;
+                    };
+                    uses_files |= text.contains(".Files");
+                    FileReads::lex(&text)
+                }
             };
-            uses_files |= text.contains(".Files");
-            scan(file, &text);
+            add(file, found);
         }
         if uses_files {
-            for file in &others {
+            for file in others {
                 let Some((text, _)) = read_text(file, MAX_FILE_BYTES as usize) else {
                     continue;
                 };
-                scan(file, &text);
+                add(file, FileReads::lex(&text));
             }
         }
         // Charts read the same values in many places: keep each once.

@@ -13,6 +13,7 @@ use rayon::prelude::*;
 
 use crate::cache::Cache;
 use crate::changes::Changes;
+use crate::chart_values::Seen;
 use crate::config::Config;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::resolve::Resolver;
@@ -20,6 +21,7 @@ use crate::rules::unused_suppression;
 use crate::rules::Suppression;
 use crate::rules::{CommentInfo, FileContext, Reporter, RULES};
 use crate::source::{binary_offset, Problem, SourceFile, MAX_FILE_BYTES};
+use crate::template::reads::Reads;
 use crate::template::{self, lex::ActionKind};
 use crate::walk::{self, FileToCheck};
 use crate::yaml::model::{CommentStyle, FileModel};
@@ -309,24 +311,33 @@ pub fn check_resolved(
         .map(|file| file.absolute.clone())
         .collect();
     charts.par_iter().for_each(|(shared, chart_root)| {
-        // What every file reads is needed by `values.yaml` alone, and is scanned
-        // when it is checked (not from the cache); its cache key is read here.
-        if let Some(chart) = shared.chart(chart_root) {
-            if values_files.contains(&chart_root.join("values.yaml")) {
-                chart.content_fingerprint();
-            }
-        }
+        shared.chart(chart_root);
     });
-    let outcomes: Vec<Outcome> = files
+    // Every file but the charts' `values.yaml`, then those: what a chart's templates
+    // read is known by then, from their checks (`Chart::saw`).
+    let check = |(file, &index): (&FileToCheck, &usize)| {
+        let lines = changed
+            .filter(|changed| changed.lines_only)
+            .map(|changed| changed.changes);
+        check_file(file, mode, caches[index].as_ref(), lines)
+    };
+    let last = |file: &FileToCheck| values_files.contains(&file.absolute);
+    let mut outcomes: Vec<Option<Outcome>> = files
         .par_iter()
         .zip(&config_index)
-        .map(|(file, &index)| {
-            let lines = changed
-                .filter(|changed| changed.lines_only)
-                .map(|changed| changed.changes);
-            check_file(file, mode, caches[index].as_ref(), lines)
-        })
+        .map(|pair| (!last(pair.0)).then(|| check(pair)))
         .collect();
+    let values_outcomes: Vec<(usize, Outcome)> = files
+        .par_iter()
+        .zip(&config_index)
+        .enumerate()
+        .filter(|(_, (file, _))| last(file))
+        .map(|(at, pair)| (at, check(pair)))
+        .collect();
+    for (at, outcome) in values_outcomes {
+        outcomes[at] = Some(outcome);
+    }
+    let outcomes = outcomes.into_iter().flatten();
     let mut report = CheckReport {
         files: files.len(),
         excluded,
@@ -537,11 +548,17 @@ fn check_file(
             }
         }
     };
-    let mut hash = xxhash_rust::xxh3::xxh3_64(&bytes);
+    let bytes_hash = xxhash_rust::xxh3::xxh3_64(&bytes);
+    let mut hash = bytes_hash;
     // A file's findings about its chart's values depend on the chart's other files.
+    // What a template's check sees is handed to its chart, whose `values.yaml` is
+    // checked after every template: its analysis then reads none of them again.
+    let mut seen = None;
     match chart_of(&file.config, &file.relative, None) {
         Some((chart, crate::chart_values::Role::Template)) => {
             hash ^= chart.fingerprint.rotate_left(11);
+            let unchanged = crate::source::read_unchanged(&bytes);
+            seen = Some((chart, Seen::of(&bytes, bytes_hash), unchanged));
         }
         Some((chart, crate::chart_values::Role::Values)) => {
             hash ^= chart.content_fingerprint().rotate_left(11);
@@ -567,6 +584,9 @@ fn check_file(
         diagnostics
     };
     if let Some(diagnostics) = cache.and_then(|cache| cache.get(&file.relative, hash)) {
+        if let Some((chart, seen, _)) = seen {
+            chart.saw(&file.absolute, seen);
+        }
         let source = (!diagnostics.is_empty())
             .then(|| SourceFile::from_bytes(file.display.clone(), bytes).0);
         let diagnostics = match &source {
@@ -581,7 +601,18 @@ fn check_file(
             from_cache: true,
         };
     }
-    let (mut source, diagnostics) = check_bytes(&file.config, &file.relative, bytes, mode);
+    // The reads are kept only where the check read the file's bytes as they are, as
+    // the chart's analysis reads them.
+    let keep_reads = seen.as_ref().is_some_and(|(_, _, unchanged)| *unchanged);
+    let (mut source, diagnostics, reads) =
+        check_source(&file.config, &file.relative, bytes, mode, keep_reads);
+    if let Some((chart, seen, _)) = seen {
+        let seen = match reads {
+            Some(reads) => seen.with_reads(&source.text, reads),
+            None => seen,
+        };
+        chart.saw(&file.absolute, seen);
+    }
     source.path = file.display.clone();
     let diagnostics = shown(diagnostics, &source);
     Outcome::Checked {
@@ -601,9 +632,23 @@ pub fn check_bytes(
     bytes: Vec<u8>,
     mode: Mode,
 ) -> (SourceFile, Vec<Diagnostic>) {
+    let (source, diagnostics, _) = check_source(config, relative, bytes, mode, false);
+    (source, diagnostics)
+}
+
+/// [`check_bytes`], and what a template reads of the values when a rule found it and
+/// `keep_reads` asks for it.
+fn check_source(
+    config: &Config,
+    relative: &Path,
+    bytes: Vec<u8>,
+    mode: Mode,
+    keep_reads: bool,
+) -> (SourceFile, Vec<Diagnostic>, Option<Reads>) {
     let settings = config.settings_for(relative);
     if let Some(offset) = binary_offset(&bytes) {
-        return binary_file(relative, offset, &settings);
+        let (source, diagnostics) = binary_file(relative, offset, &settings);
+        return (source, diagnostics, None);
     }
     let (source, mut problems) = SourceFile::from_bytes(relative.to_path_buf(), bytes);
     if source.text.len() > MAX_FILE_BYTES {
@@ -671,6 +716,7 @@ pub fn check_bytes(
         suppressions: &no_suppressions,
         pins: config.pins.as_deref(),
         chart: chart.as_ref().map(|(chart, role)| (chart.as_ref(), *role)),
+        value_reads: std::cell::OnceCell::new(),
     };
     let wants_model = source.text.len() <= MAX_FILE_BYTES
         && (mode == Mode::Full
@@ -736,8 +782,14 @@ pub fn check_bytes(
             ));
         }
     }
+    let reads = if keep_reads && is_template {
+        context.value_reads.take()
+    } else {
+        None
+    };
+    drop(context);
     cap_findings(&source, &mut diagnostics);
-    (source, diagnostics)
+    (source, diagnostics, reads)
 }
 
 /// Whether a rule that reads the whole chart is on in `settings`.

@@ -244,6 +244,14 @@ pub fn binary_offset(bytes: &[u8]) -> Option<usize> {
     memchr::memchr(0, &bytes[..bytes.len().min(8000)])
 }
 
+/// Whether reading `bytes` as a file's text keeps them as they are: UTF-8 without a
+/// NUL or a carriage return alone.
+pub fn read_unchanged(bytes: &[u8]) -> bool {
+    std::str::from_utf8(bytes).is_ok()
+        && memchr::memchr(0, bytes).is_none()
+        && memchr::memchr_iter(b'\r', bytes).all(|at| bytes.get(at + 1) == Some(&b'\n'))
+}
+
 /// Replaces every byte that is not valid UTF-8, and every NUL, by a single ASCII byte,
 /// so the text keeps its length and every offset stays valid.
 fn sanitize(bytes: Vec<u8>, problems: &mut Vec<Problem>) -> String {
@@ -276,30 +284,33 @@ fn sanitize(bytes: Vec<u8>, problems: &mut Vec<Problem>) -> String {
     }
     // YAML reads a carriage return alone as a line break, and so does tree-sitter:
     // the line index must too, or a comment after it would sit on two different lines.
-    let lone_cr = |position: usize, bytes: &[u8]| {
-        bytes[position] == b'\r' && bytes.get(position + 1) != Some(&b'\n')
-    };
-    if let Some(first) = (0..bytes.len()).find(|&position| lone_cr(position, &bytes)) {
-        let line = bytes[..first].iter().filter(|&&b| b == b'\n').count();
+    let lone_cr = |position: usize, bytes: &[u8]| bytes.get(position + 1) != Some(&b'\n');
+    let mut carriage_returns = memchr::memchr_iter(b'\r', &bytes)
+        .filter(|&position| lone_cr(position, &bytes))
+        .collect::<Vec<_>>()
+        .into_iter()
+        .peekable();
+    if let Some(&first) = carriage_returns.peek() {
+        let line = memchr::memchr_iter(b'\n', &bytes[..first]).count();
         problems.push(Problem::at(
             line,
             first,
             "a carriage return without a line feed; it is read as a line break; save the file with LF or CRLF line ends",
         ));
-        for position in first..bytes.len() {
-            if lone_cr(position, &bytes) {
-                bytes[position] = b'\n';
-            }
+        for position in carriage_returns {
+            bytes[position] = b'\n';
         }
     }
-    if let Some(first_nul) = bytes.iter().position(|&b| b == 0) {
-        let line = bytes[..first_nul].iter().filter(|&&b| b == b'\n').count();
+    if let Some(first_nul) = memchr::memchr(0, &bytes) {
+        let line = memchr::memchr_iter(b'\n', &bytes[..first_nul]).count();
         problems.push(Problem::new(
             line,
             "NUL byte in a text file; NUL bytes are read as spaces; is this file binary?",
         ));
-        for byte in bytes.iter_mut().filter(|b| **b == 0) {
-            *byte = b' ';
+        for byte in &mut bytes[first_nul..] {
+            if *byte == 0 {
+                *byte = b' ';
+            }
         }
     }
     // Every byte was checked above, so this cannot fail; fall back to a lossy copy
@@ -311,6 +322,24 @@ fn sanitize(bytes: Vec<u8>, problems: &mut Vec<Problem>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn read_unchanged_is_what_sanitize_leaves_alone() {
+        for bytes in [
+            &b"a: 1\r\nb: 2\n"[..],
+            b"a: \xff\n",
+            b"a: 1\rb: 2\n",
+            b"a:\0 1\n",
+            b"\xef\xbb\xbfa: 1\r",
+        ] {
+            let (source, _) = SourceFile::from_bytes("x", bytes.to_vec());
+            assert_eq!(
+                read_unchanged(bytes),
+                source.text.as_bytes() == bytes,
+                "{bytes:?}"
+            );
+        }
+    }
 
     #[test]
     fn invalid_bytes_keep_offsets() {

@@ -264,7 +264,8 @@ fn line_shape(context: &FileContext, line: usize, is_comment: bool) -> LineShape
     } else {
         text
     };
-    let trimmed = text.trim_start_matches(' ');
+    let indent = leading_spaces(text);
+    let trimmed = &text[indent..];
     if trimmed.trim().is_empty() {
         return LineShape::Blank;
     }
@@ -276,16 +277,11 @@ fn line_shape(context: &FileContext, line: usize, is_comment: bool) -> LineShape
         // scalar): text.
         return LineShape::Other;
     }
-    let code = match trimmed.find(" #") {
-        Some(comment) => &trimmed[..comment],
-        None => trimmed,
-    };
-    let code = code.trim_end().replace("{ }", "{}").replace("[ ]", "[]");
-    let indent = text.len() - trimmed.len();
+    let code = code_before_comment(trimmed).trim_end();
     let mut inner = indent;
     let mut rest = trimmed;
     while let Some(after) = rest.strip_prefix("- ") {
-        let spaces = after.len() - after.trim_start_matches(' ').len();
+        let spaces = leading_spaces(after);
         inner += 2 + spaces;
         rest = &after[spaces..];
     }
@@ -295,9 +291,24 @@ fn line_shape(context: &FileContext, line: usize, is_comment: bool) -> LineShape
     LineShape::Content {
         indent,
         inner,
-        opens: code.ends_with(':')
-            || [": {}", ": []", ": ~", ": null", ": \"\"", ": ''"]
-                .iter()
-                .any(|empty| code.ends_with(empty)),
+        opens: code.ends_with(':') || EMPTY_VALUES.iter().any(|empty| code.ends_with(empty)),
     }
+}
+
+/// The ends of a line whose key has an empty value: the key opens a block as much as
+/// one with no value does.
+const EMPTY_VALUES: [&str; 8] = [
+    ": {}", ": { }", ": []", ": [ ]", ": ~", ": null", ": \"\"", ": ''",
+];
+
+/// How many spaces `text` starts with.
+fn leading_spaces(text: &str) -> usize {
+    text.bytes().take_while(|&byte| byte == b' ').count()
+}
+
+/// A content line up to its inline comment (a `#` after a space).
+fn code_before_comment(line: &str) -> &str {
+    line.match_indices('#')
+        .find(|&(at, _)| at > 0 && line.as_bytes()[at - 1] == b' ')
+        .map_or(line, |(at, _)| &line[..at - 1])
 }

@@ -183,9 +183,18 @@ pub struct FileContext<'a> {
     /// The chart the file is a template or the `values.yaml` of, analysed, when a
     /// rule that needs it is on (`undefined-value`, `unused-value`).
     pub chart: Option<(&'a crate::chart_values::Chart, crate::chart_values::Role)>,
+    /// What the template reads of the values, found on first use.
+    pub(crate) value_reads: std::cell::OnceCell<crate::template::reads::Reads>,
 }
 
 impl FileContext<'_> {
+    /// What the file reads of the values (`.Values.a.b`, followed through `with`,
+    /// variables and helpers), found once and shared by the rules that need it.
+    pub fn value_reads(&self) -> &crate::template::reads::Reads {
+        self.value_reads
+            .get_or_init(|| crate::template::reads::reads(&self.source.text, self.actions))
+    }
+
     /// The text of line `line` (0-based), without its line break.
     pub fn line_text(&self, line: usize) -> &str {
         self.source.line_text(line)

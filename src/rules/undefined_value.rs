@@ -70,7 +70,7 @@ impl Rule for UndefinedValue {
         if chart.library {
             return;
         }
-        let found = crate::template::reads::reads(&context.source.text, context.actions);
+        let found = context.value_reads();
         for read in found.reads.iter().filter(|read| read.plain) {
             let Some(depth) = chart.undefined(&read.path, &found.set) else {
                 continue;

@@ -120,8 +120,10 @@ pub fn mask(text: &str, actions: &[Action]) -> Masked {
 }
 
 /// One pass over the bytes: the range of every line, which hold actions, which hold
-/// other text.
+/// other text. Text between actions is taken a line at a time (`memchr`), not a byte
+/// at a time.
 fn line_facts(bytes: &[u8], actions: &[Action]) -> Vec<LineFacts> {
+    let is_blank = |byte: u8| matches!(byte, b' ' | b'\t' | b'\r');
     let mut lines = Vec::new();
     let mut current = LineFacts {
         indent: usize::MAX,
@@ -130,7 +132,7 @@ fn line_facts(bytes: &[u8], actions: &[Action]) -> Vec<LineFacts> {
     let mut line_start = 0;
     let mut next_action = 0;
     let mut position = 0;
-    while position < bytes.len() {
+    'bytes: while position < bytes.len() {
         if let Some(action) = actions.get(next_action) {
             if action.span.start == position {
                 current.has_action = true;
@@ -139,34 +141,36 @@ fn line_facts(bytes: &[u8], actions: &[Action]) -> Vec<LineFacts> {
                     action.kind,
                     ActionKind::Control(Keyword::Define | Keyword::Block)
                 );
-                for (offset, &byte) in bytes[action.span.clone()].iter().enumerate() {
-                    if byte == b'\n' {
-                        current.range = line_start..action.span.start + offset;
-                        lines.push(std::mem::take(&mut current));
-                        line_start = action.span.start + offset + 1;
-                        current.has_action = true;
-                        current.indent = usize::MAX;
-                    }
+                for offset in memchr::memchr_iter(b'\n', &bytes[action.span.clone()]) {
+                    current.range = line_start..action.span.start + offset;
+                    lines.push(std::mem::take(&mut current));
+                    line_start = action.span.start + offset + 1;
+                    current.has_action = true;
+                    current.indent = usize::MAX;
                 }
                 position = action.span.end;
                 next_action += 1;
                 continue;
             }
         }
-        match bytes[position] {
-            b'\n' => {
-                current.range = line_start..position;
-                lines.push(std::mem::take(&mut current));
-                current.indent = usize::MAX;
-                line_start = position + 1;
-            }
-            b' ' | b'\t' | b'\r' => {}
-            b'#' if current.has_action && bytes[position - 1].is_ascii_whitespace() => {
+        // Text up to the next action, a line at a time.
+        let text_end = actions
+            .get(next_action)
+            .filter(|action| action.span.start > position)
+            .map_or(bytes.len(), |action| action.span.start);
+        let newline = memchr::memchr(b'\n', &bytes[position..text_end]).map(|n| position + n);
+        let part_end = newline.unwrap_or(text_end);
+        let mut at = position;
+        while let Some(offset) = bytes[at..part_end].iter().position(|&b| !is_blank(b)) {
+            let found = at + offset;
+            if bytes[found] == b'#'
+                && current.has_action
+                && found > 0
+                && bytes[found - 1].is_ascii_whitespace()
+            {
                 // A comment after an action: the rest of the line, actions in it too.
-                let line_end = bytes[position..]
-                    .iter()
-                    .position(|&b| b == b'\n')
-                    .map_or(bytes.len(), |n| position + n);
+                let line_end =
+                    memchr::memchr(b'\n', &bytes[found..]).map_or(bytes.len(), |n| found + n);
                 while actions
                     .get(next_action)
                     .is_some_and(|action| action.span.start < line_end)
@@ -174,14 +178,26 @@ fn line_facts(bytes: &[u8], actions: &[Action]) -> Vec<LineFacts> {
                     next_action += 1;
                 }
                 position = line_end;
-                continue;
+                continue 'bytes;
             }
-            _ => {
-                current.has_content = true;
-                current.indent = current.indent.min(position - line_start);
+            current.has_content = true;
+            current.indent = current.indent.min(found - line_start);
+            if !current.has_action {
+                break;
             }
+            // After an action, a later `#` may still start a comment.
+            at = found + 1;
         }
-        position += 1;
+        match newline {
+            Some(newline) => {
+                current.range = line_start..newline;
+                lines.push(std::mem::take(&mut current));
+                current.indent = usize::MAX;
+                line_start = newline + 1;
+                position = newline + 1;
+            }
+            None => position = text_end,
+        }
     }
     current.range = line_start..bytes.len();
     lines.push(current);
@@ -529,6 +545,124 @@ fn else_chains(actions: &[Action]) -> Vec<Chain> {
 mod tests {
     use super::*;
     use crate::template::lex::lex;
+
+    /// The first, byte-at-a-time form of [`line_facts`], which the line-at-a-time
+    /// one must agree with.
+    fn line_facts_byte_by_byte(bytes: &[u8], actions: &[Action]) -> Vec<LineFacts> {
+        let mut lines = Vec::new();
+        let mut current = LineFacts {
+            indent: usize::MAX,
+            ..LineFacts::default()
+        };
+        let mut line_start = 0;
+        let mut next_action = 0;
+        let mut position = 0;
+        while position < bytes.len() {
+            if let Some(action) = actions.get(next_action) {
+                if action.span.start == position {
+                    current.has_action = true;
+                    current.indent = current.indent.min(position - line_start);
+                    current.opens_define |= matches!(
+                        action.kind,
+                        ActionKind::Control(Keyword::Define | Keyword::Block)
+                    );
+                    for (offset, &byte) in bytes[action.span.clone()].iter().enumerate() {
+                        if byte == b'\n' {
+                            current.range = line_start..action.span.start + offset;
+                            lines.push(std::mem::take(&mut current));
+                            line_start = action.span.start + offset + 1;
+                            current.has_action = true;
+                            current.indent = usize::MAX;
+                        }
+                    }
+                    position = action.span.end;
+                    next_action += 1;
+                    continue;
+                }
+            }
+            match bytes[position] {
+                b'\n' => {
+                    current.range = line_start..position;
+                    lines.push(std::mem::take(&mut current));
+                    current.indent = usize::MAX;
+                    line_start = position + 1;
+                }
+                b' ' | b'\t' | b'\r' => {}
+                b'#' if current.has_action && bytes[position - 1].is_ascii_whitespace() => {
+                    // A comment after an action: the rest of the line, actions in it too.
+                    let line_end = bytes[position..]
+                        .iter()
+                        .position(|&b| b == b'\n')
+                        .map_or(bytes.len(), |n| position + n);
+                    while actions
+                        .get(next_action)
+                        .is_some_and(|action| action.span.start < line_end)
+                    {
+                        next_action += 1;
+                    }
+                    position = line_end;
+                    continue;
+                }
+                _ => {
+                    current.has_content = true;
+                    current.indent = current.indent.min(position - line_start);
+                }
+            }
+            position += 1;
+        }
+        current.range = line_start..bytes.len();
+        lines.push(current);
+        lines
+    }
+
+    fn facts_of(text: &str) -> Vec<(Range<usize>, bool, bool, usize, bool)> {
+        let (actions, _) = lex(text);
+        line_facts(text.as_bytes(), &actions)
+            .into_iter()
+            .map(|f| {
+                (
+                    f.range,
+                    f.has_action,
+                    f.has_content,
+                    f.indent,
+                    f.opens_define,
+                )
+            })
+            .collect()
+    }
+
+    fn reference_of(text: &str) -> Vec<(Range<usize>, bool, bool, usize, bool)> {
+        let (actions, _) = lex(text);
+        line_facts_byte_by_byte(text.as_bytes(), &actions)
+            .into_iter()
+            .map(|f| {
+                (
+                    f.range,
+                    f.has_action,
+                    f.has_content,
+                    f.indent,
+                    f.opens_define,
+                )
+            })
+            .collect()
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn line_facts_agree_with_the_byte_at_a_time_form(
+            pieces in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    " ", "  ", "\t", "\r", "\r\n", "\n", "#", " #", "# c", "a", "key: v",
+                    "- ", "{{ .x }}", "{{- if .y }}", "{{ end }}", "{{- define \"d\" }}",
+                    "{{/* c */}}", "{{ \"\n\" }}", "{{- .z\n  }}", "{{", "}}", "\u{e9}",
+                ]),
+                0..40,
+            )
+        ) {
+            let text: String = pieces.concat();
+            proptest::prop_assert_eq!(facts_of(&text), reference_of(&text));
+        }
+    }
 
     fn masked(text: &str) -> String {
         let (actions, _) = lex(text);
