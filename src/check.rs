@@ -288,16 +288,20 @@ pub fn check_resolved(
         .collect();
     // The charts the files belong to, analysed first and in parallel: a chart's
     // files would otherwise wait, one thread analysing it, the others idle.
+    // Finding a file's chart looks for `Chart.yaml` on disk: done in parallel.
+    let roots: Vec<Option<(Arc<crate::chart_values::Charts>, PathBuf)>> = files
+        .par_iter()
+        .map(|file| {
+            let shared = file.config.charts.as_ref()?;
+            let (chart_root, _) = crate::chart_values::chart_root(&file.absolute)?;
+            chart_rules_may_run(&file.config).then(|| (shared.clone(), chart_root))
+        })
+        .collect();
     let mut charts: Vec<(Arc<crate::chart_values::Charts>, PathBuf)> = Vec::new();
     let mut seen = std::collections::HashSet::new();
-    for file in &files {
-        if let (Some(shared), Some((chart_root, _))) = (
-            &file.config.charts,
-            crate::chart_values::chart_root(&file.absolute),
-        ) {
-            if seen.insert(chart_root.clone()) && chart_rules_may_run(&file.config) {
-                charts.push((shared.clone(), chart_root));
-            }
+    for (shared, chart_root) in roots.into_iter().flatten() {
+        if seen.insert(chart_root.clone()) {
+            charts.push((shared, chart_root));
         }
     }
     let values_files: std::collections::HashSet<PathBuf> = files
