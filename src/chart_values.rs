@@ -812,3 +812,39 @@ fn parent_values(root: &Path) -> (Vec<Keys>, u64) {
         .collect();
     (keys, hash)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The analysis for `unused-value` takes what the check saw of a template, and
+    /// reads from disk only the templates the check did not see.
+    #[test]
+    fn the_analysis_reads_no_template_the_check_saw() {
+        let folder = tempfile::tempdir().unwrap();
+        let root = folder.path();
+        std::fs::create_dir(root.join("templates")).unwrap();
+        std::fs::write(
+            root.join("Chart.yaml"),
+            "apiVersion: v2\nname: c\nversion: 1.0.0\n",
+        )
+        .unwrap();
+        std::fs::write(root.join("values.yaml"), "a: 1\nb: 2\nc: 3\n").unwrap();
+        std::fs::write(root.join("templates/seen.yaml"), "x: {{ .Values.a }}\n").unwrap();
+        std::fs::write(root.join("templates/unseen.yaml"), "y: {{ .Values.c }}\n").unwrap();
+        let chart = Charts::default().chart(root).unwrap();
+        // What the check saw of `seen.yaml` reads `b`; the file on disk reads `a`.
+        let text = "x: {{ .Values.b }}\n";
+        let (actions, _) = crate::template::lex::lex(text);
+        let found = crate::template::reads::reads(text, &actions);
+        let seen = Seen::of(text.as_bytes(), 0).with_reads(text, found);
+        chart.saw(&root.join("templates/seen.yaml"), seen);
+        let read: Vec<String> = chart
+            .scan()
+            .reads
+            .iter()
+            .map(|(path, _)| path.join("."))
+            .collect();
+        assert_eq!(read, ["b", "c"]);
+    }
+}

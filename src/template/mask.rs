@@ -615,25 +615,11 @@ mod tests {
         lines
     }
 
-    fn facts_of(text: &str) -> Vec<(Range<usize>, bool, bool, usize, bool)> {
-        let (actions, _) = lex(text);
-        line_facts(text.as_bytes(), &actions)
-            .into_iter()
-            .map(|f| {
-                (
-                    f.range,
-                    f.has_action,
-                    f.has_content,
-                    f.indent,
-                    f.opens_define,
-                )
-            })
-            .collect()
-    }
+    type Facts = Vec<(Range<usize>, bool, bool, usize, bool)>;
 
-    fn reference_of(text: &str) -> Vec<(Range<usize>, bool, bool, usize, bool)> {
+    fn facts_by(text: &str, by: fn(&[u8], &[Action]) -> Vec<LineFacts>) -> Facts {
         let (actions, _) = lex(text);
-        line_facts_byte_by_byte(text.as_bytes(), &actions)
+        by(text.as_bytes(), &actions)
             .into_iter()
             .map(|f| {
                 (
@@ -660,7 +646,10 @@ mod tests {
             )
         ) {
             let text: String = pieces.concat();
-            proptest::prop_assert_eq!(facts_of(&text), reference_of(&text));
+            proptest::prop_assert_eq!(
+                facts_by(&text, line_facts),
+                facts_by(&text, line_facts_byte_by_byte)
+            );
         }
     }
 
