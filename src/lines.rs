@@ -1,6 +1,37 @@
 //! Line-level facts about YAML text, shared by the masker and the comment scanner:
 //! where a block scalar starts and how deep its content must be indented.
 
+/// How many spaces `bytes` starts with, eight bytes at a time: masked template lines
+/// are long runs of spaces, and every pass over a file's lines asks this.
+pub fn count_spaces(bytes: &[u8]) -> usize {
+    const SPACES: u64 = u64::from_le_bytes([b' '; 8]);
+    let mut count = 0;
+    let mut chunks = bytes.chunks_exact(8);
+    for chunk in &mut chunks {
+        let Ok(word) = <[u8; 8]>::try_from(chunk) else {
+            break;
+        };
+        let different = u64::from_le_bytes(word) ^ SPACES;
+        if different != 0 {
+            return count + (different.trailing_zeros() / 8) as usize;
+        }
+        count += 8;
+    }
+    count
+        + chunks
+            .remainder()
+            .iter()
+            .take_while(|&&b| b == b' ')
+            .count()
+}
+
+/// Whether `bytes` hold only ASCII whitespace.
+pub fn is_blank(bytes: &[u8]) -> bool {
+    bytes[count_spaces(bytes)..]
+        .iter()
+        .all(u8::is_ascii_whitespace)
+}
+
 /// If the line ends with a block scalar header (`key: |`, `- >-`), the column its
 /// content must be indented past.
 pub fn block_scalar_parent(line: &[u8]) -> Option<usize> {
@@ -43,4 +74,26 @@ pub fn structure_column(line: &str) -> usize {
         rest = trimmed;
     }
     column
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    proptest::proptest! {
+        #[test]
+        fn count_spaces_counts_the_leading_spaces(
+            bytes in proptest::collection::vec(
+                proptest::sample::select(vec![b' ', b' ', b' ', b'\t', b'\n', b'a', 0xe9]),
+                0..40,
+            )
+        ) {
+            let expected = bytes.iter().take_while(|&&b| b == b' ').count();
+            proptest::prop_assert_eq!(count_spaces(&bytes), expected);
+            proptest::prop_assert_eq!(
+                is_blank(&bytes),
+                bytes.iter().all(u8::is_ascii_whitespace)
+            );
+        }
+    }
 }

@@ -2,6 +2,7 @@
 
 use super::rule::{declare_rule, FileContext, NoOptions, Reporter, Rule};
 use crate::diagnostic::{Edit, Fix};
+use crate::lines::count_spaces;
 use crate::yaml::model::CommentStyle;
 
 declare_rule! {
@@ -264,7 +265,7 @@ fn line_shape(context: &FileContext, line: usize, is_comment: bool) -> LineShape
     } else {
         text
     };
-    let indent = leading_spaces(text);
+    let indent = count_spaces(text.as_bytes());
     let trimmed = &text[indent..];
     if trimmed.trim().is_empty() {
         return LineShape::Blank;
@@ -281,7 +282,7 @@ fn line_shape(context: &FileContext, line: usize, is_comment: bool) -> LineShape
     let mut inner = indent;
     let mut rest = trimmed;
     while let Some(after) = rest.strip_prefix("- ") {
-        let spaces = leading_spaces(after);
+        let spaces = count_spaces(after.as_bytes());
         inner += 2 + spaces;
         rest = &after[spaces..];
     }
@@ -300,11 +301,6 @@ fn line_shape(context: &FileContext, line: usize, is_comment: bool) -> LineShape
 const EMPTY_VALUES: [&str; 8] = [
     ": {}", ": { }", ": []", ": [ ]", ": ~", ": null", ": \"\"", ": ''",
 ];
-
-/// How many spaces `text` starts with.
-fn leading_spaces(text: &str) -> usize {
-    text.bytes().take_while(|&byte| byte == b' ').count()
-}
 
 /// A content line up to its inline comment (a `#` after a space).
 fn code_before_comment(line: &str) -> &str {

@@ -18,6 +18,7 @@ use super::recover;
 use super::syntax::{
     push_key, scalar_text, ParsedDocument, RawComment, RawKey, Recovery, MAX_DEPTH,
 };
+use crate::lines::count_spaces;
 use crate::template::Define;
 
 /// tree-sitter-yaml counts rows in 16 bits.
@@ -121,12 +122,13 @@ pub fn split_documents(
         let start = line_starts[line].max(if line == 0 { content_start } else { 0 });
         let end = line_starts.get(line + 1).map_or(masked.len(), |&n| n);
         let text = &masked.as_bytes()[start..end];
+        let indent = count_spaces(text);
         if boundary.is_none() && is_document_start(text) {
             if seen_content {
                 boundary = Some(in_define.map(|define| define.name.clone()));
             }
             seen_content = true;
-        } else if let Some(&first) = text.iter().find(|b| !b.is_ascii_whitespace()) {
+        } else if let Some(&first) = text[indent..].iter().find(|b| !b.is_ascii_whitespace()) {
             seen_content |= first != b'#';
         }
         if let Some(define) = boundary {
@@ -146,7 +148,7 @@ pub fn split_documents(
             nesting = Nesting::default();
         }
         if let Some(segment) = segments.last_mut() {
-            if segment.too_deep_at.is_none() && nesting.exceeds(text, MAX_DEPTH) {
+            if segment.too_deep_at.is_none() && nesting.exceeds(text, indent, MAX_DEPTH) {
                 segment.too_deep_at = Some(line);
             }
         }
@@ -162,8 +164,8 @@ struct Nesting {
 }
 
 impl Nesting {
-    fn exceeds(&mut self, line: &[u8], limit: usize) -> bool {
-        let indent = line.iter().take_while(|&&b| b == b' ').count();
+    /// `indent`: how many spaces the line starts with.
+    fn exceeds(&mut self, line: &[u8], indent: usize, limit: usize) -> bool {
         let rest = &line[indent..];
         if rest
             .first()

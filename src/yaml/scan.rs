@@ -9,7 +9,7 @@
 use std::ops::Range;
 
 use super::syntax::RawComment;
-use crate::lines::block_scalar_parent;
+use crate::lines::{block_scalar_parent, count_spaces, is_blank};
 
 /// What the scanner carries from one line to the next.
 enum State {
@@ -76,14 +76,14 @@ pub fn scan(
             end -= 1;
         }
         let text = &bytes[start..end];
-        let indent = text.iter().take_while(|&&b| b == b' ').count();
+        let indent = count_spaces(text);
         let mut from = 0;
         match state {
             State::BlockScalar {
                 parent,
                 indent: content,
             } => {
-                if text.iter().all(|b| b.is_ascii_whitespace()) {
+                if is_blank(text) {
                     continue;
                 }
                 match content {
@@ -109,7 +109,7 @@ pub fn scan(
                 }
                 None => continue,
             },
-            State::Plain { .. } if text.iter().all(|b| b.is_ascii_whitespace()) => continue,
+            State::Plain { .. } if is_blank(text) => continue,
             State::Plain { node } if node == usize::MAX || indent > node => {}
             State::Plain { .. } | State::Normal => state = State::Normal,
         }
@@ -173,13 +173,14 @@ struct Line {
 /// Scans one line from `from`; `continues` says it may continue a plain scalar from
 /// the line above, where a leading quote is text.
 fn scan_line(text: &[u8], from: usize, continues: bool, depth: &mut usize) -> Line {
-    let mut position = from;
     // Quotes open a scalar only where a value starts: at the start of the line, after
     // `- `, `: `, `? `, or a flow indicator.
     let mut value_start = !continues;
     // The block node the current value belongs to, the start of the current plain
     // token, whether a plain scalar is open, and whether a flow collection was seen.
-    let mut node = text.iter().take_while(|&&b| b == b' ').count();
+    let mut node = count_spaces(text);
+    // Leading spaces change nothing below: start after them.
+    let mut position = from.max(node);
     let mut token: Option<usize> = None;
     let mut indicated = false;
     let mut plain = continues;
