@@ -1241,7 +1241,7 @@ fn is_ancestor(ancestor: &str, path: &str) -> bool {
 }
 
 /// A comment helm-docs' users write as a description: `# -- text` or `# --`.
-fn is_marker(comment: &str) -> bool {
+pub(crate) fn is_marker(comment: &str) -> bool {
     comment
         .strip_prefix("# --")
         .is_some_and(|rest| rest.is_empty() || rest.starts_with(' ') || rest.trim().is_empty())

@@ -46,15 +46,20 @@ pub fn annotations(context: &FileContext) -> Vec<Found> {
         .collect()
 }
 
-/// Whether any comment of the file looks like a documentation annotation, without
-/// parsing: `@param`, `@skip`, `@extra`, or a helm-docs `--`.
+/// Whether any comment line of the file is a documentation annotation (`@param`,
+/// `@skip`, `@extra`, `# path -- text`) or a helm-docs description (`# --`): what
+/// the rules that read annotations need a tree for. A `# ------` rule line is
+/// neither.
 pub fn has_annotations(context: &FileContext) -> bool {
     context.comments.iter().any(|comment| {
         let text = &context.source.text[comment.span.clone()];
         text.contains("@param")
             || text.contains("@skip")
             || text.contains("@extra")
-            || text.contains("--")
+            || text.lines().any(|line| {
+                let line = line.trim_start();
+                super::helm_docs::is_marker(line) || parse(line).is_some()
+            })
     })
 }
 
