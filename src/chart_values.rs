@@ -124,6 +124,9 @@ pub struct Seen {
     text_hash: Option<u64>,
     /// Whether the text uses `.Files`.
     uses_files: bool,
+    /// Whether the check reads these bytes as the analysis does: as they are (no
+    /// invalid UTF-8, NUL or lone CR for reading to replace).
+    pub as_read: bool,
     /// What the file reads, when the check read its text as the analysis does (not
     /// when the findings came from the cache).
     reads: Option<FileReads>,
@@ -138,6 +141,7 @@ impl Seen {
         Seen {
             text_hash: text.map(|_| hash),
             uses_files: text.is_some_and(|text| text.contains(".Files")),
+            as_read: text.is_some_and(crate::source::text_unchanged),
             reads: None,
         }
     }
@@ -145,7 +149,7 @@ impl Seen {
     /// Adds what the file reads, found by the check on `text` (the file's bytes,
     /// unchanged) with its template actions.
     pub fn with_reads(mut self, text: &str, found: crate::template::reads::Reads) -> Seen {
-        if self.text_hash.is_some() {
+        if self.as_read {
             self.reads = Some(FileReads::of(text, || found));
         }
         self

@@ -561,8 +561,7 @@ fn check_file(
     match chart_of(&file.config, &file.relative, None) {
         Some((chart, crate::chart_values::Role::Template)) => {
             hash ^= chart.fingerprint.rotate_left(11);
-            let unchanged = crate::source::read_unchanged(&bytes);
-            seen = Some((chart, Seen::of(&bytes, bytes_hash), unchanged));
+            seen = Some((chart, Seen::of(&bytes, bytes_hash)));
         }
         Some((chart, crate::chart_values::Role::Values)) => {
             hash ^= chart.content_fingerprint().rotate_left(11);
@@ -588,7 +587,7 @@ fn check_file(
         diagnostics
     };
     if let Some(diagnostics) = cache.and_then(|cache| cache.get(&file.relative, hash)) {
-        if let Some((chart, seen, _)) = seen {
+        if let Some((chart, seen)) = seen {
             chart.saw(&file.absolute, seen);
         }
         let source = (!diagnostics.is_empty())
@@ -607,10 +606,10 @@ fn check_file(
     }
     // The reads are kept only where the check read the file's bytes as they are, as
     // the chart's analysis reads them.
-    let keep_reads = seen.as_ref().is_some_and(|(_, _, unchanged)| *unchanged);
+    let keep_reads = seen.as_ref().is_some_and(|(_, seen)| seen.as_read);
     let (mut source, diagnostics, reads) =
         check_source(&file.config, &file.relative, bytes, mode, keep_reads);
-    if let Some((chart, seen, _)) = seen {
+    if let Some((chart, seen)) = seen {
         let seen = match reads {
             Some(reads) => seen.with_reads(&source.text, reads),
             None => seen,

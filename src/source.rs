@@ -244,11 +244,11 @@ pub fn binary_offset(bytes: &[u8]) -> Option<usize> {
     memchr::memchr(0, &bytes[..bytes.len().min(8000)])
 }
 
-/// Whether reading `bytes` as a file's text keeps them as they are: UTF-8 without a
-/// NUL or a carriage return alone.
-pub fn read_unchanged(bytes: &[u8]) -> bool {
-    std::str::from_utf8(bytes).is_ok()
-        && memchr::memchr(0, bytes).is_none()
+/// Whether reading a file whose bytes are the UTF-8 `text` keeps them as they are:
+/// no NUL and no carriage return alone.
+pub fn text_unchanged(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    memchr::memchr(0, bytes).is_none()
         && memchr::memchr_iter(b'\r', bytes).all(|at| bytes.get(at + 1) == Some(&b'\n'))
 }
 
@@ -284,20 +284,17 @@ fn sanitize(bytes: Vec<u8>, problems: &mut Vec<Problem>) -> String {
     }
     // YAML reads a carriage return alone as a line break, and so does tree-sitter:
     // the line index must too, or a comment after it would sit on two different lines.
-    let lone_cr = |position: usize, bytes: &[u8]| bytes.get(position + 1) != Some(&b'\n');
-    let mut carriage_returns = memchr::memchr_iter(b'\r', &bytes)
-        .filter(|&position| lone_cr(position, &bytes))
-        .collect::<Vec<_>>()
-        .into_iter()
-        .peekable();
-    if let Some(&first) = carriage_returns.peek() {
+    let lone_crs: Vec<usize> = memchr::memchr_iter(b'\r', &bytes)
+        .filter(|&position| bytes.get(position + 1) != Some(&b'\n'))
+        .collect();
+    if let Some(&first) = lone_crs.first() {
         let line = memchr::memchr_iter(b'\n', &bytes[..first]).count();
         problems.push(Problem::at(
             line,
             first,
             "a carriage return without a line feed; it is read as a line break; save the file with LF or CRLF line ends",
         ));
-        for position in carriage_returns {
+        for position in lone_crs {
             bytes[position] = b'\n';
         }
     }
@@ -324,7 +321,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn read_unchanged_is_what_sanitize_leaves_alone() {
+    fn text_unchanged_is_what_sanitize_leaves_alone() {
         for bytes in [
             &b"a: 1\r\nb: 2\n"[..],
             b"a: \xff\n",
@@ -334,7 +331,7 @@ mod tests {
         ] {
             let (source, _) = SourceFile::from_bytes("x", bytes.to_vec());
             assert_eq!(
-                read_unchanged(bytes),
+                std::str::from_utf8(bytes).is_ok_and(text_unchanged),
                 source.text.as_bytes() == bytes,
                 "{bytes:?}"
             );

@@ -2,7 +2,7 @@
 
 use super::rule::{declare_rule, FileContext, NoOptions, Reporter, Rule};
 use crate::diagnostic::{Edit, Fix};
-use crate::lines::count_spaces;
+use crate::lines::{code_before_comment, count_spaces};
 use crate::yaml::model::CommentStyle;
 
 declare_rule! {
@@ -301,10 +301,3 @@ fn line_shape(context: &FileContext, line: usize, is_comment: bool) -> LineShape
 const EMPTY_VALUES: [&str; 8] = [
     ": {}", ": { }", ": []", ": [ ]", ": ~", ": null", ": \"\"", ": ''",
 ];
-
-/// A content line up to its inline comment (a `#` after a space).
-fn code_before_comment(line: &str) -> &str {
-    line.match_indices('#')
-        .find(|&(at, _)| at > 0 && line.as_bytes()[at - 1] == b' ')
-        .map_or(line, |(at, _)| &line[..at - 1])
-}

@@ -9,7 +9,7 @@
 use std::ops::Range;
 
 use super::syntax::RawComment;
-use crate::lines::{block_scalar_parent, count_spaces, is_blank};
+use crate::lines::{block_scalar_parent, count_spaces};
 
 /// What the scanner carries from one line to the next.
 enum State {
@@ -77,13 +77,14 @@ pub fn scan(
         }
         let text = &bytes[start..end];
         let indent = count_spaces(text);
+        let is_blank = || text[indent..].iter().all(u8::is_ascii_whitespace);
         let mut from = 0;
         match state {
             State::BlockScalar {
                 parent,
                 indent: content,
             } => {
-                if is_blank(text) {
+                if is_blank() {
                     continue;
                 }
                 match content {
@@ -109,7 +110,7 @@ pub fn scan(
                 }
                 None => continue,
             },
-            State::Plain { .. } if is_blank(text) => continue,
+            State::Plain { .. } if is_blank() => continue,
             State::Plain { node } if node == usize::MAX || indent > node => {}
             State::Plain { .. } | State::Normal => state = State::Normal,
         }
@@ -117,7 +118,7 @@ pub fn scan(
             State::Plain { node } => Some(node),
             _ => None,
         };
-        let scanned = scan_line(text, from, continued.is_some(), &mut depth);
+        let scanned = scan_line(text, indent, from, continued.is_some(), &mut depth);
         let (comment_at, open_quote) = (scanned.comment, scanned.open_quote);
         if let Some(quote) = open_quote {
             state = State::Quoted(quote);
@@ -170,15 +171,16 @@ struct Line {
     plain_node: Option<usize>,
 }
 
-/// Scans one line from `from`; `continues` says it may continue a plain scalar from
-/// the line above, where a leading quote is text.
-fn scan_line(text: &[u8], from: usize, continues: bool, depth: &mut usize) -> Line {
+/// Scans one line from `from`; `indent` is how many spaces it starts with;
+/// `continues` says it may continue a plain scalar from the line above, where a
+/// leading quote is text.
+fn scan_line(text: &[u8], indent: usize, from: usize, continues: bool, depth: &mut usize) -> Line {
     // Quotes open a scalar only where a value starts: at the start of the line, after
     // `- `, `: `, `? `, or a flow indicator.
     let mut value_start = !continues;
     // The block node the current value belongs to, the start of the current plain
     // token, whether a plain scalar is open, and whether a flow collection was seen.
-    let mut node = count_spaces(text);
+    let mut node = indent;
     // Leading spaces change nothing below: start after them.
     let mut position = from.max(node);
     let mut token: Option<usize> = None;
