@@ -13,7 +13,6 @@ use rayon::prelude::*;
 
 use crate::cache::Cache;
 use crate::changes::Changes;
-use crate::chart_values::Seen;
 use crate::config::Config;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::resolve::Resolver;
@@ -21,7 +20,6 @@ use crate::rules::unused_suppression;
 use crate::rules::Suppression;
 use crate::rules::{CommentInfo, FileContext, Reporter, RULES};
 use crate::source::{binary_offset, Problem, SourceFile, MAX_FILE_BYTES};
-use crate::template::reads::Reads;
 use crate::template::{self, lex::ActionKind};
 use crate::walk::{self, FileToCheck};
 use crate::yaml::model::{CommentStyle, FileModel};
@@ -60,6 +58,20 @@ pub struct CheckReport {
     pub root: PathBuf,
     /// Files named on the command line that their configuration excludes.
     pub excluded: usize,
+    /// Charts whose values the value rules could not analyse whole (a dependency
+    /// not on disk, `.Values` used whole), and why.
+    pub partial_charts: Vec<PartialChart>,
+}
+
+/// A chart the value rules analysed in part, and why: the rules then stay quiet
+/// about what they cannot know, and the run says so once.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct PartialChart {
+    /// The chart's folder, relative to [`CheckReport::root`].
+    pub chart: PathBuf,
+    /// One sentence each.
+    pub reasons: Vec<String>,
 }
 
 impl CheckReport {
@@ -286,68 +298,55 @@ pub fn check_resolved(
         .iter()
         .map(|config| use_cache.then(|| Cache::load(config, mode_name)))
         .collect();
-    // The charts the files belong to, analysed first and in parallel: a chart's
-    // files would otherwise wait, one thread analysing it, the others idle.
-    // Finding a file's chart looks for `Chart.yaml` on disk: done in parallel.
-    let roots: Vec<Option<(Arc<crate::chart_values::Charts>, PathBuf)>> = files
+    // The charts the files belong to, read and analysed first and in parallel: the
+    // index every rule that needs a whole chart reads, never written by a check.
+    // Finding a file's chart looks for `Chart.yaml` on disk: done in parallel too.
+    type ChartOfRun = (Arc<crate::charts::Charts>, PathBuf, Arc<Config>);
+    let roots: Vec<Option<ChartOfRun>> = files
         .par_iter()
         .map(|file| {
             let shared = file.config.charts.as_ref()?;
-            let (chart_root, _) = crate::chart_values::chart_root(&file.absolute)?;
-            chart_rules_may_run(&file.config).then(|| (shared.clone(), chart_root))
+            let (chart_root, _) = crate::charts::chart_root(&file.absolute)?;
+            chart_rules_may_run(&file.config)
+                .then(|| (shared.clone(), chart_root, file.config.clone()))
         })
         .collect();
-    let mut charts: Vec<(Arc<crate::chart_values::Charts>, PathBuf)> = Vec::new();
+    let mut charts: Vec<ChartOfRun> = Vec::new();
     let mut seen = std::collections::HashSet::new();
-    for (shared, chart_root) in roots.into_iter().flatten() {
+    for (shared, chart_root, config) in roots.into_iter().flatten() {
         if seen.insert(chart_root.clone()) {
-            charts.push((shared, chart_root));
+            charts.push((shared, chart_root, config));
         }
     }
-    let values_files: std::collections::HashSet<PathBuf> = files
-        .iter()
-        .filter(|file| {
-            file.absolute
-                .file_name()
-                .is_some_and(|name| name == "values.yaml")
-                && chart_rules_may_run(&file.config)
+    let partial_charts: Vec<(PathBuf, Vec<String>)> = charts
+        .par_iter()
+        .filter_map(|(shared, chart_root, config)| {
+            let chart = shared.chart(chart_root, &config.chart_scope)?;
+            let reasons = chart.partial();
+            (!reasons.is_empty()).then(|| (chart_root.clone(), reasons))
         })
-        .map(|file| file.absolute.clone())
         .collect();
-    charts.par_iter().for_each(|(shared, chart_root)| {
-        shared.chart(chart_root);
-    });
-    // Every file but the charts' `values.yaml`, then those: what a chart's templates
-    // read is known by then, from their checks (`Chart::saw`).
     let check = |(file, &index): (&FileToCheck, &usize)| {
         let lines = changed
             .filter(|changed| changed.lines_only)
             .map(|changed| changed.changes);
         check_file(file, mode, caches[index].as_ref(), lines)
     };
-    let last = |file: &FileToCheck| values_files.contains(&file.absolute);
-    let mut outcomes: Vec<Option<Outcome>> = files
-        .par_iter()
-        .zip(&config_index)
-        .map(|pair| (!last(pair.0)).then(|| check(pair)))
-        .collect();
-    let values_outcomes: Vec<(usize, Outcome)> = files
-        .par_iter()
-        .zip(&config_index)
-        .enumerate()
-        .filter(|(_, (file, _))| last(file))
-        .map(|(at, pair)| (at, check(pair)))
-        .collect();
-    for (at, outcome) in values_outcomes {
-        outcomes[at] = Some(outcome);
-    }
-    let outcomes = outcomes.into_iter().flatten();
+    let outcomes: Vec<Outcome> = files.par_iter().zip(&config_index).map(check).collect();
     let mut report = CheckReport {
         files: files.len(),
         excluded,
+        partial_charts: partial_charts
+            .into_iter()
+            .map(|(chart, reasons)| PartialChart {
+                chart: crate::paths::relative_to(&chart, &root),
+                reasons,
+            })
+            .collect(),
         root,
         ..CheckReport::default()
     };
+    report.partial_charts.sort_by(|a, b| a.chart.cmp(&b.chart));
     let mut fresh: Vec<Vec<(PathBuf, u64, Vec<Diagnostic>)>> = vec![Vec::new(); configs.len()];
     let unreadable = unreadable.into_iter().map(|(path, message)| {
         (
@@ -554,19 +553,10 @@ fn check_file(
     };
     let bytes_hash = xxhash_rust::xxh3::xxh3_64(&bytes);
     let mut hash = bytes_hash;
-    // A file's findings about its chart's values depend on the chart's other files.
-    // What a template's check sees is handed to its chart, whose `values.yaml` is
-    // checked after every template: its analysis then reads none of them again.
-    let mut seen = None;
-    match chart_of(&file.config, &file.relative, None) {
-        Some((chart, crate::chart_values::Role::Template)) => {
-            hash ^= chart.fingerprint.rotate_left(11);
-            seen = Some((chart, Seen::of(&bytes, bytes_hash)));
-        }
-        Some((chart, crate::chart_values::Role::Values)) => {
-            hash ^= chart.content_fingerprint().rotate_left(11);
-        }
-        None => {}
+    // A file's findings about its chart's values depend on the chart's other files
+    // and on the charts its dependencies reach.
+    if let Some((chart, _)) = chart_of(&file.config, &file.relative, None) {
+        hash ^= chart.content_fingerprint().rotate_left(11);
     }
     // Findings are made and cached with paths relative to the configuration, and
     // shown relative to the run's root.
@@ -587,9 +577,6 @@ fn check_file(
         diagnostics
     };
     if let Some(diagnostics) = cache.and_then(|cache| cache.get(&file.relative, hash)) {
-        if let Some((chart, seen)) = seen {
-            chart.saw(&file.absolute, seen);
-        }
         let source = (!diagnostics.is_empty())
             .then(|| SourceFile::from_bytes(file.display.clone(), bytes).0);
         let diagnostics = match &source {
@@ -604,18 +591,7 @@ fn check_file(
             from_cache: true,
         };
     }
-    // The reads are kept only where the check read the file's bytes as they are, as
-    // the chart's analysis reads them.
-    let keep_reads = seen.as_ref().is_some_and(|(_, seen)| seen.as_read);
-    let (mut source, diagnostics, reads) =
-        check_source(&file.config, &file.relative, bytes, mode, keep_reads);
-    if let Some((chart, seen)) = seen {
-        let seen = match reads {
-            Some(reads) => seen.with_reads(&source.text, reads),
-            None => seen,
-        };
-        chart.saw(&file.absolute, seen);
-    }
+    let (mut source, diagnostics) = check_source(&file.config, &file.relative, bytes, mode);
     source.path = file.display.clone();
     let diagnostics = shown(diagnostics, &source);
     Outcome::Checked {
@@ -635,23 +611,18 @@ pub fn check_bytes(
     bytes: Vec<u8>,
     mode: Mode,
 ) -> (SourceFile, Vec<Diagnostic>) {
-    let (source, diagnostics, _) = check_source(config, relative, bytes, mode, false);
-    (source, diagnostics)
+    check_source(config, relative, bytes, mode)
 }
 
-/// [`check_bytes`], and what a template reads of the values when a rule found it and
-/// `keep_reads` asks for it.
 fn check_source(
     config: &Config,
     relative: &Path,
     bytes: Vec<u8>,
     mode: Mode,
-    keep_reads: bool,
-) -> (SourceFile, Vec<Diagnostic>, Option<Reads>) {
+) -> (SourceFile, Vec<Diagnostic>) {
     let settings = config.settings_for(relative);
     if let Some(offset) = binary_offset(&bytes) {
-        let (source, diagnostics) = binary_file(relative, offset, &settings);
-        return (source, diagnostics, None);
+        return binary_file(relative, offset, &settings);
     }
     let (source, mut problems) = SourceFile::from_bytes(relative.to_path_buf(), bytes);
     if source.text.len() > MAX_FILE_BYTES {
@@ -785,14 +756,9 @@ fn check_source(
             ));
         }
     }
-    let reads = if keep_reads && is_template {
-        context.value_reads.take()
-    } else {
-        None
-    };
     drop(context);
     cap_findings(&source, &mut diagnostics);
-    (source, diagnostics, reads)
+    (source, diagnostics)
 }
 
 /// Whether a rule that reads the whole chart is on in `settings`.
@@ -816,10 +782,7 @@ fn chart_of(
     config: &Config,
     relative: &Path,
     settings: Option<&crate::rules::RuleSettings>,
-) -> Option<(
-    std::sync::Arc<crate::chart_values::Chart>,
-    crate::chart_values::Role,
-)> {
+) -> Option<(std::sync::Arc<crate::charts::Chart>, crate::charts::Role)> {
     let candidate = relative
         .file_name()
         .is_some_and(|name| name == "values.yaml")
@@ -839,8 +802,8 @@ fn chart_of(
     }
     let absolute = config.root.join(relative);
     match &config.charts {
-        Some(charts) => charts.of(&absolute),
-        None => crate::chart_values::Charts::default().of(&absolute),
+        Some(charts) => charts.of(&absolute, &config.chart_scope),
+        None => Arc::new(crate::charts::Charts::default()).of(&absolute, &config.chart_scope),
     }
 }
 

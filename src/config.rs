@@ -81,6 +81,14 @@ pub struct ConfigFile {
     /// repository's vendored charts and `Chart.yaml` dependencies.
     #[serde(default)]
     pub pin: Vec<PinEntry>,
+    /// Folders holding charts that this repository's charts depend on but keep
+    /// elsewhere (`["../library-charts/charts"]`), relative to this file's folder:
+    /// a dependency found neither under a chart's `charts/` nor elsewhere in the
+    /// repository is looked for here, by name and version, so the values its
+    /// templates read are known to `unused-value` and `undefined-value`.
+    #[serde(default)]
+    #[schemars(with = "Vec<String>")]
+    pub chart_paths: Vec<Spanned<String>>,
 }
 
 /// A `[[pin]]` entry: a component's version, read from a file.
@@ -283,7 +291,10 @@ pub struct Config {
     pub(crate) pins: Option<Arc<PinIndex>>,
     /// The charts of the run, analysed once each (`undefined-value`,
     /// `unused-value`); attached by the resolver.
-    pub(crate) charts: Option<Arc<crate::chart_values::Charts>>,
+    pub(crate) charts: Option<Arc<crate::charts::Charts>>,
+    /// Where chart dependencies are looked for beyond `charts/`: the repository
+    /// (attached by the resolver) and `chart-paths`.
+    pub(crate) chart_scope: crate::charts::Scope,
     pub(crate) require: Vec<Require>,
     pub(crate) idem: Vec<IdemTarget>,
     /// Comments addressed to tools, which document no key.
@@ -404,6 +415,7 @@ impl Config {
             configured_pins: Vec::new(),
             pins: None,
             charts: None,
+            chart_scope: crate::charts::Scope::default(),
             require: Vec::new(),
             idem: Vec::new(),
             directives: Directives::default(),
@@ -682,6 +694,25 @@ impl Config {
         for entry in &file.idem {
             idem.extend(compile_idem(entry, &root, &errors)?);
         }
+        let mut chart_paths = Vec::new();
+        for entry in &file.chart_paths {
+            // The user's own configuration may name a folder outside the
+            // repository: that is what the setting is for.
+            let folder = root.join(entry.get_ref());
+            match folder.canonicalize() {
+                Ok(folder) if folder.is_dir() => chart_paths.push(folder),
+                _ => {
+                    return Err(errors.at(
+                        entry.span(),
+                        format!(
+                            "`chart-paths` entry {:?} is not a folder (from {}); check out the charts it names there, or remove the entry",
+                            entry.get_ref(),
+                            root.display()
+                        ),
+                    ))
+                }
+            }
+        }
         Ok(Config {
             root,
             file: Some(path.to_path_buf()),
@@ -698,6 +729,10 @@ impl Config {
             configured_pins,
             pins: None,
             charts: None,
+            chart_scope: crate::charts::Scope {
+                top: None,
+                chart_paths,
+            },
             require,
             idem,
             directives: Directives::with_extra(file.directives.clone()),

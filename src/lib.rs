@@ -37,7 +37,7 @@
 
 mod cache;
 mod changes;
-mod chart_values;
+mod charts;
 mod check;
 mod config;
 mod diagnostic;
@@ -63,6 +63,7 @@ mod yamllint;
 
 pub use check::{
     check_paths, check_with, show_settings, ChangedSince, CheckOptions, CheckReport, ConfigSource,
+    PartialChart,
 };
 pub use config::{parse_duration, Config, IdemTarget};
 pub use diagnostic::{Applicability, Diagnostic, Edit, Fix, Label, Severity};

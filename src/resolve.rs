@@ -42,7 +42,7 @@ pub struct Resolver {
     /// The folder the run covers, set by the walk.
     input_root: Mutex<Option<PathBuf>>,
     /// The charts of the run, shared by every configuration.
-    charts: Arc<crate::chart_values::Charts>,
+    charts: Arc<crate::charts::Charts>,
 }
 
 impl Resolver {
@@ -157,6 +157,7 @@ impl Resolver {
                 .unwrap_or_else(|| config.root.clone()),
         };
         let top = crate::paths::repository_top(&base).unwrap_or(base);
+        let top_for_charts = top.clone();
         // Under the lock: files of one repository resolved on several threads wait
         // for one walk rather than each making its own.
         let pins = self
@@ -166,6 +167,7 @@ impl Resolver {
             .clone();
         let mut config = config.with_pins(&pins);
         config.charts = Some(self.charts.clone());
+        config.chart_scope.top = Some(top_for_charts);
         config
     }
 

@@ -26,6 +26,17 @@ pub enum Scalar {
 }
 
 impl Scalar {
+    /// The scalar as text, as Helm reads `version: 1` or `name: true`; `None` for
+    /// a null.
+    pub fn as_text(&self) -> Option<String> {
+        match self {
+            Scalar::Null => None,
+            Scalar::Bool(value) => Some(value.to_string()),
+            Scalar::Int(value) => Some(value.to_string()),
+            Scalar::Str(value) => Some(value.clone()),
+        }
+    }
+
     fn plain(text: &str) -> Scalar {
         match text {
             "" | "~" | "null" | "Null" | "NULL" => Scalar::Null,

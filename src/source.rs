@@ -244,14 +244,6 @@ pub fn binary_offset(bytes: &[u8]) -> Option<usize> {
     memchr::memchr(0, &bytes[..bytes.len().min(8000)])
 }
 
-/// Whether reading a file whose bytes are the UTF-8 `text` keeps them as they are:
-/// no NUL and no carriage return alone.
-pub fn text_unchanged(text: &str) -> bool {
-    let bytes = text.as_bytes();
-    memchr::memchr(0, bytes).is_none()
-        && memchr::memchr_iter(b'\r', bytes).all(|at| bytes.get(at + 1) == Some(&b'\n'))
-}
-
 /// Replaces every byte that is not valid UTF-8, and every NUL, by a single ASCII byte,
 /// so the text keeps its length and every offset stays valid.
 fn sanitize(bytes: Vec<u8>, problems: &mut Vec<Problem>) -> String {
@@ -319,24 +311,6 @@ fn sanitize(bytes: Vec<u8>, problems: &mut Vec<Problem>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn text_unchanged_is_what_sanitize_leaves_alone() {
-        for bytes in [
-            &b"a: 1\r\nb: 2\n"[..],
-            b"a: \xff\n",
-            b"a: 1\rb: 2\n",
-            b"a:\0 1\n",
-            b"\xef\xbb\xbfa: 1\r",
-        ] {
-            let (source, _) = SourceFile::from_bytes("x", bytes.to_vec());
-            assert_eq!(
-                std::str::from_utf8(bytes).is_ok_and(text_unchanged),
-                source.text.as_bytes() == bytes,
-                "{bytes:?}"
-            );
-        }
-    }
 
     #[test]
     fn invalid_bytes_keep_offsets() {

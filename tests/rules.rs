@@ -26,7 +26,7 @@ fn run(rule: &str, fixture: &str, also: &[&str], full: bool) -> String {
     config.select(&selected).expect("the rules exist");
     let options = CheckOptions::default().full(full);
     let report = check_with(ConfigSource::One(config), &[folder], &options).expect("it starts");
-    report.render(&Format::Human { color: false })
+    report.render(&Format::Human { color: false }) + &report.render_messages()
 }
 
 macro_rules! rule_fixtures {
@@ -76,6 +76,7 @@ rule_fixtures! {
     undefined_value_library => ("undefined-value", "library"),
     unused_value_basic => ("unused-value", "basic"),
     unused_value_opaque => ("unused-value", "opaque"),
+    unused_value_libraries => ("unused-value", "libraries", "undefined-value"),
 }
 
 #[test]

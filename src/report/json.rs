@@ -14,6 +14,16 @@ struct Output<'a> {
     /// What kept tether from doing its whole job (exit 2): a bad configuration, an
     /// input that does not exist or cannot be read. Empty on exit 0 and 1.
     errors: Vec<String>,
+    /// Charts whose values `unused-value` and `undefined-value` analysed in part
+    /// (a dependency not on disk, `.Values` used whole): they report nothing they
+    /// cannot know there.
+    partial_charts: Vec<JsonPartialChart>,
+}
+
+#[derive(Serialize)]
+struct JsonPartialChart {
+    chart: String,
+    reasons: Vec<String>,
 }
 
 #[derive(Serialize)]
@@ -63,6 +73,14 @@ pub fn render(report: &CheckReport) -> String {
             warnings: report.count(Severity::Warning),
         },
         errors: report.failures.clone(),
+        partial_charts: report
+            .partial_charts
+            .iter()
+            .map(|partial| JsonPartialChart {
+                chart: partial.chart.to_string_lossy().replace('\\', "/"),
+                reasons: partial.reasons.clone(),
+            })
+            .collect(),
     };
     serde_json::to_string_pretty(&output).unwrap_or_default() + "\n"
 }

@@ -68,6 +68,16 @@ impl CheckReport {
         for note in &self.notes {
             out.push_str(&format!("note: {}\n", human::escape_controls(note)));
         }
+        for partial in &self.partial_charts {
+            for reason in &partial.reasons {
+                let chart = match partial.chart.as_os_str().is_empty() {
+                    true => ".".into(),
+                    false => partial.chart.to_string_lossy().replace('\\', "/"),
+                };
+                let note = format!("chart {chart}: {reason}");
+                out.push_str(&format!("note: {}\n", human::escape_controls(&note)));
+            }
+        }
         for failure in &self.failures {
             out.push_str(&format!("error: {}\n", human::escape_controls(failure)));
         }

@@ -182,7 +182,7 @@ pub struct FileContext<'a> {
     pub pins: Option<&'a crate::pins::PinIndex>,
     /// The chart the file is a template or the `values.yaml` of, analysed, when a
     /// rule that needs it is on (`undefined-value`, `unused-value`).
-    pub chart: Option<(&'a crate::chart_values::Chart, crate::chart_values::Role)>,
+    pub chart: Option<(&'a crate::charts::Chart, crate::charts::Role)>,
     /// What the template reads of the values, found on first use.
     pub(crate) value_reads: std::cell::OnceCell<crate::template::reads::Reads>,
 }

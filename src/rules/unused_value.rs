@@ -1,7 +1,7 @@
 //! `unused-value`: a key of a chart's `values.yaml` that nothing of the chart reads.
 
 use super::rule::{declare_rule, FileContext, NoOptions, Reporter, Rule};
-use crate::chart_values::Role;
+use crate::charts::Role;
 
 declare_rule! {
     /// ## What it does
@@ -10,9 +10,16 @@ declare_rule! {
     /// `tpl` string of `values.yaml` itself, no `condition:` of `Chart.yaml`. Only
     /// the outermost unread key is reported; a map read whole (`toYaml
     /// .Values.resources`, `include "x" .Values.image`, `range .Values.env`) reads
-    /// everything under it. Keys under a dependency's name are checked against the
-    /// dependency's own files when it is vendored as a folder in `charts/`, and
-    /// not at all otherwise; `global` is skipped when a dependency is not vendored.
+    /// everything under it. A named template of a dependency (a library chart's
+    /// `include "common.names.fullname" .`) that the chart calls with its root
+    /// context reads the chart's values as its body does, transitively.
+    /// Dependencies are found under `charts/` (folders and `.tgz` archives), at
+    /// `file://` paths, elsewhere in the repository by name and version, and under
+    /// `chart-paths`. Keys under a subchart's name (or alias) are checked against
+    /// the subchart's own reads when it is found, and not at all otherwise;
+    /// `global` is skipped when a dependency is not found. A chart that calls a
+    /// define no readable chart has is skipped whole, and the run says which
+    /// dependency was missing.
     /// A top-level `enabled` is never reported: it is the switch a parent's
     /// `condition: NAME.enabled` reads when the chart is someone's dependency.
     ///
@@ -60,6 +67,19 @@ impl Rule for UnusedValue {
             return;
         };
         let lines = context.source.line_count();
+        // Advice on subcharts only where the chart has some (a library is none).
+        let subcharts = chart.subchart_keys();
+        let help = match subcharts.as_slice() {
+            [] => "remove it, or read it in a template".to_string(),
+            keys => format!(
+                "remove it, or read it in a template; values for a subchart go under its name ({})",
+                keys.iter()
+                    .take(5)
+                    .map(|key| format!("`{key}:`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        };
         for (path, line) in chart.unused() {
             let Some(line) = line.checked_sub(1).filter(|line| *line < lines) else {
                 continue;
@@ -72,11 +92,12 @@ impl Rule for UnusedValue {
             reporter
                 .report(
                     start..end,
-                    format!("`{}` is set here but nothing of the chart reads it", path.join(".")),
+                    format!(
+                        "`{}` is set here but nothing of the chart reads it",
+                        path.join(".")
+                    ),
                 )
-                .with_help(
-                    "remove it, or read it in a template; values for a subchart go under the subchart's name",
-                );
+                .with_help(help.clone());
         }
     }
 }

@@ -42,6 +42,9 @@ pub struct Read {
     /// The values the enclosing `if`, `with` and `range` test: a read runs only where
     /// they are set.
     pub guards: Vec<Vec<String>>,
+    /// The `define` the read is in (an index into [`Reads::defines`]); `None` at the
+    /// top of the file.
+    pub define: Option<u32>,
 }
 
 /// Everything a template reads.
@@ -50,11 +53,57 @@ pub struct Reads {
     pub reads: Vec<Read>,
     /// Where the template uses `.Values` whole or by a computed key (offset).
     pub opaque: Option<usize>,
+    /// Each `define` (or the top of the file) that uses `.Values` in a way that
+    /// cannot be followed, once per define and kind, with the first offset.
+    pub opaque_uses: Vec<Opaque>,
     /// Values the template writes (`set .Values.a "b" x`): `a.b`.
     pub set: Vec<Vec<String>>,
     /// Files of the chart the template reads by name (`.Files.Get "files/x.conf"`),
     /// which may be rendered with `tpl`.
     pub files: Vec<String>,
+    /// The names of the file's `define`s and `block`s, in order.
+    pub defines: Vec<String>,
+    /// Every `include`, `template` and `block` of a named template.
+    pub includes: Vec<Include>,
+    /// The defines (or the top of the file) that replace the root context's values
+    /// (`set . "Values" …`, as library charts merge their defaults in).
+    pub sets_values: Vec<Option<u32>>,
+}
+
+/// A use of `.Values` that cannot be followed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Opaque {
+    pub offset: usize,
+    pub define: Option<u32>,
+    pub kind: Opacity,
+}
+
+/// Why a use of `.Values` cannot be followed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Opacity {
+    /// `.Values` itself handed to a function or a helper: it may read anything.
+    Whole,
+    /// A key computed at render time (`index .Values $key`): charts spell the
+    /// paths such helpers read as string literals at the call (`"auth.password"`).
+    Computed,
+}
+
+/// A call of a named template: `include "name" ARG`, `template "name" ARG`,
+/// `block "name" ARG`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Include {
+    pub name: String,
+    /// The define the call is in; `None` at the top of the file.
+    pub define: Option<u32>,
+    /// Whether the argument carries the root context (`.` or `$` where the dot is
+    /// the root, or a `dict`/`list` holding it): the define then reads the caller's
+    /// values as its body spells them.
+    pub root: bool,
+    /// The string literals of the argument (`"auth.password"`), which helpers read
+    /// as values paths.
+    pub literals: Vec<String>,
+    /// Where the call is spelled.
+    pub span: Range<usize>,
 }
 
 /// Functions that print a missing value as nothing (or `null`) and add nothing of
@@ -82,6 +131,22 @@ const PASS_THROUGH: &[&str] = &[
     "index",
 ];
 
+/// Functions whose result is a copy or merge of their arguments: `.Values` copied
+/// into a variable is read where the variable is, not where it is copied (library
+/// charts merge their defaults this way: `$user := deepCopy (omit .Values "common")`).
+const COPIES: &[&str] = &[
+    "deepCopy",
+    "mustDeepCopy",
+    "omit",
+    "merge",
+    "mustMerge",
+    "mergeOverwrite",
+    "mustMergeOverwrite",
+];
+
+/// Literals kept per call of a named template: more are not paths a helper reads.
+const MAX_LITERALS: usize = 64;
+
 /// Blocks nested deeper are not followed: reads inside them are taken as guarded.
 const MAX_FRAMES: usize = 256;
 /// A read under more tested values than this is taken as guarded, so that the
@@ -107,6 +172,7 @@ pub fn reads(text: &str, actions: &[Action]) -> Reads {
         variables: Vec::new(),
         out: Reads::default(),
         overflow: 0,
+        define: None,
     };
     for action in actions {
         scanner.action(action);
@@ -143,6 +209,8 @@ struct Scanner<'a> {
     out: Reads,
     /// Blocks opened beyond [`MAX_FRAMES`], still to be closed.
     overflow: usize,
+    /// The define being read.
+    define: Option<u32>,
 }
 
 /// Where a pipeline is evaluated.
@@ -152,6 +220,9 @@ struct Place {
     condition: bool,
     /// An output action whose every function passes a missing value through.
     plain: bool,
+    /// The value is bound to a variable (or to the root's `Values`): a copy of
+    /// `.Values` made there is read later, through the variable.
+    bound: bool,
 }
 
 impl Place {
@@ -160,6 +231,7 @@ impl Place {
     const ARGUMENT: Place = Place {
         condition: false,
         plain: false,
+        bound: false,
     };
 }
 
@@ -185,7 +257,7 @@ impl Scanner<'_> {
             ActionKind::Control(keyword) => self.control(keyword, body, base),
             ActionKind::Assignment => {
                 let tokens = tokenize(body, base);
-                self.binding(&tokens, Place::ARGUMENT);
+                self.binding(&tokens, Place::ARGUMENT, false);
             }
             ActionKind::Output => {
                 let tokens = tokenize(body, base);
@@ -199,6 +271,7 @@ impl Scanner<'_> {
                     Place {
                         condition: false,
                         plain,
+                        bound: false,
                     },
                 );
             }
@@ -225,9 +298,10 @@ impl Scanner<'_> {
                 let place = Place {
                     condition: keyword != Keyword::Range,
                     plain: false,
+                    bound: false,
                 };
                 let before = self.out.reads.len();
-                let (subject, guards) = self.binding(&tokens, place);
+                let (subject, guards) = self.binding(&tokens, place, keyword == Keyword::Range);
                 if keyword == Keyword::Range {
                     // Ranging reads every element.
                     for read in &mut self.out.reads[before..] {
@@ -252,6 +326,7 @@ impl Scanner<'_> {
                 let place = Place {
                     condition: true,
                     plain: false,
+                    bound: false,
                 };
                 let (subject, guards) = if tokens.is_empty() {
                     (None, Vec::new())
@@ -262,7 +337,7 @@ impl Scanner<'_> {
                         .unwrap_or(word.len());
                     let inner = &word[inner_after..];
                     let inner_base = rest_base + (rest.len() - word.len()) + inner_after;
-                    let (dot, guards) = self.binding(&tokenize(inner, inner_base), place);
+                    let (dot, guards) = self.binding(&tokenize(inner, inner_base), place, false);
                     (word.starts_with("with").then_some(dot), guards)
                 };
                 if let Some(frame) = self.frames.last_mut() {
@@ -280,13 +355,27 @@ impl Scanner<'_> {
                 } else if self.frames.len() > 1 {
                     if let Some(frame) = self.frames.pop() {
                         self.variables.truncate(frame.variables);
+                        if matches!(frame.keyword, Some(Keyword::Define | Keyword::Block)) {
+                            self.define = None;
+                        }
                     }
                 }
             }
             Keyword::Define | Keyword::Block => {
+                let items = parse(&tokens);
                 if keyword == Keyword::Block {
-                    let items = parse(&tokens);
+                    // `block "name" ARG` calls the template it defines.
                     self.pipeline(&items, Place::ARGUMENT);
+                    if let Some(command) = items.first() {
+                        self.include(command, tokens_span(&tokens));
+                    }
+                }
+                // Defines do not nest: one inside another is a template error.
+                if let Some(Item::Str(name)) = items.first().and_then(|command| command.first()) {
+                    if self.define.is_none() && self.out.defines.len() < u32::MAX as usize {
+                        self.define = Some(self.out.defines.len() as u32);
+                        self.out.defines.push(name.clone());
+                    }
                 }
                 self.frames.push(Frame {
                     keyword: Some(keyword),
@@ -299,6 +388,9 @@ impl Scanner<'_> {
             Keyword::Template => {
                 let items = parse(&tokens);
                 self.pipeline(&items, Place::ARGUMENT);
+                if let Some(command) = items.first() {
+                    self.include(command, tokens_span(&tokens));
+                }
             }
             Keyword::Break | Keyword::Continue => {}
         }
@@ -307,7 +399,10 @@ impl Scanner<'_> {
     /// `$a, $b := pipeline` or a bare pipeline: records its reads, binds the
     /// variables, and returns what a lone value it evaluates to holds and the
     /// values it tests.
-    fn binding(&mut self, tokens: &[Token], place: Place) -> (Dot, Vec<Vec<String>>) {
+    ///
+    /// In a `range`, the variables hold an element (and its index), never the
+    /// collection.
+    fn binding(&mut self, tokens: &[Token], place: Place, range: bool) -> (Dot, Vec<Vec<String>>) {
         let declare = tokens
             .iter()
             .position(|token| matches!(token.kind, Kind::Declare | Kind::Assign));
@@ -336,7 +431,13 @@ impl Scanner<'_> {
         } else {
             Place::ARGUMENT
         };
-        self.pipeline(&items, place);
+        self.pipeline(
+            &items,
+            Place {
+                bound: !names.is_empty() && !range,
+                ..place
+            },
+        );
         if bound {
             // A lone value bound or tested is touched, not read whole.
             for read in &mut self.out.reads[before..] {
@@ -348,16 +449,21 @@ impl Scanner<'_> {
             .map(|read| read.path.clone())
             .collect();
         let dot = value.clone().unwrap_or(Dot::Unknown);
-        // `range $i, $v := …`: neither is the collection.
-        let single = names.len() == 1;
+        // `range $v := …`, `range $i, $v := …`: neither is the collection.
+        let single = names.len() == 1 && !range;
         for name in names {
             let held = if single { dot.clone() } else { Dot::Unknown };
             match declare.map(|at| &tokens[at].kind) {
                 Some(Kind::Assign) => {
+                    // `$v = …` inside a block may or may not run: a variable that
+                    // held values keeps them unless it is given other values, so
+                    // reads through it still count.
                     if let Some(variable) =
                         self.variables.iter_mut().rev().find(|(n, _)| *n == name)
                     {
-                        variable.1 = held;
+                        if matches!(held, Dot::Values(_)) || !matches!(variable.1, Dot::Values(_)) {
+                            variable.1 = held;
+                        }
                     }
                 }
                 _ => self.variables.push((name, held)),
@@ -367,20 +473,52 @@ impl Scanner<'_> {
     }
 
     /// What a pipeline of one command of one operand holds (`.Values.a`, `.`, `$v`).
+    ///
+    /// `(.Values.a).b` holds `a.b`; a copy or merge of values (`deepCopy
+    /// .Values.a`, `omit .Values "x"`) holds the widest of them.
     fn lone_value(&self, items: &[Vec<Item>]) -> Option<Dot> {
         let [command] = items else { return None };
-        let [Item::Chain {
-            variable, fields, ..
-        }] = command.as_slice()
-        else {
-            return None;
-        };
-        match self.resolve(variable.as_deref(), fields) {
-            Some(path) => Some(Dot::Values(path)),
-            None => {
-                let base = self.base(variable.as_deref());
-                (fields.is_empty()).then_some(base)
+        match command.as_slice() {
+            [item] => self.value_of(item),
+            [Item::Ident(function), arguments @ ..] if COPIES.contains(&function.as_str()) => {
+                arguments
+                    .iter()
+                    .filter_map(|item| match self.value_of(item) {
+                        Some(Dot::Values(path)) => Some(path),
+                        _ => None,
+                    })
+                    .min_by_key(Vec::len)
+                    .map(Dot::Values)
             }
+            _ => None,
+        }
+    }
+
+    /// What one operand holds, if it is a value tether follows.
+    fn value_of(&self, item: &Item) -> Option<Dot> {
+        match item {
+            Item::Chain {
+                variable, fields, ..
+            } => match self.resolve(variable.as_deref(), fields) {
+                Some(path) => Some(Dot::Values(path)),
+                None => {
+                    let base = self.base(variable.as_deref());
+                    (fields.is_empty()).then_some(base)
+                }
+            },
+            Item::Group { commands, fields } => match self.lone_value(commands)? {
+                Dot::Values(mut path) => {
+                    path.extend(fields.iter().cloned());
+                    Some(Dot::Values(path))
+                }
+                Dot::Root if fields.is_empty() => Some(Dot::Root),
+                Dot::Root => {
+                    let at = fields.iter().position(|field| field == "Values")?;
+                    Some(Dot::Values(fields[at + 1..].to_vec()))
+                }
+                Dot::Unknown => None,
+            },
+            _ => None,
         }
     }
 
@@ -454,16 +592,79 @@ impl Scanner<'_> {
             }
             (keys, true)
         };
+        if function == Some("include") {
+            self.include(arguments, None);
+        }
+        // `set . "Values" …` (or `set $ "Values" …`): the root context's values
+        // replaced by a copy or merge of themselves, as library charts do.
+        let sets_values = function == Some("set")
+            && matches!(arguments.get(1), Some(Item::Str(key)) if key == "Values")
+            && arguments
+                .first()
+                .is_some_and(|item| self.value_of(item) == Some(Dot::Root));
+        if sets_values {
+            if !self.out.sets_values.contains(&self.define) {
+                self.out.sets_values.push(self.define);
+            }
+            // Reads inside the new values still count; the copy itself is none.
+            let place = Place {
+                bound: true,
+                ..place
+            };
+            for item in &arguments[2..] {
+                if let Item::Group { commands, .. } = item {
+                    self.pipeline(commands, place);
+                }
+            }
+            return;
+        }
+        // `pluck "key" .Values.a .Values.b`: `a.key`, `b.key`.
+        if function == Some("pluck") {
+            if let Some(Item::Str(key)) = arguments.first() {
+                for item in &arguments[1..] {
+                    if let Some(Dot::Values(mut path)) = self.value_of(item) {
+                        if let Item::Chain { span, .. } = item {
+                            path.push(key.clone());
+                            let span = span.clone();
+                            self.push_read(path, span, Use::Whole, false);
+                            continue;
+                        }
+                    }
+                    self.command(&[Item::Ident("pluck".into()), item.clone()], place);
+                }
+                return;
+            }
+        }
         for (index, item) in arguments.iter().enumerate() {
             match item {
-                Item::Group(inner) => self.pipeline(
-                    inner,
-                    Place {
+                Item::Group { commands, fields } => {
+                    let inner = Place {
                         condition: place.condition
                             && function.is_none_or(|name| TESTS.contains(&name)),
-                        plain: place.plain,
-                    },
-                ),
+                        plain: place.plain && fields.is_empty(),
+                        bound: place.bound && function.is_none_or(|f| COPIES.contains(&f)),
+                    };
+                    if fields.is_empty() {
+                        self.pipeline(commands, inner);
+                    } else {
+                        // `(.Values.a).b`: `a` is only dereferenced; `a.b` is what
+                        // the command uses. The idiom tolerates a missing `a`, so
+                        // the read is never plain.
+                        let before = self.out.reads.len();
+                        self.pipeline(commands, inner);
+                        let whole = self.value_of(item);
+                        for read in &mut self.out.reads[before..] {
+                            read.use_ = Use::Touch;
+                            read.plain = false;
+                        }
+                        if let Some(Dot::Values(path)) = whole {
+                            let span = self.out.reads[before..]
+                                .first()
+                                .map_or(0..0, |read| read.span.clone());
+                            self.push_read(path, span, use_, false);
+                        }
+                    }
+                }
                 Item::Chain {
                     variable,
                     fields,
@@ -494,7 +695,7 @@ impl Scanner<'_> {
                                 continue;
                             }
                             if !complete && path.is_empty() {
-                                self.opaque(span.start);
+                                self.opaque(span.start, Opacity::Computed);
                                 continue;
                             }
                             if function == Some("hasKey") {
@@ -515,7 +716,7 @@ impl Scanner<'_> {
                                 (keys, all)
                             };
                             if !all && path.is_empty() {
-                                self.opaque(span.start);
+                                self.opaque(span.start, Opacity::Computed);
                                 continue;
                             }
                             if all {
@@ -525,33 +726,96 @@ impl Scanner<'_> {
                         _ => {}
                     }
                     if path.is_empty() {
+                        // A copy of `.Values` bound to a variable is read through
+                        // the variable.
+                        if place.bound && function.is_none_or(|f| COPIES.contains(&f)) {
+                            continue;
+                        }
                         // `.Values` whole: to a helper, `toYaml`, `tpl`…
-                        self.opaque(span.start);
+                        self.opaque(span.start, Opacity::Whole);
                         continue;
                     }
-                    let mut plain = place.plain
+                    let plain = place.plain
                         && self.overflow == 0
                         && function.is_none_or(|f| PASS_THROUGH.contains(&f));
-                    let mut guards = if plain { self.guards() } else { Vec::new() };
-                    if guards.len() > MAX_GUARDS {
-                        plain = false;
-                        guards.clear();
-                    }
-                    self.out.reads.push(Read {
-                        path,
-                        span: span.clone(),
-                        use_,
-                        plain,
-                        guards,
-                    });
+                    self.push_read(path, span.clone(), use_, plain);
                 }
                 _ => {}
             }
         }
     }
 
-    fn opaque(&mut self, offset: usize) {
+    fn push_read(&mut self, path: Vec<String>, span: Range<usize>, use_: Use, plain: bool) {
+        let mut plain = plain;
+        let mut guards = if plain { self.guards() } else { Vec::new() };
+        if guards.len() > MAX_GUARDS {
+            plain = false;
+            guards.clear();
+        }
+        self.out.reads.push(Read {
+            path,
+            span,
+            use_,
+            plain,
+            guards,
+            define: self.define,
+        });
+    }
+
+    /// Records a call of a named template: `arguments` are the name and the
+    /// argument (`include`'s, or the whole command of `template` and `block`).
+    fn include(&mut self, arguments: &[Item], span: Option<Range<usize>>) {
+        let Some(Item::Str(name)) = arguments.first() else {
+            return;
+        };
+        let argument = arguments.get(1);
+        let root = argument.is_some_and(|item| self.carries_root(item, 0));
+        let mut literals = Vec::new();
+        if let Some(item) = argument {
+            collect_literals(item, &mut literals, 0);
+        }
+        let span = span
+            .or_else(|| argument.and_then(item_span))
+            .unwrap_or(0..0);
+        self.out.includes.push(Include {
+            name: name.clone(),
+            define: self.define,
+            root,
+            literals,
+            span,
+        });
+    }
+
+    /// Whether an argument hands the root context on: `.` or `$` where that is
+    /// the root, or a `dict`/`list`/`merge` holding it.
+    fn carries_root(&self, item: &Item, depth: usize) -> bool {
+        match item {
+            Item::Chain {
+                variable, fields, ..
+            } => fields.is_empty() && self.base(variable.as_deref()) == Dot::Root,
+            Item::Group { commands, fields } if fields.is_empty() && depth < 8 => commands
+                .iter()
+                .flatten()
+                .any(|item| self.carries_root(item, depth + 1)),
+            _ => false,
+        }
+    }
+
+    fn opaque(&mut self, offset: usize, kind: Opacity) {
         self.out.opaque.get_or_insert(offset);
+        let define = self.define;
+        if !self
+            .out
+            .opaque_uses
+            .iter()
+            .any(|used| used.define == define && used.kind == kind)
+        {
+            self.out.opaque_uses.push(Opaque {
+                offset,
+                define,
+                kind,
+            });
+        }
     }
 }
 
@@ -565,7 +829,8 @@ struct Token {
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Kind {
     Open,
-    Close,
+    /// `)`, with the fields that follow it (`(…).a.b`).
+    Close(Vec<String>),
     Pipe,
     Declare,
     Assign,
@@ -617,10 +882,10 @@ fn tokenize(body: &str, base: usize) -> Vec<Token> {
             }
             b')' => {
                 at += 1;
-                // `(…).field`: a field of a computed value, not followed.
-                let mut ignored = Vec::new();
-                at = fields_from(at, &mut ignored);
-                Kind::Close
+                // `(…).field`: a field of the group's value.
+                let mut fields = Vec::new();
+                at = fields_from(at, &mut fields);
+                Kind::Close(fields)
             }
             b'|' => {
                 at += 1;
@@ -721,8 +986,11 @@ enum Item {
     },
     Str(String),
     Ident(String),
-    /// A parenthesized pipeline.
-    Group(Vec<Vec<Item>>),
+    /// A parenthesized pipeline, and the fields taken of its value.
+    Group {
+        commands: Vec<Vec<Item>>,
+        fields: Vec<String>,
+    },
     Other,
 }
 
@@ -730,21 +998,29 @@ enum Item {
 /// opaque operand).
 fn parse(tokens: &[Token]) -> Vec<Vec<Item>> {
     let mut at = 0;
-    parse_pipeline(tokens, &mut at, 0)
+    parse_pipeline(tokens, &mut at, 0).0
 }
 
-fn parse_pipeline(tokens: &[Token], at: &mut usize, depth: usize) -> Vec<Vec<Item>> {
+/// The commands up to the closing parenthesis, and the fields taken after it.
+fn parse_pipeline(tokens: &[Token], at: &mut usize, depth: usize) -> (Vec<Vec<Item>>, Vec<String>) {
     let mut commands = vec![Vec::new()];
+    let mut after = Vec::new();
     while *at < tokens.len() {
         let token = &tokens[*at];
         *at += 1;
         let item = match &token.kind {
-            Kind::Close => break,
+            Kind::Close(fields) => {
+                after.clone_from(fields);
+                break;
+            }
             Kind::Pipe => {
                 commands.push(Vec::new());
                 continue;
             }
-            Kind::Open if depth < 64 => Item::Group(parse_pipeline(tokens, at, depth + 1)),
+            Kind::Open if depth < 64 => {
+                let (commands, fields) = parse_pipeline(tokens, at, depth + 1);
+                Item::Group { commands, fields }
+            }
             Kind::Chain { variable, fields } => Item::Chain {
                 variable: variable.clone(),
                 fields: fields.clone(),
@@ -759,7 +1035,34 @@ fn parse_pipeline(tokens: &[Token], at: &mut usize, depth: usize) -> Vec<Vec<Ite
         }
     }
     commands.retain(|command| !command.is_empty());
-    commands
+    (commands, after)
+}
+
+/// The string literals of an argument, groups included, bounded.
+fn collect_literals(item: &Item, literals: &mut Vec<String>, depth: usize) {
+    match item {
+        Item::Str(value) if literals.len() < MAX_LITERALS => literals.push(value.clone()),
+        Item::Group { commands, .. } if depth < 8 => {
+            for item in commands.iter().flatten() {
+                collect_literals(item, literals, depth + 1);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Where an operand is spelled, if it is a chain.
+fn item_span(item: &Item) -> Option<Range<usize>> {
+    match item {
+        Item::Chain { span, .. } => Some(span.clone()),
+        Item::Group { commands, .. } => commands.iter().flatten().find_map(item_span),
+        _ => None,
+    }
+}
+
+/// From the first token to the last.
+fn tokens_span(tokens: &[Token]) -> Option<Range<usize>> {
+    Some(tokens.first()?.span.start..tokens.last()?.span.end)
 }
 
 #[cfg(test)]
@@ -818,6 +1121,70 @@ mod tests {
             .iter()
             .filter(|read| read.path[0].starts_with('r'))
             .all(|read| !read.plain));
+    }
+
+    /// The read forms of Helm charts, each followed as Helm evaluates it.
+    #[test]
+    fn read_forms_are_followed() {
+        let text = concat!(
+            "{{ if (.Values.gateway).enabled }}{{ end }}",
+            "{{ range $port := .Values.ports }}{{ $port.containerPort }}{{ end }}",
+            "{{ range $k, $v := .Values.env }}{{ $v.value }}{{ end }}",
+            "{{ $x := .Values.a }}{{ if .Values.on }}{{ $x = .Values.b }}{{ end }}{{ $x.c }}",
+            "{{ pluck \"key\" .Values.p .Values.q }}",
+            "{{ $user := deepCopy (omit .Values \"common\") }}{{ $_ := set . \"Values\" (deepCopy $user) }}",
+        );
+        let (actions, _) = super::super::lex::lex(text);
+        let found = reads(text, &actions);
+        let paths: Vec<String> = found.reads.iter().map(|read| read.path.join(".")).collect();
+        assert!(paths.contains(&"gateway.enabled".to_string()), "{paths:?}");
+        assert!(
+            !paths.iter().any(|path| path.starts_with("ports.")),
+            "{paths:?}"
+        );
+        assert!(
+            !paths.iter().any(|path| path.starts_with("env.")),
+            "{paths:?}"
+        );
+        assert!(paths.contains(&"b.c".to_string()), "{paths:?}");
+        assert!(paths.contains(&"p.key".to_string()) && paths.contains(&"q.key".to_string()));
+        assert!(
+            found.opaque.is_none(),
+            "a copy of .Values bound and set back is no opaque use"
+        );
+        assert_eq!(found.sets_values, [None]);
+    }
+
+    /// Calls of named templates, with whether they hand on the root context.
+    #[test]
+    fn calls_say_whether_they_carry_the_root() {
+        let text = concat!(
+            "{{ define \"a\" }}{{ include \"b\" . }}{{ end }}",
+            "{{ include \"c\" (dict \"context\" $ \"key\" \"auth.password\") }}",
+            "{{ template \"d\" .Values.x }}",
+            "{{ with .Values.y }}{{ include \"e\" . }}{{ end }}",
+        );
+        let (actions, _) = super::super::lex::lex(text);
+        let found = reads(text, &actions);
+        let calls: Vec<(&str, Option<u32>, bool)> = found
+            .includes
+            .iter()
+            .map(|call| (call.name.as_str(), call.define, call.root))
+            .collect();
+        assert_eq!(
+            calls,
+            [
+                ("b", Some(0), true),
+                ("c", None, true),
+                ("d", None, false),
+                ("e", None, false)
+            ]
+        );
+        assert_eq!(found.defines, ["a"]);
+        assert_eq!(
+            found.includes[1].literals,
+            ["context", "key", "auth.password"]
+        );
     }
 
     #[test]

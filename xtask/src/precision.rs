@@ -14,7 +14,13 @@ use anyhow::{bail, ensure, Context, Result};
 use serde_json::Value;
 
 /// The corpora under the corpus directory, in the order of the report.
-const CORPORA: [&str; 3] = ["cozystack", "prometheus-community", "argo-helm"];
+const CORPORA: [&str; 5] = [
+    "cozystack",
+    "prometheus-community",
+    "argo-helm",
+    "k8s-at-home-charts",
+    "k8s-at-home-library-charts",
+];
 
 /// The generated file, relative to the workspace root.
 const OUTPUT: &str = "docs/precision.md";

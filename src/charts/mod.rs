@@ -1,0 +1,1464 @@
+//! The charts of a run as Helm composes them, for `undefined-value` and
+//! `unused-value`: each chart's values, what its files read, and its dependencies
+//! resolved as Helm resolves them (a folder or an archive under `charts/`, a
+//! `file://` path, a chart of that name and version elsewhere in the repository or
+//! under `chart-paths`). A named template included with the root context reads
+//! the includer's values as its body spells them, across charts.
+//!
+//! The index is read-only to the rules: each chart is read once per run, on the
+//! first thread that asks ([`Charts::chart`]), from disk, never from what a check
+//! of another file saw, so no order between files matters. Three layers, each
+//! depending only on the one before: [`Chart`] (manifest, values, where each
+//! dependency lies), [`Scan`] (what the chart's own files read and define) and
+//! [`Analysis`] (the reads of the chart with the defines it reaches in its
+//! dependencies). A dependency cycle can therefore never make a chart wait on
+//! itself.
+
+mod archive;
+mod manifest;
+mod repository;
+mod values;
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+
+pub use archive::Archive;
+pub use manifest::{Dependency, Manifest};
+pub use values::{guarded, Keys};
+
+use crate::small_yaml::{self, Node};
+use crate::template::reads::{Opacity, Reads, Use};
+use manifest::split_path;
+use repository::Repository;
+use values::{commented_names, missing_in, unused_under, Used};
+
+/// A values file larger than this is not analysed (the largest in the corpora is
+/// 203 KiB).
+const MAX_VALUES_BYTES: usize = 4 * 1024 * 1024;
+/// Files of one chart read for what they read of the values.
+const MAX_FILES: usize = 20_000;
+/// Larger files are not read for reads (they are data, not templates).
+const MAX_FILE_BYTES: u64 = 1024 * 1024;
+/// YAML nodes of a values file once aliases are expanded (the largest values file of
+/// the corpora has about 6,000).
+const MAX_NODES: usize = 500_000;
+/// Dependencies followed from one chart, transitively.
+const MAX_REACHED_CHARTS: usize = 256;
+/// Charts vendored in charts vendored in … deeper than this are not analysed.
+const MAX_NESTING: usize = 16;
+
+/// The charts of one run, each read once, on the thread that first needs it.
+#[derive(Debug, Default)]
+pub struct Charts {
+    charts: Mutex<HashMap<PathBuf, Arc<Slot>>>,
+    archives: Mutex<HashMap<PathBuf, Arc<ArchiveSlot>>>,
+    repositories: Mutex<HashMap<Vec<PathBuf>, Arc<RepositorySlot>>>,
+}
+
+/// The charts of a scope, listed once.
+type RepositorySlot = OnceLock<Arc<Repository>>;
+
+/// An archive read once, or why it could not be.
+type ArchiveSlot = OnceLock<Result<Arc<Archive>, String>>;
+
+/// A chart's name and version, as a dependency matches them.
+type NameVersion = (String, Option<String>);
+
+/// A chart read once (`None`: not a chart tether can read).
+type Slot = OnceLock<Option<Arc<Chart>>>;
+
+/// Where the dependencies of a chart are looked for beyond its own `charts/`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct Scope {
+    /// The repository's top (or, outside one, the folder the run covers): a chart
+    /// of the dependency's name and version anywhere in it resolves it.
+    pub top: Option<PathBuf>,
+    /// `chart-paths` of `tether.toml`, absolute: folders holding charts kept in
+    /// another checkout.
+    pub chart_paths: Vec<PathBuf>,
+}
+
+/// What a file is to its chart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// Under the chart's `templates/`.
+    Template,
+    /// The chart's `values.yaml`.
+    Values,
+}
+
+/// Where a chart lies.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Location {
+    Folder(PathBuf),
+    /// A chart folder (`common/`) inside an archive; `key` names the archive in
+    /// [`Charts::archives`] (its path, or the path of the archive holding it joined
+    /// with its name inside).
+    Archive {
+        key: PathBuf,
+        prefix: String,
+    },
+}
+
+impl Location {
+    /// The chart's identity in the run, and the root its files are named under.
+    fn root(&self) -> PathBuf {
+        match self {
+            Location::Folder(folder) => folder.clone(),
+            Location::Archive { key, prefix } => key.join(prefix.trim_end_matches('/')),
+        }
+    }
+}
+
+impl Charts {
+    /// The chart a file belongs to and what it is there, if it is a template or the
+    /// `values.yaml` of a chart (a folder with a `Chart.yaml`).
+    pub fn of(self: &Arc<Self>, absolute: &Path, scope: &Scope) -> Option<(Arc<Chart>, Role)> {
+        let (root, role) = chart_root(absolute)?;
+        Some((self.chart(&root, scope)?, role))
+    }
+
+    /// The chart in the folder `root`, read on first use.
+    pub fn chart(self: &Arc<Self>, root: &Path, scope: &Scope) -> Option<Arc<Chart>> {
+        self.at(&Location::Folder(root.to_path_buf()), scope)
+    }
+
+    fn at(self: &Arc<Self>, location: &Location, scope: &Scope) -> Option<Arc<Chart>> {
+        let slot = self
+            .charts
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .entry(location.root())
+            .or_default()
+            .clone();
+        slot.get_or_init(|| Chart::read(location, self, scope).map(Arc::new))
+            .clone()
+    }
+
+    /// The archive at `key`, read once; `load` gives its bytes.
+    fn archive(
+        &self,
+        key: &Path,
+        load: impl FnOnce() -> Result<Archive, String>,
+    ) -> Result<Arc<Archive>, String> {
+        let slot = self
+            .archives
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .entry(key.to_path_buf())
+            .or_default()
+            .clone();
+        slot.get_or_init(|| load().map(Arc::new)).clone()
+    }
+
+    /// The charts under the scope's folders, by name, listed once per scope.
+    fn repository(&self, scope: &Scope) -> Arc<Repository> {
+        let folders: Vec<PathBuf> = scope
+            .top
+            .iter()
+            .chain(&scope.chart_paths)
+            .cloned()
+            .collect();
+        let slot = self
+            .repositories
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .entry(folders.clone())
+            .or_default()
+            .clone();
+        slot.get_or_init(|| Arc::new(Repository::list(&folders)))
+            .clone()
+    }
+}
+
+/// The chart root of a template or values file.
+pub fn chart_root(absolute: &Path) -> Option<(PathBuf, Role)> {
+    let parent = absolute.parent()?;
+    if absolute.file_name()? == "values.yaml" && is_chart(parent) {
+        return Some((parent.to_path_buf(), Role::Values));
+    }
+    let templates = absolute
+        .ancestors()
+        .skip(1)
+        .find(|folder| folder.file_name().is_some_and(|name| name == "templates"))?;
+    let root = templates.parent()?;
+    is_chart(root).then(|| (root.to_path_buf(), Role::Template))
+}
+
+fn is_chart(folder: &Path) -> bool {
+    folder
+        .join("Chart.yaml")
+        .symlink_metadata()
+        .is_ok_and(|metadata| metadata.is_file())
+}
+
+/// One chart: its manifest, its values and where its dependencies lie.
+#[derive(Debug)]
+pub struct Chart {
+    /// The chart's folder (for a chart in an archive: the archive's path joined
+    /// with the chart's folder inside it).
+    pub root: PathBuf,
+    location: Location,
+    archive: Option<Arc<Archive>>,
+    pub manifest: Manifest,
+    /// The keys of `values.yaml`.
+    pub values: Keys,
+    /// Names of keys written in comments (`# name: …`), left out on purpose.
+    pub commented: HashSet<String>,
+    /// `type: library`.
+    pub library: bool,
+    /// The declared dependencies, each resolved, then the charts under `charts/`
+    /// that no declaration names (Helm renders those too).
+    pub dependencies: Vec<Resolved>,
+    /// For a chart vendored in another's `charts/`, what the parent's `values.yaml`
+    /// sets for it (under its name or alias).
+    pub from_parent: Vec<Keys>,
+    /// Over `values.yaml`, `Chart.yaml`, `requirements.yaml`, the parent's
+    /// `values.yaml` and where each dependency was found.
+    pub fingerprint: u64,
+    scope: Scope,
+    /// The run's charts, where dependencies are found (the run holds them; a chart
+    /// does not keep them alive).
+    charts: std::sync::Weak<Charts>,
+    scan: OnceLock<Scan>,
+    analysis: OnceLock<Analysis>,
+    own_content: OnceLock<u64>,
+    content: OnceLock<u64>,
+    files: OnceLock<(Vec<PathBuf>, Vec<PathBuf>)>,
+}
+
+/// A dependency and where it was found.
+#[derive(Debug, Clone)]
+pub struct Resolved {
+    pub dependency: Dependency,
+    /// Where the chart lies, when it was found.
+    location: Option<Location>,
+    /// How it was found, or why it was not.
+    pub source: Source,
+}
+
+/// How a dependency was found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    /// A folder under `charts/`.
+    Vendored,
+    /// An archive under `charts/` (`helm dependency build`).
+    Archive(PathBuf),
+    /// `repository: file://…`.
+    FilePath(PathBuf),
+    /// A chart of that name and version elsewhere in the repository or under
+    /// `chart-paths`.
+    Elsewhere(PathBuf),
+    /// Not found: why.
+    Missing(String),
+}
+
+impl Resolved {
+    /// Whether the parent's values under `key` are this dependency's.
+    fn keyed(&self, key: &str) -> bool {
+        self.dependency.key() == key || self.dependency.name == key
+    }
+}
+
+/// What a chart's own files read and define.
+#[derive(Debug, Default)]
+pub struct Scan {
+    /// Whether the chart has templates at all (a chart without any reads nothing).
+    pub has_templates: bool,
+    /// Every read of every file of the chart (templates and their defines, `files/`
+    /// when a template uses `.Files`, `tpl` strings of `values.yaml`), with the
+    /// conditions of `Chart.yaml`.
+    pub reads: Vec<(Vec<String>, Use)>,
+    /// A template uses `.Values` whole or by a computed key, or renders a file
+    /// that is not there: what it reads is unknown. Where, and why.
+    pub opaque: Option<(PathBuf, String)>,
+    /// Every call of a named template in the chart's files.
+    calls: Vec<Call>,
+    /// The chart's named templates.
+    defines: HashMap<String, Arc<Define>>,
+}
+
+/// A call of a named template, as the analysis follows it.
+#[derive(Debug, Clone)]
+struct Call {
+    name: String,
+    /// The argument carries the root context.
+    root: bool,
+    literals: Vec<String>,
+}
+
+/// A named template: what its body reads of the values of the context it is
+/// given, and what it calls.
+#[derive(Debug, Default)]
+struct Define {
+    reads: Vec<(Vec<String>, Use)>,
+    calls: Vec<Call>,
+    /// Where it uses `.Values` whole (file and offset).
+    whole: Option<(PathBuf, usize)>,
+    /// It replaces the root's values with a merge (`set . "Values" …`).
+    sets_values: bool,
+}
+
+/// A chart's reads with the defines it reaches in its dependencies.
+#[derive(Debug, Default)]
+pub struct Analysis {
+    /// Every path the chart's rendering reads.
+    pub reads: Vec<(Vec<String>, Use)>,
+    /// Why what the chart reads cannot be known (`.Values` used whole).
+    pub opaque: Option<String>,
+    /// Named templates called with the root context that no chart tether read
+    /// defines: they may read any value.
+    pub unknown: Vec<String>,
+    /// Dependencies whose values a reached define merges into the chart's.
+    merged: Vec<Arc<Chart>>,
+    /// Library charts of the repository read for defines no dependency has.
+    libraries: Vec<Arc<Chart>>,
+}
+
+impl Chart {
+    fn read(location: &Location, charts: &Arc<Charts>, scope: &Scope) -> Option<Chart> {
+        let root = location.root();
+        let archive = match location {
+            Location::Folder(_) => None,
+            Location::Archive { key, .. } => Some(charts.archive(key, || Err(String::new())).ok()?),
+        };
+        let prefix = match location {
+            Location::Folder(_) => String::new(),
+            Location::Archive { prefix, .. } => prefix.clone(),
+        };
+        let read = |name: &str, limit: usize| -> Option<(String, u64)> {
+            match &archive {
+                None => read_text(&root.join(name), limit),
+                Some(archive) => {
+                    let bytes = archive.get(&format!("{prefix}{name}"))?;
+                    let text = std::str::from_utf8(bytes).ok()?.to_string();
+                    Some((text, xxhash_rust::xxh3::xxh3_64(bytes)))
+                }
+            }
+        };
+        let (values_text, values_hash) =
+            read("values.yaml", MAX_VALUES_BYTES).unwrap_or_else(|| (String::new(), 0));
+        let values = Keys::of(&small_yaml::parse_bounded(&values_text, MAX_NODES, 128).ok()?);
+        let (chart_text, chart_hash) = read("Chart.yaml", MAX_VALUES_BYTES)?;
+        let chart_yaml = small_yaml::parse_bounded(&chart_text, MAX_NODES, 64).ok()?;
+        let requirements = read("requirements.yaml", MAX_VALUES_BYTES);
+        let requirements_yaml = requirements
+            .as_ref()
+            .and_then(|(text, _)| small_yaml::parse_bounded(text, MAX_NODES, 64).ok());
+        let manifest = Manifest::of(&chart_yaml, requirements_yaml.as_ref());
+        let nesting = root
+            .components()
+            .filter(|component| component.as_os_str() == "charts")
+            .count();
+        let mut dependencies = if nesting < MAX_NESTING {
+            resolve_dependencies(&manifest, location, archive.as_deref(), charts, scope)
+        } else {
+            Vec::new()
+        };
+        dependencies.truncate(MAX_REACHED_CHARTS);
+        let (from_parent, parent_hash) = match location {
+            Location::Folder(folder) => parent_values(folder),
+            Location::Archive { .. } => (Vec::new(), 0),
+        };
+        let mut fingerprint = values_hash
+            ^ chart_hash.rotate_left(7)
+            ^ parent_hash.rotate_left(13)
+            ^ requirements.map_or(0, |(_, hash)| hash.rotate_left(17));
+        for (index, resolved) in dependencies.iter().enumerate() {
+            let found = format!("{:?}", resolved.source);
+            fingerprint ^=
+                xxhash_rust::xxh3::xxh3_64(found.as_bytes()).rotate_left((index % 61) as u32 + 1);
+        }
+        Some(Chart {
+            root,
+            location: location.clone(),
+            archive,
+            library: manifest.library,
+            manifest,
+            values,
+            commented: commented_names(&values_text),
+            dependencies,
+            from_parent,
+            fingerprint,
+            scope: scope.clone(),
+            charts: Arc::downgrade(charts),
+            scan: OnceLock::new(),
+            analysis: OnceLock::new(),
+            own_content: OnceLock::new(),
+            content: OnceLock::new(),
+            files: OnceLock::new(),
+        })
+    }
+
+    /// The chart's name for messages: `name` of `Chart.yaml`, else its folder.
+    pub fn name(&self) -> String {
+        self.manifest.name.clone().unwrap_or_else(|| {
+            self.root
+                .file_name()
+                .map(|name| name.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        })
+    }
+
+    /// A dependency's chart, when it was found.
+    fn dependency_chart(&self, resolved: &Resolved) -> Option<Arc<Chart>> {
+        self.charts
+            .upgrade()?
+            .at(resolved.location.as_ref()?, &self.scope)
+    }
+
+    /// The chart's files under `templates/`, and the others, listed once.
+    fn files(&self) -> &(Vec<PathBuf>, Vec<PathBuf>) {
+        self.files.get_or_init(|| {
+            let templates = self.root.join("templates");
+            let files = match &self.archive {
+                None => chart_files(&self.root),
+                Some(archive) => {
+                    let prefix = match &self.location {
+                        Location::Archive { prefix, .. } => prefix.as_str(),
+                        Location::Folder(_) => "",
+                    };
+                    archive_files(archive, prefix, &self.root)
+                }
+            };
+            files
+                .into_iter()
+                .partition(|file| file.starts_with(&templates))
+        })
+    }
+
+    /// The text of one of the chart's files (`path` under [`Chart::root`]).
+    fn text_of(&self, path: &Path) -> Option<(String, u64)> {
+        match &self.archive {
+            None => read_text(path, MAX_FILE_BYTES as usize),
+            Some(archive) => {
+                let relative = path.strip_prefix(self.key_folder()).ok()?;
+                let bytes = archive.get(&relative.to_string_lossy().replace('\\', "/"))?;
+                let text = std::str::from_utf8(bytes).ok()?.to_string();
+                Some((text, xxhash_rust::xxh3::xxh3_64(bytes)))
+            }
+        }
+    }
+
+    /// For a chart in an archive, the path entries are named under.
+    fn key_folder(&self) -> PathBuf {
+        match &self.location {
+            Location::Archive { key, .. } => key.clone(),
+            Location::Folder(folder) => folder.clone(),
+        }
+    }
+
+    /// What the chart's own files read and define, read on first use.
+    pub fn scan(&self) -> &Scan {
+        self.scan.get_or_init(|| self.read_files())
+    }
+
+    fn read_files(&self) -> Scan {
+        let mut scan = Scan::default();
+        for dependency in &self.manifest.dependencies {
+            scan.reads.extend(
+                dependency
+                    .conditions
+                    .iter()
+                    .map(|path| (path.clone(), Use::Touch)),
+            );
+            scan.reads.extend(
+                dependency
+                    .tags
+                    .iter()
+                    .map(|tag| (vec!["tags".to_string(), tag.clone()], Use::Touch)),
+            );
+        }
+        let templates = self.root.join("templates");
+        let add = |path: &Path, found: Reads, scan: &mut Scan| {
+            let in_templates = path.starts_with(&templates);
+            // Outside `templates/`, a file is rendered only if a template hands it to
+            // `tpl`: its reads count, its whole uses of `.Values` do not.
+            if in_templates && scan.opaque.is_none() {
+                if let Some(offset) = found.opaque {
+                    let line = self.text_of(path).map_or(1, |(text, _)| {
+                        text[..offset.min(text.len())].matches('\n').count() + 1
+                    });
+                    scan.opaque = Some((
+                        path.to_path_buf(),
+                        format!("uses `.Values` whole or by a computed key at line {line}"),
+                    ));
+                }
+            }
+            // A file a template renders that is not there: what it reads is unknown.
+            for name in &found.files {
+                let file = self.root.join(name);
+                let inside = Path::new(name)
+                    .components()
+                    .all(|component| matches!(component, std::path::Component::Normal(_)));
+                if inside && scan.opaque.is_none() && self.text_of(&file).is_none() {
+                    scan.opaque = Some((
+                        path.to_path_buf(),
+                        format!("renders `{name}` through `.Files`, which tether cannot read"),
+                    ));
+                }
+            }
+            let mut defines: Vec<Define> =
+                found.defines.iter().map(|_| Define::default()).collect();
+            for read in &found.reads {
+                let entry = (read.path.clone(), read.use_);
+                if let Some(define) = read.define.and_then(|at| defines.get_mut(at as usize)) {
+                    define.reads.push(entry.clone());
+                }
+                scan.reads.push(entry);
+            }
+            for include in found.includes {
+                let call = Call {
+                    name: include.name,
+                    root: include.root,
+                    literals: include.literals,
+                };
+                if let Some(define) = include.define.and_then(|at| defines.get_mut(at as usize)) {
+                    define.calls.push(call.clone());
+                }
+                scan.calls.push(call);
+            }
+            for used in &found.opaque_uses {
+                if let (Some(at), Opacity::Whole) = (used.define, used.kind) {
+                    if let Some(define) = defines.get_mut(at as usize) {
+                        define
+                            .whole
+                            .get_or_insert((path.to_path_buf(), used.offset));
+                    }
+                }
+            }
+            for define in found.sets_values.iter().flatten() {
+                if let Some(define) = defines.get_mut(*define as usize) {
+                    define.sets_values = true;
+                }
+            }
+            for (name, define) in found.defines.into_iter().zip(defines) {
+                define_once(&mut scan.defines, name, define);
+            }
+        };
+        // `tpl` strings of values.yaml read values too.
+        let values = self.root.join("values.yaml");
+        let values_text = match &self.archive {
+            None => read_text(&values, MAX_VALUES_BYTES),
+            Some(_) => self.text_of(&values),
+        };
+        if let Some((text, _)) = values_text {
+            // Its reads count; its calls do not: `{{ include … }}` in a values file
+            // is most often an example in a comment, and a call of a define no
+            // chart has would make the chart partial.
+            let mut found = lex_reads(&text);
+            found.includes.clear();
+            add(&values, found, &mut scan);
+        }
+        let (in_templates, others) = self.files();
+        scan.has_templates = !in_templates.is_empty();
+        // Files outside `templates/` are rendered only through `.Files`: read them
+        // only when a template uses it.
+        let mut uses_files = false;
+        for file in in_templates {
+            let Some((text, _)) = self.text_of(file) else {
+                continue;
+            };
+            uses_files |= text.contains(".Files");
+            add(file, lex_reads(&text), &mut scan);
+        }
+        if uses_files {
+            for file in others {
+                if let Some((text, _)) = self.text_of(file) {
+                    add(file, lex_reads(&text), &mut scan);
+                }
+            }
+        }
+        // Charts read the same values in many places: keep each once.
+        scan.reads.sort_unstable();
+        scan.reads.dedup();
+        scan.reads.shrink_to_fit();
+        scan
+    }
+
+    /// The chart's reads with the named templates it reaches in its dependencies,
+    /// made on first use.
+    pub fn analysis(&self) -> &Analysis {
+        self.analysis.get_or_init(|| self.analyse())
+    }
+
+    fn analyse(&self) -> Analysis {
+        let scan = self.scan();
+        let mut analysis = Analysis {
+            reads: scan.reads.clone(),
+            ..Analysis::default()
+        };
+        if let Some((file, why)) = &scan.opaque {
+            analysis.opaque = Some(format!("{} {why}", self.shown(file)));
+        }
+        // Every named template of the dependencies, nearest first, and the chart
+        // that defines it.
+        let mut namespace: HashMap<String, (Arc<Define>, Arc<Chart>)> = HashMap::new();
+        let mut reached = self.reached_charts();
+        // Helm renders a chart with its parent's templates loaded too: a subchart
+        // may call its parent's defines and its siblings'.
+        if let Some(parent) = self.parent_chart() {
+            let siblings = parent.reached_charts();
+            reached.push(parent);
+            reached.extend(siblings);
+        }
+        for chart in &reached {
+            for (name, define) in &chart.scan().defines {
+                namespace
+                    .entry(name.clone())
+                    .or_insert_with(|| (define.clone(), chart.clone()));
+            }
+        }
+        let mut libraries_read = false;
+        let mut queue: VecDeque<Call> = scan.calls.iter().cloned().collect();
+        let mut visited: HashSet<String> = HashSet::new();
+        let mut literals: Vec<String> = Vec::new();
+        while let Some(call) = queue.pop_front() {
+            literals.extend(call.literals.iter().cloned());
+            // A define of the chart's own: its reads are the chart's already.
+            if !call.root || scan.defines.contains_key(&call.name) {
+                continue;
+            }
+            if !visited.insert(call.name.clone()) {
+                continue;
+            }
+            // Not in any dependency: a library chart of the repository that
+            // defines it, which a build step puts under `charts/` (no chart
+            // renders without the defines it calls).
+            let declared_missing = self
+                .dependencies
+                .iter()
+                .any(|resolved| matches!(resolved.source, Source::Missing(_)));
+            if !namespace.contains_key(&call.name) && !libraries_read && !declared_missing {
+                libraries_read = true;
+                for chart in self.repository_libraries() {
+                    for (name, define) in &chart.scan().defines {
+                        namespace
+                            .entry(name.clone())
+                            .or_insert_with(|| (define.clone(), chart.clone()));
+                    }
+                    analysis.libraries.push(chart);
+                }
+            }
+            match namespace.get(&call.name) {
+                Some((define, chart)) => {
+                    analysis.reads.extend(define.reads.iter().cloned());
+                    if let (Some((file, offset)), None) = (&define.whole, &analysis.opaque) {
+                        analysis.opaque = Some(format!(
+                            "`{}` of chart `{}` ({}) uses `.Values` whole (byte {offset})",
+                            call.name,
+                            chart.name(),
+                            self.shown(file)
+                        ));
+                    }
+                    if define.sets_values
+                        && !analysis
+                            .merged
+                            .iter()
+                            .any(|known| Arc::ptr_eq(known, chart))
+                    {
+                        analysis.merged.push(chart.clone());
+                    }
+                    queue.extend(define.calls.iter().cloned());
+                }
+                None => analysis.unknown.push(call.name.clone()),
+            }
+        }
+        // A path spelled as a string and handed to a helper (`"auth.password"`)
+        // is read by it. A lone word names a value only when it is no map: words
+        // such as `"crds"` or `"server"` name components far more often than the
+        // values a helper looks up.
+        for literal in &literals {
+            let path = split_path(literal);
+            let is_path = !path.is_empty()
+                && literal
+                    .bytes()
+                    .all(|byte| byte.is_ascii_alphanumeric() || matches!(byte, b'.' | b'_' | b'-'));
+            let named = match self.values.at(&path) {
+                Some(Keys::Map(_)) => path.len() > 1,
+                Some(Keys::Open) => true,
+                None => false,
+            };
+            if is_path && named {
+                analysis.reads.push((path, Use::Whole));
+            }
+        }
+        analysis.unknown.sort();
+        analysis.reads.sort_unstable();
+        analysis.reads.dedup();
+        analysis
+    }
+
+    /// The chart whose `charts/` folder holds this one.
+    fn parent_chart(&self) -> Option<Arc<Chart>> {
+        let Location::Folder(folder) = &self.location else {
+            return None;
+        };
+        let charts_folder = folder.parent()?;
+        if charts_folder.file_name()? != "charts" {
+            return None;
+        }
+        let parent = charts_folder.parent()?;
+        if !is_chart(parent) {
+            return None;
+        }
+        self.charts.upgrade()?.chart(parent, &self.scope)
+    }
+
+    /// The library charts of the chart's repository and `chart-paths`, bounded.
+    fn repository_libraries(&self) -> Vec<Arc<Chart>> {
+        let Some(charts) = self.charts.upgrade() else {
+            return Vec::new();
+        };
+        if self.scope.top.is_none() && self.scope.chart_paths.is_empty() {
+            return Vec::new();
+        }
+        let repository = charts.repository(&self.scope);
+        repository
+            .libraries()
+            .filter(|folder| **folder != self.root)
+            .take(MAX_REACHED_CHARTS)
+            .filter_map(|folder| charts.chart(folder, &self.scope))
+            .collect()
+    }
+
+    /// The charts this chart's dependencies reach, breadth first, itself left out,
+    /// each once, bounded.
+    fn reached_charts(&self) -> Vec<Arc<Chart>> {
+        let mut reached: Vec<Arc<Chart>> = Vec::new();
+        let mut seen: HashSet<PathBuf> = HashSet::from([self.root.clone()]);
+        let mut queue: VecDeque<Arc<Chart>> = VecDeque::new();
+        let mut visit =
+            |from: &Chart, queue: &mut VecDeque<Arc<Chart>>, reached: &mut Vec<Arc<Chart>>| {
+                for resolved in &from.dependencies {
+                    if reached.len() >= MAX_REACHED_CHARTS {
+                        return;
+                    }
+                    if let Some(chart) = from.dependency_chart(resolved) {
+                        if seen.insert(chart.root.clone()) {
+                            reached.push(chart.clone());
+                            queue.push_back(chart);
+                        }
+                    }
+                }
+            };
+        visit(self, &mut queue, &mut reached);
+        while let Some(chart) = queue.pop_front() {
+            visit(&chart, &mut queue, &mut reached);
+        }
+        reached
+    }
+
+    /// A path of the chart for messages: relative to the chart's folder.
+    fn shown(&self, file: &Path) -> String {
+        let parent = self.root.parent().unwrap_or(&self.root);
+        file.strip_prefix(parent)
+            .unwrap_or(file)
+            .to_string_lossy()
+            .replace('\\', "/")
+    }
+
+    /// What the value rules could not know of this chart, one sentence each, for
+    /// the run's notes and the JSON output's `partial_charts`: empty when the
+    /// analysis is whole.
+    pub fn partial(&self) -> Vec<String> {
+        let mut reasons = Vec::new();
+        // A library's values are never analysed: nothing to say.
+        if self.library {
+            return reasons;
+        }
+        let analysis = self.analysis();
+        if !analysis.unknown.is_empty() {
+            let missing: Vec<String> = self
+                .dependencies
+                .iter()
+                .filter_map(|resolved| match &resolved.source {
+                    Source::Missing(why) => Some(format!(
+                        "`{}`{} ({why})",
+                        resolved.dependency.name,
+                        resolved
+                            .dependency
+                            .version
+                            .as_deref()
+                            .map(|version| format!(" {version}"))
+                            .unwrap_or_default()
+                    )),
+                    _ => None,
+                })
+                .collect();
+            let mut missing = missing;
+            missing.dedup();
+            let calls = quoted_list(&analysis.unknown, 3);
+            let how = if missing.is_empty() {
+                "which no chart tether read defines; if a build step puts a chart under charts/, name its folder in `chart-paths` of tether.toml".to_string()
+            } else {
+                format!(
+                    "defined in no chart tether could read; missing: {}; run `helm dependency build` in the chart, or name the folder holding it in `chart-paths` of tether.toml",
+                    missing.join(", ")
+                )
+            };
+            reasons.push(format!(
+                "unused-value and undefined-value skipped the chart: it includes {calls}, {how}"
+            ));
+        } else if let Some(opaque) = &analysis.opaque {
+            reasons.push(format!(
+                "unused-value skipped the chart: {opaque}, so any value may be read"
+            ));
+        }
+        reasons
+    }
+
+    /// What `values.yaml`'s `unused-value` findings depend on: the chart's
+    /// fingerprint, the bytes of every file the scan reads, and the same of every
+    /// chart its dependencies reach. Reads, never lexes.
+    pub fn content_fingerprint(&self) -> u64 {
+        *self.content.get_or_init(|| {
+            let mut fingerprint = self.own_content() ^ self.fingerprint;
+            let reached = self.reached_charts();
+            let libraries = &self.analysis().libraries;
+            for (index, chart) in reached.iter().chain(libraries).enumerate() {
+                fingerprint ^=
+                    (chart.own_content() ^ chart.fingerprint).rotate_left((index % 59) as u32 + 3);
+            }
+            fingerprint
+        })
+    }
+
+    /// Over the bytes of the chart's own files the scan reads.
+    fn own_content(&self) -> u64 {
+        *self.own_content.get_or_init(|| {
+            let mut fingerprint = 0u64;
+            let (templates, others) = self.files();
+            let mut uses_files = false;
+            for (index, file) in templates.iter().enumerate() {
+                if let Some((text, hash)) = self.text_of(file) {
+                    uses_files |= text.contains(".Files");
+                    fingerprint ^= hash.rotate_left((index % 63) as u32 + 1)
+                        ^ xxhash_rust::xxh3::xxh3_64(file.as_os_str().as_encoded_bytes());
+                }
+            }
+            if uses_files {
+                for (index, file) in others.iter().enumerate() {
+                    if let Some((_, hash)) = self.text_of(file) {
+                        fingerprint ^= hash.rotate_left((index % 61) as u32 + 2)
+                            ^ xxhash_rust::xxh3::xxh3_64(file.as_os_str().as_encoded_bytes());
+                    }
+                }
+            }
+            fingerprint
+        })
+    }
+
+    /// Why `path` read by a template is not a value of the chart: the first key
+    /// `values.yaml` does not have, with the path to it. `None` when it is there, or
+    /// may be: under a `null`, a scalar, a list or an empty map (filled by users), a
+    /// key named in a comment, `global`, a dependency's, one the template `set`s,
+    /// one a dependency's values bring in (merged by a library, `import-values`),
+    /// or anything at all when the chart calls a named template tether cannot see.
+    pub fn undefined(&self, path: &[String], set: &[Vec<String>]) -> Option<usize> {
+        let first = path.first()?;
+        // `_name`: by convention supplied from outside (a parent, a platform).
+        if first == "global"
+            || first.starts_with('_')
+            || self
+                .dependencies
+                .iter()
+                .any(|resolved| resolved.keyed(first))
+        {
+            return None;
+        }
+        if set
+            .iter()
+            .any(|set| path.starts_with(set) || set.starts_with(path))
+        {
+            return None;
+        }
+        let missing = missing_in(&self.values, path, &self.commented)?;
+        // A parent that sets it for this chart defines it too.
+        if self
+            .from_parent
+            .iter()
+            .any(|values| missing_in(values, path, &HashSet::new()).is_none())
+        {
+            return None;
+        }
+        let analysis = self.analysis();
+        if !analysis.unknown.is_empty() {
+            return None;
+        }
+        // A library that merges its values into the chart's (`set . "Values" …`):
+        // the path is there, or it leaves the merged keys deeper.
+        let mut missing = missing;
+        for chart in &analysis.merged {
+            match missing_in(&chart.values, path, &chart.commented) {
+                None => return None,
+                Some(depth) => missing = missing.max(depth),
+            }
+        }
+        // `import-values`: the child's values at `child` appear at `parent`.
+        for resolved in &self.dependencies {
+            for import in &resolved.dependency.imports {
+                let Some(rest) = path.strip_prefix(import.parent.as_slice()) else {
+                    continue;
+                };
+                // An import from a dependency not found: what it brings is unknown.
+                let chart = self.dependency_chart(resolved)?;
+                if let Some(imported) = chart.values.at(&import.child) {
+                    missing_in(imported, rest, &HashSet::new())?;
+                }
+            }
+        }
+        Some(missing)
+    }
+
+    /// The outermost keys of `values.yaml` that nothing of the chart reads, with
+    /// their lines: none when the chart's reads cannot be known (see
+    /// [`Chart::partial`]).
+    pub fn unused(&self) -> Vec<(Vec<String>, usize)> {
+        let scan = self.scan();
+        let analysis = self.analysis();
+        if analysis.opaque.is_some()
+            || !analysis.unknown.is_empty()
+            || self.library
+            || !scan.has_templates
+        {
+            return Vec::new();
+        }
+        let mut found = Vec::new();
+        let own = Used::new(&analysis.reads);
+        for (name, line, value) in self.values.entries_in_file_order() {
+            let path = vec![name.clone()];
+            // `enabled` at the top: the switch a parent's `condition: NAME.enabled`
+            // reads when the chart is used as a dependency.
+            if name == "enabled" {
+                continue;
+            }
+            if name == "global" {
+                self.unused_global(value, *line, &analysis.reads, &mut found);
+                continue;
+            }
+            match self
+                .dependencies
+                .iter()
+                .find(|resolved| resolved.keyed(name))
+            {
+                // A subchart's values are read by its own files.
+                Some(resolved) => {
+                    let Some(chart) = self.dependency_chart(resolved) else {
+                        continue;
+                    };
+                    let inner_analysis = chart.analysis();
+                    if chart.library
+                        || inner_analysis.opaque.is_some()
+                        || !inner_analysis.unknown.is_empty()
+                    {
+                        continue;
+                    }
+                    let mut inner = Vec::new();
+                    unused_under(
+                        value,
+                        &mut Vec::new(),
+                        &Used::new(&inner_analysis.reads),
+                        &mut inner,
+                    );
+                    for (inner, line) in inner {
+                        let mut whole = path.clone();
+                        whole.extend(inner);
+                        // `enabled` and the like, read by this chart's conditions.
+                        if !own.reaches(&whole) {
+                            found.push((whole, line));
+                        }
+                    }
+                }
+                None => {
+                    if own.reaches(&path) {
+                        unused_under(value, &mut path.clone(), &own, &mut found);
+                    } else {
+                        found.push((path, *line));
+                    }
+                }
+            }
+        }
+        found
+    }
+
+    /// `global`: read by this chart and every dependency; checked only when all
+    /// are found and followed, against all of them.
+    fn unused_global(
+        &self,
+        value: &Keys,
+        line: usize,
+        own: &[(Vec<String>, Use)],
+        found: &mut Vec<(Vec<String>, usize)>,
+    ) {
+        let mut reads = own.to_vec();
+        for resolved in &self.dependencies {
+            let Some(chart) = self.dependency_chart(resolved) else {
+                return;
+            };
+            let analysis = chart.analysis();
+            if analysis.opaque.is_some() || !analysis.unknown.is_empty() {
+                return;
+            }
+            reads.extend(analysis.reads.iter().cloned());
+        }
+        let path = vec!["global".to_string()];
+        let all = Used::new(&reads);
+        if all.reaches(&path) {
+            unused_under(value, &mut path.clone(), &all, found);
+        } else {
+            found.push((path, line));
+        }
+    }
+
+    /// The names of the chart's subcharts (dependencies that are not libraries),
+    /// for advice on where their values go.
+    pub fn subchart_keys(&self) -> Vec<String> {
+        self.dependencies
+            .iter()
+            .filter(|resolved| {
+                self.dependency_chart(resolved)
+                    .is_none_or(|chart| !chart.library)
+            })
+            .map(|resolved| resolved.dependency.key().to_string())
+            .collect()
+    }
+}
+
+/// Keeps the first define of a name, as Helm keeps one template per name (the
+/// later file wins there; which one is rarely meant, both are read here).
+fn define_once(defines: &mut HashMap<String, Arc<Define>>, name: String, define: Define) {
+    match defines.get_mut(&name) {
+        Some(existing) => {
+            if let Some(existing) = Arc::get_mut(existing) {
+                existing.reads.extend(define.reads);
+                existing.calls.extend(define.calls);
+                existing.whole = existing.whole.take().or(define.whole);
+                existing.sets_values |= define.sets_values;
+            }
+        }
+        None => {
+            defines.insert(name, Arc::new(define));
+        }
+    }
+}
+
+/// `a`, `b` and `c`, at most `most` names, then how many more.
+fn quoted_list(names: &[String], most: usize) -> String {
+    let mut shown: Vec<String> = names
+        .iter()
+        .take(most)
+        .map(|name| format!("`{name}`"))
+        .collect();
+    if names.len() > most {
+        shown.push(format!("{} more", names.len() - most));
+    }
+    shown.join(", ")
+}
+
+/// The reads of a file's text.
+fn lex_reads(text: &str) -> Reads {
+    if !text.contains("{{") {
+        return Reads::default();
+    }
+    let (actions, _) = crate::template::lex::lex(text);
+    crate::template::reads::reads(text, &actions)
+}
+
+/// Where each dependency of a chart lies, in Helm's order: a folder or an archive
+/// under `charts/`, a `file://` path, a chart of that name and version elsewhere
+/// in the repository or under `chart-paths`. Then every chart under `charts/` that
+/// no declaration names.
+fn resolve_dependencies(
+    manifest: &Manifest,
+    location: &Location,
+    archive: Option<&Archive>,
+    charts: &Charts,
+    scope: &Scope,
+) -> Vec<Resolved> {
+    let vendored = vendored_charts(location, archive, charts);
+    let mut used = vec![false; vendored.len()];
+    let mut resolved = Vec::new();
+    for dependency in &manifest.dependencies {
+        let matches = |(candidate, version): &(String, Option<String>)| {
+            *candidate == dependency.name
+                && match (&dependency.version, version) {
+                    (Some(constraint), Some(version)) => {
+                        manifest::version_matches(constraint, version) != Some(false)
+                    }
+                    _ => true,
+                }
+        };
+        if let Some(at) = vendored.iter().position(|(_, name, _)| matches(name)) {
+            used[at] = true;
+            let (found, _, source) = &vendored[at];
+            resolved.push(Resolved {
+                dependency: dependency.clone(),
+                location: Some(found.clone()),
+                source: source.clone(),
+            });
+            continue;
+        }
+        let elsewhere = match location {
+            Location::Folder(root) => find_elsewhere(dependency, root, charts, scope, &matches),
+            Location::Archive { .. } => {
+                Err("inside an archive, only its own charts/ is read".into())
+            }
+        };
+        match elsewhere {
+            Ok((found, source)) => resolved.push(Resolved {
+                dependency: dependency.clone(),
+                location: Some(found),
+                source,
+            }),
+            Err(why) => resolved.push(Resolved {
+                dependency: dependency.clone(),
+                location: None,
+                source: Source::Missing(why),
+            }),
+        }
+    }
+    for ((found, (name, version), source), used) in vendored.into_iter().zip(used) {
+        if !used {
+            resolved.push(Resolved {
+                dependency: Dependency {
+                    name,
+                    version,
+                    ..Dependency::default()
+                },
+                location: Some(found),
+                source,
+            });
+        }
+    }
+    resolved
+}
+
+/// The charts under a chart's `charts/`: folders and archives, each with its name
+/// and version (a folder's name stands in for a missing `name:`).
+fn vendored_charts(
+    location: &Location,
+    archive: Option<&Archive>,
+    charts: &Charts,
+) -> Vec<(Location, (String, Option<String>), Source)> {
+    let mut found = Vec::new();
+    let manifest_of = |text: &str| {
+        small_yaml::parse_bounded(text, MAX_NODES, 64)
+            .ok()
+            .map(|node| Manifest::of(&node, None))
+    };
+    match (location, archive) {
+        (Location::Folder(root), _) => {
+            let Ok(entries) = std::fs::read_dir(root.join("charts")) else {
+                return found;
+            };
+            let mut entries: Vec<_> = entries.flatten().collect();
+            entries.sort_by_key(std::fs::DirEntry::file_name);
+            for entry in entries.into_iter().take(MAX_REACHED_CHARTS) {
+                let Ok(kind) = entry.file_type() else {
+                    continue;
+                };
+                let path = entry.path();
+                let file_name = entry.file_name().to_string_lossy().into_owned();
+                if kind.is_dir() {
+                    let manifest = read_text(&path.join("Chart.yaml"), MAX_VALUES_BYTES)
+                        .and_then(|(text, _)| manifest_of(&text));
+                    let Some(manifest) = manifest else { continue };
+                    let name = manifest.name.clone().unwrap_or(file_name);
+                    found.push((
+                        Location::Folder(path),
+                        (name, manifest.version),
+                        Source::Vendored,
+                    ));
+                } else if kind.is_file() && file_name.ends_with(".tgz") {
+                    let archive = charts.archive(&path, || Archive::read(&path));
+                    let Ok(archive) = archive else {
+                        continue;
+                    };
+                    for prefix in archive.top_charts() {
+                        let manifest = archive
+                            .get(&format!("{prefix}Chart.yaml"))
+                            .and_then(|bytes| std::str::from_utf8(bytes).ok())
+                            .and_then(manifest_of);
+                        let Some(manifest) = manifest else { continue };
+                        let name = manifest
+                            .name
+                            .clone()
+                            .unwrap_or_else(|| prefix.trim_end_matches('/').to_string());
+                        found.push((
+                            Location::Archive {
+                                key: path.clone(),
+                                prefix,
+                            },
+                            (name, manifest.version),
+                            Source::Archive(path.clone()),
+                        ));
+                    }
+                }
+            }
+        }
+        (Location::Archive { key, prefix }, Some(archive)) => {
+            let under = format!("{prefix}charts/");
+            let mut folders: Vec<String> = Vec::new();
+            for (name, bytes) in &archive.files {
+                let Some(rest) = name.strip_prefix(&under) else {
+                    continue;
+                };
+                if let Some(folder) = rest
+                    .strip_suffix("/Chart.yaml")
+                    .filter(|f| !f.contains('/'))
+                {
+                    let manifest = std::str::from_utf8(bytes).ok().and_then(manifest_of);
+                    if let Some(manifest) = manifest {
+                        folders.push(folder.to_string());
+                        found.push((
+                            Location::Archive {
+                                key: key.clone(),
+                                prefix: format!("{under}{folder}/"),
+                            },
+                            (
+                                manifest.name.unwrap_or_else(|| folder.to_string()),
+                                manifest.version,
+                            ),
+                            Source::Vendored,
+                        ));
+                    }
+                } else if rest.ends_with(".tgz") && !rest.contains('/') {
+                    // An archive inside the archive, read from memory.
+                    let nested_key = key.join(name);
+                    let Ok(nested) = charts.archive(&nested_key, || Ok(Archive::from_bytes(bytes)))
+                    else {
+                        continue;
+                    };
+                    for inner in nested.top_charts() {
+                        let manifest = nested
+                            .get(&format!("{inner}Chart.yaml"))
+                            .and_then(|bytes| std::str::from_utf8(bytes).ok())
+                            .and_then(manifest_of);
+                        let Some(manifest) = manifest else { continue };
+                        found.push((
+                            Location::Archive {
+                                key: nested_key.clone(),
+                                prefix: inner.clone(),
+                            },
+                            (
+                                manifest
+                                    .name
+                                    .unwrap_or_else(|| inner.trim_end_matches('/').to_string()),
+                                manifest.version,
+                            ),
+                            Source::Archive(nested_key.clone()),
+                        ));
+                    }
+                }
+                if found.len() >= MAX_REACHED_CHARTS {
+                    break;
+                }
+            }
+        }
+        (Location::Archive { .. }, None) => {}
+    }
+    found
+}
+
+/// A dependency not under `charts/`: its `file://` folder, or a chart of its name
+/// and a matching version in the repository or under `chart-paths`.
+fn find_elsewhere(
+    dependency: &Dependency,
+    root: &Path,
+    charts: &Charts,
+    scope: &Scope,
+    matches: &dyn Fn(&NameVersion) -> bool,
+) -> Result<(Location, Source), String> {
+    let inside_scope = |folder: &Path| {
+        scope
+            .top
+            .iter()
+            .chain(&scope.chart_paths)
+            .any(|allowed| folder.starts_with(allowed))
+    };
+    if let Some(path) = dependency
+        .repository
+        .as_deref()
+        .and_then(|repository| repository.strip_prefix("file://"))
+    {
+        let Ok(folder) = root.join(path).canonicalize() else {
+            return Err(format!("`file://{path}` is not there"));
+        };
+        // A stranger's chart may name any folder: only those in the repository
+        // (or named in chart-paths) are read.
+        if !inside_scope(&folder) && !folder.starts_with(root) {
+            return Err(format!(
+                "`file://{path}` lies outside the repository; name it in `chart-paths` to read it"
+            ));
+        }
+        if is_chart(&folder) {
+            return Ok((Location::Folder(folder.clone()), Source::FilePath(folder)));
+        }
+        return Err(format!("`file://{path}` holds no Chart.yaml"));
+    }
+    if scope.top.is_none() && scope.chart_paths.is_empty() {
+        return Err("not under charts/".into());
+    }
+    let repository = charts.repository(scope);
+    let candidates = repository.named(&dependency.name);
+    if let Some((folder, _)) = candidates.iter().find(|(folder, version)| {
+        folder != root && matches(&(dependency.name.clone(), version.clone()))
+    }) {
+        return Ok((
+            Location::Folder(folder.clone()),
+            Source::Elsewhere(folder.clone()),
+        ));
+    }
+    let mut why = "not under charts/ and no chart of that name in the repository".to_string();
+    if !candidates.is_empty() {
+        let versions: Vec<String> = candidates
+            .iter()
+            .map(|(_, version)| version.clone().unwrap_or_else(|| "no version".into()))
+            .collect();
+        why = format!(
+            "not under charts/; the repository has it at {} only",
+            versions.join(", ")
+        );
+    }
+    if let Some(limit) = &repository.truncated {
+        why.push_str(&format!("; {limit}"));
+    }
+    Err(why)
+}
+
+/// Regular files of the chart that may hold template actions, its subcharts'
+/// folders and hidden ones left out, links not followed; bounded.
+fn chart_files(root: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut folders = vec![root.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        let Ok(entries) = std::fs::read_dir(&folder) else {
+            continue;
+        };
+        let mut entries: Vec<_> = entries.flatten().collect();
+        entries.sort_by_key(std::fs::DirEntry::file_name);
+        for entry in entries {
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if name.starts_with('.') || files.len() >= MAX_FILES {
+                continue;
+            }
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            let path = entry.path();
+            if kind.is_dir() {
+                // Subcharts are charts of their own; Helm never renders `crds/`.
+                if !(folder == root && (name == "charts" || name == "crds")) {
+                    folders.push(path);
+                }
+            } else if kind.is_file()
+                && keeps_file(&name, folder == root)
+                && entry.metadata().is_ok_and(|m| m.len() <= MAX_FILE_BYTES)
+            {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+/// The same files of a chart inside an archive, named under `root`.
+fn archive_files(archive: &Archive, prefix: &str, root: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for (name, bytes) in &archive.files {
+        let Some(relative) = name.strip_prefix(prefix) else {
+            continue;
+        };
+        let parts: Vec<&str> = relative.split('/').collect();
+        let at_top = parts.len() == 1;
+        let hidden = parts.iter().any(|part| part.starts_with('.'));
+        let skipped = parts.len() > 1 && (parts[0] == "charts" || parts[0] == "crds");
+        let file_name = parts.last().copied().unwrap_or_default();
+        if hidden
+            || skipped
+            || !keeps_file(file_name, at_top)
+            || bytes.len() as u64 > MAX_FILE_BYTES
+        {
+            continue;
+        }
+        files.push(root.join(relative));
+        if files.len() >= MAX_FILES {
+            break;
+        }
+    }
+    files
+}
+
+/// Whether a file of a chart may be rendered: not the chart's own `values.yaml`
+/// and `Chart.yaml`, not helm-docs templates and documentation (they describe
+/// values, they do not use them).
+fn keeps_file(name: &str, at_top: bool) -> bool {
+    let chart_file = at_top && matches!(name, "values.yaml" | "Chart.yaml" | "requirements.yaml");
+    let described = [".gotmpl", ".md", ".tgz"]
+        .iter()
+        .any(|ending| name.ends_with(ending));
+    !chart_file && !described
+}
+
+fn read_text(path: &Path, limit: usize) -> Option<(String, u64)> {
+    let bytes = crate::source::read_regular(path, limit).ok()?;
+    if bytes.len() > limit {
+        return None;
+    }
+    let hash = xxhash_rust::xxh3::xxh3_64(&bytes);
+    String::from_utf8(bytes).ok().map(|text| (text, hash))
+}
+
+/// What the parent chart's `values.yaml` sets for a chart vendored in its
+/// `charts/`: the values under the chart's folder name, its `name` and any alias.
+fn parent_values(root: &Path) -> (Vec<Keys>, u64) {
+    let Some(folder) = root.parent() else {
+        return (Vec::new(), 0);
+    };
+    if folder.file_name().is_none_or(|name| name != "charts") {
+        return (Vec::new(), 0);
+    }
+    let Some(parent) = folder.parent() else {
+        return (Vec::new(), 0);
+    };
+    let Some((text, hash)) = read_text(&parent.join("values.yaml"), MAX_VALUES_BYTES) else {
+        return (Vec::new(), 0);
+    };
+    let Ok(values) = small_yaml::parse_bounded(&text, MAX_NODES, 128) else {
+        return (Vec::new(), hash);
+    };
+    let mut names: Vec<String> = root
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .into_iter()
+        .collect();
+    let manifest_at = |folder: &Path| {
+        read_text(&folder.join("Chart.yaml"), MAX_VALUES_BYTES)
+            .and_then(|(text, _)| small_yaml::parse_bounded(&text, MAX_NODES, 64).ok())
+    };
+    if let Some(name) = manifest_at(root)
+        .and_then(|chart| chart.get("name").and_then(Node::as_str).map(str::to_string))
+    {
+        names.push(name);
+    }
+    if let Some(chart) = manifest_at(parent) {
+        let requirements = read_text(&parent.join("requirements.yaml"), MAX_VALUES_BYTES)
+            .and_then(|(text, _)| small_yaml::parse_bounded(&text, MAX_NODES, 64).ok());
+        for dependency in Manifest::of(&chart, requirements.as_ref()).dependencies {
+            if names.contains(&dependency.name) {
+                if let Some(alias) = dependency.alias {
+                    names.push(alias);
+                }
+            }
+        }
+    }
+    let keys = names
+        .iter()
+        .filter_map(|name| values.get(name).map(Keys::of))
+        .collect();
+    (keys, hash)
+}

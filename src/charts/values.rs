@@ -1,0 +1,186 @@
+//! A values file's keys, and the questions the value rules ask of them: which keys
+//! no read reaches, where a read path leaves the keys.
+
+use std::collections::HashSet;
+
+use crate::small_yaml::{Node, Scalar, Value};
+use crate::template::reads::{Read, Use};
+
+/// The keys of a values file without its values: all the value rules need, and a
+/// fraction of the tree's memory.
+#[derive(Debug, Clone)]
+pub enum Keys {
+    /// A map with keys: name, line, what is under it, sorted by name (the last of
+    /// duplicate keys kept, as YAML loaders keep it).
+    Map(Vec<(String, usize, Keys)>),
+    /// A null, a scalar, a list or an empty map: users may put anything there.
+    Open,
+}
+
+impl Keys {
+    pub fn of(node: &Node) -> Keys {
+        let Value::Map(entries) = &node.value else {
+            return Keys::Open;
+        };
+        let mut keys: Vec<(String, usize, Keys)> = Vec::with_capacity(entries.len());
+        for (key, value) in entries {
+            if let Value::Scalar(Scalar::Str(name)) = &key.value {
+                keys.push((name.clone(), key.line, Keys::of(value)));
+            }
+        }
+        if keys.is_empty() {
+            return Keys::Open;
+        }
+        // Sorted for lookups in logarithmic time; a stable sort keeps duplicates in
+        // file order, and the last of them wins.
+        keys.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut unique: Vec<(String, usize, Keys)> = Vec::with_capacity(keys.len());
+        for entry in keys {
+            match unique.last_mut() {
+                Some(last) if last.0 == entry.0 => *last = entry,
+                _ => unique.push(entry),
+            }
+        }
+        Keys::Map(unique)
+    }
+
+    /// What is under `key`.
+    pub fn get(&self, key: &str) -> Option<&Keys> {
+        match self {
+            Keys::Map(entries) => entries
+                .binary_search_by(|(name, _, _)| name.as_str().cmp(key))
+                .ok()
+                .map(|at| &entries[at].2),
+            Keys::Open => None,
+        }
+    }
+
+    /// What is at `path`, if every key on the way is there.
+    pub fn at(&self, path: &[String]) -> Option<&Keys> {
+        path.iter().try_fold(self, |node, key| node.get(key))
+    }
+
+    /// The entries of a map, in file order.
+    pub fn entries_in_file_order(&self) -> Vec<&(String, usize, Keys)> {
+        match self {
+            Keys::Map(entries) => {
+                let mut ordered: Vec<_> = entries.iter().collect();
+                ordered.sort_by_key(|(_, line, _)| *line);
+                ordered
+            }
+            Keys::Open => Vec::new(),
+        }
+    }
+}
+
+/// Where `path` leaves `values`: the depth of the first key a non-empty map lacks
+/// (and no comment names).
+pub fn missing_in(values: &Keys, path: &[String], commented: &HashSet<String>) -> Option<usize> {
+    let mut node = values;
+    for (depth, key) in path.iter().enumerate() {
+        match node {
+            Keys::Open => return None,
+            Keys::Map(_) => match node.get(key) {
+                Some(child) => node = child,
+                None => return (!commented.contains(key.as_str())).then_some(depth),
+            },
+        }
+    }
+    None
+}
+
+/// Under `node` (at `prefix`), the outermost keys no read covers, in file order.
+pub fn unused_under(
+    node: &Keys,
+    prefix: &mut Vec<String>,
+    used: &Used,
+    found: &mut Vec<(Vec<String>, usize)>,
+) {
+    for (name, line, value) in node.entries_in_file_order() {
+        prefix.push(name.clone());
+        if !used.reaches(prefix) {
+            found.push((prefix.clone(), *line));
+        } else if !used.whole_above(prefix) {
+            unused_under(value, prefix, used, found);
+        }
+        prefix.pop();
+    }
+}
+
+/// Reads indexed for [`Used::reaches`]: every read path and each of its prefixes,
+/// and the paths read whole.
+pub struct Used {
+    touched: HashSet<Vec<String>>,
+    whole: HashSet<Vec<String>>,
+}
+
+impl Used {
+    pub fn new<'a>(reads: impl IntoIterator<Item = &'a (Vec<String>, Use)>) -> Used {
+        let mut touched = HashSet::new();
+        let mut whole = HashSet::new();
+        for (path, use_) in reads {
+            for end in 1..=path.len() {
+                touched.insert(path[..end].to_vec());
+            }
+            if *use_ == Use::Whole {
+                whole.insert(path.clone());
+            }
+        }
+        Used { touched, whole }
+    }
+
+    /// Whether a read reaches `path`: the path itself, something under it, or
+    /// something above it read whole.
+    pub fn reaches(&self, path: &[String]) -> bool {
+        self.touched.contains(path) || self.whole_above(path)
+    }
+
+    /// Whether `path` or a key above it is read whole.
+    pub fn whole_above(&self, path: &[String]) -> bool {
+        (1..=path.len()).any(|end| self.whole.contains(&path[..end]))
+    }
+}
+
+/// Whether a guard of a read makes the missing key at `depth` set whenever the
+/// read runs: a guard on that key or under it.
+pub fn guarded(read: &Read, depth: usize) -> bool {
+    let missing = &read.path[..=depth.min(read.path.len().saturating_sub(1))];
+    read.guards.iter().any(|guard| guard.starts_with(missing))
+}
+
+/// `name` of every comment line shaped like a key (`# name: value`, `#name:`),
+/// the way charts document values they leave unset.
+pub fn commented_names(text: &str) -> HashSet<String> {
+    text.lines()
+        .filter_map(|line| {
+            let comment = line.trim_start().strip_prefix('#')?;
+            let comment = comment.trim_start_matches('#').trim_start();
+            let comment = comment.strip_prefix("- ").unwrap_or(comment);
+            let end = comment.find(':')?;
+            let name = &comment[..end];
+            (!name.is_empty()
+                && name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
+            .then(|| name.rsplit('.').next().unwrap_or(name).to_string())
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_last_duplicate_wins() {
+        let node = crate::small_yaml::parse_bounded("a: 1\nb:\n  c: 1\nb: 2\n", 100, 8).unwrap();
+        let keys = Keys::of(&node);
+        assert!(matches!(keys.get("b"), Some(Keys::Open)));
+        let lines: Vec<usize> = keys
+            .entries_in_file_order()
+            .iter()
+            .map(|(_, line, _)| *line)
+            .collect();
+        assert_eq!(lines, [1, 4]);
+    }
+}
