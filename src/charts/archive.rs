@@ -10,6 +10,11 @@ use std::path::Path;
 const MAX_COMPRESSED: usize = 16 * 1024 * 1024;
 /// What one archive may unpack to, all entries together; a gzip bomb stops here.
 const MAX_UNPACKED: u64 = 64 * 1024 * 1024;
+/// And at most this many times its compressed size (plus [`UNPACKED_SLACK`]):
+/// chart archives are text and unpack to a few times their size, a bomb to a
+/// thousand.
+const MAX_RATIO: u64 = 100;
+const UNPACKED_SLACK: u64 = 1024 * 1024;
 /// One entry larger than this is skipped (a template, a values file or a nested
 /// archive is far smaller).
 const MAX_ENTRY: u64 = 4 * 1024 * 1024;
@@ -43,8 +48,9 @@ impl Archive {
     /// Unpacks gzip-compressed tar bytes in memory.
     pub fn from_bytes(bytes: &[u8]) -> Archive {
         let decoder = flate2::read::GzDecoder::new(bytes);
+        let limit = MAX_UNPACKED.min(bytes.len() as u64 * MAX_RATIO + UNPACKED_SLACK);
         // The bound applies to what the decoder yields, whatever the headers claim.
-        let mut tar = tar::Archive::new(decoder.take(MAX_UNPACKED + 1));
+        let mut tar = tar::Archive::new(decoder.take(limit + 1));
         let mut archive = Archive::default();
         let entries = match tar.entries() {
             Ok(entries) => entries,
@@ -76,13 +82,19 @@ impl Archive {
                 .components()
                 .all(|component| matches!(component, std::path::Component::Normal(_)));
             let size = entry.header().size().unwrap_or(u64::MAX);
-            if !inside || size > MAX_ENTRY {
+            if !inside {
+                continue;
+            }
+            if size > MAX_ENTRY {
+                archive.incomplete = Some(format!("{name} is larger than {} MiB", MAX_ENTRY >> 20));
                 continue;
             }
             total += size;
-            if total > MAX_UNPACKED {
-                archive.incomplete =
-                    Some(format!("unpacks to more than {} MiB", MAX_UNPACKED >> 20));
+            if total > limit {
+                archive.incomplete = Some(format!(
+                    "unpacks to more than {} KiB, {MAX_RATIO} times its size",
+                    limit >> 10
+                ));
                 break;
             }
             let mut content = Vec::with_capacity(size as usize);
@@ -105,18 +117,6 @@ impl Archive {
             .binary_search_by(|(name, _)| name.as_str().cmp(path))
             .ok()
             .map(|at| self.files[at].1.as_slice())
-    }
-
-    /// The chart folders of the archive: each folder holding a `Chart.yaml` at the
-    /// top (`common/`), as `helm package` lays them out.
-    pub fn top_charts(&self) -> Vec<String> {
-        self.files
-            .iter()
-            .filter_map(|(name, _)| {
-                let (folder, file) = name.split_once('/')?;
-                (file == "Chart.yaml").then(|| format!("{folder}/"))
-            })
-            .collect()
     }
 }
 
@@ -146,15 +146,42 @@ mod tests {
             ("common/templates/_n.tpl", b"{{ define \"n\" }}{{ end }}"),
         ]);
         let archive = Archive::from_bytes(&bytes);
-        assert_eq!(archive.top_charts(), ["common/"]);
         assert_eq!(
             archive.get("common/Chart.yaml"),
             Some(&b"name: common\n"[..])
         );
+        assert!(archive.get("common/templates/_n.tpl").is_some());
         assert!(archive.incomplete.is_none());
     }
 
-    /// A gzip bomb stops at the bound, and says so.
+    /// Entries that climb out (`../x`) or are absolute are never kept: the archive
+    /// is never unpacked, and its names never reach a path on disk.
+    #[test]
+    fn entries_outside_the_archive_are_dropped() {
+        let mut builder = tar::Builder::new(Vec::new());
+        for name in ["c/Chart.yaml", "c/../../etc/passwd", "/etc/shadow"] {
+            let mut header = tar::Header::new_gnu();
+            header.set_size(1);
+            header.set_mode(0o644);
+            // Written raw: the builder refuses such names itself.
+            header.as_old_mut().name[..name.len()].copy_from_slice(name.as_bytes());
+            header.set_cksum();
+            builder.append(&header, &b"x"[..]).unwrap();
+        }
+        let tar = builder.into_inner().unwrap();
+        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut encoder, &tar).unwrap();
+        let archive = Archive::from_bytes(&encoder.finish().unwrap());
+        let names: Vec<&str> = archive
+            .files
+            .iter()
+            .map(|(name, _)| name.as_str())
+            .collect();
+        assert_eq!(names, ["c/Chart.yaml"]);
+    }
+
+    /// A gzip bomb stops at the bound, relative to its compressed size, and says
+    /// so: memory stays within a constant times the input's bytes.
     #[test]
     fn a_bomb_is_bounded() {
         let big = vec![0u8; (MAX_ENTRY - 1) as usize];
@@ -162,10 +189,19 @@ mod tests {
             .map(|index| (format!("c/files/{index}"), big.as_slice()))
             .collect();
         let named: Vec<(&str, &[u8])> = files.iter().map(|(n, c)| (n.as_str(), *c)).collect();
-        let archive = Archive::from_bytes(&tgz(&named));
+        let bytes = tgz(&named);
+        let archive = Archive::from_bytes(&bytes);
         assert!(archive.incomplete.is_some());
-        let kept: usize = archive.files.iter().map(|(_, content)| content.len()).sum();
-        assert!(kept as u64 <= MAX_UNPACKED);
+        let kept: u64 = archive
+            .files
+            .iter()
+            .map(|(_, content)| content.len() as u64)
+            .sum();
+        assert!(
+            kept <= bytes.len() as u64 * MAX_RATIO + UNPACKED_SLACK,
+            "{kept} from {}",
+            bytes.len()
+        );
     }
 
     #[test]

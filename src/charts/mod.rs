@@ -27,7 +27,7 @@ pub use archive::Archive;
 pub use manifest::{Dependency, Manifest};
 pub use values::{guarded, Keys};
 
-use crate::small_yaml::{self, Node};
+use crate::small_yaml;
 use crate::template::reads::{Opacity, Reads, Use};
 use manifest::split_path;
 use repository::Repository;
@@ -47,12 +47,19 @@ const MAX_NODES: usize = 500_000;
 const MAX_REACHED_CHARTS: usize = 256;
 /// Charts vendored in charts vendored in … deeper than this are not analysed.
 const MAX_NESTING: usize = 16;
+/// Archives inside archives inside … deeper than this are not read.
+const MAX_ARCHIVE_DEPTH: usize = 3;
+/// What all the archives of one run may unpack to together: a repository of many
+/// small gzip bombs stops here, each one bounded on its own as well.
+const MAX_RUN_ARCHIVE_BYTES: usize = 256 * 1024 * 1024;
 
 /// The charts of one run, each read once, on the thread that first needs it.
 #[derive(Debug, Default)]
 pub struct Charts {
     charts: Mutex<HashMap<PathBuf, Arc<Slot>>>,
     archives: Mutex<HashMap<PathBuf, Arc<ArchiveSlot>>>,
+    /// Bytes the run's archives unpacked to, all together.
+    archive_bytes: std::sync::atomic::AtomicUsize,
     repositories: Mutex<HashMap<Vec<PathBuf>, Arc<RepositorySlot>>>,
 }
 
@@ -149,7 +156,21 @@ impl Charts {
             .entry(key.to_path_buf())
             .or_default()
             .clone();
-        slot.get_or_init(|| load().map(Arc::new)).clone()
+        slot.get_or_init(|| {
+            let archive = load()?;
+            let size: usize = archive.files.iter().map(|(_, bytes)| bytes.len()).sum();
+            let before = self
+                .archive_bytes
+                .fetch_add(size, std::sync::atomic::Ordering::Relaxed);
+            if before + size > MAX_RUN_ARCHIVE_BYTES {
+                return Err(format!(
+                    "the run's chart archives unpack to more than {} MiB",
+                    MAX_RUN_ARCHIVE_BYTES >> 20
+                ));
+            }
+            Ok(Arc::new(archive))
+        })
+        .clone()
     }
 
     /// The charts under the scope's folders, by name, listed once per scope.
@@ -211,19 +232,25 @@ pub struct Chart {
     /// The declared dependencies, each resolved, then the charts under `charts/`
     /// that no declaration names (Helm renders those too).
     pub dependencies: Vec<Resolved>,
-    /// For a chart vendored in another's `charts/`, what the parent's `values.yaml`
-    /// sets for it (under its name or alias).
-    pub from_parent: Vec<Keys>,
-    /// Over `values.yaml`, `Chart.yaml`, `requirements.yaml`, the parent's
-    /// `values.yaml` and where each dependency was found.
+    /// What `values.yaml` reads itself (`tpl` strings), read with the values.
+    values_reads: Reads,
+    /// What kept tether from reading the chart whole (a `values.yaml` it cannot
+    /// parse or that is too large, an archive read in part): shown in
+    /// [`Chart::partial`], and the value rules stay quiet where they depend on it.
+    problems: Vec<String>,
+    /// Whether the values themselves could not be read.
+    values_unreadable: bool,
+    /// Over `values.yaml`, `Chart.yaml`, `requirements.yaml` and where each
+    /// dependency was found.
     pub fingerprint: u64,
     scope: Scope,
     /// The run's charts, where dependencies are found (the run holds them; a chart
     /// does not keep them alive).
     charts: std::sync::Weak<Charts>,
+    /// The chart whose `charts/` folder holds this one, found once.
+    parent: OnceLock<Option<Arc<Chart>>>,
     scan: OnceLock<Scan>,
     analysis: OnceLock<Analysis>,
-    own_content: OnceLock<u64>,
     content: OnceLock<u64>,
     files: OnceLock<(Vec<PathBuf>, Vec<PathBuf>)>,
 }
@@ -277,6 +304,9 @@ pub struct Scan {
     calls: Vec<Call>,
     /// The chart's named templates.
     defines: HashMap<String, Arc<Define>>,
+    /// Over the bytes and names of the files read: what the chart's findings
+    /// depend on besides its manifest and values.
+    content: u64,
 }
 
 /// A call of a named template, as the analysis follows it.
@@ -294,7 +324,7 @@ struct Call {
 struct Define {
     reads: Vec<(Vec<String>, Use)>,
     calls: Vec<Call>,
-    /// Where it uses `.Values` whole (file and offset).
+    /// Where it uses `.Values` whole (file and line).
     whole: Option<(PathBuf, usize)>,
     /// It replaces the root's values with a merge (`set . "Values" …`).
     sets_values: bool,
@@ -319,30 +349,54 @@ pub struct Analysis {
 impl Chart {
     fn read(location: &Location, charts: &Arc<Charts>, scope: &Scope) -> Option<Chart> {
         let root = location.root();
+        let mut problems = Vec::new();
         let archive = match location {
             Location::Folder(_) => None,
-            Location::Archive { key, .. } => Some(charts.archive(key, || Err(String::new())).ok()?),
-        };
-        let prefix = match location {
-            Location::Folder(_) => String::new(),
-            Location::Archive { prefix, .. } => prefix.clone(),
-        };
-        let read = |name: &str, limit: usize| -> Option<(String, u64)> {
-            match &archive {
-                None => read_text(&root.join(name), limit),
-                Some(archive) => {
-                    let bytes = archive.get(&format!("{prefix}{name}"))?;
-                    let text = std::str::from_utf8(bytes).ok()?.to_string();
-                    Some((text, xxhash_rust::xxh3::xxh3_64(bytes)))
+            Location::Archive { key, .. } => {
+                let archive = charts.archive(key, || Err(String::new())).ok()?;
+                if let Some(why) = &archive.incomplete {
+                    problems.push(format!(
+                        "{} was read only in part ({why}): what its templates left out read is unknown",
+                        key.display()
+                    ));
                 }
+                Some(archive)
             }
         };
-        let (values_text, values_hash) =
-            read("values.yaml", MAX_VALUES_BYTES).unwrap_or_else(|| (String::new(), 0));
-        let values = Keys::of(&small_yaml::parse_bounded(&values_text, MAX_NODES, 128).ok()?);
-        let (chart_text, chart_hash) = read("Chart.yaml", MAX_VALUES_BYTES)?;
+        let read =
+            |name: &str| read_chart_file(archive.as_deref(), location, name, MAX_VALUES_BYTES);
+        let (chart_text, chart_hash) = match read("Chart.yaml") {
+            Read::Text(text, hash) => (text, hash),
+            Read::Absent | Read::Unreadable(_) => return None,
+        };
         let chart_yaml = small_yaml::parse_bounded(&chart_text, MAX_NODES, 64).ok()?;
-        let requirements = read("requirements.yaml", MAX_VALUES_BYTES);
+        let mut values_problem = None;
+        let (values_text, values_hash) = match read("values.yaml") {
+            Read::Text(text, hash) => (text, hash),
+            Read::Absent => (String::new(), 0),
+            Read::Unreadable(why) => {
+                values_problem = Some(format!("values.yaml {why}"));
+                (String::new(), 0)
+            }
+        };
+        let values = match small_yaml::parse_bounded(&values_text, MAX_NODES, 128) {
+            Ok(node) => Keys::of(&node),
+            Err((line, why)) => {
+                values_problem = Some(format!("values.yaml is not read past line {line}: {why}"));
+                Keys::Open
+            }
+        };
+        let values_unreadable = values_problem.is_some();
+        problems.extend(values_problem);
+        // Its reads count; its calls do not: `{{ include … }}` in a values file
+        // is most often an example in a comment, and a call of a define no chart
+        // has would make the chart partial.
+        let mut values_reads = lex_reads(&values_text);
+        values_reads.includes.clear();
+        let requirements = match read("requirements.yaml") {
+            Read::Text(text, hash) => Some((text, hash)),
+            _ => None,
+        };
         let requirements_yaml = requirements
             .as_ref()
             .and_then(|(text, _)| small_yaml::parse_bounded(text, MAX_NODES, 64).ok());
@@ -352,18 +406,16 @@ impl Chart {
             .filter(|component| component.as_os_str() == "charts")
             .count();
         let mut dependencies = if nesting < MAX_NESTING {
-            resolve_dependencies(&manifest, location, archive.as_deref(), charts, scope)
+            let (dependencies, unread) =
+                resolve_dependencies(&manifest, location, archive.as_deref(), charts, scope);
+            problems.extend(unread);
+            dependencies
         } else {
             Vec::new()
         };
         dependencies.truncate(MAX_REACHED_CHARTS);
-        let (from_parent, parent_hash) = match location {
-            Location::Folder(folder) => parent_values(folder),
-            Location::Archive { .. } => (Vec::new(), 0),
-        };
         let mut fingerprint = values_hash
             ^ chart_hash.rotate_left(7)
-            ^ parent_hash.rotate_left(13)
             ^ requirements.map_or(0, |(_, hash)| hash.rotate_left(17));
         for (index, resolved) in dependencies.iter().enumerate() {
             let found = format!("{:?}", resolved.source);
@@ -379,13 +431,15 @@ impl Chart {
             values,
             commented: commented_names(&values_text),
             dependencies,
-            from_parent,
+            values_reads,
+            problems,
+            values_unreadable,
             fingerprint,
             scope: scope.clone(),
             charts: Arc::downgrade(charts),
+            parent: OnceLock::new(),
             scan: OnceLock::new(),
             analysis: OnceLock::new(),
-            own_content: OnceLock::new(),
             content: OnceLock::new(),
             files: OnceLock::new(),
         })
@@ -430,23 +484,28 @@ impl Chart {
 
     /// The text of one of the chart's files (`path` under [`Chart::root`]).
     fn text_of(&self, path: &Path) -> Option<(String, u64)> {
-        match &self.archive {
-            None => read_text(path, MAX_FILE_BYTES as usize),
-            Some(archive) => {
-                let relative = path.strip_prefix(self.key_folder()).ok()?;
-                let bytes = archive.get(&relative.to_string_lossy().replace('\\', "/"))?;
-                let text = std::str::from_utf8(bytes).ok()?.to_string();
-                Some((text, xxhash_rust::xxh3::xxh3_64(bytes)))
-            }
+        let relative = path.strip_prefix(&self.root).ok()?;
+        let relative = relative.to_string_lossy().replace('\\', "/");
+        match read_chart_file(
+            self.archive.as_deref(),
+            &self.location,
+            &relative,
+            MAX_FILE_BYTES as usize,
+        ) {
+            Read::Text(text, hash) => Some((text, hash)),
+            Read::Absent | Read::Unreadable(_) => None,
         }
     }
 
-    /// For a chart in an archive, the path entries are named under.
-    fn key_folder(&self) -> PathBuf {
-        match &self.location {
-            Location::Archive { key, .. } => key.clone(),
-            Location::Folder(folder) => folder.clone(),
-        }
+    /// Whether `path` is one of the chart's files tether reads.
+    fn has_file(&self, path: &Path) -> bool {
+        let (templates, others) = self.files();
+        templates
+            .binary_search_by(|file| file.as_path().cmp(path))
+            .is_ok()
+            || others
+                .binary_search_by(|file| file.as_path().cmp(path))
+                .is_ok()
     }
 
     /// What the chart's own files read and define, read on first use.
@@ -471,28 +530,28 @@ impl Chart {
             );
         }
         let templates = self.root.join("templates");
-        let add = |path: &Path, found: Reads, scan: &mut Scan| {
+        let add = |path: &Path, text: &str, found: Reads, scan: &mut Scan| {
+            let line_of = |offset: usize| text[..offset.min(text.len())].matches('\n').count() + 1;
             let in_templates = path.starts_with(&templates);
             // Outside `templates/`, a file is rendered only if a template hands it to
             // `tpl`: its reads count, its whole uses of `.Values` do not.
             if in_templates && scan.opaque.is_none() {
                 if let Some(offset) = found.opaque {
-                    let line = self.text_of(path).map_or(1, |(text, _)| {
-                        text[..offset.min(text.len())].matches('\n').count() + 1
-                    });
                     scan.opaque = Some((
                         path.to_path_buf(),
-                        format!("uses `.Values` whole or by a computed key at line {line}"),
+                        format!(
+                            "uses `.Values` whole or by a computed key at line {}",
+                            line_of(offset)
+                        ),
                     ));
                 }
             }
             // A file a template renders that is not there: what it reads is unknown.
             for name in &found.files {
-                let file = self.root.join(name);
                 let inside = Path::new(name)
                     .components()
                     .all(|component| matches!(component, std::path::Component::Normal(_)));
-                if inside && scan.opaque.is_none() && self.text_of(&file).is_none() {
+                if inside && scan.opaque.is_none() && !self.has_file(&self.root.join(name)) {
                     scan.opaque = Some((
                         path.to_path_buf(),
                         format!("renders `{name}` through `.Files`, which tether cannot read"),
@@ -503,7 +562,7 @@ impl Chart {
                 found.defines.iter().map(|_| Define::default()).collect();
             for read in &found.reads {
                 let entry = (read.path.clone(), read.use_);
-                if let Some(define) = read.define.and_then(|at| defines.get_mut(at as usize)) {
+                if let Some(define) = define_at(&mut defines, read.define) {
                     define.reads.push(entry.clone());
                 }
                 scan.reads.push(entry);
@@ -514,22 +573,21 @@ impl Chart {
                     root: include.root,
                     literals: include.literals,
                 };
-                if let Some(define) = include.define.and_then(|at| defines.get_mut(at as usize)) {
+                if let Some(define) = define_at(&mut defines, include.define) {
                     define.calls.push(call.clone());
                 }
                 scan.calls.push(call);
             }
             for used in &found.opaque_uses {
-                if let (Some(at), Opacity::Whole) = (used.define, used.kind) {
-                    if let Some(define) = defines.get_mut(at as usize) {
-                        define
-                            .whole
-                            .get_or_insert((path.to_path_buf(), used.offset));
+                if used.kind == Opacity::Whole {
+                    if let Some(define) = define_at(&mut defines, used.define) {
+                        let line = line_of(used.offset);
+                        define.whole.get_or_insert((path.to_path_buf(), line));
                     }
                 }
             }
-            for define in found.sets_values.iter().flatten() {
-                if let Some(define) = defines.get_mut(*define as usize) {
+            for &at in &found.sets_values {
+                if let Some(define) = define_at(&mut defines, at) {
                     define.sets_values = true;
                 }
             }
@@ -538,35 +596,30 @@ impl Chart {
             }
         };
         // `tpl` strings of values.yaml read values too.
-        let values = self.root.join("values.yaml");
-        let values_text = match &self.archive {
-            None => read_text(&values, MAX_VALUES_BYTES),
-            Some(_) => self.text_of(&values),
-        };
-        if let Some((text, _)) = values_text {
-            // Its reads count; its calls do not: `{{ include … }}` in a values file
-            // is most often an example in a comment, and a call of a define no
-            // chart has would make the chart partial.
-            let mut found = lex_reads(&text);
-            found.includes.clear();
-            add(&values, found, &mut scan);
-        }
+        add(
+            &self.root.join("values.yaml"),
+            "",
+            self.values_reads.clone(),
+            &mut scan,
+        );
         let (in_templates, others) = self.files();
         scan.has_templates = !in_templates.is_empty();
         // Files outside `templates/` are rendered only through `.Files`: read them
         // only when a template uses it.
         let mut uses_files = false;
-        for file in in_templates {
-            let Some((text, _)) = self.text_of(file) else {
+        for (index, file) in in_templates.iter().enumerate() {
+            let Some((text, hash)) = self.text_of(file) else {
                 continue;
             };
+            scan.content ^= file_hash(file, hash, index, 1);
             uses_files |= text.contains(".Files");
-            add(file, lex_reads(&text), &mut scan);
+            add(file, &text, lex_reads(&text), &mut scan);
         }
         if uses_files {
-            for file in others {
-                if let Some((text, _)) = self.text_of(file) {
-                    add(file, lex_reads(&text), &mut scan);
+            for (index, file) in others.iter().enumerate() {
+                if let Some((text, hash)) = self.text_of(file) {
+                    scan.content ^= file_hash(file, hash, index, 2);
+                    add(file, &text, lex_reads(&text), &mut scan);
                 }
             }
         }
@@ -611,6 +664,11 @@ impl Chart {
             }
         }
         let mut libraries_read = false;
+        // Defines a declared dependency would bring are its, not a library's.
+        let declared_missing = self
+            .dependencies
+            .iter()
+            .any(|resolved| matches!(resolved.source, Source::Missing(_)));
         let mut queue: VecDeque<Call> = scan.calls.iter().cloned().collect();
         let mut visited: HashSet<String> = HashSet::new();
         let mut literals: Vec<String> = Vec::new();
@@ -626,10 +684,6 @@ impl Chart {
             // Not in any dependency: a library chart of the repository that
             // defines it, which a build step puts under `charts/` (no chart
             // renders without the defines it calls).
-            let declared_missing = self
-                .dependencies
-                .iter()
-                .any(|resolved| matches!(resolved.source, Source::Missing(_)));
             if !namespace.contains_key(&call.name) && !libraries_read && !declared_missing {
                 libraries_read = true;
                 for chart in self.repository_libraries() {
@@ -644,9 +698,9 @@ impl Chart {
             match namespace.get(&call.name) {
                 Some((define, chart)) => {
                     analysis.reads.extend(define.reads.iter().cloned());
-                    if let (Some((file, offset)), None) = (&define.whole, &analysis.opaque) {
+                    if let (Some((file, line)), None) = (&define.whole, &analysis.opaque) {
                         analysis.opaque = Some(format!(
-                            "`{}` of chart `{}` ({}) uses `.Values` whole (byte {offset})",
+                            "`{}` of chart `{}` ({}) uses `.Values` whole at line {line}",
                             call.name,
                             chart.name(),
                             self.shown(file)
@@ -692,18 +746,47 @@ impl Chart {
 
     /// The chart whose `charts/` folder holds this one.
     fn parent_chart(&self) -> Option<Arc<Chart>> {
-        let Location::Folder(folder) = &self.location else {
-            return None;
+        self.parent
+            .get_or_init(|| {
+                let Location::Folder(folder) = &self.location else {
+                    return None;
+                };
+                let charts_folder = folder.parent()?;
+                if charts_folder.file_name()? != "charts" {
+                    return None;
+                }
+                let parent = charts_folder.parent()?;
+                if !is_chart(parent) {
+                    return None;
+                }
+                self.charts.upgrade()?.chart(parent, &self.scope)
+            })
+            .clone()
+    }
+
+    /// Whether the parent chart's values set `path` for this chart: under its
+    /// folder's name, its `name` or an alias the parent gives it.
+    fn parent_sets(&self, path: &[String]) -> bool {
+        let Some(parent) = self.parent_chart() else {
+            return false;
         };
-        let charts_folder = folder.parent()?;
-        if charts_folder.file_name()? != "charts" {
-            return None;
+        let folder = self
+            .root
+            .file_name()
+            .map(|name| name.to_string_lossy().into_owned());
+        let mut names: Vec<String> = folder
+            .into_iter()
+            .chain(self.manifest.name.clone())
+            .collect();
+        for dependency in &parent.manifest.dependencies {
+            if names.contains(&dependency.name) {
+                names.extend(dependency.alias.clone());
+            }
         }
-        let parent = charts_folder.parent()?;
-        if !is_chart(parent) {
-            return None;
-        }
-        self.charts.upgrade()?.chart(parent, &self.scope)
+        names
+            .iter()
+            .filter_map(|name| parent.values.get(name))
+            .any(|values| missing_in(values, path, &HashSet::new()).is_none())
     }
 
     /// The library charts of the chart's repository and `chart-paths`, bounded.
@@ -763,32 +846,40 @@ impl Chart {
     /// the run's notes and the JSON output's `partial_charts`: empty when the
     /// analysis is whole.
     pub fn partial(&self) -> Vec<String> {
-        let mut reasons = Vec::new();
         // A library's values are never analysed: nothing to say.
         if self.library {
+            return Vec::new();
+        }
+        let mut reasons: Vec<String> = self
+            .problems
+            .iter()
+            .map(|problem| format!("read in part: {problem}"))
+            .collect();
+        if self.values_unreadable {
+            reasons.push(
+                "unused-value and undefined-value skipped the chart: its values are not known"
+                    .into(),
+            );
             return reasons;
         }
         let analysis = self.analysis();
         if !analysis.unknown.is_empty() {
-            let missing: Vec<String> = self
-                .dependencies
-                .iter()
-                .filter_map(|resolved| match &resolved.source {
-                    Source::Missing(why) => Some(format!(
-                        "`{}`{} ({why})",
-                        resolved.dependency.name,
-                        resolved
-                            .dependency
-                            .version
-                            .as_deref()
-                            .map(|version| format!(" {version}"))
-                            .unwrap_or_default()
-                    )),
-                    _ => None,
-                })
-                .collect();
-            let mut missing = missing;
-            missing.dedup();
+            let mut missing: Vec<String> = Vec::new();
+            for resolved in &self.dependencies {
+                let Source::Missing(why) = &resolved.source else {
+                    continue;
+                };
+                let version = resolved
+                    .dependency
+                    .version
+                    .as_deref()
+                    .map(|version| format!(" {version}"))
+                    .unwrap_or_default();
+                let named = format!("`{}`{version} ({why})", resolved.dependency.name);
+                if !missing.contains(&named) {
+                    missing.push(named);
+                }
+            }
             let calls = quoted_list(&analysis.unknown, 3);
             let how = if missing.is_empty() {
                 "which no chart tether read defines; if a build step puts a chart under charts/, name its folder in `chart-paths` of tether.toml".to_string()
@@ -809,42 +900,20 @@ impl Chart {
         reasons
     }
 
-    /// What `values.yaml`'s `unused-value` findings depend on: the chart's
-    /// fingerprint, the bytes of every file the scan reads, and the same of every
-    /// chart its dependencies reach. Reads, never lexes.
+    /// What the chart's value findings depend on: the chart's fingerprint, the
+    /// bytes of every file its scan read, and the same of its parent and of every
+    /// chart it reaches.
     pub fn content_fingerprint(&self) -> u64 {
         *self.content.get_or_init(|| {
-            let mut fingerprint = self.own_content() ^ self.fingerprint;
+            let mut fingerprint = self.scan().content ^ self.fingerprint;
             let reached = self.reached_charts();
             let libraries = &self.analysis().libraries;
             for (index, chart) in reached.iter().chain(libraries).enumerate() {
                 fingerprint ^=
-                    (chart.own_content() ^ chart.fingerprint).rotate_left((index % 59) as u32 + 3);
+                    (chart.scan().content ^ chart.fingerprint).rotate_left((index % 59) as u32 + 3);
             }
-            fingerprint
-        })
-    }
-
-    /// Over the bytes of the chart's own files the scan reads.
-    fn own_content(&self) -> u64 {
-        *self.own_content.get_or_init(|| {
-            let mut fingerprint = 0u64;
-            let (templates, others) = self.files();
-            let mut uses_files = false;
-            for (index, file) in templates.iter().enumerate() {
-                if let Some((text, hash)) = self.text_of(file) {
-                    uses_files |= text.contains(".Files");
-                    fingerprint ^= hash.rotate_left((index % 63) as u32 + 1)
-                        ^ xxhash_rust::xxh3::xxh3_64(file.as_os_str().as_encoded_bytes());
-                }
-            }
-            if uses_files {
-                for (index, file) in others.iter().enumerate() {
-                    if let Some((_, hash)) = self.text_of(file) {
-                        fingerprint ^= hash.rotate_left((index % 61) as u32 + 2)
-                            ^ xxhash_rust::xxh3::xxh3_64(file.as_os_str().as_encoded_bytes());
-                    }
-                }
+            if let Some(parent) = self.parent_chart() {
+                fingerprint ^= parent.fingerprint.rotate_left(13);
             }
             fingerprint
         })
@@ -874,13 +943,12 @@ impl Chart {
         {
             return None;
         }
+        if self.values_unreadable {
+            return None;
+        }
         let missing = missing_in(&self.values, path, &self.commented)?;
         // A parent that sets it for this chart defines it too.
-        if self
-            .from_parent
-            .iter()
-            .any(|values| missing_in(values, path, &HashSet::new()).is_none())
-        {
+        if self.parent_sets(path) {
             return None;
         }
         let analysis = self.analysis();
@@ -921,6 +989,7 @@ impl Chart {
         if analysis.opaque.is_some()
             || !analysis.unknown.is_empty()
             || self.library
+            || self.values_unreadable
             || !scan.has_templates
         {
             return Vec::new();
@@ -1026,6 +1095,11 @@ impl Chart {
     }
 }
 
+/// The define a read or call is in, by its index in the file.
+fn define_at(defines: &mut [Define], at: Option<u32>) -> Option<&mut Define> {
+    defines.get_mut(at? as usize)
+}
+
 /// Keeps the first define of a name, as Helm keeps one template per name (the
 /// later file wins there; which one is rarely meant, both are read here).
 fn define_once(defines: &mut HashMap<String, Arc<Define>>, name: String, define: Define) {
@@ -1076,12 +1150,12 @@ fn resolve_dependencies(
     archive: Option<&Archive>,
     charts: &Charts,
     scope: &Scope,
-) -> Vec<Resolved> {
-    let vendored = vendored_charts(location, archive, charts);
+) -> (Vec<Resolved>, Vec<String>) {
+    let (vendored, unread) = vendored_charts(location, archive, charts);
     let mut used = vec![false; vendored.len()];
     let mut resolved = Vec::new();
     for dependency in &manifest.dependencies {
-        let matches = |(candidate, version): &(String, Option<String>)| {
+        let matches = |(candidate, version): &NameVersion| {
             *candidate == dependency.name
                 && match (&dependency.version, version) {
                     (Some(constraint), Some(version)) => {
@@ -1132,30 +1206,28 @@ fn resolve_dependencies(
             });
         }
     }
-    resolved
+    (resolved, unread)
 }
 
 /// The charts under a chart's `charts/`: folders and archives, each with its name
-/// and version (a folder's name stands in for a missing `name:`).
+/// and version (a folder's name stands in for a missing `name:`); and the archives
+/// that could not be read, and why.
 fn vendored_charts(
     location: &Location,
     archive: Option<&Archive>,
     charts: &Charts,
-) -> Vec<(Location, (String, Option<String>), Source)> {
+) -> (Vec<Vendored>, Vec<String>) {
     let mut found = Vec::new();
-    let manifest_of = |text: &str| {
-        small_yaml::parse_bounded(text, MAX_NODES, 64)
-            .ok()
-            .map(|node| Manifest::of(&node, None))
-    };
+    let mut unread = Vec::new();
     match (location, archive) {
         (Location::Folder(root), _) => {
             let Ok(entries) = std::fs::read_dir(root.join("charts")) else {
-                return found;
+                return (found, unread);
             };
             let mut entries: Vec<_> = entries.flatten().collect();
             entries.sort_by_key(std::fs::DirEntry::file_name);
             for entry in entries.into_iter().take(MAX_REACHED_CHARTS) {
+                // The entry's own type: a link is neither a folder nor a file here.
                 let Ok(kind) = entry.file_type() else {
                     continue;
                 };
@@ -1165,101 +1237,89 @@ fn vendored_charts(
                     let manifest = read_text(&path.join("Chart.yaml"), MAX_VALUES_BYTES)
                         .and_then(|(text, _)| manifest_of(&text));
                     let Some(manifest) = manifest else { continue };
-                    let name = manifest.name.clone().unwrap_or(file_name);
+                    let name = manifest.name.unwrap_or(file_name);
                     found.push((
                         Location::Folder(path),
                         (name, manifest.version),
                         Source::Vendored,
                     ));
                 } else if kind.is_file() && file_name.ends_with(".tgz") {
-                    let archive = charts.archive(&path, || Archive::read(&path));
-                    let Ok(archive) = archive else {
-                        continue;
-                    };
-                    for prefix in archive.top_charts() {
-                        let manifest = archive
-                            .get(&format!("{prefix}Chart.yaml"))
-                            .and_then(|bytes| std::str::from_utf8(bytes).ok())
-                            .and_then(manifest_of);
-                        let Some(manifest) = manifest else { continue };
-                        let name = manifest
-                            .name
-                            .clone()
-                            .unwrap_or_else(|| prefix.trim_end_matches('/').to_string());
-                        found.push((
-                            Location::Archive {
-                                key: path.clone(),
-                                prefix,
-                            },
-                            (name, manifest.version),
-                            Source::Archive(path.clone()),
-                        ));
+                    match charts.archive(&path, || Archive::read(&path)) {
+                        Ok(archive) => found.extend(archive_charts(&archive, &path, "")),
+                        Err(why) => unread.push(format!("charts/{file_name} is not read: {why}")),
                     }
                 }
             }
         }
         (Location::Archive { key, prefix }, Some(archive)) => {
             let under = format!("{prefix}charts/");
-            let mut folders: Vec<String> = Vec::new();
+            found.extend(archive_charts(archive, key, &under));
+            // Archives inside the archive, read from memory, a few levels deep.
+            let depth = key
+                .components()
+                .filter(|part| part.as_os_str().to_string_lossy().ends_with(".tgz"))
+                .count();
             for (name, bytes) in &archive.files {
                 let Some(rest) = name.strip_prefix(&under) else {
                     continue;
                 };
-                if let Some(folder) = rest
-                    .strip_suffix("/Chart.yaml")
-                    .filter(|f| !f.contains('/'))
-                {
-                    let manifest = std::str::from_utf8(bytes).ok().and_then(manifest_of);
-                    if let Some(manifest) = manifest {
-                        folders.push(folder.to_string());
-                        found.push((
-                            Location::Archive {
-                                key: key.clone(),
-                                prefix: format!("{under}{folder}/"),
-                            },
-                            (
-                                manifest.name.unwrap_or_else(|| folder.to_string()),
-                                manifest.version,
-                            ),
-                            Source::Vendored,
-                        ));
-                    }
-                } else if rest.ends_with(".tgz") && !rest.contains('/') {
-                    // An archive inside the archive, read from memory.
-                    let nested_key = key.join(name);
-                    let Ok(nested) = charts.archive(&nested_key, || Ok(Archive::from_bytes(bytes)))
-                    else {
-                        continue;
-                    };
-                    for inner in nested.top_charts() {
-                        let manifest = nested
-                            .get(&format!("{inner}Chart.yaml"))
-                            .and_then(|bytes| std::str::from_utf8(bytes).ok())
-                            .and_then(manifest_of);
-                        let Some(manifest) = manifest else { continue };
-                        found.push((
-                            Location::Archive {
-                                key: nested_key.clone(),
-                                prefix: inner.clone(),
-                            },
-                            (
-                                manifest
-                                    .name
-                                    .unwrap_or_else(|| inner.trim_end_matches('/').to_string()),
-                                manifest.version,
-                            ),
-                            Source::Archive(nested_key.clone()),
-                        ));
-                    }
+                if !rest.ends_with(".tgz") || rest.contains('/') {
+                    continue;
                 }
-                if found.len() >= MAX_REACHED_CHARTS {
-                    break;
+                if depth >= MAX_ARCHIVE_DEPTH {
+                    unread.push(format!(
+                        "{name} is not read: archives nest deeper than {MAX_ARCHIVE_DEPTH}"
+                    ));
+                    continue;
+                }
+                let nested_key = key.join(name);
+                match charts.archive(&nested_key, || Ok(Archive::from_bytes(bytes))) {
+                    Ok(nested) => found.extend(archive_charts(&nested, &nested_key, "")),
+                    Err(why) => unread.push(format!("{name} is not read: {why}")),
                 }
             }
         }
         (Location::Archive { .. }, None) => {}
     }
-    found
+    found.truncate(MAX_REACHED_CHARTS);
+    (found, unread)
+}
+
+/// A chart found under `charts/`: where it lies, its name and version, and how.
+type Vendored = (Location, NameVersion, Source);
+
+/// The charts of an archive whose folders lie directly under `under` (`""` for
+/// the top of a packaged archive, `common/charts/` for a chart's subcharts).
+fn archive_charts(archive: &Archive, key: &Path, under: &str) -> Vec<Vendored> {
+    let source = if under.is_empty() {
+        Source::Archive(key.to_path_buf())
+    } else {
+        Source::Vendored
+    };
+    archive
+        .files
+        .iter()
+        .filter_map(|(name, bytes)| {
+            let folder = name.strip_prefix(under)?.strip_suffix("/Chart.yaml")?;
+            if folder.contains('/') {
+                return None;
+            }
+            let manifest = manifest_of(std::str::from_utf8(bytes).ok()?)?;
+            let name = manifest.name.unwrap_or_else(|| folder.to_string());
+            let location = Location::Archive {
+                key: key.to_path_buf(),
+                prefix: format!("{under}{folder}/"),
+            };
+            Some((location, (name, manifest.version), source.clone()))
+        })
+        .collect()
+}
+
+/// A `Chart.yaml`'s text read for its name, version and dependencies.
+fn manifest_of(text: &str) -> Option<Manifest> {
+    small_yaml::parse_bounded(text, MAX_NODES, 64)
+        .ok()
+        .map(|node| Manifest::of(&node, None))
 }
 
 /// A dependency not under `charts/`: its `file://` folder, or a chart of its name
@@ -1390,6 +1450,8 @@ fn archive_files(archive: &Archive, prefix: &str, root: &Path) -> Vec<PathBuf> {
             break;
         }
     }
+    // Sorted as paths (by component), as the folder listing is.
+    files.sort();
     files
 }
 
@@ -1404,6 +1466,55 @@ fn keeps_file(name: &str, at_top: bool) -> bool {
     !chart_file && !described
 }
 
+/// A chart file, read.
+enum Read {
+    Text(String, u64),
+    Absent,
+    /// There, but not text tether reads: why.
+    Unreadable(String),
+}
+
+/// The file `relative` (`values.yaml`, `templates/x.yaml`) of the chart at
+/// `location`, from its folder or its archive: UTF-8 text of at most `limit`
+/// bytes, a regular file, never through a link.
+fn read_chart_file(
+    archive: Option<&Archive>,
+    location: &Location,
+    relative: &str,
+    limit: usize,
+) -> Read {
+    let bytes = match (archive, location) {
+        (Some(archive), Location::Archive { prefix, .. }) => {
+            match archive.get(&format!("{prefix}{relative}")) {
+                Some(bytes) => bytes.to_vec(),
+                None => return Read::Absent,
+            }
+        }
+        (_, location) => {
+            match crate::source::read_regular(&location.root().join(relative), limit) {
+                Ok(bytes) => bytes,
+                Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Read::Absent,
+                Err(error) => return Read::Unreadable(format!("cannot be read: {error}")),
+            }
+        }
+    };
+    if bytes.len() > limit {
+        return Read::Unreadable(format!("is larger than {} KiB", limit / 1024));
+    }
+    let hash = xxhash_rust::xxh3::xxh3_64(&bytes);
+    match String::from_utf8(bytes) {
+        Ok(text) => Read::Text(text, hash),
+        Err(_) => Read::Unreadable("is not UTF-8".into()),
+    }
+}
+
+/// What one file adds to a chart's content hash: its bytes' hash and its path,
+/// turned by its place in the listing.
+fn file_hash(file: &Path, hash: u64, index: usize, turn: u32) -> u64 {
+    hash.rotate_left((index % 61) as u32 + turn)
+        ^ xxhash_rust::xxh3::xxh3_64(file.as_os_str().as_encoded_bytes())
+}
+
 fn read_text(path: &Path, limit: usize) -> Option<(String, u64)> {
     let bytes = crate::source::read_regular(path, limit).ok()?;
     if bytes.len() > limit {
@@ -1413,52 +1524,146 @@ fn read_text(path: &Path, limit: usize) -> Option<(String, u64)> {
     String::from_utf8(bytes).ok().map(|text| (text, hash))
 }
 
-/// What the parent chart's `values.yaml` sets for a chart vendored in its
-/// `charts/`: the values under the chart's folder name, its `name` and any alias.
-fn parent_values(root: &Path) -> (Vec<Keys>, u64) {
-    let Some(folder) = root.parent() else {
-        return (Vec::new(), 0);
-    };
-    if folder.file_name().is_none_or(|name| name != "charts") {
-        return (Vec::new(), 0);
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(root: &Path, relative: &str, text: &str) {
+        let path = root.join(relative);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
     }
-    let Some(parent) = folder.parent() else {
-        return (Vec::new(), 0);
-    };
-    let Some((text, hash)) = read_text(&parent.join("values.yaml"), MAX_VALUES_BYTES) else {
-        return (Vec::new(), 0);
-    };
-    let Ok(values) = small_yaml::parse_bounded(&text, MAX_NODES, 128) else {
-        return (Vec::new(), hash);
-    };
-    let mut names: Vec<String> = root
-        .file_name()
-        .map(|name| name.to_string_lossy().into_owned())
-        .into_iter()
-        .collect();
-    let manifest_at = |folder: &Path| {
-        read_text(&folder.join("Chart.yaml"), MAX_VALUES_BYTES)
-            .and_then(|(text, _)| small_yaml::parse_bounded(&text, MAX_NODES, 64).ok())
-    };
-    if let Some(name) = manifest_at(root)
-        .and_then(|chart| chart.get("name").and_then(Node::as_str).map(str::to_string))
-    {
-        names.push(name);
-    }
-    if let Some(chart) = manifest_at(parent) {
-        let requirements = read_text(&parent.join("requirements.yaml"), MAX_VALUES_BYTES)
-            .and_then(|(text, _)| small_yaml::parse_bounded(&text, MAX_NODES, 64).ok());
-        for dependency in Manifest::of(&chart, requirements.as_ref()).dependencies {
-            if names.contains(&dependency.name) {
-                if let Some(alias) = dependency.alias {
-                    names.push(alias);
-                }
-            }
+
+    fn scope(top: &Path) -> Scope {
+        Scope {
+            top: Some(top.to_path_buf()),
+            chart_paths: Vec::new(),
         }
     }
-    let keys = names
-        .iter()
-        .filter_map(|name| values.get(name).map(Keys::of))
-        .collect();
-    (keys, hash)
+
+    /// Two charts that depend on each other and call each other's defines: the
+    /// analysis of either ends (no chart waits on itself), and follows both ways.
+    #[test]
+    fn a_dependency_cycle_ends() {
+        let folder = tempfile::tempdir().unwrap();
+        let top = folder.path().canonicalize().unwrap();
+        write(&top, "a/Chart.yaml", "apiVersion: v2\nname: a\nversion: 1.0.0\ndependencies:\n  - name: b\n    repository: file://../b\n");
+        write(&top, "a/values.yaml", "fromB: 1\nunread: 2\n");
+        write(
+            &top,
+            "a/templates/x.yaml",
+            "{{ include \"b.x\" . }}\n{{ define \"a.y\" }}{{ .Values.nothing }}{{ end }}\n",
+        );
+        write(&top, "b/Chart.yaml", "apiVersion: v2\nname: b\nversion: 1.0.0\ndependencies:\n  - name: a\n    repository: file://../a\n");
+        write(&top, "b/values.yaml", "fromA: 1\n");
+        write(
+            &top,
+            "b/templates/x.yaml",
+            "{{ define \"b.x\" }}{{ .Values.fromB }}{{ include \"a.y\" . }}{{ end }}\n",
+        );
+        let (sender, receiver) = std::sync::mpsc::channel();
+        let roots = [top.join("a"), top.join("b")];
+        let scope = scope(&top);
+        std::thread::spawn(move || {
+            let charts = Arc::new(Charts::default());
+            let unused: Vec<Vec<String>> = roots
+                .iter()
+                .map(|root| {
+                    let chart = charts.chart(root, &scope).unwrap();
+                    chart
+                        .unused()
+                        .into_iter()
+                        .map(|(path, _)| path.join("."))
+                        .collect()
+                })
+                .collect();
+            sender.send(unused).unwrap();
+        });
+        let unused = receiver
+            .recv_timeout(std::time::Duration::from_secs(20))
+            .expect("the analysis of a dependency cycle ends");
+        assert_eq!(unused[0], ["unread"]);
+    }
+
+    /// A stranger's chart names folders outside the repository (`file://`), links
+    /// and a FIFO under `charts/`: none is read, the dependency is missing, and the
+    /// chart says so instead of reporting what it cannot know.
+    #[cfg(unix)]
+    #[test]
+    fn hostile_dependencies_are_not_read() {
+        let folder = tempfile::tempdir().unwrap();
+        let base = folder.path().canonicalize().unwrap();
+        let top = base.join("repo");
+        std::fs::create_dir_all(top.join(".git")).unwrap();
+        write(
+            &base,
+            "outside/Chart.yaml",
+            "apiVersion: v2\nname: lib\nversion: 1.0.0\ntype: library\n",
+        );
+        write(
+            &base,
+            "outside/templates/_l.tpl",
+            "{{ define \"lib.all\" }}{{ .Values.a }}{{ end }}",
+        );
+        let chart_yaml = "apiVersion: v2\nname: app\nversion: 1.0.0\ndependencies:\n  - name: lib\n    version: 1.0.0\n    repository: file://../../outside\n  - name: linked\n  - name: piped\n";
+        write(&top, "app/Chart.yaml", chart_yaml);
+        write(&top, "app/values.yaml", "a: 1\nb: 2\n");
+        write(
+            &top,
+            "app/templates/x.yaml",
+            "{{ include \"lib.all\" . }}\n",
+        );
+        std::fs::create_dir_all(top.join("app/charts")).unwrap();
+        std::os::unix::fs::symlink(base.join("outside"), top.join("app/charts/linked")).unwrap();
+        let fifo = std::ffi::CString::new(
+            top.join("app/charts/piped-1.0.0.tgz")
+                .as_os_str()
+                .as_encoded_bytes(),
+        )
+        .unwrap();
+        // SAFETY: a valid, NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+        let charts = Arc::new(Charts::default());
+        let chart = charts.chart(&top.join("app"), &scope(&top)).unwrap();
+        let sources: Vec<&Source> = chart.dependencies.iter().map(|r| &r.source).collect();
+        assert!(
+            sources
+                .iter()
+                .all(|source| matches!(source, Source::Missing(_))),
+            "{sources:?}"
+        );
+        assert!(
+            matches!(sources[0], Source::Missing(why) if why.contains("outside the repository")),
+            "{sources:?}"
+        );
+        assert!(chart.unused().is_empty());
+        let reasons = chart.partial().join("\n");
+        assert!(
+            reasons.contains("`lib.all`") && reasons.contains("outside the repository"),
+            "{reasons}"
+        );
+    }
+
+    /// A values file tether cannot read is said, never taken as "nothing set".
+    #[test]
+    fn unreadable_values_are_reported() {
+        let folder = tempfile::tempdir().unwrap();
+        let top = folder.path().canonicalize().unwrap();
+        write(
+            &top,
+            "c/Chart.yaml",
+            "apiVersion: v2\nname: c\nversion: 1.0.0\n",
+        );
+        write(&top, "c/values.yaml", "a: [1,\n");
+        write(&top, "c/templates/x.yaml", "{{ .Values.b }}\n");
+        let charts = Arc::new(Charts::default());
+        let chart = charts.chart(&top.join("c"), &scope(&top)).unwrap();
+        assert!(chart.unused().is_empty());
+        assert_eq!(chart.undefined(&["b".to_string()], &[]), None);
+        let reasons = chart.partial().join("\n");
+        assert!(
+            reasons.contains("values.yaml is not read past line"),
+            "{reasons}"
+        );
+    }
 }

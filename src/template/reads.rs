@@ -102,8 +102,6 @@ pub struct Include {
     /// The string literals of the argument (`"auth.password"`), which helpers read
     /// as values paths.
     pub literals: Vec<String>,
-    /// Where the call is spelled.
-    pub span: Range<usize>,
 }
 
 /// Functions that print a missing value as nothing (or `null`) and add nothing of
@@ -367,7 +365,7 @@ impl Scanner<'_> {
                     // `block "name" ARG` calls the template it defines.
                     self.pipeline(&items, Place::ARGUMENT);
                     if let Some(command) = items.first() {
-                        self.include(command, tokens_span(&tokens));
+                        self.include(command);
                     }
                 }
                 // Defines do not nest: one inside another is a template error.
@@ -389,7 +387,7 @@ impl Scanner<'_> {
                 let items = parse(&tokens);
                 self.pipeline(&items, Place::ARGUMENT);
                 if let Some(command) = items.first() {
-                    self.include(command, tokens_span(&tokens));
+                    self.include(command);
                 }
             }
             Keyword::Break | Keyword::Continue => {}
@@ -593,7 +591,7 @@ impl Scanner<'_> {
             (keys, true)
         };
         if function == Some("include") {
-            self.include(arguments, None);
+            self.include(arguments);
         }
         // `set . "Values" …` (or `set $ "Values" …`): the root context's values
         // replaced by a copy or merge of themselves, as library charts do.
@@ -617,23 +615,6 @@ impl Scanner<'_> {
                 }
             }
             return;
-        }
-        // `pluck "key" .Values.a .Values.b`: `a.key`, `b.key`.
-        if function == Some("pluck") {
-            if let Some(Item::Str(key)) = arguments.first() {
-                for item in &arguments[1..] {
-                    if let Some(Dot::Values(mut path)) = self.value_of(item) {
-                        if let Item::Chain { span, .. } = item {
-                            path.push(key.clone());
-                            let span = span.clone();
-                            self.push_read(path, span, Use::Whole, false);
-                            continue;
-                        }
-                    }
-                    self.command(&[Item::Ident("pluck".into()), item.clone()], place);
-                }
-                return;
-            }
         }
         for (index, item) in arguments.iter().enumerate() {
             match item {
@@ -703,6 +684,12 @@ impl Scanner<'_> {
                             }
                         }
                         // dig "a" "b" default X
+                        // pluck "key" X Y: `X.key`, `Y.key`
+                        Some("pluck") if index >= 1 => {
+                            if let Some(Item::Str(key)) = arguments.first() {
+                                path.push(key.clone());
+                            }
+                        }
                         Some("dig") if index + 1 == arguments.len() && index >= 2 => {
                             let (keys, all) = {
                                 let mut keys = Vec::new();
@@ -764,7 +751,7 @@ impl Scanner<'_> {
 
     /// Records a call of a named template: `arguments` are the name and the
     /// argument (`include`'s, or the whole command of `template` and `block`).
-    fn include(&mut self, arguments: &[Item], span: Option<Range<usize>>) {
+    fn include(&mut self, arguments: &[Item]) {
         let Some(Item::Str(name)) = arguments.first() else {
             return;
         };
@@ -774,15 +761,11 @@ impl Scanner<'_> {
         if let Some(item) = argument {
             collect_literals(item, &mut literals, 0);
         }
-        let span = span
-            .or_else(|| argument.and_then(item_span))
-            .unwrap_or(0..0);
         self.out.includes.push(Include {
             name: name.clone(),
             define: self.define,
             root,
             literals,
-            span,
         });
     }
 
@@ -1049,20 +1032,6 @@ fn collect_literals(item: &Item, literals: &mut Vec<String>, depth: usize) {
         }
         _ => {}
     }
-}
-
-/// Where an operand is spelled, if it is a chain.
-fn item_span(item: &Item) -> Option<Range<usize>> {
-    match item {
-        Item::Chain { span, .. } => Some(span.clone()),
-        Item::Group { commands, .. } => commands.iter().flatten().find_map(item_span),
-        _ => None,
-    }
-}
-
-/// From the first token to the last.
-fn tokens_span(tokens: &[Token]) -> Option<Range<usize>> {
-    Some(tokens.first()?.span.start..tokens.last()?.span.end)
 }
 
 #[cfg(test)]
