@@ -692,6 +692,14 @@ fn check_source(
         chart: chart.as_ref().map(|(chart, role)| (chart.as_ref(), *role)),
         value_reads: std::cell::OnceCell::new(),
     };
+    // The chart's index read this template already: its reads are taken from
+    // there when the index read these very bytes.
+    if let Some((chart, crate::charts::Role::Template)) = &chart {
+        let hash = xxhash_rust::xxh3::xxh3_64(source.text.as_bytes());
+        if let Some(found) = chart.template_reads(&config.root.join(relative), hash) {
+            let _ = context.value_reads.set(found);
+        }
+    }
     let wants_model = source.text.len() <= MAX_FILE_BYTES
         && (mode == Mode::Full
             || enabled

@@ -307,6 +307,9 @@ pub struct Scan {
     /// Over the bytes and names of the files read: what the chart's findings
     /// depend on besides its manifest and values.
     content: u64,
+    /// What each template reads, with the hash of the bytes it was found in: the
+    /// check of that template takes it rather than reading the reads again.
+    template_reads: HashMap<PathBuf, (u64, Arc<Reads>)>,
 }
 
 /// A call of a named template, as the analysis follows it.
@@ -530,7 +533,7 @@ impl Chart {
             );
         }
         let templates = self.root.join("templates");
-        let add = |path: &Path, text: &str, found: Reads, scan: &mut Scan| {
+        let add = |path: &Path, text: &str, found: &Reads, scan: &mut Scan| {
             let line_of = |offset: usize| text[..offset.min(text.len())].matches('\n').count() + 1;
             let in_templates = path.starts_with(&templates);
             // Outside `templates/`, a file is rendered only if a template hands it to
@@ -567,11 +570,11 @@ impl Chart {
                 }
                 scan.reads.push(entry);
             }
-            for include in found.includes {
+            for include in &found.includes {
                 let call = Call {
-                    name: include.name,
+                    name: include.name.clone(),
                     root: include.root,
-                    literals: include.literals,
+                    literals: include.literals.clone(),
                 };
                 if let Some(define) = define_at(&mut defines, include.define) {
                     define.calls.push(call.clone());
@@ -591,15 +594,15 @@ impl Chart {
                     define.sets_values = true;
                 }
             }
-            for (name, define) in found.defines.into_iter().zip(defines) {
-                define_once(&mut scan.defines, name, define);
+            for (name, define) in found.defines.iter().zip(defines) {
+                define_once(&mut scan.defines, name.clone(), define);
             }
         };
         // `tpl` strings of values.yaml read values too.
         add(
             &self.root.join("values.yaml"),
             "",
-            self.values_reads.clone(),
+            &self.values_reads,
             &mut scan,
         );
         let (in_templates, others) = self.files();
@@ -613,13 +616,16 @@ impl Chart {
             };
             scan.content ^= file_hash(file, hash, index, 1);
             uses_files |= text.contains(".Files");
-            add(file, &text, lex_reads(&text), &mut scan);
+            let found = lex_reads(&text);
+            add(file, &text, &found, &mut scan);
+            scan.template_reads
+                .insert(file.clone(), (hash, Arc::new(found)));
         }
         if uses_files {
             for (index, file) in others.iter().enumerate() {
                 if let Some((text, hash)) = self.text_of(file) {
                     scan.content ^= file_hash(file, hash, index, 2);
-                    add(file, &text, lex_reads(&text), &mut scan);
+                    add(file, &text, &lex_reads(&text), &mut scan);
                 }
             }
         }
@@ -628,6 +634,13 @@ impl Chart {
         scan.reads.dedup();
         scan.reads.shrink_to_fit();
         scan
+    }
+
+    /// What the template at `path` reads, as the scan found it in bytes whose hash
+    /// is `hash`; `None` when it read other bytes (or none).
+    pub fn template_reads(&self, path: &Path, hash: u64) -> Option<Arc<Reads>> {
+        let (found_in, found) = self.scan().template_reads.get(path)?;
+        (*found_in == hash).then(|| found.clone())
     }
 
     /// The chart's reads with the named templates it reaches in its dependencies,

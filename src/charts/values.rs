@@ -108,22 +108,22 @@ pub fn unused_under(
 }
 
 /// Reads indexed for [`Used::reaches`]: every read path and each of its prefixes,
-/// and the paths read whole.
-pub struct Used {
-    touched: HashSet<Vec<String>>,
-    whole: HashSet<Vec<String>>,
+/// and the paths read whole, as slices of the reads (no path is copied).
+pub struct Used<'a> {
+    touched: HashSet<&'a [String]>,
+    whole: HashSet<&'a [String]>,
 }
 
-impl Used {
-    pub fn new<'a>(reads: impl IntoIterator<Item = &'a (Vec<String>, Use)>) -> Used {
+impl<'a> Used<'a> {
+    pub fn new(reads: impl IntoIterator<Item = &'a (Vec<String>, Use)>) -> Used<'a> {
         let mut touched = HashSet::new();
         let mut whole = HashSet::new();
         for (path, use_) in reads {
             for end in 1..=path.len() {
-                touched.insert(path[..end].to_vec());
+                touched.insert(&path[..end]);
             }
             if *use_ == Use::Whole {
-                whole.insert(path.clone());
+                whole.insert(path.as_slice());
             }
         }
         Used { touched, whole }

@@ -184,15 +184,19 @@ pub struct FileContext<'a> {
     /// rule that needs it is on (`undefined-value`, `unused-value`).
     pub chart: Option<(&'a crate::charts::Chart, crate::charts::Role)>,
     /// What the template reads of the values, found on first use.
-    pub(crate) value_reads: std::cell::OnceCell<crate::template::reads::Reads>,
+    pub(crate) value_reads: std::cell::OnceCell<std::sync::Arc<crate::template::reads::Reads>>,
 }
 
 impl FileContext<'_> {
     /// What the file reads of the values (`.Values.a.b`, followed through `with`,
     /// variables and helpers), found once and shared by the rules that need it.
     pub fn value_reads(&self) -> &crate::template::reads::Reads {
-        self.value_reads
-            .get_or_init(|| crate::template::reads::reads(&self.source.text, self.actions))
+        self.value_reads.get_or_init(|| {
+            std::sync::Arc::new(crate::template::reads::reads(
+                &self.source.text,
+                self.actions,
+            ))
+        })
     }
 
     /// The text of line `line` (0-based), without its line break.
