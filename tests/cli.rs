@@ -355,6 +355,7 @@ fn bad_configurations() {
             "[[require]]\nfiles = [\"a.yaml\"]\nkey = \"a\"\nplacement = \"above\"\n",
         ),
         ("not-toml", "[rules\n"),
+        ("chart-paths-missing", "chart-paths = [\"../no-such-library\"]\n"),
         (
             "huge-regex",
             "[[require]]\nfiles = [\"a.yaml\"]\nkey = \"a\"\nmatches = [\"(\\\\w{1000}){1000}\"]\n",

@@ -1657,6 +1657,48 @@ mod tests {
         );
     }
 
+    /// A library kept in another checkout is found through `chart-paths`, and
+    /// only there: without it the chart is partial.
+    #[test]
+    fn chart_paths_make_a_library_visible() {
+        let folder = tempfile::tempdir().unwrap();
+        let base = folder.path().canonicalize().unwrap();
+        write(
+            &base,
+            "library/common/Chart.yaml",
+            "apiVersion: v2\nname: common\nversion: 4.5.2\ntype: library\n",
+        );
+        write(
+            &base,
+            "library/common/templates/_all.tpl",
+            "{{ define \"common.all\" }}{{ .Values.image }}{{ end }}",
+        );
+        write(&base, "repo/app/Chart.yaml", "apiVersion: v2\nname: app\nversion: 1.0.0\ndependencies:\n  - name: common\n    version: 4.5.2\n    repository: https://charts.example.invalid\n");
+        write(&base, "repo/app/values.yaml", "image: x\nstray: 1\n");
+        write(
+            &base,
+            "repo/app/templates/all.yaml",
+            "{{ include \"common.all\" . }}",
+        );
+        let unused = |scope: Scope| {
+            let charts = Arc::new(Charts::default());
+            let chart = charts.chart(&base.join("repo/app"), &scope).unwrap();
+            let unused: Vec<String> = chart
+                .unused()
+                .into_iter()
+                .map(|(path, _)| path.join("."))
+                .collect();
+            (unused, chart.partial().is_empty())
+        };
+        let alone = scope(&base.join("repo"));
+        assert_eq!(unused(alone.clone()), (Vec::new(), false));
+        let with_paths = Scope {
+            chart_paths: vec![base.join("library")],
+            ..alone
+        };
+        assert_eq!(unused(with_paths), (vec!["stray".to_string()], true));
+    }
+
     /// A values file tether cannot read is said, never taken as "nothing set".
     #[test]
     fn unreadable_values_are_reported() {
