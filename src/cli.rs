@@ -389,6 +389,9 @@ fn check(
         for failure in &report.failures {
             eprintln!("error: {failure}");
         }
+        for held in &report.held {
+            eprintln!("note: {held}");
+        }
         if flags.diff {
             if !print_out(&report.diff()) {
                 return exit::TROUBLE;

@@ -27,7 +27,40 @@ pub struct FixReport {
     pub failures: Vec<String>,
     /// Files looked at.
     pub checked: usize,
+    /// Fixes not applied because they would have changed what the file means; their
+    /// findings stay for a person.
+    pub held: Vec<HeldFix>,
 }
+
+/// A fix that `--fix` refused to apply.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct HeldFix {
+    /// As the run shows it.
+    pub path: PathBuf,
+    /// 1-based line of the finding.
+    pub line: usize,
+    /// The rule whose fix it is.
+    pub rule: String,
+    /// Why it was held.
+    pub reason: String,
+}
+
+impl std::fmt::Display for HeldFix {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}:{}: the {} fix was not applied: {}",
+            self.path.display(),
+            self.line,
+            self.rule,
+            self.reason
+        )
+    }
+}
+
+/// Why a fix is held when it would change the file's data.
+const CHANGES_DATA: &str = "it would change the file's data (a comment would become content, or content a comment); fix it by hand";
 
 /// One file's fixes.
 #[derive(Debug)]
@@ -108,31 +141,63 @@ pub fn apply(text: &str, diagnostics: &[Diagnostic]) -> (String, BTreeMap<String
     (out, applied)
 }
 
-/// Fixes one file's text until nothing is left to fix: the new text and the fixes
-/// per rule, or why it was left alone.
-pub fn fix_text(
-    config: &Config,
-    relative: &Path,
-    text: &str,
-) -> Result<(String, BTreeMap<String, usize>), String> {
+/// One file's fixes: the new text, the fixes applied per rule, and the fixes held
+/// (as 0-based line and rule).
+pub struct FixedText {
+    pub text: String,
+    pub fixes: BTreeMap<String, usize>,
+    pub held: Vec<(usize, String)>,
+}
+
+/// Fixes one file's text until nothing is left to fix, or says why it was left alone.
+///
+/// Two guards keep a fix honest. The comment map: a `comment-indentation` fix that
+/// would change which key a comment documents is held (that finding needs a person).
+/// The data: after every round the file, read as YAML by a second parser with its
+/// comments left out (see [`crate::yaml::data`]), must mean what it meant before;
+/// a round that would change it is applied a fix at a time, and a fix that changes
+/// the data is held and said.
+pub fn fix_text(config: &Config, relative: &Path, text: &str) -> Result<FixedText, String> {
     let mut current = text.to_string();
     let mut total: BTreeMap<String, usize> = BTreeMap::new();
     let map = comment_map_signature(relative, text);
-    // Lines whose `comment-indentation` fix would change which key a comment
-    // documents: that finding needs a person, and stays. (Fixes never add or remove
-    // a line, so a line number holds across rounds.)
-    let mut held: Vec<usize> = Vec::new();
+    let data = crate::yaml::data::data_of(relative, text);
+    // Findings whose fix is held, by line and rule. (Fixes never add or remove a
+    // line, so a line number holds across rounds.)
+    let mut held_moves: Vec<usize> = Vec::new();
+    let mut held_data: Vec<(usize, String)> = Vec::new();
     let line_of = |text: &str, offset: usize| text[..offset.min(text.len())].matches('\n').count();
     for _ in 0..MAX_ROUNDS {
         let (_, mut diagnostics) =
             check_bytes(config, relative, current.as_bytes().to_vec(), Mode::Lazy);
         diagnostics.retain(|diagnostic| {
-            diagnostic.rule != "comment-indentation"
-                || !held.contains(&line_of(&current, diagnostic.range.start))
+            let line = line_of(&current, diagnostic.range.start);
+            let moves_held = diagnostic.rule == "comment-indentation" && held_moves.contains(&line);
+            let data_held = held_data
+                .iter()
+                .any(|(held, rule)| *held == line && *rule == diagnostic.rule);
+            !moves_held && !data_held
         });
         let (mut next, mut applied) = apply(&current, &diagnostics);
         if applied.is_empty() {
-            return Ok((current, total));
+            return Ok(FixedText {
+                text: current,
+                fixes: total,
+                held: held_data,
+            });
+        }
+        if crate::yaml::data::data_of(relative, &next) != data {
+            let (accepted, held) = keep_data(relative, &current, diagnostics, &data);
+            held_data.extend(held);
+            diagnostics = accepted;
+            (next, applied) = apply(&current, &diagnostics);
+            if applied.is_empty() {
+                return Ok(FixedText {
+                    text: current,
+                    fixes: total,
+                    held: held_data,
+                });
+            }
         }
         if comment_map_signature(relative, &next) != map {
             // Keep the other fixes, then add the indentation fixes one by one, each
@@ -148,16 +213,23 @@ pub fn fix_text(
                 let (trial, _) = apply(&current, &accepted);
                 if comment_map_signature(relative, &trial) != map {
                     if let Some(refused) = accepted.pop() {
-                        held.push(line_of(&current, refused.range.start));
+                        held_moves.push(line_of(&current, refused.range.start));
                     }
                 }
             }
             (next, applied) = apply(&current, &accepted);
             if applied.is_empty() {
-                return Ok((current, total));
+                return Ok(FixedText {
+                    text: current,
+                    fixes: total,
+                    held: held_data,
+                });
             }
             if comment_map_signature(relative, &next) != map {
                 return Err("a fix would change which key a comment documents; the file was left as it was (please report it)".into());
+            }
+            if crate::yaml::data::data_of(relative, &next) != data {
+                return Err("fixes would change the file's data; the file was left as it was (please report it)".into());
             }
         }
         for (rule, count) in applied {
@@ -177,6 +249,31 @@ pub fn fix_text(
         "fixes of {} did not converge after {MAX_ROUNDS} rounds; the file was left as it was (please report it)",
         rules.join(", ")
     ))
+}
+
+/// Adds the fixes of `diagnostics` one at a time, keeping each with which `text`
+/// still has `data`: the findings kept, and the (0-based line, rule) of those held.
+fn keep_data(
+    relative: &Path,
+    text: &str,
+    diagnostics: Vec<Diagnostic>,
+    data: &crate::yaml::data::Data,
+) -> (Vec<Diagnostic>, Vec<(usize, String)>) {
+    let mut accepted: Vec<Diagnostic> = Vec::new();
+    let mut held = Vec::new();
+    for candidate in diagnostics.into_iter().filter(|d| d.fix.is_some()) {
+        let line = text[..candidate.range.start.min(text.len())]
+            .matches('\n')
+            .count();
+        let rule = candidate.rule.clone();
+        accepted.push(candidate);
+        let (trial, _) = apply(text, &accepted);
+        if crate::yaml::data::data_of(relative, &trial) != *data {
+            accepted.pop();
+            held.push((line, rule));
+        }
+    }
+    (accepted, held)
 }
 
 /// A file's comment map with its whitespace and columns left out: what a fix must
@@ -241,7 +338,8 @@ pub fn fix_paths<P: AsRef<Path>>(
             .collect(),
         ..FixReport::default()
     };
-    let outcomes: Vec<Result<Option<FixedFile>, String>> = walked
+    type Outcome = Result<(Option<FixedFile>, Vec<HeldFix>), String>;
+    let outcomes: Vec<Outcome> = walked
         .files
         .par_iter()
         .map(|file| {
@@ -254,37 +352,56 @@ pub fn fix_paths<P: AsRef<Path>>(
             let bytes = crate::source::read_regular(&file.absolute, crate::source::MAX_FILE_BYTES)
                 .map_err(|error| named(error.to_string()))?;
             if bytes.len() > crate::source::MAX_FILE_BYTES {
-                return Ok(None);
+                return Ok((None, Vec::new()));
             }
             // Only text tether can give back byte for byte.
             let Ok(text) = String::from_utf8(bytes) else {
-                return Ok(None);
+                return Ok((None, Vec::new()));
             };
             if text.contains('\0') {
-                return Ok(None);
+                return Ok((None, Vec::new()));
             }
-            let (after, fixes) = fix_text(&file.config, &file.relative, &text).map_err(named)?;
-            if after == text {
-                return Ok(None);
+            let fixed = fix_text(&file.config, &file.relative, &text).map_err(named)?;
+            let held: Vec<HeldFix> = fixed
+                .held
+                .into_iter()
+                .map(|(line, rule)| HeldFix {
+                    path: file.display.clone(),
+                    line: line + 1,
+                    rule,
+                    reason: CHANGES_DATA.into(),
+                })
+                .collect();
+            if fixed.text == text {
+                return Ok((None, held));
             }
             if write {
-                write_beside(&file.absolute, &after).map_err(|error| named(error.to_string()))?;
+                write_beside(&file.absolute, &fixed.text)
+                    .map_err(|error| named(error.to_string()))?;
             }
-            Ok(Some(FixedFile {
-                path: file.display.clone(),
-                before: text,
-                after,
-                fixes,
-            }))
+            Ok((
+                Some(FixedFile {
+                    path: file.display.clone(),
+                    before: text,
+                    after: fixed.text,
+                    fixes: fixed.fixes,
+                }),
+                held,
+            ))
         })
         .collect();
     for outcome in outcomes {
         match outcome {
-            Ok(Some(file)) => report.files.push(file),
-            Ok(None) => {}
+            Ok((file, held)) => {
+                report.files.extend(file);
+                report.held.extend(held);
+            }
             Err(message) => report.failures.push(message),
         }
     }
+    report
+        .held
+        .sort_by(|a, b| (&a.path, a.line).cmp(&(&b.path, b.line)));
     report.files.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(report)
 }
@@ -312,4 +429,47 @@ fn write_beside(path: &Path, text: &str) -> std::io::Result<()> {
     temporary.as_file().sync_all()?;
     temporary.persist(path).map_err(|error| error.error)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnostic::{Edit, Fix, Severity};
+
+    fn finding(rule: &str, text: &str, at: &str, content: &str) -> Diagnostic {
+        let start = text.find(at).expect("the fixture holds the text");
+        Diagnostic {
+            rule: rule.into(),
+            severity: Severity::Warning,
+            path: "values.yaml".into(),
+            range: start..start + at.len(),
+            message: String::new(),
+            help: None,
+            labels: Vec::new(),
+            fix: Some(Fix::safe(vec![Edit::replace(
+                start..start + at.len(),
+                content,
+            )])),
+        }
+    }
+
+    #[test]
+    fn a_fix_that_changes_data_is_held_and_the_others_kept() {
+        let text = "notes: |\n  title\n#Heading\nb: 1 #one\n";
+        let data = crate::yaml::data::data_of(Path::new("values.yaml"), text);
+        // Indenting the comment makes it the scalar's text; spacing the other keeps data.
+        let into_scalar = finding("comment-indentation", text, "#Heading", "  #Heading");
+        let spacing = finding("inline-comment-spacing", text, " #one", "  # one");
+        let (kept, held) = keep_data(
+            Path::new("values.yaml"),
+            text,
+            vec![into_scalar, spacing],
+            &data,
+        );
+        assert_eq!(held, vec![(2, "comment-indentation".to_string())]);
+        assert_eq!(
+            apply(text, &kept).0,
+            "notes: |\n  title\n#Heading\nb: 1  # one\n"
+        );
+    }
 }

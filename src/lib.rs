@@ -68,7 +68,7 @@ pub use check::{
 pub use config::{parse_duration, Config, IdemTarget};
 pub use diagnostic::{Applicability, Diagnostic, Edit, Fix, Label, Severity};
 pub use error::{ConfigError, Error};
-pub use fix::{fix_paths, FixReport, FixedFile};
+pub use fix::{fix_paths, FixReport, FixedFile, HeldFix};
 pub use report::map::map_json;
 pub use report::{machine_root, Format};
 pub use rules::{rule, rules, rules_markdown, Level, RuleInfo};
@@ -95,6 +95,7 @@ pub mod internals {
     pub use crate::template::lex::{lex, lex_counting, Action};
     pub use crate::template::mask::{mask, mask_branch, Masked, PLACEHOLDER};
     pub use crate::template::reads::reads as value_reads;
+    pub use crate::yaml::data::{data_of, Data};
     pub use crate::yaml::parse::{language, QUERIES};
     pub use crate::yaml::syntax::MAX_DEPTH;
 

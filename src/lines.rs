@@ -32,9 +32,19 @@ pub fn code_before_comment(line: &str) -> &str {
         .map_or(line, |(at, _)| &line[..at - 1])
 }
 
-/// If the line ends with a block scalar header (`key: |`, `- >-`), the column its
-/// content must be indented past.
-pub fn block_scalar_parent(line: &[u8]) -> Option<usize> {
+/// A block scalar header at the end of a line (`key: |`, `- >-`, `key: |2`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BlockScalarHeader {
+    /// The column the content must be indented past.
+    pub parent: usize,
+    /// The content's indentation when the header gives it (`|2`: the parent's
+    /// column plus 2); otherwise the first non-empty line's sets it.
+    pub indent: Option<usize>,
+}
+
+/// If the line ends with a block scalar header (`key: |`, `- >-`, `key: |2`), what it
+/// says about the content's indentation.
+pub fn block_scalar_header(line: &[u8]) -> Option<BlockScalarHeader> {
     // Most lines hold neither indicator: reject them before any string work.
     memchr::memchr2(b'|', b'>', line)?;
     let text = std::str::from_utf8(line).ok()?;
@@ -51,7 +61,15 @@ pub fn block_scalar_parent(line: &[u8]) -> Option<usize> {
     if !(before.ends_with(':') || before.ends_with('-')) {
         return None;
     }
-    Some(structure_column(text))
+    let parent = structure_column(text);
+    let indicator = header
+        .bytes()
+        .find(|b| matches!(b, b'1'..=b'9'))
+        .map(|digit| usize::from(digit - b'0'));
+    Some(BlockScalarHeader {
+        parent,
+        indent: indicator.map(|indicator| parent + indicator),
+    })
 }
 
 /// The column that a nested value must be indented past: the key's column, or the
@@ -75,6 +93,34 @@ pub fn structure_column(line: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_block_scalar_header_gives_its_indentation_from_the_parent_column() {
+        let header = |line: &str| block_scalar_header(line.as_bytes());
+        assert_eq!(header("key: value"), None);
+        assert_eq!(
+            header("  key: |"),
+            Some(BlockScalarHeader {
+                parent: 2,
+                indent: None
+            })
+        );
+        // As PyYAML reads them: the key's column, or the last dash's, plus the digit.
+        assert_eq!(
+            header("  key: |2-"),
+            Some(BlockScalarHeader {
+                parent: 2,
+                indent: Some(4)
+            })
+        );
+        assert_eq!(
+            header("- - >+1  # folded"),
+            Some(BlockScalarHeader {
+                parent: 2,
+                indent: Some(3)
+            })
+        );
+    }
 
     proptest::proptest! {
         #[test]

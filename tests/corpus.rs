@@ -145,3 +145,66 @@ fn corpus_check_lazy_equals_full() {
         lazy.count(tether::Severity::Warning)
     );
 }
+
+/// `--fix` over the whole corpus, every rule on, keeps every file's data: a plain
+/// YAML file loads (yaml-rust2, every document) to the same values before and after,
+/// and a template's masked documents parse to the same events. The tally says how
+/// many fixes were applied and how many were held because they would change data.
+#[test]
+fn corpus_fix_keeps_every_files_data() {
+    let Some(dir) = common::corpus_dir("the corpus --fix sweep") else {
+        return;
+    };
+    let every_rule: String = tether::rules()
+        .iter()
+        .filter(|rule| rule.name != "required-comment")
+        .map(|rule| format!("{} = \"warn\"\n", rule.name))
+        .collect();
+    let config = tether::Config::from_toml_in(&format!("[rules]\n{every_rule}"), &dir)
+        .expect("every rule as a warning is a valid configuration");
+    let report = tether::fix_paths(
+        tether::ConfigSource::One(config),
+        std::slice::from_ref(&dir),
+        false,
+    )
+    .expect("the fix starts");
+    assert!(report.checked > 2000, "only {} files", report.checked);
+    assert!(report.failures.is_empty(), "{:#?}", report.failures);
+    let load = |text: &str| yaml_rust2::YamlLoader::load_from_str(text).map_err(|e| e.to_string());
+    let mut changed_data = Vec::new();
+    let (mut plain, mut templates) = (0, 0);
+    for file in &report.files {
+        if tether::is_template_path(&file.path) {
+            templates += 1;
+            let data = |text: &str| tether::internals::data_of(&file.path, text);
+            if data(&file.before) != data(&file.after) {
+                changed_data.push(file.path.display().to_string());
+            }
+        } else {
+            plain += 1;
+            if load(&file.before) != load(&file.after) {
+                changed_data.push(file.path.display().to_string());
+            }
+        }
+    }
+    eprintln!(
+        "--fix over the corpus: {} fixes in {} files ({plain} plain YAML, {templates} templates), \
+         {} held because they would change data: {:#?}",
+        report.count(),
+        report.files.len(),
+        report.held.len(),
+        report
+            .held
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+    );
+    assert!(
+        report.count() > 100,
+        "the sweep fixed too little to mean anything"
+    );
+    assert!(
+        changed_data.is_empty(),
+        "--fix changed data in {changed_data:#?}"
+    );
+}

@@ -56,6 +56,11 @@ rule_fixtures! {
     detached_comment_blocks => ("detached-comment", "blocks"),
     detached_comment_directives => ("detached-comment", "directives"),
     comment_starting_space_styles => ("comment-starting-space", "styles"),
+    comment_starting_space_block_scalars => (
+        "comment-starting-space",
+        "block-scalars",
+        "comment-indentation"
+    ),
     inline_comment_spacing_spacing => ("inline-comment-spacing", "spacing"),
     inline_comment_spacing_min_spaces_1 => ("inline-comment-spacing", "min-spaces-1"),
     inline_comment_spacing_complex_key => ("inline-comment-spacing", "complex-key"),

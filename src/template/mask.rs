@@ -19,7 +19,7 @@
 use std::ops::Range;
 
 use super::lex::{Action, ActionKind, Keyword};
-use crate::lines::{block_scalar_parent, structure_column};
+use crate::lines::{block_scalar_header, structure_column};
 
 /// The byte every placeholder is made of: a plain-scalar character that no YAML
 /// indicator uses.
@@ -46,6 +46,9 @@ struct LineFacts {
     /// An action on the line opens a `define` or `block`: whatever came before it (a
     /// block scalar at the end of the previous define) has ended.
     opens_define: bool,
+    /// An action on the line prints at its own column (an output action without a
+    /// `{{-` that would pull its text onto the line above).
+    prints: bool,
 }
 
 impl LineFacts {
@@ -141,6 +144,7 @@ fn line_facts(bytes: &[u8], actions: &[Action]) -> Vec<LineFacts> {
                     action.kind,
                     ActionKind::Control(Keyword::Define | Keyword::Block)
                 );
+                current.prints |= prints_at_own_column(bytes, action);
                 for offset in memchr::memchr_iter(b'\n', &bytes[action.span.clone()]) {
                     current.range = line_start..action.span.start + offset;
                     lines.push(std::mem::take(&mut current));
@@ -231,14 +235,15 @@ fn block_scalar_indents(bytes: &[u8], lines: &[LineFacts]) -> Vec<Option<usize>>
     let mut line = 0;
     while line < lines.len() {
         let facts = &lines[line];
-        let Some(parent) = facts
+        let Some(header) = facts
             .has_content
-            .then(|| block_scalar_parent(&bytes[facts.range.clone()]))
+            .then(|| block_scalar_header(&bytes[facts.range.clone()]))
             .flatten()
         else {
             line += 1;
             continue;
         };
+        let parent = header.parent;
         // The scalar runs until a content line indented no deeper than its parent, or
         // the start of the next `define`.
         let mut end = line + 1;
@@ -249,12 +254,16 @@ fn block_scalar_indents(bytes: &[u8], lines: &[LineFacts]) -> Vec<Option<usize>>
             }
             end += 1;
         }
+        // An action's output stands where the action starts, so the first line that
+        // prints (text or an output action) sets the scalar's indentation; a line of
+        // control actions prints nothing and sets it only when nothing else does.
         let content_indent = lines[line + 1..end]
             .iter()
-            .find(|next| next.has_content)
+            .find(|next| next.has_content || (next.prints && next.indent > parent))
             .or_else(|| lines[line + 1..end].iter().find(|next| next.has_action))
             .map(|next| next.indent)
             .filter(|&indent| indent > parent);
+        let content_indent = header.indent.or(content_indent);
         if let Some(indent) = content_indent {
             for slot in &mut indents[line + 1..end] {
                 *slot = Some(indent);
@@ -360,6 +369,16 @@ fn whole_value_columns(
 }
 
 /// An action whose pipeline ends in a function that prints a block.
+/// Whether an action's output starts at the action's own column: it prints, no `{{-`
+/// pulls it onto the line above, and no `indent`/`nindent` moves it.
+fn prints_at_own_column(bytes: &[u8], action: &Action) -> bool {
+    let last = &bytes[action.last_command.clone()];
+    let last = &last[last.iter().take_while(|b| b.is_ascii_whitespace()).count()..];
+    action.kind == ActionKind::Output
+        && !action.trim_left
+        && !(last.starts_with(b"indent") || last.starts_with(b"nindent"))
+}
+
 fn emits_block(text: &str, action: &Action) -> bool {
     matches!(
         action.last_function(text),

@@ -1,6 +1,7 @@
 //! YAML handling: parse masked text with tree-sitter, then build the comment model.
 
 pub mod anchor;
+pub mod data;
 pub mod directives;
 pub mod model;
 pub mod parse;

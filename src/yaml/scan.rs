@@ -9,7 +9,7 @@
 use std::ops::Range;
 
 use super::syntax::RawComment;
-use crate::lines::{block_scalar_parent, count_spaces};
+use crate::lines::{block_scalar_header, count_spaces};
 
 /// What the scanner carries from one line to the next.
 enum State {
@@ -146,10 +146,10 @@ pub fn scan(
                     .all(|b| b == b' ' || b == b'\t'),
             });
         }
-        if let Some(parent) = block_scalar_parent(&text[..code_end]) {
+        if let Some(header) = block_scalar_header(&text[..code_end]) {
             state = State::BlockScalar {
-                parent,
-                indent: None,
+                parent: header.parent,
+                indent: header.indent,
             };
         }
     }
