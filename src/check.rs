@@ -558,6 +558,10 @@ fn check_file(
     if let Some((chart, _)) = chart_of(&file.config, &file.relative, None) {
         hash ^= chart.content_fingerprint().rotate_left(11);
     }
+    // And a values file's on whether it is a chart's, and whether helm-docs reads it.
+    if let Some(facts) = values_file(&file.config, &file.relative) {
+        hash ^= 1 + u64::from(facts.in_chart) * 2 + u64::from(facts.helm_docs_reads) * 4;
+    }
     // Findings are made and cached with paths relative to the configuration, and
     // shown relative to the run's root.
     let shown = |mut diagnostics: Vec<Diagnostic>, source: &SourceFile| {
@@ -690,6 +694,7 @@ fn check_source(
         suppressions: &no_suppressions,
         pins: config.pins.as_deref(),
         chart: chart.as_ref().map(|(chart, role)| (chart.as_ref(), *role)),
+        values_file: values_file(config, relative),
         value_reads: std::cell::OnceCell::new(),
     };
     // The chart's index read this template already: its reads are taken from
@@ -813,6 +818,66 @@ fn chart_of(
         Some(charts) => charts.of(&absolute, &config.chart_scope),
         None => Arc::new(crate::charts::Charts::default()).of(&absolute, &config.chart_scope),
     }
+}
+
+/// What the documentation generators make of a file named like a values file
+/// (`values*.yaml`, `values.yml`); `None` for any other file.
+fn values_file(config: &Config, relative: &Path) -> Option<crate::rules::ValuesFile> {
+    let name = relative.file_name()?.to_str()?;
+    let values_like =
+        name == "values.yml" || (name.starts_with("values") && name.ends_with(".yaml"));
+    if !values_like || crate::yaml::pipeline::is_template_path(relative) {
+        return None;
+    }
+    let absolute = config.root.join(relative);
+    let folder = absolute.parent()?;
+    let in_chart = std::fs::symlink_metadata(folder.join("Chart.yaml"))
+        .is_ok_and(|metadata| metadata.file_type().is_file());
+    let helm_docs_reads = in_chart
+        && name == "values.yaml"
+        && !helm_docs_ignores(
+            folder,
+            config.chart_scope.top.as_deref().unwrap_or(&config.root),
+        );
+    Some(crate::rules::ValuesFile {
+        in_chart,
+        helm_docs_reads,
+    })
+}
+
+/// Whether a `.helmdocsignore` in the chart's folder or a folder above it, up to the
+/// repository's top, names the chart (its folder, a folder above it, or its
+/// `Chart.yaml`), read as helm-docs reads it: gitignore patterns relative to the
+/// file's folder. helm-docs reads the one in the folder it runs in; tether does not
+/// know which that is, so any of them counts.
+fn helm_docs_ignores(chart: &Path, top: &Path) -> bool {
+    /// No ignore file needs more; a bigger one is not read.
+    const MAX_IGNORE_BYTES: usize = 64 * 1024;
+    for folder in chart.ancestors() {
+        let file = folder.join(".helmdocsignore");
+        if let Ok(bytes) = crate::source::read_regular(&file, MAX_IGNORE_BYTES) {
+            let mut builder = ignore::gitignore::GitignoreBuilder::new(folder);
+            for line in String::from_utf8_lossy(&bytes).lines() {
+                // A bad pattern is skipped, as git skips it.
+                let _ = builder.add_line(None, line);
+            }
+            if let Ok(patterns) = builder.build() {
+                if patterns
+                    .matched_path_or_any_parents(chart, true)
+                    .is_ignore()
+                    || patterns
+                        .matched_path_or_any_parents(chart.join("Chart.yaml"), false)
+                        .is_ignore()
+                {
+                    return true;
+                }
+            }
+        }
+        if folder == top || !folder.starts_with(top) {
+            break;
+        }
+    }
+    false
 }
 
 /// At most this many findings are reported for one file; the rest are counted in one

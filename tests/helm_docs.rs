@@ -327,6 +327,83 @@ fn simulation_agrees_with_the_readmes_helm_docs_generated() {
     );
 }
 
+/// `undocumented-value` against the same READMEs: a key it reports (the outermost
+/// undocumented one) must have no description in the README, nor any key below it.
+/// This holds tether's reading of a values file (which comment documents which key,
+/// an empty `#` line documenting nothing, a `# --` over-indented above its key
+/// documenting it) to what helm-docs printed.
+#[test]
+fn undocumented_value_reports_no_key_that_helm_docs_describes() {
+    let Some(dir) = common::corpus_dir("the helm-docs comparison") else {
+        return;
+    };
+    let mut paths = Vec::new();
+    readmes(&dir, &mut paths);
+    paths.sort();
+    let (mut charts, mut findings, mut described_keys) = (0, 0, 0);
+    let mut wrong = Vec::new();
+    for path in &paths {
+        let folder = path.parent().expect("a README has a folder");
+        let values = folder.join("values.yaml");
+        let readme = std::fs::read_to_string(path).expect("corpus READMEs are UTF-8");
+        if !values.is_file()
+            || !folder.join("Chart.yaml").is_file()
+            || !generated_by_helm_docs(&readme, folder)
+        {
+            continue;
+        }
+        charts += 1;
+        let template = std::fs::read_to_string(folder.join("README.md.gotmpl")).ok();
+        let (rows, _) = value_rows(&readme, template.as_deref());
+        let described: Vec<String> = rows
+            .iter()
+            .filter(|row| !normalise(&row.description).is_empty())
+            .map(|row| row.key.replace('"', ""))
+            .collect();
+        described_keys += described.len();
+        let config =
+            tether::Config::from_toml_in("[rules]\nundocumented-value = \"warn\"\n", folder)
+                .expect("the configuration is valid");
+        let bytes = std::fs::read(&values).expect("corpus files are readable");
+        let (_, diagnostics) = tether::internals::check_bytes(
+            &config,
+            Path::new("values.yaml"),
+            bytes,
+            tether::internals::Mode::Lazy,
+        );
+        for diagnostic in diagnostics
+            .iter()
+            .filter(|d| d.rule == "undocumented-value")
+        {
+            findings += 1;
+            let key = diagnostic
+                .message
+                .split('`')
+                .nth(1)
+                .expect("the message names the key")
+                .to_string();
+            let below = |described: &String| {
+                described
+                    .strip_prefix(key.as_str())
+                    .is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '[']))
+            };
+            if let Some(found) = described.iter().find(|d| below(d)) {
+                wrong.push(format!(
+                    "{}: `{key}` reported undocumented, but the README describes `{found}`",
+                    folder.strip_prefix(&dir).unwrap_or(folder).display()
+                ));
+            }
+        }
+    }
+    eprintln!(
+        "undocumented-value on {charts} charts with a helm-docs README: {findings} findings, \
+         {} on a key the README describes (of {described_keys} described keys)",
+        wrong.len()
+    );
+    assert!(charts >= 5, "only {charts} charts compared");
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
 #[test]
 fn cells_split_on_unescaped_pipes_outside_code_spans() {
     assert_eq!(

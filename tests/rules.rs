@@ -68,7 +68,10 @@ rule_fixtures! {
     comment_indentation_empty_values => ("comment-indentation", "empty-values"),
     comment_indentation_runs => ("comment-indentation", "runs"),
     undocumented_value_conventions => ("undocumented-value", "conventions"),
+    undocumented_value_readme_generator => ("undocumented-value", "readme-generator"),
+    undocumented_value_helm_docs => ("undocumented-value", "helm-docs"),
     orphan_value_doc_orphans => ("orphan-value-doc", "orphans"),
+    orphan_value_doc_helmdocsignore => ("orphan-value-doc", "helmdocsignore"),
     unused_suppression_suppressions => (
         "unused-suppression",
         "suppressions",

@@ -24,7 +24,7 @@ pub mod options;
 pub mod rule;
 
 pub use options::{Level, PlacementSetting, Require, RuleSettings};
-pub use rule::{CommentInfo, Described, FileContext, Reporter, Rule, Suppression};
+pub use rule::{CommentInfo, Described, FileContext, Reporter, Rule, Suppression, ValuesFile};
 
 /// A registered rule.
 pub struct Registered {

@@ -14,8 +14,10 @@ declare_rule! {
     /// - a readme-generator `## @param full.path` or a helm-docs `# full.path -- text`
     ///   naming a path that does not exist in the file;
     /// - a cozyvalues-gen `## @param {type} name` naming no top-level key;
-    /// - a helm-docs `# --` description that helm-docs itself (v1.14, which reads comments
-    ///   through yaml.v3) would lose or show for another key: a description of a
+    /// - in a `values.yaml` that helm-docs reads (beside its chart's `Chart.yaml`, in a
+    ///   chart that no `.helmdocsignore` of the repository names), a helm-docs `# --`
+    ///   description that helm-docs itself (v1.14, which reads comments through
+    ///   yaml.v3) would lose or show for another key: a description of a
     ///   commented-out key that runs, across a blank line, into the next real key; a
     ///   description dropped because a later `# --` above the same key replaces it; a
     ///   description a blank line cuts off from the key below, so yaml.v3 reads it as the
@@ -75,12 +77,14 @@ impl Rule for OrphanValueDoc {
         let (paths, top) = key_paths(model);
         for found in annotations(context) {
             let (missing, what) = match &found.annotation {
-                Annotation::Param { path } => (!paths.contains(path), path.clone()),
+                Annotation::Param { path, .. } => (!paths.contains(path), path.clone()),
                 Annotation::HelmDocsPath { path } => (!paths.contains(path), path.clone()),
                 Annotation::TypedParam { name, optional } => {
                     (!optional && !top.contains(name), name.clone())
                 }
-                Annotation::Unchecked { .. } => (false, String::new()),
+                Annotation::Skip { .. } | Annotation::Extra { .. } | Annotation::Section => {
+                    (false, String::new())
+                }
             };
             if missing {
                 reporter
@@ -91,7 +95,11 @@ impl Rule for OrphanValueDoc {
                     .with_help("fix the path, or remove the documentation of a value that is gone");
             }
         }
-        report_helm_docs(context, model, reporter);
+        // Only where helm-docs reads: a chart's `values.yaml` that no
+        // `.helmdocsignore` names.
+        if context.values_file.is_some_and(|file| file.helm_docs_reads) {
+            report_helm_docs(context, model, reporter);
+        }
     }
 }
 

@@ -150,6 +150,18 @@ pub struct CommentInfo {
     pub own_line: bool,
 }
 
+/// A file named like a values file (`values.yaml`, `values-prod.yaml`), as the
+/// documentation generators see it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct ValuesFile {
+    /// A `Chart.yaml` is beside it: a chart's values, not an override file of an
+    /// end-to-end test or an environment.
+    pub in_chart: bool,
+    /// helm-docs reads it: the `values.yaml` of a chart that no `.helmdocsignore` of
+    /// the repository names.
+    pub helm_docs_reads: bool,
+}
+
 /// What the rules know about one file.
 pub struct FileContext<'a> {
     /// Relative to the configuration's folder: what globs match and output shows.
@@ -183,6 +195,9 @@ pub struct FileContext<'a> {
     /// The chart the file is a template or the `values.yaml` of, analysed, when a
     /// rule that needs it is on (`undefined-value`, `unused-value`).
     pub chart: Option<(&'a crate::charts::Chart, crate::charts::Role)>,
+    /// What the documentation generators make of the file, when it is named like a
+    /// values file.
+    pub values_file: Option<ValuesFile>,
     /// What the template reads of the values, found on first use.
     pub(crate) value_reads: std::cell::OnceCell<std::sync::Arc<crate::template::reads::Reads>>,
 }

@@ -1,6 +1,7 @@
 //! The documentation conventions of `values.yaml` that the value rules recognise:
 //! helm-docs (`# -- text`, `# path -- text`), bitnami's readme-generator
-//! (`## @param full.path text`, `@skip`, `@extra`) and cozyvalues-gen
+//! (`## @param full.path [modifiers] text`, `@skip`, `@extra`, `@section`,
+//! `@descriptionStart`/`@descriptionEnd`) and cozyvalues-gen
 //! (`## @param {type} name=default - text`, with `@typedef`/`@field`/`@enum`).
 
 use std::collections::HashSet;
@@ -12,13 +13,21 @@ use crate::yaml::model::{CommentStyle, FileModel};
 /// One annotation found in a comment line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Annotation {
-    /// readme-generator `## @param full.path …`.
-    Param { path: String },
+    /// readme-generator `## @param full.path …`; `modifiers` when `[array]`,
+    /// `[object]`, `[string]`, `[nullable]` or `[default: …]` follows the path, which
+    /// documents everything under it.
+    Param { path: String, modifiers: bool },
     /// cozyvalues-gen `## @param {type} name …`: `name` is a top-level key; an
     /// optional one (`[name]`) may be left out of the file on purpose.
     TypedParam { name: String, optional: bool },
-    /// readme-generator `## @skip path` and `## @extra path`: never checked.
-    Unchecked { path: String },
+    /// readme-generator `## @skip path`: the path and everything under it need no
+    /// `@param`.
+    Skip { path: String },
+    /// readme-generator `## @extra path`: a parameter documented without a key.
+    Extra { path: String },
+    /// readme-generator `## @section`, `@descriptionStart`, `@descriptionEnd`: the
+    /// README's structure, documenting no key.
+    Section,
     /// helm-docs' older `# full.path -- text`.
     HelmDocsPath { path: String },
 }
@@ -56,6 +65,7 @@ pub fn has_annotations(context: &FileContext) -> bool {
         text.contains("@param")
             || text.contains("@skip")
             || text.contains("@extra")
+            || text.contains("@section")
             || text.lines().any(|line| {
                 let line = line.trim_start();
                 super::helm_docs::is_marker(line) || parse(line).is_some()
@@ -79,16 +89,27 @@ fn parse(comment: &str) -> Option<Annotation> {
             return (!name.is_empty()).then_some(Annotation::TypedParam { name, optional });
         }
         let path = rest.split_whitespace().next()?;
+        let modifiers = rest[path.len()..].trim_start().starts_with('[');
         return Some(Annotation::Param {
+            path: path.to_string(),
+            modifiers,
+        });
+    }
+    if let Some(rest) = body.strip_prefix("@skip") {
+        let path = rest.split_whitespace().next()?;
+        return Some(Annotation::Skip {
             path: path.to_string(),
         });
     }
-    for tag in ["@skip", "@extra"] {
-        if let Some(rest) = body.strip_prefix(tag) {
-            let path = rest.split_whitespace().next()?;
-            return Some(Annotation::Unchecked {
-                path: path.to_string(),
-            });
+    if let Some(rest) = body.strip_prefix("@extra") {
+        let path = rest.split_whitespace().next()?;
+        return Some(Annotation::Extra {
+            path: path.to_string(),
+        });
+    }
+    for tag in ["@section", "@descriptionStart", "@descriptionEnd"] {
+        if body.starts_with(tag) {
+            return Some(Annotation::Section);
         }
     }
     // `# some.path -- text`: one token that reads as a dotted path, then ` -- `.
@@ -151,6 +172,73 @@ pub fn key_paths(model: &FileModel) -> (HashSet<String>, HashSet<String>) {
     (paths, top)
 }
 
+/// Whether a comment documents anything: some text beyond `#`s, a helm-docs `--`
+/// marker and spaces. An empty `#` or `##` line, or a bare `# --`, documents nothing.
+pub fn has_words(comment: &str) -> bool {
+    comment.lines().any(|line| {
+        !line
+            .trim_matches(|c: char| c == '#' || c == '-' || c.is_whitespace())
+            .is_empty()
+    })
+}
+
+/// A value readme-generator wants a `## @param` for, and the line of its key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Leaf {
+    /// `a.b`, `list[0].name`: readme-generator's path (dot-object's flattening).
+    pub path: String,
+    /// 1-based line of the key (or item) in the file.
+    pub line: usize,
+}
+
+/// The values readme-generator checks for metadata, as its `createValuesObject`
+/// flattens the file: every scalar, empty map and empty list; a list of strings
+/// only as a whole; the items of any other list one by one (`list[0].name`).
+pub fn readme_leaves(node: &crate::small_yaml::Node) -> Vec<Leaf> {
+    let mut out = Vec::new();
+    flatten(node, String::new(), node.line, &mut out);
+    out
+}
+
+fn flatten(node: &crate::small_yaml::Node, path: String, line: usize, out: &mut Vec<Leaf>) {
+    use crate::small_yaml::{Scalar, Value};
+    match &node.value {
+        Value::Map(entries) if !entries.is_empty() => {
+            for (key, value) in entries {
+                let name = match &key.value {
+                    Value::Scalar(scalar) => scalar.as_text().unwrap_or_else(|| "null".into()),
+                    _ => continue,
+                };
+                let child = if path.is_empty() {
+                    name
+                } else {
+                    format!("{path}.{name}")
+                };
+                flatten(value, child, key.line, out);
+            }
+        }
+        Value::Seq(items)
+            if !items.is_empty()
+                && !items
+                    .iter()
+                    .all(|item| matches!(item.value, Value::Scalar(Scalar::Str(_)))) =>
+        {
+            for (index, item) in items.iter().enumerate() {
+                flatten(item, format!("{path}[{index}]"), item.line, out);
+            }
+        }
+        _ if path.is_empty() => {}
+        _ => out.push(Leaf { path, line }),
+    }
+}
+
+/// Whether `path` is `under` or below it, as readme-generator's `@skip` and
+/// modifiers cover it.
+pub fn is_under(path: &str, under: &str) -> bool {
+    path.strip_prefix(under)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '[']))
+}
+
 /// Whether the text of a comment line (without `# `) is a commented-out key
 /// (`targetPort: 80`, `resources:`) or item (`- name: x`) at the comment's own
 /// indentation. Prose (`Note: see below`, `here: the operator owns it`) is not: keys
@@ -187,8 +275,26 @@ mod tests {
         assert_eq!(
             parse("## @param image.tag Image tag"),
             Some(Annotation::Param {
-                path: "image.tag".into()
+                path: "image.tag".into(),
+                modifiers: false
             })
+        );
+        assert_eq!(
+            parse("## @param image.pullSecrets [array] Pull secrets"),
+            Some(Annotation::Param {
+                path: "image.pullSecrets".into(),
+                modifiers: true
+            })
+        );
+        assert_eq!(
+            parse("## @skip image.digest"),
+            Some(Annotation::Skip {
+                path: "image.digest".into()
+            })
+        );
+        assert_eq!(
+            parse("## @section Common parameters"),
+            Some(Annotation::Section)
         );
         assert_eq!(
             parse("## @param {ResourcesPreset} resourcesPreset=\"t1.micro\" - Preset"),

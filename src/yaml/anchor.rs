@@ -210,7 +210,26 @@ pub fn anchor(view: &TemplateView, parsed: ParsedDocument, index: usize) -> Docu
             }
         }
         let last = &pieces[run_end];
-        let target = scan_down(view, &kind_of, &first_key_on, keys, last, lines.end);
+        let describes = pieces[position..=run_end]
+            .iter()
+            .any(|piece| is_description_marker(&view.source.text[piece.span.clone()]));
+        // The column of the nearest key above the run: a run indented past it is
+        // written under that key.
+        let above = keys[..keys.partition_point(|key| key.line < piece.line)]
+            .last()
+            .map(|key| key.column);
+        let target = scan_down(
+            view,
+            &kind_of,
+            &first_key_on,
+            keys,
+            Run {
+                last,
+                describes,
+                above,
+            },
+            lines.end,
+        );
         for (offset, slot) in targets[position..=run_end].iter_mut().enumerate() {
             *slot = target;
             continues[position + offset] = offset > 0;
@@ -435,15 +454,33 @@ fn trailing_key(keys: &[RawKey], first: Option<usize>, piece: &Piece) -> Option<
     best.map(|(index, _)| index)
 }
 
-/// Scans down from a comment (its last piece) to the key it documents.
+/// Whether a comment line is a helm-docs description marker (`# --`, `# -- text`).
+fn is_description_marker(comment: &str) -> bool {
+    comment
+        .strip_prefix("# --")
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with([' ', '\t', '\r']))
+}
+
+/// What [`scan_down`] needs of a comment run.
+struct Run<'a> {
+    /// Its last piece.
+    last: &'a Piece,
+    /// A line of it is a helm-docs `# --` marker.
+    describes: bool,
+    /// The column of the nearest key above it, if any.
+    above: Option<usize>,
+}
+
+/// Scans down from a comment run to the key it documents.
 fn scan_down(
     view: &TemplateView,
     kind_of: &dyn Fn(usize) -> LineKind,
     first_key_on: &dyn Fn(usize) -> Option<usize>,
     keys: &[RawKey],
-    last: &Piece,
+    run: Run,
     end: usize,
 ) -> Target {
+    let last = run.last;
     let column = last_column(view, last);
     let mut opened = 0usize;
     let mut detached: Option<usize> = None;
@@ -487,9 +524,19 @@ fn scan_down(
                 }
             }
             LineKind::Content => {
+                // In plain YAML a run directly above a key documents it from its
+                // left, as helm-docs reads it. From its right only when it is a
+                // helm-docs description (yaml.v3 gives it to the key below) and the
+                // key above it is the key's parent: under a sibling it was written
+                // for that sibling (a commented-out example), and where helm-docs
+                // shows it is `orphan-value-doc`'s to say.
                 let documents = |key: usize| {
+                    let over_indented =
+                        run.describes && run.above.is_none_or(|above| above < keys[key].column);
                     keys[key].column == column
-                        || (view.plain && line == start_line && column < keys[key].column)
+                        || (view.plain
+                            && line == start_line
+                            && (column < keys[key].column || over_indented))
                 };
                 return match first_key_on(line) {
                     Some(key) if documents(key) => match detached {

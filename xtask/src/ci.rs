@@ -1,6 +1,7 @@
 //! `cargo xtask ci`: the whole test suite on a fresh machine. It installs the tools
 //! the tests drive (git, make, GNU sed: `tether idem` runs real regeneration
-//! commands) with apt when they are missing, and the SARIF validator with npm, then
+//! commands) with apt when they are missing, and the SARIF validator and
+//! readme-generator with npm, then
 //! runs `cargo test`, `cargo xtask precision --check`, `cargo doc` without warnings,
 //! `cargo xtask dist`, `cargo install --path .` into a temporary root, a build for
 //! Windows (the library is portable; `idem` is Unix-only), and every fuzz target for
@@ -29,6 +30,7 @@ pub fn ci() -> Result<()> {
         "`sed` is not GNU sed; the idem tests need GNU sed first on PATH"
     );
     install_sarif_validator()?;
+    install_readme_generator()?;
     install_action_tools()?;
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut child = Command::new(cargo)
@@ -264,6 +266,31 @@ fn install_sarif_validator() -> Result<()> {
     ensure!(
         status.success(),
         "npm install @microsoft/sarif-multitool failed"
+    );
+    Ok(())
+}
+
+/// bitnami's readme-generator from npm into `target/readme-generator`: the tool
+/// whose check `undocumented-value` claims to make (`tests/readme_generator.rs`).
+fn install_readme_generator() -> Result<()> {
+    let prefix = crate::project_root().join("target/readme-generator");
+    if prefix.join("node_modules/.bin/readme-generator").exists() {
+        return Ok(());
+    }
+    if !works("npm") {
+        install(&["nodejs", "npm"])?;
+    }
+    std::fs::create_dir_all(&prefix)?;
+    eprintln!("xtask ci: installing @bitnami/readme-generator-for-helm with npm");
+    let status = Command::new("npm")
+        .args(["install", "--no-audit", "--no-fund", "--prefix"])
+        .arg(&prefix)
+        .arg("@bitnami/readme-generator-for-helm@2.7.2")
+        .status()
+        .context("cannot run npm")?;
+    ensure!(
+        status.success(),
+        "npm install @bitnami/readme-generator-for-helm failed"
     );
     Ok(())
 }
