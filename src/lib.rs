@@ -95,7 +95,7 @@ pub mod internals {
     pub use crate::template::lex::{lex, lex_counting, Action};
     pub use crate::template::mask::{mask, mask_branch, Masked, PLACEHOLDER};
     pub use crate::template::reads::reads as value_reads;
-    pub use crate::yaml::data::{data_of, Data};
+    pub use crate::yaml::data::{data_of, Data, Part};
     pub use crate::yaml::parse::{language, QUERIES};
     pub use crate::yaml::syntax::MAX_DEPTH;
 

@@ -85,6 +85,7 @@ rule_fixtures! {
     unused_value_basic => ("unused-value", "basic"),
     unused_value_opaque => ("unused-value", "opaque"),
     unused_value_libraries => ("unused-value", "libraries", "undefined-value"),
+    recovered_template_indentation => ("recovered-template", "indentation"),
 }
 
 #[test]

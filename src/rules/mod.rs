@@ -12,6 +12,7 @@ pub mod helm_docs;
 mod inline_comment_spacing;
 mod orphan_value_doc;
 mod parse_problem;
+mod recovered_template;
 mod required_comment;
 mod stale_version_reference;
 mod undefined_value;
@@ -89,6 +90,7 @@ register!(
     stale_version_reference::StaleVersionReference,
     undefined_value::UndefinedValue,
     unused_value::UnusedValue,
+    recovered_template::RecoveredTemplate,
     // Last: it reads which suppressions the rules above used.
     unused_suppression::UnusedSuppression,
 );

@@ -9,8 +9,8 @@ declare_rule! {
     /// closed, a file too large to model. The file is still checked as far as it can be:
     /// invalid bytes are read as `?`, an unclosed action ends at the end of its line.
     ///
-    /// YAML that does not parse even after masking is not reported here (`helm lint`
-    /// renders the chart and reports it better); `tether map` shows which lines were
+    /// YAML that does not parse even after masking is not reported here: that is
+    /// `recovered-template` (off by default), and `tether map` shows which lines were
     /// recovered from indentation.
     ///
     /// ## Why it matters

@@ -99,6 +99,12 @@ pub fn mask(text: &str, actions: &[Action]) -> Masked {
                 continue;
             }
         }
+        // `key: | {{ .x | nindent 4 }}`: the block is the scalar's text, on the lines
+        // below the header.
+        if emits_block(text, action) && after_block_scalar_header(bytes, facts, action) {
+            blank(&mut out[action.span.clone()]);
+            continue;
+        }
         let first_line_end = bytes[action.span.clone()]
             .iter()
             .position(|&b| b == b'\n')
@@ -369,6 +375,26 @@ fn whole_value_columns(
 }
 
 /// An action whose pipeline ends in a function that prints a block.
+/// Whether the action follows a block scalar header on its line (`key: |`, `- >-`),
+/// with only spaces between.
+fn after_block_scalar_header(bytes: &[u8], facts: &LineFacts, action: &Action) -> bool {
+    let before = &bytes[facts.range.start..action.span.start];
+    let code = before.trim_ascii_end();
+    let header_start = code
+        .iter()
+        .rposition(|&b| b == b' ' || b == b'\t')
+        .map_or(0, |at| at + 1);
+    let header = &code[header_start..];
+    header.first().is_some_and(|&b| b == b'|' || b == b'>')
+        && header[1..]
+            .iter()
+            .all(|&b| b == b'-' || b == b'+' || b.is_ascii_digit())
+        && matches!(
+            code[..header_start].trim_ascii_end().last(),
+            Some(b':' | b'-')
+        )
+}
+
 /// Whether an action's output starts at the action's own column: it prints, no `{{-`
 /// pulls it onto the line above, and no `indent`/`nindent` moves it.
 fn prints_at_own_column(bytes: &[u8], action: &Action) -> bool {

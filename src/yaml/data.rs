@@ -61,6 +61,15 @@ pub fn data_of(relative: &Path, text: &str) -> Data {
     Data { parts }
 }
 
+/// Where yaml-rust2 stops reading `text` (masked YAML) as YAML: the 0-based line in
+/// `text` and why, or `None` when it reads to the end.
+pub fn first_error(text: &str) -> Option<(usize, String)> {
+    match part_of(text, 0) {
+        Part::Parsed(_) => None,
+        Part::Broken { line, message, .. } => Some((line, message)),
+    }
+}
+
 /// Parses one part; `first_line` places its error in the file.
 fn part_of(text: &str, first_line: usize) -> Part {
     let mut hasher = EventHasher {
