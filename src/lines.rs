@@ -45,8 +45,16 @@ pub struct BlockScalarHeader {
 /// If the line ends with a block scalar header (`key: |`, `- >-`, `key: |2`), what it
 /// says about the content's indentation.
 pub fn block_scalar_header(line: &[u8]) -> Option<BlockScalarHeader> {
-    // Most lines hold neither indicator: reject them before any string work.
+    // Most lines hold neither indicator, and most that do hold it in a template
+    // pipeline (`{{ .x | quote }}`): a header ends the line, or comes before a
+    // comment. Reject the rest before any string work.
     memchr::memchr2(b'|', b'>', line)?;
+    let last = *line.trim_ascii_end().last()?;
+    if !matches!(last, b'|' | b'>' | b'-' | b'+' | b'0'..=b'9')
+        && memchr::memchr(b'#', line).is_none()
+    {
+        return None;
+    }
     let text = std::str::from_utf8(line).ok()?;
     let code = code_before_comment(text).trim_end();
     let header_start = code.rfind([' ', '\t'])? + 1;

@@ -88,11 +88,9 @@ impl PinIndex {
             .then(|| {
                 let alternation: Vec<String> =
                     names.iter().map(|name| regex::escape(name)).collect();
-                Regex::new(&format!(
-                    r"(?i)(?:^|[^a-z0-9_])({})(?:$|[^a-z0-9_])",
-                    alternation.join("|")
-                ))
-                .ok()
+                // ASCII word boundaries rather than a class around the names, so that
+                // the regex engine finds the names by their literals first.
+                Regex::new(&format!(r"(?i)(?-u:\b)({})(?-u:\b)", alternation.join("|"))).ok()
             })
             .flatten();
         let mut hasher = xxhash_rust::xxh3::Xxh3::new();

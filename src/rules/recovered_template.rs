@@ -75,7 +75,7 @@ impl Rule for RecoveredTemplate {
             };
             // Where a second YAML reader (yaml-rust2) stops on the masked document;
             // else the first line tree-sitter found in error.
-            let stop = crate::yaml::data::first_error(&context.masked[start..end]);
+            let stop = crate::yaml::events::first_error(&context.masked[start..end]);
             let (line, why) = match stop {
                 Some((offset, why)) => ((lines.start + offset).min(lines.end - 1), why),
                 None => {

@@ -8,29 +8,13 @@
 //! aliases, collection starts and ends); a part that does not parse is the hash of
 //! the events before the error, with the error's place and words.
 
-use std::hash::Hasher;
 use std::path::Path;
 
-use xxhash_rust::xxh3::Xxh3;
-use yaml_rust2::parser::{Event, MarkedEventReceiver, Parser};
-use yaml_rust2::scanner::{Marker, TScalarStyle};
-
+use super::events::part_of;
+pub use super::events::Part;
 use crate::source::SourceFile;
 use crate::yaml::parse::split_documents;
 use crate::yaml::pipeline;
-
-/// The data of one document or `define` body.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Part {
-    /// The part parsed: the hash of its events.
-    Parsed(u64),
-    /// It did not: the hash of the events before the error, and the error.
-    Broken {
-        events: u64,
-        line: usize,
-        message: String,
-    },
-}
 
 /// The data of a whole file, a part per document or `define` body, in order.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -59,77 +43,6 @@ pub fn data_of(relative: &Path, text: &str) -> Data {
         })
         .collect();
     Data { parts }
-}
-
-/// Where yaml-rust2 stops reading `text` (masked YAML) as YAML: the 0-based line in
-/// `text` and why, or `None` when it reads to the end.
-pub fn first_error(text: &str) -> Option<(usize, String)> {
-    match part_of(text, 0) {
-        Part::Parsed(_) => None,
-        Part::Broken { line, message, .. } => Some((line, message)),
-    }
-}
-
-/// Parses one part; `first_line` places its error in the file.
-fn part_of(text: &str, first_line: usize) -> Part {
-    let mut hasher = EventHasher {
-        hasher: Xxh3::new(),
-    };
-    match Parser::new_from_str(text).load(&mut hasher, true) {
-        Ok(()) => Part::Parsed(hasher.hasher.finish()),
-        Err(error) => Part::Broken {
-            events: hasher.hasher.finish(),
-            line: first_line + error.marker().line().saturating_sub(1),
-            message: error.info().to_string(),
-        },
-    }
-}
-
-/// Hashes events as they come: no tree is built, so a part costs its length.
-struct EventHasher {
-    hasher: Xxh3,
-}
-
-impl MarkedEventReceiver for EventHasher {
-    fn on_event(&mut self, event: Event, _: Marker) {
-        let hasher = &mut self.hasher;
-        match event {
-            Event::Nothing | Event::StreamStart | Event::StreamEnd => {}
-            Event::DocumentStart => hasher.write_u8(1),
-            Event::DocumentEnd => hasher.write_u8(2),
-            Event::Alias(anchor) => {
-                hasher.write_u8(3);
-                hasher.write_usize(anchor);
-            }
-            Event::Scalar(text, style, anchor, tag) => {
-                hasher.write_u8(4);
-                // Plain text is resolved (`1` is a number, `"1"` a string); the
-                // quoting of other scalars does not change their data.
-                hasher.write_u8(u8::from(style == TScalarStyle::Plain));
-                hasher.write_usize(anchor);
-                if let Some(tag) = tag {
-                    hasher.write(tag.handle.as_bytes());
-                    hasher.write_u8(0);
-                    hasher.write(tag.suffix.as_bytes());
-                }
-                hasher.write_u8(0xff);
-                hasher.write_usize(text.len());
-                hasher.write(text.as_bytes());
-            }
-            Event::SequenceStart(anchor, tag) | Event::MappingStart(anchor, tag) => {
-                hasher.write_u8(5);
-                hasher.write_usize(anchor);
-                if let Some(tag) = tag {
-                    hasher.write(tag.handle.as_bytes());
-                    hasher.write_u8(0);
-                    hasher.write(tag.suffix.as_bytes());
-                }
-                hasher.write_u8(0xff);
-            }
-            Event::SequenceEnd => hasher.write_u8(6),
-            Event::MappingEnd => hasher.write_u8(7),
-        }
-    }
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 pub mod anchor;
 pub mod data;
 pub mod directives;
+pub mod events;
 pub mod model;
 pub mod parse;
 pub mod pipeline;
