@@ -553,13 +553,14 @@ fn check_file(
     };
     let bytes_hash = xxhash_rust::xxh3::xxh3_64(&bytes);
     let mut hash = bytes_hash;
+    let surroundings = Surroundings::of(&file.config, &file.relative);
     // A file's findings about its chart's values depend on the chart's other files
     // and on the charts its dependencies reach.
-    if let Some((chart, _)) = chart_of(&file.config, &file.relative, None) {
+    if let Some((chart, _)) = &surroundings.chart {
         hash ^= chart.content_fingerprint().rotate_left(11);
     }
     // And a values file's on whether it is a chart's, and whether helm-docs reads it.
-    if let Some(facts) = values_file(&file.config, &file.relative) {
+    if let Some(facts) = surroundings.values {
         hash ^= 1 + u64::from(facts.in_chart) * 2 + u64::from(facts.helm_docs_reads) * 4;
     }
     // Findings are made and cached with paths relative to the configuration, and
@@ -595,7 +596,8 @@ fn check_file(
             from_cache: true,
         };
     }
-    let (mut source, diagnostics) = check_source(&file.config, &file.relative, bytes, mode);
+    let (mut source, diagnostics) =
+        check_source(&file.config, &file.relative, bytes, mode, surroundings);
     source.path = file.display.clone();
     let diagnostics = shown(diagnostics, &source);
     Outcome::Checked {
@@ -615,7 +617,31 @@ pub fn check_bytes(
     bytes: Vec<u8>,
     mode: Mode,
 ) -> (SourceFile, Vec<Diagnostic>) {
-    check_source(config, relative, bytes, mode)
+    check_source(
+        config,
+        relative,
+        bytes,
+        mode,
+        Surroundings::of(config, relative),
+    )
+}
+
+/// What a file's findings depend on besides its bytes, looked up once per file.
+struct Surroundings {
+    /// Its chart, when a rule that reads the whole chart may run on the file.
+    chart: Option<(std::sync::Arc<crate::charts::Chart>, crate::charts::Role)>,
+    /// What the documentation generators make of it, if it is named like a values
+    /// file.
+    values: Option<crate::rules::ValuesFile>,
+}
+
+impl Surroundings {
+    fn of(config: &Config, relative: &Path) -> Surroundings {
+        Surroundings {
+            chart: chart_of(config, relative),
+            values: values_file(config, relative),
+        }
+    }
 }
 
 fn check_source(
@@ -623,6 +649,7 @@ fn check_source(
     relative: &Path,
     bytes: Vec<u8>,
     mode: Mode,
+    surroundings: Surroundings,
 ) -> (SourceFile, Vec<Diagnostic>) {
     let settings = config.settings_for(relative);
     if let Some(offset) = binary_offset(&bytes) {
@@ -677,7 +704,7 @@ fn check_source(
         })
         .collect();
     let no_suppressions: Vec<Suppression> = Vec::new();
-    let chart = chart_of(config, relative, Some(&settings));
+    let chart = surroundings.chart.filter(|_| rules_on(&settings));
     let mut context = FileContext {
         path: relative,
         source: &source,
@@ -694,7 +721,7 @@ fn check_source(
         suppressions: &no_suppressions,
         pins: config.pins.as_deref(),
         chart: chart.as_ref().map(|(chart, role)| (chart.as_ref(), *role)),
-        values_file: values_file(config, relative),
+        values_file: surroundings.values,
         value_reads: std::cell::OnceCell::new(),
     };
     // The chart's index read this template already: its reads are taken from
@@ -789,12 +816,11 @@ fn chart_rules_may_run(config: &Config) -> bool {
         .any(|registered| registered.rule.needs_chart() && config.may_run(registered.rule.name()))
 }
 
-/// The chart of a template or `values.yaml` when a rule that reads it is on for the
-/// file (`settings`, or the configuration's for it).
+/// The chart of a template or `values.yaml` when a rule that reads the whole chart
+/// may run on some file of the configuration (the file's own settings decide later).
 fn chart_of(
     config: &Config,
     relative: &Path,
-    settings: Option<&crate::rules::RuleSettings>,
 ) -> Option<(std::sync::Arc<crate::charts::Chart>, crate::charts::Role)> {
     let candidate = relative
         .file_name()
@@ -802,15 +828,7 @@ fn chart_of(
         || relative
             .components()
             .any(|component| component.as_os_str() == "templates");
-    if !candidate {
-        return None;
-    }
-    let on = match settings {
-        Some(settings) => rules_on(settings),
-        // For the cache key: cheap, and true wherever a rule may run.
-        None => chart_rules_may_run(config),
-    };
-    if !on {
+    if !candidate || !chart_rules_may_run(config) {
         return None;
     }
     let absolute = config.root.join(relative);

@@ -49,10 +49,12 @@ pub fn block_scalar_header(line: &[u8]) -> Option<BlockScalarHeader> {
     // pipeline (`{{ .x | quote }}`): a header ends the line, or comes before a
     // comment. Reject the rest before any string work.
     memchr::memchr2(b'|', b'>', line)?;
-    let last = *line.trim_ascii_end().last()?;
-    if !matches!(last, b'|' | b'>' | b'-' | b'+' | b'0'..=b'9')
-        && memchr::memchr(b'#', line).is_none()
-    {
+    let trimmed = line.trim_ascii_end();
+    let last_token = trimmed
+        .iter()
+        .rposition(|&b| b == b' ' || b == b'\t')
+        .map_or(trimmed, |at| &trimmed[at + 1..]);
+    if !matches!(last_token.first(), Some(b'|' | b'>')) && memchr::memchr(b'#', line).is_none() {
         return None;
     }
     let text = std::str::from_utf8(line).ok()?;
