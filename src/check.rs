@@ -425,6 +425,15 @@ pub fn check_resolved(
         .into_iter()
         .map(|note| format!("cache not used: {note}"))
         .collect();
+    // A limit that turned a rule off is said, never taken for "no findings".
+    let mut pin_errors: Vec<String> = configs
+        .iter()
+        .filter(|config| config.may_run("stale-version-reference"))
+        .flat_map(|config| config.pins.iter().flat_map(|pins| pins.problems.clone()))
+        .collect();
+    pin_errors.sort();
+    pin_errors.dedup();
+    report.notes.extend(pin_errors);
     report
 }
 

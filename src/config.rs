@@ -864,7 +864,7 @@ impl Config {
         } else {
             let mut pins = repository.pins.clone();
             pins.extend(self.configured_pins.iter().cloned());
-            Arc::new(PinIndex::new(pins))
+            Arc::new(PinIndex::new(pins, repository.problems.clone()))
         };
         self.fingerprint ^= index.fingerprint.rotate_left(3);
         self.pins = Some(index);

@@ -51,6 +51,101 @@ const TOO_COMMON: &[&str] = &[
     "dashboard",
 ];
 
+/// The pinned names, found in text as whole words (not inside a longer word of
+/// letters, digits and `_`), case-insensitively: an Aho–Corasick automaton, whose
+/// size grows with the names' total length, not exponentially as one regular
+/// expression of them all can.
+#[derive(Debug)]
+pub struct Names {
+    automaton: aho_corasick::AhoCorasick,
+}
+
+/// Names of components a repository pins, in bytes, at most: far beyond any real
+/// repository, and a bound on the automaton's memory.
+const MAX_NAME_BYTES: usize = 4 << 20;
+
+impl Names {
+    /// The matcher of `names`; `None` when there are none, an error when a limit is
+    /// hit.
+    fn new(names: &[&str]) -> Result<Option<Names>, String> {
+        if names.is_empty() {
+            return Ok(None);
+        }
+        let total: usize = names.iter().map(|name| name.len()).sum();
+        if total > MAX_NAME_BYTES {
+            return Err(format!(
+                "the repository pins {} names ({} MiB of them), more than the {} MiB tether matches in comments; stale-version-reference is off for this run",
+                names.len(),
+                total >> 20,
+                MAX_NAME_BYTES >> 20
+            ));
+        }
+        aho_corasick::AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(names)
+            .map(|automaton| Some(Names { automaton }))
+            .map_err(|error| {
+                format!("the pinned names cannot be matched ({error}); stale-version-reference is off for this run")
+            })
+    }
+
+    /// The names in `text`, left to right, the longest at each place, whole words
+    /// only.
+    pub fn find_iter<'a>(
+        &'a self,
+        text: &'a str,
+    ) -> impl Iterator<Item = std::ops::Range<usize>> + 'a {
+        let mut found: Vec<std::ops::Range<usize>> = self
+            .automaton
+            .find_overlapping_iter(text)
+            .map(|found| found.range())
+            .filter(|range| whole_word(text, range))
+            .collect();
+        // Leftmost, then longest; then drop what overlaps a name already taken.
+        found.sort_by(|a, b| a.start.cmp(&b.start).then(b.end.cmp(&a.end)));
+        let mut taken_to = 0;
+        found.into_iter().filter(move |range| {
+            let keep = range.start >= taken_to;
+            if keep {
+                taken_to = range.end;
+            }
+            keep
+        })
+    }
+
+    /// Whether a name is in `text`.
+    pub fn is_match(&self, text: &str) -> bool {
+        self.automaton
+            .find_overlapping_iter(text)
+            .any(|found| whole_word(text, &found.range()))
+    }
+}
+
+/// Whether `range` of `text` is not inside a longer word of letters, digits and `_`.
+fn whole_word(text: &str, range: &std::ops::Range<usize>) -> bool {
+    let bytes = text.as_bytes();
+    let word = |at: usize| {
+        bytes
+            .get(at)
+            .is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_')
+    };
+    !word(range.end) && (range.start == 0 || !word(range.start - 1))
+}
+
+/// A `Chart.yaml` read for its pins: bounded in bytes, nodes and depth, and larger
+/// than a configuration may be (an umbrella chart pins thousands of dependencies).
+fn read_chart_yaml(path: &Path) -> Result<Node, String> {
+    const MAX_CHART_YAML_BYTES: usize = 8 << 20;
+    let bytes = crate::source::read_regular(path, MAX_CHART_YAML_BYTES)
+        .map_err(|error| error.to_string())?;
+    if bytes.len() > MAX_CHART_YAML_BYTES {
+        return Err(format!("larger than {} MiB", MAX_CHART_YAML_BYTES >> 20));
+    }
+    let text = String::from_utf8(bytes).map_err(|_| "not UTF-8".to_string())?;
+    crate::small_yaml::parse_bounded(&text, 1_000_000, 64)
+        .map_err(|(line, why)| format!("line {line}: {why}"))
+}
+
 /// One pinned version of a component, and where it is pinned.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Pin {
@@ -67,14 +162,17 @@ pub struct Pin {
 pub struct PinIndex {
     pub pins: Vec<Pin>,
     /// Any pinned name, case-insensitive, not inside a longer word.
-    pub names: Option<Regex>,
+    pub names: Option<Names>,
+    /// What kept pins from being read or matched (a `Chart.yaml` that is not read,
+    /// a limit hit): said once per run, never turned into "no findings".
+    pub problems: Vec<String>,
     /// Hash of every pin, for the findings cache.
     pub fingerprint: u64,
 }
 
 impl PinIndex {
-    /// Builds the index from `pins`.
-    pub fn new(mut pins: Vec<Pin>) -> PinIndex {
+    /// Builds the index from `pins`, and what kept others from being read.
+    pub fn new(mut pins: Vec<Pin>, mut problems: Vec<String>) -> PinIndex {
         pins.retain(|pin| pin.name.len() >= 3 && !TOO_COMMON.contains(&pin.name.as_str()));
         pins.sort_by(|a, b| {
             (&a.name, &a.version, &a.source).cmp(&(&b.name, &b.version, &b.source))
@@ -84,15 +182,10 @@ impl PinIndex {
         names.dedup();
         // Longest first, so `cert-manager` wins over `cert`.
         names.sort_by_key(|name| std::cmp::Reverse(name.len()));
-        let names = (!names.is_empty())
-            .then(|| {
-                let alternation: Vec<String> =
-                    names.iter().map(|name| regex::escape(name)).collect();
-                // ASCII word boundaries rather than a class around the names, so that
-                // the regex engine finds the names by their literals first.
-                Regex::new(&format!(r"(?i)(?-u:\b)({})(?-u:\b)", alternation.join("|"))).ok()
-            })
-            .flatten();
+        let names = Names::new(&names).unwrap_or_else(|why| {
+            problems.push(why);
+            None
+        });
         let mut hasher = xxhash_rust::xxh3::Xxh3::new();
         for pin in &pins {
             hasher.update(pin.name.as_bytes());
@@ -105,6 +198,7 @@ impl PinIndex {
         PinIndex {
             pins,
             names,
+            problems,
             fingerprint: hasher.digest(),
         }
     }
@@ -144,8 +238,9 @@ pub fn exact_version(text: &str) -> Option<String> {
 /// The pins of the repository whose top is `top`: its vendored charts and exact
 /// `dependencies:` entries, `Chart.yaml` files found as git would list them (ignored
 /// and hidden ones left out).
-pub fn repository_pins(top: &Path) -> Vec<Pin> {
+pub fn repository_pins(top: &Path) -> (Vec<Pin>, Vec<String>) {
     let mut pins = Vec::new();
+    let mut problems = Vec::new();
     // A chart's `Chart.yaml` is never below its `templates/`, `crds/` or `files/`
     // (Helm reads those as the chart's content), and those hold most of a tree.
     let walker = ignore::WalkBuilder::new(top)
@@ -164,6 +259,10 @@ pub fn repository_pins(top: &Path) -> Vec<Pin> {
     for (walked, entry) in walker.flatten().enumerate() {
         // A run from a huge folder (a home directory) indexes its first part only.
         if walked > MAX_ENTRIES {
+            problems.push(format!(
+                "stale-version-reference: more than {MAX_ENTRIES} entries under {}; the pins of the rest are not read",
+                top.display()
+            ));
             break;
         }
         if entry.file_name() != "Chart.yaml" || !entry.file_type().is_some_and(|t| t.is_file()) {
@@ -171,13 +270,24 @@ pub fn repository_pins(top: &Path) -> Vec<Pin> {
         }
         read += 1;
         if read > MAX_CHARTS {
+            problems.push(format!(
+                "stale-version-reference: more than {MAX_CHARTS} `Chart.yaml` files under {}; the pins of the rest are not read",
+                top.display()
+            ));
             break;
         }
         let path = entry.path();
-        let Ok((document, _)) = crate::small_yaml::load(path) else {
-            continue;
-        };
         let shown = crate::paths::relative_path(path, top);
+        let document = match read_chart_yaml(path) {
+            Ok(document) => document,
+            Err(why) => {
+                problems.push(format!(
+                    "stale-version-reference: {} is not read for pins: {why}",
+                    shown.display()
+                ));
+                continue;
+            }
+        };
         let vendored = path
             .parent()
             .and_then(Path::parent)
@@ -219,7 +329,7 @@ pub fn repository_pins(top: &Path) -> Vec<Pin> {
             }
         }
     }
-    pins
+    (pins, problems)
 }
 
 /// A scalar's text: strings and whole numbers.
@@ -264,6 +374,27 @@ pub fn configured_pin(name: &str, file: &Path, shown: &Path, regex: &Regex) -> R
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn names_are_found_as_whole_words_longest_first() {
+        let names = Names::new(&["cert", "cert-manager", "cilium"])
+            .unwrap()
+            .unwrap();
+        let found: Vec<&str> = {
+            let text = "Cert-Manager 1.2, certificates, (cilium) xcilium cert";
+            names.find_iter(text).map(|range| &text[range]).collect()
+        };
+        assert_eq!(found, ["Cert-Manager", "cilium", "cert"]);
+    }
+
+    #[test]
+    fn too_many_names_are_a_problem_said_not_no_findings() {
+        let long = "n".repeat(1 << 20);
+        let names: Vec<&str> = std::iter::repeat_n(long.as_str(), 5).collect();
+        assert!(Names::new(&names)
+            .unwrap_err()
+            .contains("stale-version-reference is off"));
+    }
+
     use super::*;
 
     #[test]

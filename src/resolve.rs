@@ -163,7 +163,10 @@ impl Resolver {
         let pins = self
             .lock_pins()
             .entry(top)
-            .or_insert_with_key(|top| Arc::new(PinIndex::new(crate::pins::repository_pins(top))))
+            .or_insert_with_key(|top| {
+                let (pins, problems) = crate::pins::repository_pins(top);
+                Arc::new(PinIndex::new(pins, problems))
+            })
             .clone();
         let mut config = config.with_pins(&pins);
         config.charts = Some(self.charts.clone());

@@ -247,3 +247,34 @@ fn a_read_only_checkout_is_checked() {
         "{shown}"
     );
 }
+
+/// 20,000 pinned dependencies (about 600 KB of `Chart.yaml`) made the one regular
+/// expression of every pinned name exceed its size limit, and the error turned
+/// `stale-version-reference` into "no findings" for the whole repository. The names
+/// are now matched by an automaton that grows with their length: the stale comment
+/// is found.
+#[test]
+fn many_pinned_names_keep_the_version_rule_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("umbrella/templates")).unwrap();
+    let mut chart = String::from("apiVersion: v2\nname: umbrella\nversion: 1.0.0\ndependencies:\n");
+    for index in 0..20_000 {
+        chart.push_str(&format!(
+            "  - name: component-number-{index}\n    version: 1.2.{}\n    repository: https://charts.example.com\n",
+            index % 10
+        ));
+    }
+    std::fs::write(root.join("umbrella/Chart.yaml"), &chart).unwrap();
+    std::fs::write(
+        root.join("umbrella/values.yaml"),
+        "# component-number-17 (1.0.0) needs the flag below.\nflag: true\n",
+    )
+    .unwrap();
+    let output = tether(root, &["check", "--select", "stale-version-reference", "."]);
+    let shown = text(&output);
+    assert!(
+        shown.contains("this comment says component-number-17 1.0.0, but it is pinned at 1.2.7"),
+        "{shown}"
+    );
+}

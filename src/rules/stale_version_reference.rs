@@ -176,6 +176,7 @@ impl Rule for StaleVersionReference {
         };
         let text = context.source.text.as_str();
         for block in blocks(context) {
+            let block = &context.comments[block];
             // Most comments name no pinned component: one search of each, and words
             // only for the blocks that do.
             if !block.iter().any(|comment| {
@@ -184,10 +185,13 @@ impl Rule for StaleVersionReference {
             }) {
                 continue;
             }
-            let tokens = tokens(text, &block);
+            let tokens = tokens(text, block);
             for (index, (token, _)) in tokens.iter().enumerate() {
-                for found in names.captures_iter(token) {
-                    let Some(name) = found.get(1) else { continue };
+                for name in names.find_iter(token) {
+                    let name = Found {
+                        text: &token[name.clone()],
+                        range: name,
+                    };
                     // `introduced in Cilium 1.4`, `requires Prometheus v2.45`.
                     let history = tokens[index.saturating_sub(3)..index]
                         .iter()
@@ -339,30 +343,47 @@ fn ranged(tokens: &[(&str, Range<usize>)], index: usize, version: &str) -> bool 
 
 /// The file's comments in blocks: consecutive own-line `#` comments, each inline
 /// `#` comment, each template comment.
-fn blocks<'a>(context: &'a FileContext) -> Vec<Vec<&'a CommentInfo>> {
-    let mut blocks: Vec<Vec<&CommentInfo>> = Vec::new();
-    for comment in context.comments {
+fn blocks(context: &FileContext) -> Vec<Range<usize>> {
+    let comments = context.comments;
+    let mut blocks: Vec<Range<usize>> = Vec::new();
+    for (index, comment) in comments.iter().enumerate() {
         let joins = comment.style == CommentStyle::Yaml
             && comment.own_line
-            && blocks
-                .last()
-                .and_then(|block| block.last())
-                .is_some_and(|last| {
-                    last.style == CommentStyle::Yaml
-                        && last.own_line
-                        && last.line + 1 == comment.line
-                });
+            && index > 0
+            && blocks.last().is_some_and(|block| block.end == index)
+            && {
+                let last = &comments[index - 1];
+                last.style == CommentStyle::Yaml && last.own_line && last.line + 1 == comment.line
+            };
         match blocks.last_mut() {
-            Some(block) if joins => block.push(comment),
-            _ => blocks.push(vec![comment]),
+            Some(block) if joins => block.end = index + 1,
+            _ => blocks.push(index..index + 1),
         }
     }
     blocks
 }
 
+/// A pinned name found in a token.
+struct Found<'a> {
+    text: &'a str,
+    range: Range<usize>,
+}
+
+impl Found<'_> {
+    fn start(&self) -> usize {
+        self.range.start
+    }
+    fn end(&self) -> usize {
+        self.range.end
+    }
+    fn as_str(&self) -> &str {
+        self.text
+    }
+}
+
 /// The words of a comment block, with their bytes in the source: `#` and template
 /// comment markers left out.
-fn tokens<'a>(text: &'a str, block: &[&CommentInfo]) -> Vec<(&'a str, Range<usize>)> {
+fn tokens<'a>(text: &'a str, block: &[CommentInfo]) -> Vec<(&'a str, Range<usize>)> {
     let mut tokens = Vec::new();
     for comment in block {
         let Some(body) = text.get(comment.span.clone()) else {
