@@ -335,7 +335,11 @@ fn state(config: &Config) -> Result<State, Error> {
     let sources: Vec<PathBuf> = covered
         .files
         .into_iter()
-        .filter(|file| !file.starts_with(&config.snapshot_dir))
+        // A folder of its own holds only snapshots; a snapshot folder that is the
+        // configuration's own folder (`dir = "."`) holds the chart too.
+        .filter(|file| {
+            config.snapshot_dir == config.root || !file.starts_with(&config.snapshot_dir)
+        })
         .collect();
     type Modelled = Result<Option<(PathBuf, Vec<Line>)>, String>;
     let modelled: Vec<Modelled> = sources
@@ -404,6 +408,9 @@ fn read_snapshots(
             read_snapshots(config, &path, stored, failures)?;
         } else if path.extension().is_some_and(|e| e == EXTENSION) {
             match read_regular(&path, MAX_FILE_BYTES) {
+                // Another tool's `.snap` file (insta's, Jest's) is none of tether's
+                // business: never compared, rewritten or removed.
+                Ok(bytes) if !is_ours(&bytes) => {}
                 Ok(bytes) => {
                     stored.insert(relative, String::from_utf8_lossy(&bytes).into_owned());
                 }
@@ -415,6 +422,15 @@ fn read_snapshots(
         }
     }
     Ok(())
+}
+
+/// The first words of every snapshot tether writes: the mark that a `.snap` file is
+/// tether's to compare, rewrite and remove.
+const MARK: &[u8] = b"# tether snapshot of ";
+
+/// Whether a `.snap` file's bytes are a snapshot tether wrote.
+fn is_ours(bytes: &[u8]) -> bool {
+    bytes.starts_with(MARK)
 }
 
 /// Compares every covered file's comment map with its snapshot.
@@ -618,6 +634,15 @@ fn ensure_folder(config: &Config, folder: &Path) -> Result<(), Error> {
 fn write_snapshot(config: &Config, target: &Path, text: &str) -> Result<(), Error> {
     let folder = target.parent().unwrap_or(&config.root);
     ensure_folder(config, folder)?;
+    // A file of that name that tether did not write is another tool's: kept.
+    if let Ok(bytes) = read_regular(target, MARK.len()) {
+        if !is_ours(&bytes) {
+            return Err(Error::Snapshot(format!(
+                "{} exists and is not a tether snapshot (it does not start with `# tether snapshot of`); move it, or set another snapshot folder (`[snapshot] dir` in tether.toml)",
+                relative_to(target, &config.root).display()
+            )));
+        }
+    }
     let failed = |error: &dyn std::fmt::Display| {
         Error::Snapshot(format!("cannot write {}: {error}", target.display()))
     };
@@ -633,7 +658,8 @@ fn remove_snapshot(config: &Config, target: &Path) -> Result<(), Error> {
     let inside = target.starts_with(&config.snapshot_dir)
         && target.extension().is_some_and(|e| e == EXTENSION);
     let regular = std::fs::symlink_metadata(target).is_ok_and(|m| m.is_file());
-    if inside && regular {
+    let ours = read_regular(target, MARK.len()).is_ok_and(|bytes| is_ours(&bytes));
+    if inside && regular && ours {
         std::fs::remove_file(target).map_err(|error| {
             Error::Snapshot(format!("cannot remove {}: {error}", target.display()))
         })?;

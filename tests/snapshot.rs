@@ -190,6 +190,55 @@ fn snapshot_dir_setting() {
         .is_file());
 }
 
+/// `--update` rewrites and removes only the snapshots tether wrote: insta's `.snap`
+/// files in the same folder, and (with `dir = "."`) a JavaScript test's
+/// `__snapshots__/*.snap`, are neither removed nor compared, and a file of another
+/// tool where a tether snapshot belongs is kept and said.
+#[test]
+fn update_touches_only_the_snapshots_tether_wrote() {
+    let dir = example();
+    let chart = dir.path().join("kubevirt");
+    let insta = "---\nsource: tests/render.rs\nexpression: render()\n---\nkind: ConfigMap\n";
+    std::fs::create_dir_all(chart.join("snapshots")).unwrap();
+    for name in ["render__configmap.snap", "render__deployment.snap"] {
+        std::fs::write(chart.join("snapshots").join(name), insta).unwrap();
+    }
+    let update = snapshot(dir.path(), &["kubevirt", "--update"]);
+    assert!(update.starts_with("exit code: 0\n"), "{update}");
+    for name in ["render__configmap.snap", "render__deployment.snap"] {
+        assert_eq!(
+            std::fs::read_to_string(chart.join("snapshots").join(name)).unwrap(),
+            insta
+        );
+    }
+    let check = snapshot(dir.path(), &["kubevirt"]);
+    assert!(check.starts_with("exit code: 0\n"), "{check}");
+
+    // The snapshot folder is the chart's own folder.
+    std::fs::remove_dir_all(chart.join("snapshots")).unwrap();
+    let config = chart.join("tether.toml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(&config, format!("{text}\n[snapshot]\ndir = \".\"\n")).unwrap();
+    std::fs::create_dir_all(chart.join("web/__snapshots__")).unwrap();
+    let jest = "// Jest Snapshot v1, https://goo.gl/fbAQLP\n\nexports[`app 1`] = `<div />`;\n";
+    std::fs::write(chart.join("web/__snapshots__/app.test.js.snap"), jest).unwrap();
+    // Where the snapshot of values.yaml belongs, another tool's file.
+    std::fs::write(chart.join("values.yaml.snap"), insta).unwrap();
+    let update = snapshot(dir.path(), &["kubevirt", "--update"]);
+    assert_eq!(
+        std::fs::read_to_string(chart.join("web/__snapshots__/app.test.js.snap")).unwrap(),
+        jest
+    );
+    assert_eq!(
+        std::fs::read_to_string(chart.join("values.yaml.snap")).unwrap(),
+        insta
+    );
+    assert!(
+        update.contains("values.yaml.snap exists and is not a tether snapshot"),
+        "{update}"
+    );
+}
+
 /// Every template and values file of the Cozystack corpus, copied: `--update` then
 /// `--check` passes, and a second `--update` writes nothing.
 #[test]
