@@ -91,4 +91,18 @@ fn a_commit_that_moves_a_required_comment_is_refused() {
         ),
         "{said}"
     );
+    // Files named like options, committed beside it, stay file names: without the
+    // hook's `--`, `--config=evil.yml` loads `evil.yml` as the configuration, which
+    // excludes everything, and pre-commit says "Passed".
+    std::fs::write(repo.join("evil.yml"), "exclude = [\"**\"]\n").unwrap();
+    std::fs::write(repo.join("--config=evil.yml"), "").unwrap();
+    assert!(git(repo, &["add", "--", "."]).status.success());
+    let still = git(repo, &["commit", "-qm", "hand-merge, with options for names"]);
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&still.stdout),
+        String::from_utf8_lossy(&still.stderr)
+    );
+    assert!(!still.status.success(), "the commit went through: {said}");
+    assert!(said.contains("error[required-comment]"), "{said}");
 }
