@@ -28,18 +28,18 @@ impl Changes {
         }
         let top = run(folder, &["rev-parse", "--show-toplevel"])?;
         let top = PathBuf::from(top.trim());
-        let base = run(folder, &["merge-base", revision, "HEAD"])
-            .map_err(|error| format!("--changed-since {revision}: {error}"))?;
-        let base = base.trim().to_string();
+        let base = merge_base(folder, revision)?;
         let mut changes = Changes::default();
         let names = run(
             &top,
             &[
                 "diff",
+                "--no-ext-diff",
+                "--no-textconv",
                 "--name-only",
                 "-z",
                 "-M",
-                "--diff-filter=AMRC",
+                "--diff-filter=AMRCT",
                 &base,
             ],
         )?;
@@ -54,7 +54,26 @@ impl Changes {
                 .or_insert(Some(Vec::new()));
         }
         // The new side of every hunk, for the files that existed at the base.
-        let diff = run(&top, &["diff", "-U0", "--no-color", "-M", &base])?;
+        // What the repository's attributes and the user's configuration could change
+        // about the output is fixed here: no external diff or text conversion is run
+        // (`diff.external`, a `textconv` driver), every file is text (`*.yaml
+        // -diff` in a committed `.gitattributes` would hide its lines), and the
+        // prefixes are `a/` and `b/` whatever `diff.noprefix` says.
+        let diff = run(
+            &top,
+            &[
+                "diff",
+                "--no-ext-diff",
+                "--no-textconv",
+                "--text",
+                "--src-prefix=a/",
+                "--dst-prefix=b/",
+                "-U0",
+                "--no-color",
+                "-M",
+                &base,
+            ],
+        )?;
         let mut current: Option<PathBuf> = None;
         for line in diff.lines() {
             if let Some(name) = line.strip_prefix("+++ b/") {
@@ -83,11 +102,18 @@ impl Changes {
             ));
         }
         let top = PathBuf::from(run(folder, &["rev-parse", "--show-toplevel"])?.trim());
-        let base = run(folder, &["merge-base", revision, "HEAD"])
-            .map_err(|error| format!("--changed-since {revision}: {error}"))?;
+        let base = merge_base(folder, revision)?;
         let names = run(
             &top,
-            &["diff", "--name-only", "-z", "--no-renames", base.trim()],
+            &[
+                "diff",
+                "--no-ext-diff",
+                "--no-textconv",
+                "--name-only",
+                "-z",
+                "--no-renames",
+                &base,
+            ],
         )?;
         let untracked = run(&top, &["ls-files", "-z", "--others", "--exclude-standard"])?;
         Ok(names
@@ -117,6 +143,25 @@ impl Changes {
 
 /// The new side of a hunk header `-a,b +c,d @@`: lines `c-1 .. c-1+d` (0-based); a
 /// deletion (`d = 0`) marks the line it happened before.
+/// The merge base of `revision` and `HEAD`; in a shallow clone that lacks it, an
+/// error that says to fetch more history.
+fn merge_base(folder: &Path, revision: &str) -> Result<String, String> {
+    match run(folder, &["merge-base", revision, "HEAD"]) {
+        Ok(base) => Ok(base.trim().to_string()),
+        Err(error) => {
+            let shallow = run(folder, &["rev-parse", "--is-shallow-repository"])
+                .is_ok_and(|answer| answer.trim() == "true");
+            Err(if shallow {
+                format!(
+                    "--changed-since {revision}: this clone is shallow and lacks the history back to where `{revision}` and HEAD meet; fetch more (`git fetch --unshallow`, or `fetch-depth: 0` in actions/checkout)"
+                )
+            } else {
+                format!("--changed-since {revision}: {error}")
+            })
+        }
+    }
+}
+
 fn new_side(hunk: &str) -> Option<Range<usize>> {
     let plus = hunk.split_whitespace().find(|part| part.starts_with('+'))?;
     let mut numbers = plus[1..].split(',');

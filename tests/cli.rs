@@ -732,6 +732,78 @@ fn changed_files_and_lines() {
     );
 }
 
+/// `--changed-lines` in a repository that fights the diff: a committed
+/// `.gitattributes` marks YAML as binary (`-diff`), the user's configuration drops the
+/// `a/` `b/` prefixes and names an external diff program, and a file changed from a
+/// symlink to a file. The changed lines are still found, the program never runs, and
+/// a shallow clone that lacks the merge base is told to fetch more.
+#[test]
+fn changed_lines_hold_against_hostile_git_settings() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path();
+    let write = |name: &str, text: &str| std::fs::write(repo.join(name), text).unwrap();
+    let ran = repo.join("external-diff-ran");
+    let git = |args: &[&str]| {
+        let output = Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@e"])
+            .args(["-c", "init.defaultBranch=main"])
+            .args(args)
+            .current_dir(repo)
+            .output()
+            .expect("git runs");
+        assert!(output.status.success(), "git {args:?}: {output:?}");
+    };
+    git(&["init", "-q"]);
+    write("tether.toml", "");
+    write("a.yaml", "k: 1\n");
+    write("target.yaml", "#link target\nk: 1\n");
+    std::os::unix::fs::symlink("target.yaml", repo.join("link.yaml")).unwrap();
+    git(&["add", "."]);
+    git(&["commit", "-qm", "base"]);
+    git(&["checkout", "-qb", "topic"]);
+    write(".gitattributes", "*.yaml -diff\n");
+    write("a.yaml", "k: 1\nk2: 2 #new\n");
+    std::fs::remove_file(repo.join("link.yaml")).unwrap();
+    write("link.yaml", "#now a file\nk: 1\n");
+    git(&["add", "."]);
+    git(&["commit", "-qm", "change"]);
+    git(&["config", "diff.noprefix", "true"]);
+    git(&["config", "diff.mnemonicPrefix", "true"]);
+    git(&[
+        "config",
+        "diff.external",
+        &format!("sh -c 'touch {}'", ran.display()),
+    ]);
+    let found = run_in(
+        repo,
+        &[
+            "check",
+            "--no-cache",
+            "--changed-since",
+            "main",
+            "--changed-lines",
+        ],
+    );
+    assert!(found.contains("a.yaml:2:7"), "{found}");
+    assert!(found.contains("link.yaml:1:2"), "{found}");
+    assert!(!ran.exists(), "git ran the configured external diff");
+
+    // A shallow clone of the topic branch alone has no merge base with `main`.
+    let clone = tempfile::tempdir().unwrap();
+    let url = format!("file://{}", repo.display());
+    let output = Command::new("git")
+        .args(["clone", "-q", "--depth", "1", "--branch", "topic", &url])
+        .arg(clone.path().join("c"))
+        .output()
+        .expect("git runs");
+    assert!(output.status.success(), "{output:?}");
+    let shallow = run_in(
+        &clone.path().join("c"),
+        &["check", "--changed-since", "origin/main"],
+    );
+    assert!(shallow.contains("fetch more"), "{shallow}");
+}
+
 /// SARIF fingerprints stay the same when unrelated lines move.
 #[test]
 fn sarif_fingerprints_survive_moved_lines() {

@@ -97,7 +97,10 @@ fn a_commit_that_moves_a_required_comment_is_refused() {
     std::fs::write(repo.join("evil.yml"), "exclude = [\"**\"]\n").unwrap();
     std::fs::write(repo.join("--config=evil.yml"), "").unwrap();
     assert!(git(repo, &["add", "--", "."]).status.success());
-    let still = git(repo, &["commit", "-qm", "hand-merge, with options for names"]);
+    let still = git(
+        repo,
+        &["commit", "-qm", "hand-merge, with options for names"],
+    );
     let said = format!(
         "{}{}",
         String::from_utf8_lossy(&still.stdout),
