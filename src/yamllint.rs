@@ -136,9 +136,23 @@ impl Yamllint {
         base: &Path,
         found: impl Into<String>,
     ) -> Result<Yamllint, ConfigError> {
-        let path = crate::paths::absolute(path);
         let base = crate::paths::absolute(base);
-        let chain = read_chain(&path, 0, &mut Vec::new())?;
+        // Only files of the repository are read: a committed `.yamllint` (or a link
+        // named so) must not open `/proc/self/environ` or tell whether a key exists.
+        let top = crate::paths::repository_top(&base).unwrap_or_else(|| base.clone());
+        if !within(&top, path) {
+            return Err(ConfigError::Invalid {
+                path: path.display().to_string(),
+                line: 1,
+                column: 1,
+                message: format!(
+                    "this file leads outside {} (through a link); tether reads yamllint and chart-testing configurations only inside the repository it checks",
+                    top.display()
+                ),
+            });
+        }
+        let path = crate::paths::absolute(path);
+        let chain = read_chain(&path, 0, &mut Vec::new(), &top)?;
         let compile = |patterns: &[String], origin: String| -> Option<Ignore> {
             let mut builder = GitignoreBuilder::new(&base);
             for pattern in patterns {
@@ -312,9 +326,46 @@ impl Yamllint {
     }
 }
 
+/// Whether `path` (relative paths from the working directory) stays inside `top`:
+/// by its components, whether or not it exists, and where it exists through links
+/// too.
+fn within(top: &Path, path: &Path) -> bool {
+    let top = crate::paths::absolute(top);
+    let joined = std::env::current_dir()
+        .map(|current| current.join(path))
+        .unwrap_or_else(|_| path.to_path_buf());
+    let mut lexical = PathBuf::new();
+    for component in joined.components() {
+        match component {
+            std::path::Component::ParentDir => {
+                lexical.pop();
+            }
+            std::path::Component::CurDir => {}
+            other => lexical.push(other),
+        }
+    }
+    // `top` is canonical; the lexical path may hold a link above the repository
+    // (`/tmp` → `/private/tmp`): compare it canonicalised as far as it exists.
+    let lexical_inside =
+        lexical.starts_with(&top) || crate::paths::absolute(&lexical).starts_with(&top);
+    lexical_inside && (!path.exists() || crate::paths::absolute(path).starts_with(&top))
+}
+
+fn outside(what: &str, top: &Path) -> String {
+    format!(
+        "`{what}` is outside {}; tether reads yamllint and chart-testing configurations only inside the repository it checks",
+        top.display()
+    )
+}
+
 /// Reads one file of an `extends` chain and what it extends, merged as yamllint's
 /// `YamlLintConfig.extend` merges them.
-fn read_chain(path: &Path, depth: usize, seen: &mut Vec<PathBuf>) -> Result<Chain, ConfigError> {
+fn read_chain(
+    path: &Path,
+    depth: usize,
+    seen: &mut Vec<PathBuf>,
+    top: &Path,
+) -> Result<Chain, ConfigError> {
     let (document, hash) = load(path)?;
     let shown = path.display().to_string();
     let invalid = |node: &Node, message: String| ConfigError::Invalid {
@@ -374,6 +425,14 @@ fn read_chain(path: &Path, depth: usize, seen: &mut Vec<PathBuf>) -> Result<Chai
                         Some(folder.join(file)),
                         crate::paths::repository_top(folder).map(|top| top.join(file)),
                     ];
+                    // The same answer whether or not a file outside exists.
+                    if candidates
+                        .iter()
+                        .flatten()
+                        .any(|candidate| !within(top, candidate))
+                    {
+                        return Err(invalid(extends, outside(&format!("extends: {file}"), top)));
+                    }
                     let Some(base) = candidates
                         .into_iter()
                         .flatten()
@@ -390,7 +449,7 @@ fn read_chain(path: &Path, depth: usize, seen: &mut Vec<PathBuf>) -> Result<Chai
                             ),
                         ));
                     }
-                    read_chain(&base, depth + 1, seen)?
+                    read_chain(&base, depth + 1, seen, top)?
                 }
             }
         }
@@ -553,6 +612,14 @@ pub fn chart_testing(top: &Path) -> Result<Option<Yamllint>, ConfigError> {
                     message: "`lint-conf` is the path of a yamllint configuration".into(),
                 });
             };
+            if !within(top, &top.join(file)) {
+                return Err(ConfigError::Invalid {
+                    path: ct.display().to_string(),
+                    line: lint_conf.line.max(1),
+                    column: 1,
+                    message: outside(&format!("lint-conf: {file}"), top),
+                });
+            }
             return Yamllint::read(
                 &top.join(file),
                 top,

@@ -336,6 +336,26 @@ fn broken_files_are_configuration_errors_naming_the_line() {
         ),
         ("extends a missing file", &[(".yamllint", "extends: nowhere.yaml\n")]),
         (
+            "extends a file outside the repository: the same answer whether it exists",
+            &[(".yamllint", "extends: /proc/self/environ\n")],
+        ),
+        (
+            "extends a missing file outside the repository",
+            &[(".yamllint", "extends: /root/.ssh/no_such_key\n")],
+        ),
+        (
+            "extends up and out of the repository",
+            &[(".yamllint", "extends: ../../../../../../../../etc/hostname\n")],
+        ),
+        (
+            "a .yamllint that is a link out of the repository",
+            &[],
+        ),
+        (
+            "lint-conf of ct.yaml outside the repository",
+            &[("ct.yaml", "lint-conf: /proc/self/environ\n")],
+        ),
+        (
             "yamllint-config naming nothing",
             &[("tether.toml", "yamllint-config = \"ci/lint.yaml\"\n")],
         ),
@@ -374,6 +394,11 @@ fn broken_files_are_configuration_errors_naming_the_line() {
         #[cfg(unix)]
         if name.contains("a link out") {
             std::os::unix::fs::symlink("/etc/hostname", repo.path().join("lint.yaml"))
+                .expect("a link");
+        }
+        #[cfg(unix)]
+        if name.contains("a .yamllint that is a link out") {
+            std::os::unix::fs::symlink("/etc/hostname", repo.path().join(".yamllint"))
                 .expect("a link");
         }
         #[cfg(unix)]
