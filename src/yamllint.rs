@@ -425,12 +425,11 @@ fn read_chain(
                         Some(folder.join(file)),
                         crate::paths::repository_top(folder).map(|top| top.join(file)),
                     ];
-                    // The same answer whether or not a file outside exists.
-                    if candidates
-                        .iter()
-                        .flatten()
-                        .any(|candidate| !within(top, candidate))
-                    {
+                    // Only places inside the repository are looked at, so the answer
+                    // is the same whether or not a file outside exists.
+                    let candidates = candidates
+                        .map(|candidate| candidate.filter(|candidate| within(top, candidate)));
+                    if candidates.iter().all(Option::is_none) {
                         return Err(invalid(extends, outside(&format!("extends: {file}"), top)));
                     }
                     let Some(base) = candidates
