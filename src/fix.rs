@@ -376,8 +376,9 @@ pub fn fix_paths<P: AsRef<Path>>(
                 return Ok((None, held));
             }
             if write {
-                write_beside(&file.absolute, &fixed.text)
-                    .map_err(|error| named(error.to_string()))?;
+                let top = crate::paths::repository_top(&file.config.root)
+                    .unwrap_or_else(|| file.config.root.clone());
+                write_fixed(&file.absolute, &top, &text, &fixed.text).map_err(named)?;
             }
             Ok((
                 Some(FixedFile {
@@ -404,6 +405,88 @@ pub fn fix_paths<P: AsRef<Path>>(
         .sort_by(|a, b| (&a.path, a.line).cmp(&(&b.path, b.line)));
     report.files.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(report)
+}
+
+/// Writes a fixed file as ruff and careful editors do. Refused: a file reached
+/// through a link that leaves the repository (`top`), a read-only file, and a file
+/// whose bytes changed since they were read (`before`: a line appended while tether
+/// ran is never lost). A file with several hard links, another owner or extended
+/// attributes is written in place, so every name, the owner and the attributes keep
+/// it; any other is replaced by rename beside itself (never half written), with its
+/// permissions.
+fn write_fixed(path: &Path, top: &Path, before: &str, after: &str) -> Result<(), String> {
+    let canonical = path
+        .canonicalize()
+        .map_err(|error| format!("cannot resolve the path: {error}"))?;
+    let top = crate::paths::absolute(top);
+    if !canonical.starts_with(&top) {
+        return Err(format!(
+            "reached through a link that leaves {}; tether --fix writes only inside the repository",
+            top.display()
+        ));
+    }
+    write_checked(path, before, after)
+}
+
+#[cfg(unix)]
+fn write_checked(path: &Path, before: &str, after: &str) -> Result<(), String> {
+    use std::io::{Read, Seek, Write};
+    use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+    let failed = |error: std::io::Error| format!("not written: {error}");
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+        .map_err(failed)?;
+    let metadata = file.metadata().map_err(failed)?;
+    if !metadata.file_type().is_file() {
+        return Err("not a regular file; tether writes only regular files".into());
+    }
+    if metadata.mode() & 0o222 == 0 {
+        return Err("read-only; not written (make it writable to fix it)".into());
+    }
+    let mut now = Vec::new();
+    (&mut file)
+        .take(before.len() as u64 + 1)
+        .read_to_end(&mut now)
+        .map_err(failed)?;
+    if now != before.as_bytes() {
+        return Err("changed since tether read it; not written (run --fix again)".into());
+    }
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    let ours = metadata.uid() == unsafe { libc::geteuid() };
+    if metadata.nlink() > 1 || !ours || has_xattrs(&file) {
+        file.seek(std::io::SeekFrom::Start(0)).map_err(failed)?;
+        file.set_len(0).map_err(failed)?;
+        file.write_all(after.as_bytes()).map_err(failed)?;
+        return file.sync_all().map_err(failed);
+    }
+    drop(file);
+    write_beside(path, after).map_err(failed)
+}
+
+#[cfg(not(unix))]
+fn write_checked(path: &Path, before: &str, after: &str) -> Result<(), String> {
+    let now = std::fs::read(path).map_err(|error| format!("not written: {error}"))?;
+    if now != before.as_bytes() {
+        return Err("changed since tether read it; not written (run --fix again)".into());
+    }
+    write_beside(path, after).map_err(|error| format!("not written: {error}"))
+}
+
+/// Whether the open file has extended attributes (a rename would drop them).
+#[cfg(target_os = "linux")]
+fn has_xattrs(file: &std::fs::File) -> bool {
+    use std::os::fd::AsRawFd;
+    // SAFETY: a null buffer of size 0 asks only for the size of the name list.
+    let size = unsafe { libc::flistxattr(file.as_raw_fd(), std::ptr::null_mut(), 0) };
+    size > 0
+}
+
+#[cfg(all(unix, not(target_os = "linux")))]
+fn has_xattrs(_file: &std::fs::File) -> bool {
+    false
 }
 
 /// Replaces the regular file at `path` with `text`: written to a new file in the same
@@ -451,6 +534,20 @@ mod tests {
                 content,
             )])),
         }
+    }
+
+    #[test]
+    fn a_file_that_changed_since_it_was_read_is_not_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("values.yaml");
+        // Read as `a: 1 #x`; a line appended while the fix ran.
+        std::fs::write(&path, "a: 1 #x\nb: 2\n").unwrap();
+        let refused = write_checked(&path, "a: 1 #x\n", "a: 1  # x\n").unwrap_err();
+        assert!(
+            refused.contains("changed since tether read it"),
+            "{refused}"
+        );
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "a: 1 #x\nb: 2\n");
     }
 
     #[test]

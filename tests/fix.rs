@@ -7,6 +7,8 @@
 
 mod common;
 
+use std::path::Path;
+
 use tether::{fix_paths, Config, ConfigSource};
 
 /// Fixes `text` as `values.yaml` (or `templates/x.yaml`) with only `rules` on; the
@@ -129,6 +131,85 @@ fn the_cli_writes_only_regular_files_and_diff_writes_nothing() {
         std::fs::read_to_string(dir.path().join("values.yaml")).expect("read"),
         "a: 1  # x\n"
     );
+}
+
+/// `--fix` keeps what a rename would lose and refuses what it must not write: a file
+/// with two names is fixed under both, a file of another owner keeps its owner, a
+/// read-only file is left as it is, and a folder link out of the repository is not
+/// followed. Each refusal is said and makes the run exit 2.
+#[cfg(unix)]
+#[test]
+fn fix_keeps_links_owner_and_refuses_read_only_and_outside_files() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let dir = tempfile::tempdir().expect("a temp folder");
+    let root = dir.path();
+    common::git(root, &["init", "-q"]);
+    std::fs::write(root.join("values.yaml"), "a: 1 #x\n").unwrap();
+    std::fs::hard_link(root.join("values.yaml"), root.join("values-copy.yaml")).unwrap();
+    std::fs::create_dir(root.join("own")).unwrap();
+    std::fs::write(root.join("own/values.yaml"), "a: 1 #x\n").unwrap();
+    // SAFETY: a valid C string; chown has no other precondition. As root only.
+    let root_user = unsafe { libc::geteuid() } == 0;
+    if root_user {
+        let path = std::ffi::CString::new(root.join("own/values.yaml").to_str().unwrap()).unwrap();
+        // SAFETY: as above.
+        assert_eq!(unsafe { libc::chown(path.as_ptr(), 65534, 65534) }, 0);
+    }
+    std::fs::create_dir(root.join("ro")).unwrap();
+    std::fs::write(root.join("ro/values.yaml"), "a: 1 #x\n").unwrap();
+    std::fs::set_permissions(
+        root.join("ro/values.yaml"),
+        std::fs::Permissions::from_mode(0o444),
+    )
+    .unwrap();
+    let outside = tempfile::tempdir().expect("another folder");
+    std::fs::write(outside.path().join("values.yaml"), "a: 1 #x\n").unwrap();
+    std::os::unix::fs::symlink(outside.path(), root.join("linked")).unwrap();
+
+    let fixed = common::run_in(
+        root,
+        &[
+            "check",
+            "--fix",
+            "--no-cache",
+            "values.yaml",
+            "own",
+            "ro",
+            "linked/values.yaml",
+        ],
+    );
+    let read = |path: &Path| std::fs::read_to_string(path).unwrap();
+    assert_eq!(read(&root.join("values.yaml")), "a: 1  # x\n", "{fixed}");
+    assert_eq!(
+        read(&root.join("values-copy.yaml")),
+        "a: 1  # x\n",
+        "{fixed}"
+    );
+    assert_eq!(
+        read(&root.join("own/values.yaml")),
+        "a: 1  # x\n",
+        "{fixed}"
+    );
+    if root_user {
+        assert_eq!(
+            std::fs::metadata(root.join("own/values.yaml"))
+                .unwrap()
+                .uid(),
+            65534
+        );
+    }
+    assert_eq!(read(&root.join("ro/values.yaml")), "a: 1 #x\n", "{fixed}");
+    assert_eq!(
+        read(&outside.path().join("values.yaml")),
+        "a: 1 #x\n",
+        "{fixed}"
+    );
+    assert!(fixed.starts_with("exit code: 2\n"), "{fixed}");
+    assert!(
+        fixed.contains("ro/values.yaml: read-only; not written"),
+        "{fixed}"
+    );
+    assert!(fixed.contains("leaves"), "{fixed}");
 }
 
 /// Over a copy of each corpus: `--fix` is a fixpoint, changes only whitespace and
