@@ -457,62 +457,261 @@ pub fn interrupt() -> Vec<String> {
     left_behind()
 }
 
-/// Makes the folders from `root` down to `relative`'s parent real folders: a
-/// symlink or a file the command put in their place is removed (the link itself,
-/// never its target), so nothing is written through it.
-fn real_parents(root: &Path, relative: &Path) -> std::io::Result<()> {
-    let mut current = root.to_path_buf();
-    let Some(parent) = relative.parent() else {
-        return Ok(());
-    };
-    for component in parent.components() {
-        current.push(component);
-        match current.symlink_metadata() {
-            Ok(metadata) if metadata.is_dir() => continue,
-            Ok(_) => std::fs::remove_file(&current)?,
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
-            Err(error) => return Err(error),
-        }
-        match std::fs::create_dir(&current) {
-            Ok(()) => {}
-            // Another file of the same folder, written in parallel, made it.
-            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {}
-            Err(error) => return Err(error),
-        }
-    }
-    Ok(())
-}
-
+/// Writes `contents` into the sandbox at `root`. Every write goes through folder
+/// descriptors opened one component at a time without following links, and every
+/// file is created new (`O_CREAT | O_EXCL | O_NOFOLLOW`): a process the command left
+/// behind that swaps a file or a folder of the sandbox for a link to the user's tree
+/// makes the write fail or land in the sandbox, never in the user's tree.
 pub(super) fn write_contents(root: &Path, contents: &Contents) -> std::io::Result<()> {
     let _copying = Copying::start();
     contents.par_iter().try_for_each(|(relative, entry)| {
         if stopping() {
             return Err(interrupted());
         }
-        let path = root.join(relative);
-        real_parents(root, relative)?;
-        match path.symlink_metadata() {
-            Ok(metadata) if metadata.is_dir() => {
-                make_writable(&path);
-                std::fs::remove_dir_all(&path)?;
-            }
-            Ok(_) => std::fs::remove_file(&path)?,
-            Err(_) => {}
-        }
         match entry {
             Entry::File { bytes, executable } => {
-                std::fs::write(&path, bytes.as_slice())?;
-                if *executable {
-                    use std::os::unix::fs::PermissionsExt;
-                    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))?;
-                }
+                let mode = if *executable { 0o755 } else { 0o644 };
+                beneath::write_new(root, relative, bytes.as_slice(), mode)?;
             }
-            Entry::Link(target) => std::os::unix::fs::symlink(target, &path)?,
+            Entry::Link(target) => beneath::symlink_new(root, relative, target)?,
             // What tether writes (mutants) is always text it holds.
             Entry::Large { .. } | Entry::Unreadable(_) => {}
         }
         Ok(())
     })
+}
+
+/// Writes below a folder through descriptors, never following a link.
+mod beneath {
+    use std::ffi::CString;
+    use std::io::Write;
+    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+    use std::os::unix::ffi::OsStrExt;
+    use std::path::{Component, Path};
+
+    /// Attempts at replacing what a racing process puts where a file goes.
+    const ATTEMPTS: usize = 8;
+
+    fn name(part: &std::ffi::OsStr) -> std::io::Result<CString> {
+        CString::new(part.as_bytes())
+            .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidInput, "a NUL in a path"))
+    }
+
+    fn check(result: libc::c_int) -> std::io::Result<libc::c_int> {
+        if result < 0 {
+            Err(std::io::Error::last_os_error())
+        } else {
+            Ok(result)
+        }
+    }
+
+    /// Opens `name` under `folder` as a folder, never through a link.
+    fn open_folder(folder: libc::c_int, name: &CString) -> std::io::Result<OwnedFd> {
+        // SAFETY: a valid descriptor and C string; the result is checked.
+        let fd = check(unsafe {
+            libc::openat(
+                folder,
+                name.as_ptr(),
+                libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC | libc::O_RDONLY,
+            )
+        })?;
+        // SAFETY: a descriptor just opened and owned by nothing else.
+        Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+    }
+
+    /// Removes `name` under `folder` whatever it is: a file or a link itself; a
+    /// folder is moved, by descriptors, into the sandbox's own trash beside `root`
+    /// (outside the copy the command sees), which goes with the sandbox. No path is
+    /// followed, so a folder swapped for a link meanwhile cannot send a removal
+    /// into the user's tree.
+    fn remove(folder: &OwnedFd, root: &Path, name: &CString) -> std::io::Result<()> {
+        // SAFETY: a valid descriptor and C string; the result is checked below.
+        let unlinked = unsafe { libc::unlinkat(folder.as_raw_fd(), name.as_ptr(), 0) };
+        if unlinked == 0 {
+            return Ok(());
+        }
+        let error = std::io::Error::last_os_error();
+        match error.raw_os_error() {
+            Some(libc::ENOENT) => Ok(()),
+            Some(libc::EISDIR) | Some(libc::EPERM) => {
+                static TRASHED: std::sync::atomic::AtomicUsize =
+                    std::sync::atomic::AtomicUsize::new(0);
+                let trash_path = root.parent().unwrap_or(root).join(".tether-trash");
+                match std::fs::create_dir(&trash_path) {
+                    Ok(()) => {}
+                    Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {}
+                    Err(error) => return Err(error),
+                }
+                let trash = open_folder(libc::AT_FDCWD, &self::name(trash_path.as_os_str())?)?;
+                let unique = format!(
+                    "{}",
+                    TRASHED.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+                );
+                let unique = self::name(std::ffi::OsStr::new(&unique))?;
+                // SAFETY: valid descriptors and C strings; the result is checked.
+                check(unsafe {
+                    libc::renameat(
+                        folder.as_raw_fd(),
+                        name.as_ptr(),
+                        trash.as_raw_fd(),
+                        unique.as_ptr(),
+                    )
+                })
+                .map(|_| ())
+            }
+            _ => Err(error),
+        }
+    }
+
+    /// The folder that holds `relative` below `root`, made where missing, and the
+    /// last component's name. A link or a file where a folder belongs is removed
+    /// (the link itself), never followed.
+    fn parent_of(root: &Path, relative: &Path) -> std::io::Result<(OwnedFd, CString)> {
+        walk(root, relative, true)?.ok_or_else(|| std::io::Error::other("no folder"))
+    }
+
+    /// The folder that holds `relative` below `root` and the last component's name.
+    /// With `create`, folders are made where missing and a link or a file where a
+    /// folder belongs is removed; without, `None` when a folder of the path is
+    /// missing or not a real folder (nothing of the copy is there to touch).
+    fn walk(
+        root: &Path,
+        relative: &Path,
+        create: bool,
+    ) -> std::io::Result<Option<(OwnedFd, CString)>> {
+        let invalid = || {
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "not a plain relative path",
+            )
+        };
+        let root_name = name(root.as_os_str())?;
+        // SAFETY: a valid C string; the result is checked.
+        let fd = check(unsafe {
+            libc::open(
+                root_name.as_ptr(),
+                libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC | libc::O_RDONLY,
+            )
+        })?;
+        // SAFETY: a descriptor just opened and owned by nothing else.
+        let mut folder = unsafe { OwnedFd::from_raw_fd(fd) };
+        let mut parts: Vec<&std::ffi::OsStr> = Vec::new();
+        for component in relative.components() {
+            match component {
+                Component::Normal(part) => parts.push(part),
+                Component::CurDir => {}
+                _ => return Err(invalid()),
+            }
+        }
+        let last = parts.pop().ok_or_else(invalid)?;
+        for part in parts {
+            let part_name = name(part)?;
+            let mut opened = open_folder(folder.as_raw_fd(), &part_name);
+            if !create {
+                match opened {
+                    Ok(next) => {
+                        folder = next;
+                        continue;
+                    }
+                    Err(_) => return Ok(None),
+                }
+            }
+            for _ in 0..ATTEMPTS {
+                match &opened {
+                    Ok(_) => break,
+                    Err(error) if error.raw_os_error() == Some(libc::ENOENT) => {}
+                    // A link (ELOOP) or a file (ENOTDIR) where a folder belongs.
+                    Err(_) => remove(&folder, root, &part_name)?,
+                }
+                // SAFETY: a valid descriptor and C string; EEXIST is retried.
+                let made = unsafe { libc::mkdirat(folder.as_raw_fd(), part_name.as_ptr(), 0o755) };
+                if made < 0 {
+                    let error = std::io::Error::last_os_error();
+                    if error.raw_os_error() != Some(libc::EEXIST) {
+                        return Err(error);
+                    }
+                }
+                opened = open_folder(folder.as_raw_fd(), &part_name);
+            }
+            folder = opened?;
+        }
+        Ok(Some((folder, name(last)?)))
+    }
+
+    /// Creates `relative` below `root` as a new file holding `bytes`, with `mode`.
+    pub fn write_new(root: &Path, relative: &Path, bytes: &[u8], mode: u32) -> std::io::Result<()> {
+        let mut file = create_new(root, relative, mode)?;
+        file.write_all(bytes)?;
+        // The umask may have taken bits off.
+        use std::os::unix::fs::PermissionsExt;
+        file.set_permissions(std::fs::Permissions::from_mode(mode))
+    }
+
+    /// Removes whatever is at `relative` below `root` (a folder into the trash), if
+    /// the folders above it are real folders of the copy.
+    pub fn remove_entry(root: &Path, relative: &Path) -> std::io::Result<()> {
+        match walk(root, relative, false)? {
+            Some((folder, file_name)) => remove(&folder, root, &file_name),
+            None => Ok(()),
+        }
+    }
+
+    /// Creates `relative` below `root` as a new, empty file with `mode`, replacing
+    /// what is there.
+    pub fn create_new(root: &Path, relative: &Path, mode: u32) -> std::io::Result<std::fs::File> {
+        let (folder, file_name) = parent_of(root, relative)?;
+        let mut last_error = None;
+        for _ in 0..ATTEMPTS {
+            remove(&folder, root, &file_name)?;
+            // SAFETY: a valid descriptor and C string; the result is checked.
+            let fd = unsafe {
+                libc::openat(
+                    folder.as_raw_fd(),
+                    file_name.as_ptr(),
+                    libc::O_WRONLY
+                        | libc::O_CREAT
+                        | libc::O_EXCL
+                        | libc::O_NOFOLLOW
+                        | libc::O_CLOEXEC,
+                    mode as libc::c_uint,
+                )
+            };
+            if fd < 0 {
+                let error = std::io::Error::last_os_error();
+                if error.raw_os_error() == Some(libc::EEXIST) {
+                    // Something raced in after the removal: remove it again.
+                    last_error = Some(error);
+                    continue;
+                }
+                return Err(error);
+            }
+            // SAFETY: a descriptor just opened and owned by nothing else.
+            return Ok(unsafe { std::fs::File::from_raw_fd(fd) });
+        }
+        Err(last_error.unwrap_or_else(|| std::io::Error::other("the file kept being replaced")))
+    }
+
+    /// Creates `relative` below `root` as a new link to `target`.
+    pub fn symlink_new(root: &Path, relative: &Path, target: &Path) -> std::io::Result<()> {
+        let (folder, file_name) = parent_of(root, relative)?;
+        let target = name(target.as_os_str())?;
+        let mut last_error = None;
+        for _ in 0..ATTEMPTS {
+            remove(&folder, root, &file_name)?;
+            // SAFETY: valid C strings and descriptor; the result is checked.
+            let made =
+                unsafe { libc::symlinkat(target.as_ptr(), folder.as_raw_fd(), file_name.as_ptr()) };
+            if made == 0 {
+                return Ok(());
+            }
+            let error = std::io::Error::last_os_error();
+            if error.raw_os_error() != Some(libc::EEXIST) {
+                return Err(error);
+            }
+            last_error = Some(error);
+        }
+        Err(last_error.unwrap_or_else(|| std::io::Error::other("the file kept being replaced")))
+    }
 }
 
 /// A copy of the repository around a folder (its git-tracked and untracked files,
@@ -692,17 +891,16 @@ fn copy_in(
     relative: &Path,
     listed: &Listed,
 ) -> std::io::Result<()> {
-    let path = root.join(relative);
-    real_parents(root, relative)?;
-    match path.symlink_metadata() {
-        Ok(metadata) if metadata.is_dir() => {
-            make_writable(&path);
-            std::fs::remove_dir_all(&path)?;
+    // After a command ran, a process it left may still swap files and folders of
+    // the copy: every step goes through descriptors and refuses links.
+    match listed {
+        Listed::Link(target) => beneath::symlink_new(root, relative, target),
+        Listed::File { executable, .. } => {
+            let mode = if *executable { 0o755 } else { 0o644 };
+            let copy = beneath::create_new(root, relative, mode)?;
+            copy_into(&manifest.root.join(relative), copy, mode)
         }
-        Ok(_) => std::fs::remove_file(&path)?,
-        Err(_) => {}
     }
-    write_listed(manifest, &path, relative, listed)
 }
 
 /// Creates `path` (which must not exist) as the manifest's `relative`.
@@ -734,15 +932,22 @@ const REFLINKS_FAIL: u8 = 2;
 /// `mode`: a reflink where the filesystem has them, else a kernel-side copy. One
 /// file creation either way; `from` must be a regular file when opened.
 fn copy_file(from: &Path, to: &Path, mode: u32) -> std::io::Result<()> {
-    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
-    use std::sync::atomic::Ordering;
-    let (mut source, _) = crate::source::open_regular(from)?;
-    let mut copy = std::fs::OpenOptions::new()
+    use std::os::unix::fs::OpenOptionsExt;
+    let copy = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
         .mode(mode)
         .custom_flags(libc::O_NOFOLLOW)
         .open(to)?;
+    copy_into(from, copy, mode)
+}
+
+/// Fills the new file `copy` with the regular file `from`'s bytes (a reflink where
+/// the filesystem has them) and gives it `mode`.
+fn copy_into(from: &Path, mut copy: std::fs::File, mode: u32) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    use std::sync::atomic::Ordering;
+    let (mut source, _) = crate::source::open_regular(from)?;
     let mut reflinked = false;
     if REFLINKS.load(Ordering::Relaxed) != REFLINKS_FAIL {
         reflinked = reflink_copy::reflink_file(&source, &copy).is_ok();
@@ -818,18 +1023,8 @@ impl Sandbox {
             match manifest.entries.get(relative) {
                 Some(listed) => copy_in(manifest, &self.root, relative, listed)?,
                 None => {
-                    let path = self.root.join(relative);
-                    // Only what is under a real folder of the copy.
-                    if real_parents_exist(&self.root, relative) {
-                        match path.symlink_metadata() {
-                            Ok(metadata) if metadata.is_dir() => {
-                                make_writable(&path);
-                                std::fs::remove_dir_all(&path)?;
-                            }
-                            Ok(_) => std::fs::remove_file(&path)?,
-                            Err(_) => {}
-                        }
-                    }
+                    // Only what is under real folders of the copy, by descriptors.
+                    beneath::remove_entry(&self.root, relative)?;
                     removed = true;
                 }
             }
@@ -963,5 +1158,91 @@ impl Stamp {
     fn is_dir(&self) -> bool {
         // S_IFMT and S_IFDIR, the same on every Unix.
         self.mode & 0o170000 == 0o040000
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A process left behind by the command keeps swapping the sandbox's
+    /// `templates/a.yaml` for a link to the user's file while tether writes mutants
+    /// there. The user's files never change, however the race falls.
+    /// A link or a file where a folder of the path belongs is replaced, not followed.
+    #[test]
+    fn a_folder_swapped_for_a_link_is_replaced_not_followed() {
+        let user = tempfile::tempdir().unwrap();
+        let sandbox = tempfile::tempdir().unwrap();
+        let root = sandbox.path().join("repo");
+        std::fs::create_dir_all(&root).unwrap();
+        std::os::unix::fs::symlink(user.path(), root.join("templates")).unwrap();
+        let mutant: Contents = [(
+            PathBuf::from("templates/a.yaml"),
+            Entry::File {
+                bytes: Arc::new(b"a mutant\n".to_vec()),
+                executable: false,
+            },
+        )]
+        .into_iter()
+        .collect();
+        write_contents(&root, &mutant).unwrap();
+        assert_eq!(std::fs::read_dir(user.path()).unwrap().count(), 0);
+        assert!(root.join("templates").symlink_metadata().unwrap().is_dir());
+        assert_eq!(
+            std::fs::read_to_string(root.join("templates/a.yaml")).unwrap(),
+            "a mutant\n"
+        );
+    }
+
+    #[test]
+    fn a_racing_link_never_sends_a_write_into_the_users_tree() {
+        let user = tempfile::tempdir().unwrap();
+        std::fs::create_dir(user.path().join("templates")).unwrap();
+        let real = user.path().join("templates/a.yaml");
+        std::fs::write(&real, "the user's template\n").unwrap();
+        let sandbox = tempfile::tempdir().unwrap();
+        let root = sandbox.path().join("repo");
+        std::fs::create_dir_all(root.join("templates")).unwrap();
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let racer = {
+            let (root, real, user, stop) = (
+                root.clone(),
+                real.clone(),
+                user.path().to_path_buf(),
+                stop.clone(),
+            );
+            std::thread::spawn(move || {
+                let _ = user;
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    let _ = std::fs::remove_file(root.join("templates/a.yaml"));
+                    let _ = std::os::unix::fs::symlink(&real, root.join("templates/a.yaml"));
+                }
+            })
+        };
+        let mutant: Contents = [(
+            PathBuf::from("templates/a.yaml"),
+            Entry::File {
+                bytes: Arc::new(b"a mutant: a block removed\n".to_vec()),
+                executable: false,
+            },
+        )]
+        .into_iter()
+        .collect();
+        for _ in 0..3000 {
+            let _ = write_contents(&root, &mutant);
+        }
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        racer.join().unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&real).unwrap(),
+            "the user's template\n"
+        );
+        assert_eq!(
+            std::fs::read_dir(user.path().join("templates"))
+                .unwrap()
+                .count(),
+            1,
+            "a file appeared in the user's folder"
+        );
     }
 }
