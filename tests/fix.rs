@@ -212,6 +212,22 @@ fn fix_keeps_links_owner_and_refuses_read_only_and_outside_files() {
     assert!(fixed.contains("leaves"), "{fixed}");
 }
 
+/// Gives every file under `dir` its owner's write permission.
+fn make_writable(dir: &Path) {
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        let kind = entry.file_type().unwrap();
+        if kind.is_dir() {
+            make_writable(&path);
+        } else if kind.is_file() {
+            let mut permissions = std::fs::metadata(&path).unwrap().permissions();
+            #[allow(clippy::permissions_set_readonly_false)]
+            permissions.set_readonly(false);
+            std::fs::set_permissions(&path, permissions).unwrap();
+        }
+    }
+}
+
 /// Over a copy of each corpus: `--fix` is a fixpoint, changes only whitespace and
 /// only on lines with a comment, and leaves every comment map as it was apart from
 /// that whitespace.
@@ -223,6 +239,9 @@ fn fix_over_each_corpus_is_a_whitespace_only_fixpoint() {
     for name in ["cozystack", "prometheus-community", "argo-helm"] {
         let copy = tempfile::tempdir().expect("a temp folder");
         common::copy_tree(&corpus.join(name), copy.path());
+        // The corpus is read-only, and so are the copies of its files; `--fix`
+        // rightly refuses read-only files, so the copy is made writable.
+        make_writable(copy.path());
         let configs = || ConfigSource::Nearest {
             fallback: Config::default_for(copy.path().to_path_buf()),
             select: Vec::new(),

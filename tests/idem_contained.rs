@@ -197,6 +197,57 @@ fn an_inherited_git_dir_does_not_reach_the_repository() {
     assert!(left_behind(temporary.path()).is_empty());
 }
 
+/// A descriptor tether was started with (`exec 7>>/outside.log; tether idem …`)
+/// does not reach the command: writing to it fails, and nothing is appended
+/// outside, with or without containment.
+#[test]
+fn an_inherited_descriptor_does_not_reach_the_command() {
+    if !tools_present() {
+        return;
+    }
+    use std::os::unix::process::CommandExt;
+    let repo = repository(&[("a.yaml", TEMPLATE)]);
+    let root = repo.path().canonicalize().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let log = outside.path().join("outside.log");
+    let temporary = tempfile::tempdir().unwrap();
+    for contain in [true, false] {
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&log)
+            .unwrap();
+        let fd = std::os::fd::AsRawFd::as_raw_fd(&file);
+        let mut command = Command::new(env!("CARGO_BIN_EXE_tether"));
+        command
+            .arg("idem")
+            .args(["--run", "echo escaped >&7 || true", "--files", "a.yaml"])
+            .args(if contain {
+                &[][..]
+            } else {
+                &["--no-contain"][..]
+            })
+            .env("TMPDIR", temporary.path())
+            .current_dir(&root);
+        // SAFETY: dup2 is async-signal-safe; it gives the child the file as fd 7.
+        unsafe {
+            command.pre_exec(move || {
+                if libc::dup2(fd, 7) < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        let output = command.output().unwrap();
+        drop(file);
+        assert_eq!(
+            std::fs::read_to_string(&log).unwrap(),
+            "",
+            "contain={contain}: {output:?}"
+        );
+    }
+}
+
 /// A process the command detaches with `setsid` dies with the run: it neither writes
 /// later nor keeps the output open past the timeout.
 #[test]

@@ -213,6 +213,46 @@ fn kill_group(group: i32) {
 }
 
 /// Kills every command still running (for Ctrl-C).
+/// Marks every descriptor above 2 that this process holds close-on-exec, so the
+/// commands start with stdin, stdout and stderr only: a descriptor tether inherited
+/// (`exec 7>>/outside.log; tether idem …`) would let a command write outside every
+/// sandbox. Descriptors Rust opens are close-on-exec already.
+pub fn keep_inherited_descriptors_from_commands() {
+    let mark = |fd: libc::c_int| {
+        // SAFETY: fcntl on any number is harmless: a closed one fails with EBADF.
+        unsafe {
+            let flags = libc::fcntl(fd, libc::F_GETFD);
+            if flags >= 0 {
+                libc::fcntl(fd, libc::F_SETFD, flags | libc::FD_CLOEXEC);
+            }
+        }
+    };
+    match std::fs::read_dir("/proc/self/fd") {
+        Ok(entries) => {
+            let open: Vec<libc::c_int> = entries
+                .flatten()
+                .filter_map(|entry| entry.file_name().to_str()?.parse().ok())
+                .filter(|&fd| fd > 2)
+                .collect();
+            open.into_iter().for_each(mark);
+        }
+        Err(_) => {
+            // No /proc: every number up to the limit of open files (bounded).
+            // SAFETY: getrlimit writes into the struct it is given.
+            let mut limit = libc::rlimit {
+                rlim_cur: 0,
+                rlim_max: 0,
+            };
+            let highest = if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } == 0 {
+                limit.rlim_cur.min(65_536) as libc::c_int
+            } else {
+                1024
+            };
+            (3..highest).for_each(mark);
+        }
+    }
+}
+
 pub fn kill_all() {
     let groups: Vec<i32> = RUNNING.lock().map(|r| r.clone()).unwrap_or_default();
     for group in groups {

@@ -396,6 +396,9 @@ pub fn run(config: &Config, options: &IdemOptions) -> Result<IdemReport, IdemErr
 
 /// [`run`] for targets built by hand ([`IdemTarget::new`]).
 pub fn run_targets(targets: &[IdemTarget], options: &IdemOptions) -> Result<IdemReport, IdemError> {
+    // A descriptor tether was started with (`exec 7>>/outside.log; tether idem`)
+    // must not reach the commands.
+    command::keep_inherited_descriptors_from_commands();
     let display_root = options
         .display_root
         .clone()
