@@ -1224,7 +1224,19 @@ fn compile_idem_dir(
                     ),
                 ));
             }
-            root.join(relative)
+            // A committed link (`dir = "outlink"`, `outlink -> /`) would take the
+            // command, and the walk of its folder, out of the repository.
+            let joined = root.join(relative);
+            if joined.exists() && !inside(&joined, root) {
+                return Err(errors.at(
+                    dir.span(),
+                    format!(
+                        "idem `dir` {:?} leads outside this file's folder through a link; name the folder itself",
+                        dir.get_ref()
+                    ),
+                ));
+            }
+            joined
         }
         None => root.to_path_buf(),
     };

@@ -493,11 +493,22 @@ fn idem_entries_are_validated() {
             "tether.toml:3:7: idem `dir` \"/dev\" is not a folder inside",
         ),
         (
+            "[[idem]]\nfiles = [\"a.yaml\"]\ndir = \"outlink\"\n",
+            "tether.toml:3:7: idem `dir` \"outlink\" leads outside this file's folder through a link",
+        ),
+        (
+            "[[idem]]\nfiles = [\"a.yaml\"]\ndir = \"devlink\"\n",
+            "tether.toml:3:7: idem `dir` \"devlink\" leads outside this file's folder through a link",
+        ),
+        (
             "[[idem]]\nfiles = [\"a.yaml\"]\nenv = { A = \"x\\u0000y\" }\n",
             "tether.toml:3:13: the value of `A` holds a NUL byte",
         ),
     ] {
         let repo = repository(&[("a.yaml", TEMPLATE), ("tether.toml", toml)]);
+        for (link, target) in [("outlink", "/"), ("devlink", "/dev")] {
+            std::os::unix::fs::symlink(target, repo.path().join(link)).unwrap();
+        }
         let output = idem_in(repo.path(), temporary.path(), &[], &[]);
         assert_eq!(output.status.code(), Some(2));
         let stderr = String::from_utf8_lossy(&output.stderr);
