@@ -620,6 +620,8 @@ fn check_file(
 
 /// Checks one file's bytes; `relative` is its path relative to the configuration's
 /// folder, which globs match and findings show.
+// The entry point of the tests and fuzz targets (`tether::internals`).
+#[cfg_attr(not(feature = "internals"), allow(dead_code))]
 pub fn check_bytes(
     config: &Config,
     relative: &Path,
@@ -635,6 +637,19 @@ pub fn check_bytes(
     )
 }
 
+/// [`check_bytes`] with every finding, none held back by the per-file limit: what
+/// `--fix` applies in one round.
+pub(crate) fn check_bytes_uncapped(
+    config: &Config,
+    relative: &Path,
+    bytes: Vec<u8>,
+    mode: Mode,
+) -> (SourceFile, Vec<Diagnostic>) {
+    let mut surroundings = Surroundings::of(config, relative);
+    surroundings.cap = false;
+    check_source(config, relative, bytes, mode, surroundings)
+}
+
 /// What a file's findings depend on besides its bytes, looked up once per file.
 struct Surroundings {
     /// Its chart, when a rule that reads the whole chart may run on the file.
@@ -642,6 +657,9 @@ struct Surroundings {
     /// What the documentation generators make of it, if it is named like a values
     /// file.
     values: Option<crate::rules::ValuesFile>,
+    /// Report at most [`MAX_FINDINGS_PER_FILE`] findings (a report); the fixer sees
+    /// them all, so its rounds do not grow with the file.
+    cap: bool,
 }
 
 impl Surroundings {
@@ -649,6 +667,7 @@ impl Surroundings {
         Surroundings {
             chart: chart_of(config, relative),
             values: values_file(config, relative),
+            cap: true,
         }
     }
 }
@@ -660,6 +679,7 @@ fn check_source(
     mode: Mode,
     surroundings: Surroundings,
 ) -> (SourceFile, Vec<Diagnostic>) {
+    let surroundings_cap = surroundings.cap;
     let settings = config.settings_for(relative);
     if let Some(offset) = binary_offset(&bytes) {
         return binary_file(relative, offset, &settings);
@@ -806,7 +826,9 @@ fn check_source(
         }
     }
     drop(context);
-    cap_findings(&source, &mut diagnostics);
+    if surroundings_cap {
+        cap_findings(&source, &mut diagnostics);
+    }
     (source, diagnostics)
 }
 

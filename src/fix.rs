@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
-use crate::check::{check_bytes, ConfigSource, Mode};
+use crate::check::{check_bytes_uncapped as check_bytes, ConfigSource, Mode};
 use crate::config::Config;
 use crate::diagnostic::{Applicability, Diagnostic, Edit};
 
@@ -166,12 +166,12 @@ pub fn fix_text(config: &Config, relative: &Path, text: &str) -> Result<FixedTex
     // line, so a line number holds across rounds.)
     let mut held_moves: Vec<usize> = Vec::new();
     let mut held_data: Vec<(usize, String)> = Vec::new();
-    let line_of = |text: &str, offset: usize| text[..offset.min(text.len())].matches('\n').count();
     for _ in 0..MAX_ROUNDS {
         let (_, mut diagnostics) =
             check_bytes(config, relative, current.as_bytes().to_vec(), Mode::Lazy);
+        let lines = Lines::of(&current);
         diagnostics.retain(|diagnostic| {
-            let line = line_of(&current, diagnostic.range.start);
+            let line = lines.line_of(diagnostic.range.start);
             let moves_held = diagnostic.rule == "comment-indentation" && held_moves.contains(&line);
             let data_held = held_data
                 .iter()
@@ -213,7 +213,7 @@ pub fn fix_text(config: &Config, relative: &Path, text: &str) -> Result<FixedTex
                 let (trial, _) = apply(&current, &accepted);
                 if comment_map_signature(relative, &trial) != map {
                     if let Some(refused) = accepted.pop() {
-                        held_moves.push(line_of(&current, refused.range.start));
+                        held_moves.push(lines.line_of(refused.range.start));
                     }
                 }
             }
@@ -251,6 +251,23 @@ pub fn fix_text(config: &Config, relative: &Path, text: &str) -> Result<FixedTex
     ))
 }
 
+/// Where a text's lines start, to turn offsets into lines in logarithmic time.
+struct Lines(Vec<usize>);
+
+impl Lines {
+    fn of(text: &str) -> Lines {
+        Lines(memchr::memchr_iter(b'\n', text.as_bytes()).collect())
+    }
+
+    /// 0-based line of `offset`.
+    fn line_of(&self, offset: usize) -> usize {
+        self.0.partition_point(|&newline| newline < offset)
+    }
+}
+
+/// Fixes tried one at a time, at most, when a round would change a file's data.
+const MAX_TRIALS: usize = 256;
+
 /// Adds the fixes of `diagnostics` one at a time, keeping each with which `text`
 /// still has `data`: the findings kept, and the (0-based line, rule) of those held.
 fn keep_data(
@@ -261,10 +278,23 @@ fn keep_data(
 ) -> (Vec<Diagnostic>, Vec<(usize, String)>) {
     let mut accepted: Vec<Diagnostic> = Vec::new();
     let mut held = Vec::new();
-    for candidate in diagnostics.into_iter().filter(|d| d.fix.is_some()) {
-        let line = text[..candidate.range.start.min(text.len())]
-            .matches('\n')
-            .count();
+    let lines = Lines::of(text);
+    let line_of = |offset: usize| lines.line_of(offset);
+    let candidates: Vec<Diagnostic> = diagnostics
+        .into_iter()
+        .filter(|d| d.fix.is_some())
+        .collect();
+    // Each trial reads the whole file again: past this many, the round's fixes are
+    // all held rather than tried one by one (time stays linear in the file).
+    if candidates.len() > MAX_TRIALS {
+        let held = candidates
+            .iter()
+            .map(|candidate| (line_of(candidate.range.start), candidate.rule.clone()))
+            .collect();
+        return (Vec::new(), held);
+    }
+    for candidate in candidates {
+        let line = line_of(candidate.range.start);
         let rule = candidate.rule.clone();
         accepted.push(candidate);
         let (trial, _) = apply(text, &accepted);
