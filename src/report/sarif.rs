@@ -161,14 +161,14 @@ pub fn render(report: &CheckReport, base: &std::path::Path) -> String {
         .iter()
         .map(|diagnostic| {
             let (line, column, end_line, end_column) = region(report, diagnostic);
-            let uri = report.path_from(diagnostic, base);
+            let path = report.path_from(diagnostic, base);
             let line_text = report
                 .sources
                 .get(&diagnostic.path)
                 .filter(|source| line <= source.line_count() && line > 0)
                 .map_or("", |source| source.line_text(line - 1).trim());
             let fingerprint = xxhash_rust::xxh3::xxh3_64(
-                format!("{}\0{uri}\0{line_text}", diagnostic.rule).as_bytes(),
+                format!("{}\0{path}\0{line_text}", diagnostic.rule).as_bytes(),
             );
             SarifResult {
                 rule_id: &diagnostic.rule,
@@ -185,7 +185,7 @@ pub fn render(report: &CheckReport, base: &std::path::Path) -> String {
                 locations: vec![Location {
                     physical_location: PhysicalLocation {
                         artifact_location: ArtifactLocation {
-                            uri,
+                            uri: percent_encoded(&path),
                             uri_base_id: Some("%SRCROOT%"),
                         },
                         region: Region {
@@ -204,9 +204,7 @@ pub fn render(report: &CheckReport, base: &std::path::Path) -> String {
         .collect();
     let root_uri = format!(
         "file://{}/",
-        base.to_string_lossy()
-            .trim_end_matches('/')
-            .replace(' ', "%20")
+        percent_encoded(base.to_string_lossy().trim_end_matches('/'))
     );
     let log = Log {
         schema: "https://json.schemastore.org/sarif-2.1.0.json",
@@ -232,4 +230,29 @@ pub fn render(report: &CheckReport, base: &std::path::Path) -> String {
         }],
     };
     serde_json::to_string_pretty(&log).unwrap_or_default() + "\n"
+}
+
+/// A path as a URI path (RFC 3986): every byte but unreserved characters and `/`
+/// percent-encoded, so a file named `a b#1%.yaml` or holding `?` stays one path.
+fn percent_encoded(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for byte in path.bytes() {
+        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~' | b'/') {
+            out.push(byte as char);
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn paths_are_percent_encoded() {
+        assert_eq!(
+            super::percent_encoded("charts/a b#1%?é.yaml"),
+            "charts/a%20b%231%25%3F%C3%A9.yaml"
+        );
+    }
 }
