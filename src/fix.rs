@@ -166,6 +166,8 @@ pub fn fix_text(config: &Config, relative: &Path, text: &str) -> Result<FixedTex
     // line, so a line number holds across rounds.)
     let mut held_moves: Vec<usize> = Vec::new();
     let mut held_data: Vec<(usize, String)> = Vec::new();
+    // The same, to look up per finding in constant time.
+    let mut held_set: std::collections::HashSet<(usize, String)> = std::collections::HashSet::new();
     for _ in 0..MAX_ROUNDS {
         let (_, mut diagnostics) =
             check_bytes(config, relative, current.as_bytes().to_vec(), Mode::Lazy);
@@ -173,9 +175,7 @@ pub fn fix_text(config: &Config, relative: &Path, text: &str) -> Result<FixedTex
         diagnostics.retain(|diagnostic| {
             let line = lines.line_of(diagnostic.range.start);
             let moves_held = diagnostic.rule == "comment-indentation" && held_moves.contains(&line);
-            let data_held = held_data
-                .iter()
-                .any(|(held, rule)| *held == line && *rule == diagnostic.rule);
+            let data_held = held_set.contains(&(line, diagnostic.rule.clone()));
             !moves_held && !data_held
         });
         let (mut next, mut applied) = apply(&current, &diagnostics);
@@ -188,6 +188,7 @@ pub fn fix_text(config: &Config, relative: &Path, text: &str) -> Result<FixedTex
         }
         if crate::yaml::data::data_of(relative, &next) != data {
             let (accepted, held) = keep_data(relative, &current, diagnostics, &data);
+            held_set.extend(held.iter().cloned());
             held_data.extend(held);
             diagnostics = accepted;
             (next, applied) = apply(&current, &diagnostics);

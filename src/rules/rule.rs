@@ -221,13 +221,8 @@ impl FileContext<'_> {
 
     /// Whether the file is a chart's `values.yaml` (or `values-*.yaml`).
     pub fn is_values_file(&self) -> bool {
-        !self.is_template
-            && self.path.file_name().is_some_and(|name| {
-                let name = name.to_string_lossy();
-                name == "values.yaml"
-                    || name == "values.yml"
-                    || (name.starts_with("values") && name.ends_with(".yaml"))
-            })
+        // The check names the file (`check::values_file`), once.
+        !self.is_template && self.values_file.is_some()
     }
 }
 

@@ -67,28 +67,31 @@ impl MarkedEventReceiver for EventHasher {
                 // Plain text is resolved (`1` is a number, `"1"` a string); the
                 // quoting of other scalars does not change their data.
                 hasher.write_u8(u8::from(style == TScalarStyle::Plain));
-                hasher.write_usize(anchor);
-                if let Some(tag) = tag {
-                    hasher.write(tag.handle.as_bytes());
-                    hasher.write_u8(0);
-                    hasher.write(tag.suffix.as_bytes());
-                }
-                hasher.write_u8(0xff);
+                node(hasher, anchor, tag.as_ref());
                 hasher.write_usize(text.len());
                 hasher.write(text.as_bytes());
             }
-            Event::SequenceStart(anchor, tag) | Event::MappingStart(anchor, tag) => {
+            Event::SequenceStart(anchor, tag) => {
                 hasher.write_u8(5);
-                hasher.write_usize(anchor);
-                if let Some(tag) = tag {
-                    hasher.write(tag.handle.as_bytes());
-                    hasher.write_u8(0);
-                    hasher.write(tag.suffix.as_bytes());
-                }
-                hasher.write_u8(0xff);
+                node(hasher, anchor, tag.as_ref());
+            }
+            Event::MappingStart(anchor, tag) => {
+                hasher.write_u8(8);
+                node(hasher, anchor, tag.as_ref());
             }
             Event::SequenceEnd => hasher.write_u8(6),
             Event::MappingEnd => hasher.write_u8(7),
         }
     }
+}
+
+/// A node's anchor and tag, as every node event carries them.
+fn node(hasher: &mut Xxh3, anchor: usize, tag: Option<&yaml_rust2::parser::Tag>) {
+    hasher.write_usize(anchor);
+    if let Some(tag) = tag {
+        hasher.write(tag.handle.as_bytes());
+        hasher.write_u8(0);
+        hasher.write(tag.suffix.as_bytes());
+    }
+    hasher.write_u8(0xff);
 }
