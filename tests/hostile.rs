@@ -278,3 +278,33 @@ fn many_pinned_names_keep_the_version_rule_on() {
         "{shown}"
     );
 }
+
+/// A `.helmdocsignore` that is a FIFO (or a link to `/dev/zero`) is never opened for
+/// reading: the check ends, and the helm-docs finding it would not suppress stays.
+#[cfg(unix)]
+#[test]
+fn a_hostile_helmdocsignore_does_not_hang_the_check() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("chart")).unwrap();
+    std::fs::write(
+        root.join("chart/Chart.yaml"),
+        "apiVersion: v2\nname: c\nversion: 0.1.0\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("chart/values.yaml"),
+        "# -- First.\n# -- Second.\nnodeSelector: {}\n",
+    )
+    .unwrap();
+    let fifo = std::ffi::CString::new(root.join(".helmdocsignore").to_str().unwrap()).unwrap();
+    // SAFETY: a valid C string; mkfifo has no other precondition.
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+    std::os::unix::fs::symlink("/dev/zero", root.join("chart/.helmdocsignore")).unwrap();
+    let output = tether(
+        root,
+        &["check", "--no-cache", "--select", "orphan-value-doc", "."],
+    );
+    let shown = text(&output);
+    assert!(shown.contains("keeps only the last one"), "{shown}");
+}
