@@ -78,31 +78,28 @@ pub fn files(resolver: &Resolver, inputs: &[PathBuf]) -> Walked {
             });
         resolver.set_input_root(covered);
     }
-    for input in inputs {
-        let absolute = absolute(input);
-        let metadata = match std::fs::metadata(&absolute) {
-            Ok(metadata) => metadata,
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-                walked.bad_inputs.push(format!(
-                    "{}: no such file or folder; pass a chart folder or a file",
-                    input.display()
-                ));
+    // A configuration's pins come from a walk of its repository: it runs while the
+    // inputs are listed, not after (files are looked up once both are done, so no
+    // configuration is loaded twice).
+    let listings: Vec<Option<Result<Listing, PathBuf>>> = std::thread::scope(|scope| {
+        let _warm = scope.spawn(|| {
+            for folder in folders.iter().filter(|folder| folder.is_dir()) {
+                let _ = resolver.config_for(&folder.join(crate::config::FILE_NAME));
+            }
+        });
+        inputs
+            .iter()
+            .map(|input| list_input(input, &mut walked))
+            .collect()
+    });
+    for (input, listing) in inputs.iter().zip(listings) {
+        let listing = match listing {
+            None => continue,
+            Some(Err(file)) => {
+                walked.excluded += usize::from(!collected.add(resolver, file));
                 continue;
             }
-            Err(error) => {
-                walked
-                    .bad_inputs
-                    .push(format!("{}: {}", input.display(), describe_error(&error)));
-                continue;
-            }
-        };
-        if !metadata.is_dir() {
-            walked.excluded += usize::from(!collected.add(resolver, absolute));
-            continue;
-        }
-        let listing = match git_listing(&absolute) {
-            Some(listing) => listing,
-            None => walk_folder(&absolute),
+            Some(Ok(listing)) => listing,
         };
         let mut included = 0;
         for path in listing.files {
@@ -156,6 +153,34 @@ pub fn files(resolver: &Resolver, inputs: &[PathBuf]) -> Walked {
         .sort_by(|a, b| a.display.cmp(&b.display).then(a.absolute.cmp(&b.absolute)));
     walked.files.dedup_by(|a, b| a.absolute == b.absolute);
     walked
+}
+
+/// What one input holds: a folder's listing, the input itself when it is a file
+/// (`Err`), or `None` when it cannot be checked (said in `walked`).
+fn list_input(input: &Path, walked: &mut Walked) -> Option<Result<Listing, PathBuf>> {
+    let absolute = absolute(input);
+    let metadata = match std::fs::metadata(&absolute) {
+        Ok(metadata) => metadata,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            walked.bad_inputs.push(format!(
+                "{}: no such file or folder; pass a chart folder or a file",
+                input.display()
+            ));
+            return None;
+        }
+        Err(error) => {
+            walked
+                .bad_inputs
+                .push(format!("{}: {}", input.display(), describe_error(&error)));
+            return None;
+        }
+    };
+    if !metadata.is_dir() {
+        return Some(Err(absolute));
+    }
+    Some(Ok(
+        git_listing(&absolute).unwrap_or_else(|| walk_folder(&absolute))
+    ))
 }
 
 /// The files a walk keeps, and the errors of the configurations it met.
