@@ -105,9 +105,11 @@ fn filter(text: &str) -> String {
     let millis = regex::Regex::new(r#""duration_ms": \d+"#).unwrap();
     let stamp = regex::Regex::new(r"\b\d{15,}\b").unwrap();
     // Landlock or not depends on the kernel; `containment.rs` tests both.
-    let containment = regex::Regex::new(r#"(?s)"containment": \{.*?\}"#).unwrap();
+    let containment =
+        regex::Regex::new(r#"(?s)"containment": \{.*?\n  \},\n  "contained": "[^"\n]*""#)
+            .unwrap();
     let note = regex::Regex::new(
-        r"\nnote: not contained \(.*\n|::warning title=tether idem::not contained \(.*\n",
+        r"\nnote: (not|partly) contained .*\n|::warning title=tether idem::(not|partly) contained .*\n",
     )
     .unwrap();
     // Overlays or copies depend on the kernel too; `overlay_and_copy_agree` tests both.

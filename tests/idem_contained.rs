@@ -765,3 +765,55 @@ fn a_huge_new_file_is_hashed_not_held() {
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(stdout.contains("1073741824 bytes, xxh3"), "{stdout}");
 }
+
+/// Landlock's scopes (ABI 6): the command can neither signal a process it did not
+/// start nor connect to an abstract unix socket made outside. On an older kernel the
+/// report says the command is only partly contained.
+#[test]
+fn signals_and_abstract_sockets_outside_are_scoped() {
+    if !tools_present() || !common::tools_present(&["python3", "sleep"]) {
+        return;
+    }
+    use std::os::linux::net::SocketAddrExt;
+    let name = format!("tether-scope-test-{}", std::process::id());
+    let address = std::os::unix::net::SocketAddr::from_abstract_name(name.as_bytes()).unwrap();
+    let listener = std::os::unix::net::UnixListener::bind_addr(&address).unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let mut outside = Command::new("sleep").arg("60").spawn().unwrap();
+    let repo = repository(&[("a.yaml", TEMPLATE)]);
+    let root = repo.path().canonicalize().unwrap();
+    let run = format!(
+        "kill -TERM {}; python3 -c 'import socket; s = socket.socket(socket.AF_UNIX); s.connect(\"\\0{name}\"); s.send(b\"x\")'; true",
+        outside.id()
+    );
+    let temporary = tempfile::tempdir().unwrap();
+    let output = idem_in(
+        &root,
+        temporary.path(),
+        &["--run", &run, "--files", "a.yaml", "--format", "json"],
+        &[],
+    );
+    let report = json(&output);
+    let signalled = outside.try_wait().unwrap().is_some();
+    let connected = listener.accept().is_ok();
+    let _ = outside.kill();
+    let _ = outside.wait();
+    match report["containment"]["reason"]["scoped"].as_bool() {
+        Some(true) => {
+            assert!(!signalled, "a scoped command killed a process outside");
+            assert!(
+                !connected,
+                "a scoped command reached an abstract socket outside"
+            );
+            assert!(report["contained"]
+                .as_str()
+                .unwrap()
+                .contains("TCP and unix sockets with a path are not contained"));
+        }
+        Some(false) => assert!(report["contained"]
+            .as_str()
+            .unwrap()
+            .starts_with("partly contained")),
+        None => eprintln!("Landlock unavailable: {}", report["containment"]),
+    }
+}

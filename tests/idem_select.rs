@@ -45,7 +45,7 @@ fn idem(dir: &Path, args: &[&str]) -> String {
         String::from_utf8_lossy(&output.stderr)
     );
     let durations = regex::Regex::new(r"\((\d+ms|\d+s|\d+m\d+s)\)").unwrap();
-    let note = regex::Regex::new(r"\nnote: not contained \(.*\n").unwrap();
+    let note = regex::Regex::new(r"\nnote: (not|partly) contained .*\n").unwrap();
     let text = durations.replace_all(&text, "(…)");
     note.replace_all(&text, "").into_owned()
 }

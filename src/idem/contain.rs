@@ -17,8 +17,13 @@ use serde::Serialize;
 #[serde(rename_all = "kebab-case", tag = "mode", content = "reason")]
 #[non_exhaustive]
 pub enum Containment {
-    /// Landlock: writes outside the sandbox are refused by the kernel.
-    Landlock,
+    /// Landlock: writes outside the sandbox are refused by the kernel; where it has
+    /// Landlock's scopes (ABI 6, Linux 6.12), so are signals to processes outside and
+    /// connections to abstract unix sockets made outside (`scoped`).
+    Landlock {
+        /// Whether signals and abstract unix sockets are scoped too.
+        scoped: bool,
+    },
     /// No kernel confinement is available (the reason); changes to the user's tree
     /// are detected and reported, not prevented.
     DetectionOnly(String),
@@ -31,8 +36,11 @@ impl Containment {
     /// One line for reports.
     pub fn describe(&self) -> String {
         match self {
-            Containment::Landlock => {
-                "contained: Landlock lets the command write only inside its sandbox".into()
+            Containment::Landlock { scoped: true } => {
+                "contained: Landlock lets the command write only inside its sandbox, and signal or reach over abstract unix sockets only the processes it started; TCP and unix sockets with a path are not contained".into()
+            }
+            Containment::Landlock { scoped: false } => {
+                "partly contained: Landlock lets the command write only inside its sandbox, but this kernel has no Landlock scopes (ABI 6, Linux 6.12): the command can signal your processes and reach any unix socket or TCP listener".into()
             }
             Containment::DetectionOnly(reason) => format!(
                 "not contained ({reason}): changes to your tree are detected, not prevented"
@@ -45,11 +53,12 @@ impl Containment {
     }
 }
 
-/// Whether Landlock can confine commands here, and why not.
-pub fn available() -> Result<(), String> {
+/// Whether Landlock can confine commands here, with its scopes or without (`Ok`
+/// of whether they are there), and why not.
+pub fn available() -> Result<bool, String> {
     #[cfg(target_os = "linux")]
     {
-        linux::ruleset(Path::new("/")).map(|_| ())
+        linux::ruleset(Path::new("/")).map(|(_, scoped)| scoped)
     }
     #[cfg(not(target_os = "linux"))]
     {
@@ -71,7 +80,7 @@ impl Confinement {
         #[cfg(target_os = "linux")]
         {
             Ok(Confinement {
-                ruleset: Some(linux::ruleset(writable)?),
+                ruleset: Some(linux::ruleset(writable)?.0),
             })
         }
         #[cfg(not(target_os = "linux"))]
@@ -134,7 +143,7 @@ mod linux {
 
     use landlock::{
         path_beneath_rules, Access, AccessFs, CompatLevel, Compatible, Ruleset, RulesetAttr,
-        RulesetCreated, RulesetCreatedAttr, ABI,
+        RulesetCreated, RulesetCreatedAttr, Scope, ABI,
     };
 
     /// Devices a command may write to.
@@ -146,23 +155,30 @@ mod linux {
         "/dev/urandom",
     ];
 
-    /// Read everywhere, write only under `writable` and to harmless devices. The
-    /// newest rights this crate knows are required where the kernel has them: the
-    /// ABI levels are tried from V5 (truncate, ioctl on devices) down to V1.
-    pub fn ruleset(writable: &Path) -> Result<RulesetCreated, String> {
+    /// Read everywhere, write only under `writable` and to harmless devices, and
+    /// (ABI 6) signal and connect to abstract unix sockets only within the command's
+    /// own processes; whether those scopes are set. The newest rights this crate knows
+    /// are required where the kernel has them: the ABI levels are tried from V6
+    /// (scopes) and V5 (truncate, ioctl on devices) down to V1.
+    pub fn ruleset(writable: &Path) -> Result<(RulesetCreated, bool), String> {
         let mut last = String::new();
-        for abi in [ABI::V5, ABI::V3, ABI::V2, ABI::V1] {
+        for abi in [ABI::V6, ABI::V5, ABI::V3, ABI::V2, ABI::V1] {
+            let scoped = abi == ABI::V6;
             let attempt = || -> Result<RulesetCreated, landlock::RulesetError> {
-                Ruleset::default()
+                let mut ruleset = Ruleset::default()
                     .set_compatibility(CompatLevel::HardRequirement)
-                    .handle_access(AccessFs::from_all(abi))?
+                    .handle_access(AccessFs::from_all(abi))?;
+                if scoped {
+                    ruleset = ruleset.scope(Scope::from_all(abi))?;
+                }
+                ruleset
                     .create()?
                     .add_rules(path_beneath_rules(["/"], AccessFs::from_read(abi)))?
                     .add_rules(path_beneath_rules([writable], AccessFs::from_all(abi)))?
                     .add_rules(path_beneath_rules(DEVICES, AccessFs::from_all(abi)))
             };
             match attempt() {
-                Ok(ruleset) => return Ok(ruleset),
+                Ok(ruleset) => return Ok((ruleset, scoped)),
                 Err(error) => last = error.to_string(),
             }
         }

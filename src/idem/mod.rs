@@ -414,7 +414,7 @@ pub fn run_targets(targets: &[IdemTarget], options: &IdemOptions) -> Result<Idem
         Containment::Off
     } else {
         match contain::available() {
-            Ok(()) => Containment::Landlock,
+            Ok(scoped) => Containment::Landlock { scoped },
             Err(reason) => Containment::DetectionOnly(reason),
         }
     };
@@ -435,7 +435,7 @@ pub fn run_targets(targets: &[IdemTarget], options: &IdemOptions) -> Result<Idem
         Settings {
             jobs: options.jobs.max(1),
             discover: options.discover,
-            confine: containment == Containment::Landlock,
+            confine: matches!(containment, Containment::Landlock { .. }),
             sandbox: options.sandbox,
         },
         containment,

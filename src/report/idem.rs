@@ -28,7 +28,7 @@ pub fn human(report: &IdemReport) -> String {
             }
         }
     }
-    if report.containment != crate::idem::Containment::Landlock {
+    if report.containment != (crate::idem::Containment::Landlock { scoped: true }) {
         let _ = writeln!(out, "\nnote: {}", report.containment.describe());
     }
     // Copies where an overlay was wanted: the run is slower, and says why.
@@ -162,6 +162,8 @@ struct JsonReport<'a> {
     targets: Vec<JsonTarget<'a>>,
     errors: &'a [String],
     containment: &'a crate::idem::Containment,
+    /// What is and is not contained on this kernel, in words.
+    contained: String,
     sandbox: &'a crate::idem::Sandboxing,
     skipped: &'a [crate::idem::Skipped],
     user_tree_changes: &'a [String],
@@ -189,6 +191,7 @@ pub fn json(report: &IdemReport) -> String {
         targets,
         errors: &report.errors,
         containment: &report.containment,
+        contained: report.containment.describe(),
         sandbox: &report.sandbox,
         skipped: &report.skipped,
         user_tree_changes: &report.user_tree_changes,
@@ -254,7 +257,7 @@ pub fn github(report: &IdemReport, cwd: &std::path::Path, base: &std::path::Path
             crate::report::github::data(error)
         ));
     }
-    if report.containment != crate::idem::Containment::Landlock {
+    if report.containment != (crate::idem::Containment::Landlock { scoped: true }) {
         out.push_str(&format!(
             "::warning title=tether idem::{}\n",
             crate::report::github::data(&report.containment.describe())
