@@ -89,7 +89,7 @@ impl CheckReport {
     pub fn path_from(&self, diagnostic: &Diagnostic, base: &Path) -> String {
         let absolute = self.root.join(&diagnostic.path);
         let relative = absolute.strip_prefix(base).unwrap_or(&absolute);
-        relative.to_string_lossy().replace('\\', "/")
+        crate::paths::slashed(&relative)
     }
 
     /// How many findings have this severity.
@@ -804,30 +804,39 @@ fn check_source(
                 )
             }),
     );
+    // A finding counts unless a yamllint directive or a tether suppression covers it
+    // (which marks the suppression used); `unused-suppression`'s own findings count.
+    let counts = |diagnostic: &Diagnostic| {
+        let line = source.line_of(diagnostic.range.start);
+        if !yamllint_directives.is_empty() && yamllint_directives.suppresses(&diagnostic.rule, line)
+        {
+            return false;
+        }
+        diagnostic.rule == "unused-suppression"
+            || !unused_suppression::covers(&suppressions, line, diagnostic)
+    };
     let mut diagnostics = Vec::new();
+    // Findings bounded reporters dropped: how many, and whether any was an error.
+    let mut dropped = (0, false);
     for (registered, severity) in enabled {
-        let mut reporter = Reporter::new(registered.rule.name(), severity, relative);
-        registered.rule.check(&context, &mut reporter);
-        let mut found = reporter.into_diagnostics();
-        if !yamllint_directives.is_empty() {
-            found.retain(|diagnostic| {
-                !yamllint_directives
-                    .suppresses(&diagnostic.rule, source.line_of(diagnostic.range.start))
-            });
-        }
-        if registered.rule.name() == "unused-suppression" {
-            diagnostics.extend(found);
+        let name = registered.rule.name();
+        // A report keeps each rule's first findings only, so a hostile file's
+        // findings take bounded memory; the fixer sees them all.
+        let mut reporter = if surroundings_cap {
+            Reporter::bounded(name, severity, relative, MAX_FINDINGS_PER_FILE, &counts)
         } else {
-            diagnostics.extend(unused_suppression::apply(
-                &suppressions,
-                |offset| source.line_of(offset),
-                found,
-            ));
-        }
+            Reporter::new(name, severity, relative)
+        };
+        registered.rule.check(&context, &mut reporter);
+        let (mut found, dropped_here) = reporter.into_bounded();
+        dropped.0 += dropped_here;
+        dropped.1 |= dropped_here > 0 && severity == Severity::Error;
+        found.retain(|diagnostic| counts(diagnostic));
+        diagnostics.extend(found);
     }
     drop(context);
     if surroundings_cap {
-        cap_findings(&source, &mut diagnostics);
+        cap_findings(&source, &mut diagnostics, dropped);
     }
     (source, diagnostics)
 }
@@ -933,20 +942,26 @@ fn helm_docs_ignores(chart: &Path, top: &Path) -> bool {
 /// closing finding, so one hostile file cannot flood a report (in every format).
 pub const MAX_FINDINGS_PER_FILE: usize = 100;
 
-fn cap_findings(source: &SourceFile, diagnostics: &mut Vec<Diagnostic>) {
-    if diagnostics.len() <= MAX_FINDINGS_PER_FILE {
+fn cap_findings(
+    source: &SourceFile,
+    diagnostics: &mut Vec<Diagnostic>,
+    (dropped_before, error_dropped): (usize, bool),
+) {
+    if diagnostics.len() <= MAX_FINDINGS_PER_FILE && dropped_before == 0 {
         return;
     }
     diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
-    let dropped = diagnostics.split_off(MAX_FINDINGS_PER_FILE);
-    let severity = if dropped
-        .iter()
-        .any(|diagnostic| diagnostic.severity == Severity::Error)
+    let dropped = diagnostics.split_off(MAX_FINDINGS_PER_FILE.min(diagnostics.len()));
+    let severity = if error_dropped
+        || dropped
+            .iter()
+            .any(|diagnostic| diagnostic.severity == Severity::Error)
     {
         Severity::Error
     } else {
         Severity::Warning
     };
+    let dropped_count = dropped.len() + dropped_before;
     let end = source.text.len();
     diagnostics.push(Diagnostic {
         rule: "finding-limit".into(),
@@ -954,8 +969,7 @@ fn cap_findings(source: &SourceFile, diagnostics: &mut Vec<Diagnostic>) {
         path: source.path.clone(),
         range: end..end,
         message: format!(
-            "and {} more findings in this file, not shown: tether reports at most {MAX_FINDINGS_PER_FILE} a file",
-            dropped.len()
+            "and {dropped_count} more findings in this file, not shown: tether reports at most {MAX_FINDINGS_PER_FILE} a file"
         ),
         help: Some("fix the findings above and run again, or exclude the file in tether.toml".into()),
         labels: Vec::new(),

@@ -387,13 +387,21 @@ fn check(
             Err(error) => return trouble(error.to_string()),
         };
         for failure in &report.failures {
-            eprintln!("error: {failure}");
+            eprintln!("error: {}", tether::escape_controls(failure));
         }
         for held in &report.held {
-            eprintln!("note: {held}");
+            eprintln!("note: {}", tether::escape_controls(&held.to_string()));
         }
         if flags.diff {
-            if !print_out(&report.diff()) {
+            // A file's escape sequences never reach a terminal; piped, the diff
+            // stays byte for byte what `git apply` needs.
+            let diff = report.diff();
+            let diff = if std::io::stdout().is_terminal() {
+                tether::escape_controls(&diff)
+            } else {
+                diff
+            };
+            if !print_out(&diff) {
                 return exit::TROUBLE;
             }
             eprintln!(

@@ -69,6 +69,7 @@ pub use config::{parse_duration, Config, IdemTarget};
 pub use diagnostic::{Applicability, Diagnostic, Edit, Fix, Label, Severity};
 pub use error::{ConfigError, Error};
 pub use fix::{fix_paths, FixReport, FixedFile, HeldFix};
+pub use report::human::escape_controls;
 pub use report::map::map_json;
 pub use report::{machine_root, Format};
 pub use rules::{rule, rules, rules_markdown, Level, RuleInfo};

@@ -47,3 +47,15 @@ pub fn repository_top(folder: &Path) -> Option<PathBuf> {
         .find(|ancestor| is_repository_top(ancestor))
         .map(Path::to_path_buf)
 }
+
+/// A path as output, caches and archives write it: `/` between components on every
+/// platform. On Unix a `\` is part of a name (`a\b.yaml` is one file, not `a/b.yaml`),
+/// so it is kept there.
+pub fn slashed(path: &Path) -> String {
+    let text = path.to_string_lossy();
+    if cfg!(windows) {
+        text.replace('\\', "/")
+    } else {
+        text.into_owned()
+    }
+}

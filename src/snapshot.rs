@@ -153,13 +153,9 @@ impl SnapshotReport {
     fn github(&self, root: &Path, config_root: &Path) -> String {
         let path = |relative: &Path| {
             let absolute = config_root.join(relative);
-            github::property(
-                &absolute
-                    .strip_prefix(root)
-                    .unwrap_or(&absolute)
-                    .to_string_lossy()
-                    .replace('\\', "/"),
-            )
+            github::property(&crate::paths::slashed(
+                absolute.strip_prefix(root).unwrap_or(&absolute),
+            ))
         };
         let mut out = String::new();
         for change in &self.changes {
@@ -231,7 +227,7 @@ fn lines(model: &FileModel) -> Vec<Line> {
     push(
         format!(
             "# tether snapshot of {}",
-            escape_controls(&model.path.to_string_lossy().replace('\\', "/"))
+            escape_controls(&crate::paths::slashed(&model.path))
         ),
         None,
     );

@@ -64,9 +64,11 @@ impl SourceFile {
         let mut problems = Vec::new();
         let text = sanitize(bytes, &mut problems);
         let bom_len = if text.starts_with('\u{feff}') { 3 } else { 0 };
-        let line_starts = std::iter::once(0)
-            .chain(memchr::memchr_iter(b'\n', text.as_bytes()).map(|offset| offset + 1))
-            .collect();
+        // Sized once: a vector grown by doubling holds up to twice its lines.
+        let mut line_starts =
+            Vec::with_capacity(memchr::memchr_iter(b'\n', text.as_bytes()).count() + 1);
+        line_starts.push(0);
+        line_starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|offset| offset + 1));
         let source = SourceFile {
             path: path.into(),
             text,

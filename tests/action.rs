@@ -145,3 +145,65 @@ fn the_action_steps_annotate_summarise_and_fail_by_policy() {
     let (code, ..) = run("warning", "");
     assert_eq!(code, Some(1));
 }
+
+/// Text from files and file names reaches the job summary as text: a message or a
+/// folder holding `](`, `<img>` or a newline adds no link, image or line, and a diff
+/// line of four backquotes does not close the diff's fence.
+#[test]
+fn the_job_summary_shows_hostile_text_as_text() {
+    if !common::tools_present(&["python3"]) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let sarif = dir.path().join("tether.sarif");
+    let result = serde_json::json!({
+        "ruleId": "orphan-value-doc",
+        "level": "warning",
+        "message": {"text": "names [x](https://evil.example) <img src=x> `a`"},
+        "locations": [{"physicalLocation": {
+            "artifactLocation": {"uri": "charts/a%0A%5Bb%5D(c).yaml"},
+            "region": {"startLine": 3}
+        }}]
+    });
+    let document = serde_json::json!({"runs": [{"results": [result]}]});
+    std::fs::write(&sarif, document.to_string()).unwrap();
+    let idem = dir.path().join("idem.json");
+    let report = serde_json::json!({"targets": [{
+        "dir": "charts/`x`\n- [y](https://evil.example)",
+        "checks": [{"kind": "fixpoint", "ok": false, "mutant": null,
+                    "diff": "-a\n````\n# injected heading\n+b"}]
+    }]});
+    std::fs::write(&idem, report.to_string()).unwrap();
+    // Descriptor 3 (the step's outputs) goes nowhere.
+    let output = Command::new("sh")
+        .arg("-c")
+        .arg("python3 \"$0\" \"$1\" \"$2\" 3>/dev/null")
+        .arg(repo().join(".github/action/summary.py"))
+        .arg(&sarif)
+        .arg(&idem)
+        .env("GITHUB_REPOSITORY", "example/charts")
+        .env("GITHUB_SHA", "0123abc")
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .unwrap();
+    let summary = String::from_utf8_lossy(&output.stdout);
+    // The message is text: its brackets and angle brackets are escaped.
+    assert!(!summary.contains("[x](https://evil"), "{summary}");
+    assert!(!summary.contains(" <img"), "{summary}");
+    assert!(
+        summary.contains(r"\[x\]\(https://evil.example\)"),
+        "{summary}"
+    );
+    // The folder is code, on one line, in a span its backquotes cannot close.
+    assert!(
+        summary.contains("in ``charts/`x` - [y](https://evil.example)``\n"),
+        "{summary}"
+    );
+    assert!(!summary.contains("\n- [y]"), "{summary}");
+    // The diff's fence is longer than any run of backquotes inside it.
+    assert!(
+        summary.contains("`````diff\n-a\n````\n# injected heading\n+b\n`````"),
+        "{summary}"
+    );
+}

@@ -308,3 +308,26 @@ fn a_hostile_helmdocsignore_does_not_hang_the_check() {
     let shown = text(&output);
     assert!(shown.contains("keeps only the last one"), "{shown}");
 }
+
+/// On Unix `a\b.yaml` is one file in the chart's folder, not `b.yaml` in `a/`: every
+/// format names it as it is, and a diff with an escape sequence reaches no terminal
+/// raw (piped, it stays what `git apply` reads).
+#[cfg(unix)]
+#[test]
+fn a_backslash_in_a_name_is_shown_as_it_is() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("tether.toml"), "").unwrap();
+    std::fs::write(dir.path().join("a\\b.yaml"), "#bad\n").unwrap();
+    let human = text(&tether(dir.path(), &["check", "--no-cache", "."]));
+    assert!(human.contains("a\\b.yaml:1:2"), "{human}");
+    let json = text(&tether(
+        dir.path(),
+        &["check", "--no-cache", "--format", "json", "."],
+    ));
+    assert!(json.contains(r#""path": "a\\b.yaml""#), "{json}");
+    let sarif = text(&tether(
+        dir.path(),
+        &["check", "--no-cache", "--format", "sarif", "."],
+    ));
+    assert!(sarif.contains("a%5Cb.yaml"), "{sarif}");
+}

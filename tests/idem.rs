@@ -106,8 +106,7 @@ fn filter(text: &str) -> String {
     let stamp = regex::Regex::new(r"\b\d{15,}\b").unwrap();
     // Landlock or not depends on the kernel; `containment.rs` tests both.
     let containment =
-        regex::Regex::new(r#"(?s)"containment": \{.*?\n  \},\n  "contained": "[^"\n]*""#)
-            .unwrap();
+        regex::Regex::new(r#"(?s)"containment": \{.*?\n  \},\n  "contained": "[^"\n]*""#).unwrap();
     let note = regex::Regex::new(
         r"\nnote: (not|partly) contained .*\n|::warning title=tether idem::(not|partly) contained .*\n",
     )

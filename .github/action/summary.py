@@ -5,10 +5,37 @@ step's outputs `errors=N` and `warnings=N` to file descriptor 3 ($GITHUB_OUTPUT)
 """
 import json
 import os
+import re
 import sys
 from collections import Counter
+from urllib.parse import quote
 
 FIRST = 20
+
+# Markdown's inline punctuation (shown text never starts a line): escaped wherever
+# text from a file or a file name is shown, so a name holding `](`, `<img` or a
+# newline cannot add a link, an image or a line.
+MARKDOWN = re.compile(r"([\\`*_\[\]()<>|~&])")
+
+
+def text(value):
+    """Plain text in Markdown: one line, every punctuation character escaped."""
+    return MARKDOWN.sub(r"\\\1", " ".join(str(value).split()))
+
+
+def code(value):
+    """A code span that no backquote in `value` can close: one line."""
+    value = " ".join(str(value).split())
+    fence = "`" * (max((len(run) for run in re.findall("`+", value)), default=0) + 1)
+    pad = " " if value.startswith("`") or value.endswith("`") else ""
+    return f"{fence}{pad}{value}{pad}{fence}"
+
+
+def fenced(value, language):
+    """A fenced block that no line of `value` can close."""
+    longest = max((len(run) for run in re.findall("`+", value)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [f"{fence}{language}", value, fence]
 
 
 def main():
@@ -35,11 +62,14 @@ def main():
             location = result["locations"][0]["physicalLocation"]
             path = location["artifactLocation"]["uri"]
             line = location["region"]["startLine"]
-            text = result["message"]["text"].split("\n")[0].replace("|", "\\|")
-            where = f"{path}:{line}"
+            message = text(result["message"]["text"].split("\n")[0])
+            where = text(f"{path}:{line}")
             if repository and sha:
-                where = f"[{where}]({server}/{repository}/blob/{sha}/{path}#L{line})"
-            out.append(f"- **{result['level']}** `{result['ruleId']}` {where}: {text}")
+                # The SARIF uri is percent-encoded already; parentheses and spaces
+                # are encoded too, so the link target cannot end early.
+                target = quote(path, safe="/%")
+                where = f"[{where}]({server}/{repository}/blob/{sha}/{target}#L{line})"
+            out.append(f"- **{text(result['level'])}** {code(result['ruleId'])} {where}: {message}")
     if idem_path:
         out += ["", "### tether idem", ""]
         try:
@@ -51,11 +81,13 @@ def main():
         for target in report.get("targets", []):
             for check in target.get("checks", []):
                 mark = "passed" if check.get("ok") else "FAILED"
-                mutant = f" `{check['mutant']}`" if check.get("mutant") else ""
-                out.append(f"- {mark}: {check.get('kind')}{mutant} in `{target.get('dir')}`")
+                mutant = f" {code(check['mutant'])}" if check.get("mutant") else ""
+                kind = text(check.get("kind"))
+                out.append(f"- {mark}: {kind}{mutant} in {code(target.get('dir'))}")
                 if not check.get("ok") and check.get("diff"):
-                    out += ["", "<details><summary>diff</summary>", "", "```diff",
-                            check["diff"].rstrip(), "```", "", "</details>", ""]
+                    out += ["", "<details><summary>diff</summary>", ""]
+                    out += fenced(check["diff"].rstrip(), "diff")
+                    out += ["", "</details>", ""]
     print("\n".join(out))
     with os.fdopen(3, "w") as outputs:
         outputs.write(f"errors={levels['error']}\nwarnings={levels['warning']}\n")

@@ -488,7 +488,7 @@ impl Chart {
     /// The text of one of the chart's files (`path` under [`Chart::root`]).
     fn text_of(&self, path: &Path) -> Option<(String, u64)> {
         let relative = path.strip_prefix(&self.root).ok()?;
-        let relative = relative.to_string_lossy().replace('\\', "/");
+        let relative = crate::paths::slashed(&relative);
         match read_chart_file(
             self.archive.as_deref(),
             &self.location,
@@ -849,10 +849,7 @@ impl Chart {
     /// A path of the chart for messages: relative to the chart's folder.
     fn shown(&self, file: &Path) -> String {
         let parent = self.root.parent().unwrap_or(&self.root);
-        file.strip_prefix(parent)
-            .unwrap_or(file)
-            .to_string_lossy()
-            .replace('\\', "/")
+        crate::paths::slashed(file.strip_prefix(parent).unwrap_or(file))
     }
 
     /// What the value rules could not know of this chart, one sentence each, for

@@ -21,7 +21,7 @@ pub fn render(report: &CheckReport, color: bool) -> String {
     // line costs in output is bounded by its length, not by its findings.
     let mut shown: HashSet<(&std::path::Path, usize)> = HashSet::new();
     for diagnostic in &report.diagnostics {
-        let path = escape_controls(&diagnostic.path.to_string_lossy().replace('\\', "/"));
+        let path = escape_controls(&crate::paths::slashed(&diagnostic.path));
         let source = report
             .sources
             .get(&diagnostic.path)

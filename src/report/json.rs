@@ -55,7 +55,7 @@ pub fn render(report: &CheckReport) -> String {
             JsonDiagnostic {
                 rule: &diagnostic.rule,
                 severity: diagnostic.severity.as_str(),
-                path: diagnostic.path.to_string_lossy().replace('\\', "/"),
+                path: crate::paths::slashed(&diagnostic.path),
                 line,
                 column,
                 end_line,
@@ -77,7 +77,7 @@ pub fn render(report: &CheckReport) -> String {
             .partial_charts
             .iter()
             .map(|partial| JsonPartialChart {
-                chart: partial.chart.to_string_lossy().replace('\\', "/"),
+                chart: crate::paths::slashed(&partial.chart),
                 reasons: partial.reasons.clone(),
             })
             .collect(),

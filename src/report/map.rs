@@ -12,7 +12,7 @@ use crate::yaml::model::{Comment, Document, FileModel};
 
 /// A path as shown in output: forward slashes on every platform.
 pub fn display_path(model: &FileModel) -> String {
-    model.path.to_string_lossy().replace('\\', "/")
+    crate::paths::slashed(&model.path)
 }
 
 impl std::fmt::Display for FileModel {

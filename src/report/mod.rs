@@ -72,7 +72,7 @@ impl CheckReport {
             for reason in &partial.reasons {
                 let chart = match partial.chart.as_os_str().is_empty() {
                     true => ".".into(),
-                    false => partial.chart.to_string_lossy().replace('\\', "/"),
+                    false => crate::paths::slashed(&partial.chart),
                 };
                 let note = format!("chart {chart}: {reason}");
                 out.push_str(&format!("note: {}\n", human::escape_controls(&note)));

@@ -74,39 +74,44 @@ impl Rule for CommentIndentation {
             .directive_lines
             .len()
             .max(context.source.line_count());
-        let mut comment_at: Vec<Option<usize>> = vec![None; line_count];
-        let mut comment_index: Vec<Option<usize>> = vec![None; line_count];
+        // Per line (a few bytes each: a file may hold millions of lines): the comment
+        // alone on it, if any (`NONE` else).
+        const NONE: u32 = u32::MAX;
+        let mut comment_index: Vec<u32> = vec![NONE; line_count];
         // Lines that continue a trailing comment: comment lines right below a line
         // with an inline comment, their `#` under its `#`.
         let mut continues_trailing = vec![false; line_count];
-        let mut trailing_indent: Vec<Option<usize>> = vec![None; line_count];
+        let mut trailing_indent: Vec<Option<u32>> = vec![None; line_count];
         for (index, comment) in context.comments.iter().enumerate() {
             if comment.style != CommentStyle::Yaml || comment.line >= line_count {
                 continue;
             }
             if comment.own_line {
-                comment_at[comment.line] = Some(comment.column);
-                comment_index[comment.line] = Some(index);
+                comment_index[comment.line] = u32::try_from(index).unwrap_or(NONE);
                 let above = comment
                     .line
                     .checked_sub(1)
                     .and_then(|line| trailing_indent[line]);
-                if let Some(column) = above.filter(|&column| comment.column == column) {
+                if let Some(column) = above.filter(|&column| comment.column == column as usize) {
                     continues_trailing[comment.line] = true;
                     trailing_indent[comment.line] = Some(column);
                 }
             } else {
-                trailing_indent[comment.line] = Some(comment.column);
+                trailing_indent[comment.line] = u32::try_from(comment.column).ok();
             }
         }
+        let comment_at = |line: usize| -> Option<usize> {
+            let index = *comment_index.get(line)?;
+            (index != NONE).then(|| context.comments[index as usize].column)
+        };
         let shape: Vec<LineShape> = (0..line_count)
-            .map(|line| line_shape(context, line, comment_at[line].is_some()))
+            .map(|line| line_shape(context, line, comment_at(line).is_some()))
             .collect();
         // Indentation of the next content line below each line, 0 at a document's end.
-        let mut next_indent = vec![0; line_count];
+        let mut next_indent: Vec<u32> = vec![0; line_count];
         let mut next = 0;
         for line in (0..line_count).rev() {
-            next_indent[line] = next;
+            next_indent[line] = u32::try_from(next).unwrap_or(u32::MAX);
             match shape[line] {
                 LineShape::Content { indent, .. } => next = indent,
                 LineShape::DocumentMarker => next = 0,
@@ -120,7 +125,9 @@ impl Rule for CommentIndentation {
         // The columns of the comment lines of the current run, so a line may come
         // back to a column the run used (a deeper example line inside a run does not
         // make the next line wrong).
-        let mut run_columns: Vec<usize> = Vec::new();
+        // A set: a run of thousands of lines at a few columns must not compare each
+        // line with every line above it.
+        let mut run_columns: std::collections::HashSet<usize> = Default::default();
         for line in 0..line_count {
             match shape[line] {
                 LineShape::Content {
@@ -140,23 +147,23 @@ impl Rule for CommentIndentation {
                     }
                     opens_block = opens;
                     comment_above = None;
-                    run_columns.clear();
+                    run_columns = Default::default();
                 }
                 LineShape::DocumentMarker => {
                     levels.clear();
                     opens_block = false;
                     comment_above = None;
-                    run_columns.clear();
+                    run_columns = Default::default();
                 }
                 LineShape::Blank => {
                     comment_above = None;
-                    run_columns.clear();
+                    run_columns = Default::default();
                 }
                 LineShape::Other => {}
                 LineShape::Comment if continues_trailing[line] => {}
                 LineShape::Comment => {
-                    let column = comment_at[line].unwrap_or(0);
-                    let next = next_indent[line];
+                    let column = comment_at(line).unwrap_or(0);
+                    let next = next_indent[line] as usize;
                     let previous = levels.last().copied().unwrap_or(0);
                     // In a run, an open block's level may follow only outwards (a
                     // comment at column 0 closes the blocks deeper than it), and
@@ -169,7 +176,7 @@ impl Rule for CommentIndentation {
                         || (inwards && opens_block && column > previous && next <= previous)
                         || directive_next_to(context, line, column);
                     if !allowed {
-                        let comment = &context.comments[comment_index[line].unwrap_or(0)];
+                        let comment = &context.comments[comment_index[line] as usize];
                         let expected = if previous > next && comment_above.is_none() {
                             format!("column {} or {}", next + 1, previous + 1)
                         } else {
@@ -182,7 +189,7 @@ impl Rule for CommentIndentation {
                         let mut below = line;
                         while below < line_count
                             && (below == line
-                                || (comment_at[below] == Some(column)
+                                || (comment_at(below) == Some(column)
                                     && !continues_trailing[below]))
                         {
                             let start = context.source.line_start(below);
@@ -202,7 +209,7 @@ impl Rule for CommentIndentation {
                     }
                     // The next comment of the run may line up with this one.
                     comment_above = Some(column);
-                    run_columns.push(column);
+                    run_columns.insert(column);
                 }
             }
         }

@@ -226,12 +226,21 @@ impl FileContext<'_> {
     }
 }
 
+/// Whether a finding counts (is not suppressed).
+pub(crate) type Counts<'a> = dyn Fn(&Diagnostic) -> bool + 'a;
+
 /// Collects one rule's findings on one file.
 pub struct Reporter<'a> {
     rule: &'static str,
     severity: Severity,
     path: &'a Path,
     diagnostics: Vec<Diagnostic>,
+    /// Keep at most this many findings (the first by position), and which findings
+    /// count at all (not suppressed): memory stays bounded however many findings a
+    /// hostile file holds.
+    bound: Option<(usize, &'a Counts<'a>)>,
+    /// Findings that counted and were dropped past the bound.
+    dropped: usize,
 }
 
 impl<'a> Reporter<'a> {
@@ -242,11 +251,49 @@ impl<'a> Reporter<'a> {
             severity,
             path,
             diagnostics: Vec::new(),
+            bound: None,
+            dropped: 0,
+        }
+    }
+
+    /// A reporter that keeps only the first `keep` findings by position among those
+    /// `counts` accepts, counting the others: the memory of a file's findings is
+    /// bounded, and the first `keep` are the ones an unbounded reporter would give
+    /// after filtering and sorting.
+    pub(crate) fn bounded(
+        rule: &'static str,
+        severity: Severity,
+        path: &'a Path,
+        keep: usize,
+        counts: &'a Counts<'a>,
+    ) -> Self {
+        Reporter {
+            bound: Some((keep.max(1), counts)),
+            ..Reporter::new(rule, severity, path)
+        }
+    }
+
+    /// Past twice the bound: drops what does not count, then all but the first
+    /// `keep`. Amortized, each finding is filtered and sorted a constant number of times.
+    fn compact(&mut self) {
+        let Some((keep, counts)) = self.bound else {
+            return;
+        };
+        if self.diagnostics.len() < keep * 2 {
+            return;
+        }
+        self.diagnostics.retain(|diagnostic| counts(diagnostic));
+        if self.diagnostics.len() > keep {
+            self.diagnostics
+                .sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+            self.dropped += self.diagnostics.len() - keep;
+            self.diagnostics.truncate(keep);
         }
     }
 
     /// Reports a finding at `range`; returns it to add help and labels.
     pub fn report(&mut self, range: Range<usize>, message: impl Into<String>) -> &mut Diagnostic {
+        self.compact();
         self.diagnostics.push(Diagnostic {
             rule: self.rule.to_string(),
             severity: self.severity,
@@ -264,6 +311,11 @@ impl<'a> Reporter<'a> {
     /// The findings reported.
     pub fn into_diagnostics(self) -> Vec<Diagnostic> {
         self.diagnostics
+    }
+
+    /// The findings kept, and how many that counted were dropped past the bound.
+    pub(crate) fn into_bounded(self) -> (Vec<Diagnostic>, usize) {
+        (self.diagnostics, self.dropped)
     }
 }
 

@@ -115,31 +115,26 @@ pub fn suppressions(context: &FileContext) -> Vec<Suppression> {
         };
         found.push(Suppression { line, rules });
     }
+    // Sorted by line: a finding's suppressions are found by binary search.
+    found.sort_by_key(|suppression| suppression.line);
     found
 }
 
-/// Drops the findings a suppression covers, marking the suppressions used.
-pub fn apply(
-    suppressions: &[Suppression],
-    line_of: impl Fn(usize) -> usize,
-    diagnostics: Vec<Diagnostic>,
-) -> Vec<Diagnostic> {
-    diagnostics
-        .into_iter()
-        .filter(|diagnostic| {
-            let line = line_of(diagnostic.range.start);
-            let covering = suppressions
-                .iter()
-                .filter(|suppression| suppression.line == line || suppression.line + 1 == line)
-                .flat_map(|suppression| suppression.rules.iter())
-                .find(|entry| entry.name == diagnostic.rule);
-            match covering {
-                Some(entry) => {
-                    entry.used.set(true);
-                    false
-                }
-                None => true,
-            }
-        })
-        .collect()
+/// Whether a suppression on `line` or the line above covers `diagnostic`, marking it
+/// used. `suppressions` are sorted by line ([`suppressions`]), so the lookup costs the
+/// log of their number, not their number.
+pub fn covers(suppressions: &[Suppression], line: usize, diagnostic: &Diagnostic) -> bool {
+    let first = suppressions.partition_point(|suppression| suppression.line + 1 < line);
+    let covering = suppressions[first..]
+        .iter()
+        .take_while(|suppression| suppression.line <= line)
+        .flat_map(|suppression| suppression.rules.iter())
+        .find(|entry| entry.name == diagnostic.rule);
+    match covering {
+        Some(entry) => {
+            entry.used.set(true);
+            true
+        }
+        None => false,
+    }
 }

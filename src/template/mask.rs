@@ -60,6 +60,13 @@ impl LineFacts {
 /// Masks `text`, whose actions are `actions` (as returned by the lexer, in order).
 pub fn mask(text: &str, actions: &[Action]) -> Masked {
     let bytes = text.as_bytes();
+    // Without actions the text is its own masking: no per-line facts are needed.
+    if actions.is_empty() {
+        return Masked {
+            text: text.to_string(),
+            directive_lines: vec![false; memchr::memchr_iter(b'\n', bytes).count() + 1],
+        };
+    }
     let lines = line_facts(bytes, actions);
     let block_scalar_indent = block_scalar_indents(bytes, &lines);
     let next_content_indent = next_content_indents(bytes, &lines);
@@ -133,7 +140,8 @@ pub fn mask(text: &str, actions: &[Action]) -> Masked {
 /// at a time.
 fn line_facts(bytes: &[u8], actions: &[Action]) -> Vec<LineFacts> {
     let is_blank = |byte: u8| matches!(byte, b' ' | b'\t' | b'\r');
-    let mut lines = Vec::new();
+    // Sized once: a vector grown by doubling holds up to twice its lines.
+    let mut lines = Vec::with_capacity(memchr::memchr_iter(b'\n', bytes).count() + 1);
     let mut current = LineFacts {
         indent: usize::MAX,
         ..LineFacts::default()
