@@ -89,7 +89,7 @@ impl CheckReport {
     pub fn path_from(&self, diagnostic: &Diagnostic, base: &Path) -> String {
         let absolute = self.root.join(&diagnostic.path);
         let relative = absolute.strip_prefix(base).unwrap_or(&absolute);
-        crate::paths::slashed(&relative)
+        crate::paths::slashed(relative)
     }
 
     /// How many findings have this severity.

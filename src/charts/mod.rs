@@ -488,7 +488,7 @@ impl Chart {
     /// The text of one of the chart's files (`path` under [`Chart::root`]).
     fn text_of(&self, path: &Path) -> Option<(String, u64)> {
         let relative = path.strip_prefix(&self.root).ok()?;
-        let relative = crate::paths::slashed(&relative);
+        let relative = crate::paths::slashed(relative);
         match read_chart_file(
             self.archive.as_deref(),
             &self.location,
