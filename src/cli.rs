@@ -253,7 +253,7 @@ pub fn run(args: Args) -> ExitCode {
 /// A command's exit code, or exit 2 with its error printed.
 fn or_trouble(result: Result<u8, String>) -> u8 {
     result.unwrap_or_else(|message| {
-        eprintln!("error: {message}");
+        say_error(&message);
         exit::TROUBLE
     })
 }
@@ -306,7 +306,7 @@ fn settings(file: &Path, explicit: Option<&Path>, select: &[String]) -> Result<u
         Ok(current) => text.replace(&format!("{}/", current.display()), ""),
         Err(_) => text,
     };
-    Ok(if print_out(&shown) {
+    Ok(if print_text(&shown) {
         exit::OK
     } else {
         exit::TROUBLE
@@ -316,6 +316,17 @@ fn settings(file: &Path, explicit: Option<&Path>, select: &[String]) -> Result<u
 /// Writes to standard output; false when it is closed.
 fn print_out(text: &str) -> bool {
     std::io::stdout().lock().write_all(text.as_bytes()).is_ok()
+}
+
+/// Prints `error: …` to stderr, a file's escape sequences shown, not sent.
+fn say_error(message: &dyn std::fmt::Display) {
+    eprintln!("error: {}", tether::escape_controls(&message.to_string()));
+}
+
+/// Prints text for people (a comment map, settings, an idem report): a file's escape
+/// sequences are shown as `\x1b`, never sent to the terminal, wherever it goes.
+fn print_text(text: &str) -> bool {
+    print_out(&tether::escape_controls(text))
 }
 
 /// The switches of `tether check`.
@@ -339,7 +350,7 @@ fn check(
     // Machines read every outcome: a run that cannot start still prints the usual
     // object, its `errors` saying why.
     let trouble = |message: String| {
-        eprintln!("error: {message}");
+        say_error(&message);
         if format == CheckFormat::Json {
             print_out(&CheckReport::failed(message).render(&Format::Json));
         }
@@ -626,19 +637,21 @@ fn idem(args: IdemArgs) -> Result<u8, String> {
         bar.finish_and_clear();
     }
     let report = result.map_err(|error| error.to_string())?;
-    let output = match args.format {
-        IdemOutput::Text => report.render(&IdemFormat::Text),
-        IdemOutput::Json => report.render(&IdemFormat::Json),
-        IdemOutput::Github => report.render(&IdemFormat::Github {
+    // JSON escapes control characters itself; the other formats reach a log or a
+    // terminal.
+    let printed = match args.format {
+        IdemOutput::Text => print_text(&report.render(&IdemFormat::Text)),
+        IdemOutput::Json => print_out(&report.render(&IdemFormat::Json)),
+        IdemOutput::Github => print_text(&report.render(&IdemFormat::Github {
             root: tether::machine_root(&cwd),
             cwd,
-        }),
+        })),
     };
-    if !print_out(&output) {
+    if !printed {
         return Ok(exit::TROUBLE);
     }
     for error in &report.errors {
-        eprintln!("error: {error}");
+        eprintln!("error: {}", tether::escape_controls(error));
     }
     Ok(
         if !report.user_tree_changes.is_empty() || !report.errors.is_empty() {
@@ -707,7 +720,7 @@ fn map(format: MapFormat, paths: &[PathBuf]) -> u8 {
     let config = match load_config(paths, None) {
         Ok(config) => config,
         Err(error) => {
-            eprintln!("error: {error}");
+            say_error(&error);
             return exit::TROUBLE;
         }
     };
@@ -721,7 +734,7 @@ fn map(format: MapFormat, paths: &[PathBuf]) -> u8 {
         }
         let covered = tether::covered_files(&config, std::slice::from_ref(path));
         for message in covered.errors {
-            eprintln!("error: {message}");
+            say_error(&message);
             code = exit::TROUBLE;
         }
         let base = absolute(path);
@@ -742,20 +755,22 @@ fn map(format: MapFormat, paths: &[PathBuf]) -> u8 {
         match result {
             Ok(model) => models.push(model),
             Err(error) => {
-                eprintln!("error: {error}");
+                say_error(&error);
                 code = exit::TROUBLE;
             }
         }
     }
-    let output = match format {
-        MapFormat::Text => models
-            .iter()
-            .map(ToString::to_string)
-            .collect::<Vec<_>>()
-            .join("\n"),
-        MapFormat::Json => tether::map_json(&models) + "\n",
+    let printed = match format {
+        MapFormat::Text => print_text(
+            &models
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("\n"),
+        ),
+        MapFormat::Json => print_out(&(tether::map_json(&models) + "\n")),
     };
-    if !print_out(&output) {
+    if !printed {
         return exit::TROUBLE;
     }
     code
@@ -786,7 +801,7 @@ fn snapshot(args: SnapshotArgs) -> Result<u8, String> {
         return Ok(exit::TROUBLE);
     }
     for failure in &report.failures {
-        eprintln!("error: {failure}");
+        say_error(&failure);
     }
     Ok(if !report.failures.is_empty() {
         exit::TROUBLE

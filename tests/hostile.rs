@@ -331,3 +331,31 @@ fn a_backslash_in_a_name_is_shown_as_it_is() {
     ));
     assert!(sarif.contains("a%5Cb.yaml"), "{sarif}");
 }
+
+/// A file's escape sequences (`ESC ]0;title BEL` sets a terminal's title, `ESC [2J`
+/// clears it) reach no terminal from `map`, `--show-settings` or an error: they are
+/// shown as `\x1b`.
+#[cfg(unix)]
+#[test]
+fn escape_sequences_of_a_file_are_shown_not_sent() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("tether.toml"), "").unwrap();
+    let name = "v\u{1b}]0;owned\u{7}.yaml";
+    std::fs::write(
+        dir.path().join(name),
+        "# \u{1b}[2J cleared\nkey: 1 # \u{1b}[31m red\n",
+    )
+    .unwrap();
+    for args in [vec!["map", name], vec!["check", "--show-settings", name]] {
+        let output = tether(dir.path(), &args);
+        let shown = text(&output);
+        assert!(!shown.contains('\u{1b}'), "{args:?}: {shown:?}");
+        assert!(!shown.contains('\u{7}'), "{args:?}: {shown:?}");
+        assert!(shown.contains("\\x1b"), "{args:?}: {shown:?}");
+    }
+    // An error naming a file that is not there.
+    let missing = "gone\u{1b}[2J.yaml";
+    let output = tether(dir.path(), &["map", missing]);
+    let shown = text(&output);
+    assert!(!shown.contains('\u{1b}'), "{shown:?}");
+}
