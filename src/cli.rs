@@ -789,6 +789,12 @@ fn snapshot(args: SnapshotArgs) -> Result<u8, String> {
     } else {
         snapshot::check(&config)
     };
+    // Interrupted: the handler removes the sandboxes and exits 130; what the
+    // killed commands left is no verdict, so nothing is reported here.
+    if tether::idem::stopping() {
+        std::thread::sleep(std::time::Duration::from_secs(60));
+        return Ok(130);
+    }
     let report = result.map_err(|error| error.to_string())?;
     let output = match args.format {
         SnapshotOutput::Human => report.render(&SnapshotFormat::Human),

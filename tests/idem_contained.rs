@@ -7,6 +7,7 @@
 #![allow(clippy::print_stderr)]
 
 use std::collections::BTreeMap;
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
@@ -816,4 +817,136 @@ fn signals_and_abstract_sockets_outside_are_scoped() {
             .starts_with("partly contained")),
         None => eprintln!("Landlock unavailable: {}", report["containment"]),
     }
+}
+
+/// Ctrl-C while the command runs is an interruption (exit 130, "interrupted"), never
+/// reported as the command failing on the committed files.
+#[test]
+fn an_interrupt_during_the_command_is_reported_as_one() {
+    if !tools_present() {
+        return;
+    }
+    // Enough files that removing the sandbox takes a while: the report must not win
+    // the race with the interruption.
+    let mut files: Vec<(String, String)> = (0..4000)
+        .map(|n| {
+            (
+                format!("data/f{n}.yaml"),
+                format!("k: {}\n", "v".repeat(2000)),
+            )
+        })
+        .collect();
+    files.push(("a.yaml".into(), TEMPLATE.into()));
+    let borrowed: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    let repo = repository(&borrowed);
+    let root = repo.path().canonicalize().unwrap();
+    for sandbox in ["copy", "auto"] {
+        let temporary = tempfile::tempdir().unwrap();
+        let child = Command::new(env!("CARGO_BIN_EXE_tether"))
+            .args([
+                "idem",
+                "--run",
+                "touch started; sleep 100733",
+                "--files",
+                "a.yaml",
+            ])
+            .args(["--sandbox", sandbox])
+            .env("TMPDIR", temporary.path())
+            .current_dir(&root)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            // Its own process group, as a shell gives a foreground job: Ctrl-C
+            // signals the whole group.
+            .process_group(0)
+            .spawn()
+            .unwrap();
+        // Until the command runs: its sandbox holds `started`.
+        let start = Instant::now();
+        while !left_behind(temporary.path())
+            .iter()
+            .any(|folder| started_in(&temporary.path().join(folder)))
+        {
+            assert!(
+                start.elapsed() < Duration::from_secs(30),
+                "the command never started"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let status = Command::new("kill")
+            .args(["-INT", "--"])
+            .arg(format!("-{}", child.id()))
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let output = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert_eq!(
+            output.status.code(),
+            Some(130),
+            "{sandbox}: {stdout}{stderr}"
+        );
+        assert!(stderr.contains("interrupted"), "{sandbox}: {stderr}");
+        assert!(
+            !stdout.contains("fix the command first"),
+            "{sandbox}: {stdout}"
+        );
+    }
+}
+
+/// Whether a `started` file is somewhere below `folder` (the command's sandbox).
+fn started_in(folder: &Path) -> bool {
+    let mut folders = vec![folder.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        let Ok(entries) = std::fs::read_dir(&folder) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            if entry.file_name() == "started" {
+                return true;
+            }
+            if entry.file_type().is_ok_and(|kind| kind.is_dir()) && entry.file_name() != "data" {
+                folders.push(entry.path());
+            }
+        }
+    }
+    false
+}
+
+/// A command that makes thousands of new files gets a report of bounded size: at
+/// most 50 files are diffed and 1,000 listed, the rest counted.
+#[test]
+fn thousands_of_new_files_make_a_bounded_report() {
+    if !tools_present() || !common::tools_present(&["seq", "xargs"]) {
+        return;
+    }
+    let repo = repository(&[("a.yaml", TEMPLATE)]);
+    let root = repo.path().canonicalize().unwrap();
+    let temporary = tempfile::tempdir().unwrap();
+    let run = "mkdir -p gen && cd gen && seq 3000 | sed 's/$/.yaml/' | xargs touch";
+    let output = idem_in(
+        &root,
+        temporary.path(),
+        &["--run", run, "--files", "**/*.yaml", "--format", "json"],
+        &[],
+    );
+    assert!(
+        output.stdout.len() < 100_000,
+        "{} bytes of report",
+        output.stdout.len()
+    );
+    let report = json(&output);
+    let check = &report["targets"][0]["checks"][0];
+    assert_eq!(check["ok"], false, "{check}");
+    let changed = check["changed"].as_array().unwrap();
+    assert_eq!(changed.len(), 1001, "{check}");
+    assert_eq!(changed[1000], "… 2000 more");
+    let diff = check["diff"].as_str().unwrap();
+    assert!(
+        diff.contains("… 2950 more changed files not diffed"),
+        "{diff}"
+    );
 }

@@ -24,6 +24,12 @@ pub use crate::config::{parse_duration, IdemTarget};
 pub use contain::Containment;
 pub use moves::CommentMove;
 pub use sandbox::{interrupt, SandboxCopy};
+
+/// Whether an interrupt ([`interrupt`]) has stopped the run: its commands were
+/// killed, so what they did is not a verdict.
+pub fn stopping() -> bool {
+    command::STOPPING.load(std::sync::atomic::Ordering::SeqCst)
+}
 use sandbox::{Entry, Manifest, Sandbox, Source};
 
 /// A callback that hears which check runs.
@@ -294,6 +300,9 @@ pub enum IdemError {
     /// The command needs a tool that is not installed.
     #[error("{0}")]
     MissingTool(String),
+    /// The run was interrupted (Ctrl-C, SIGTERM, SIGHUP): nothing was judged.
+    #[error("interrupted")]
+    Interrupted,
     /// The command fails on the committed files.
     #[error("`{run}` failed in {dir} on the committed files (exit {status}), so nothing can be checked; fix the command first\n{stderr}")]
     CommandFailed {
@@ -1109,6 +1118,10 @@ impl<'a> Context<'a> {
         let (outcome, changed) = self
             .run_in(copy)
             .map_err(|error| self.sandbox_error(&error))?;
+        // A command an interrupt killed did not fail: the run is over.
+        if stopping() {
+            return Err(IdemError::Interrupted);
+        }
         if !outcome.succeeded() && !outcome.timed_out {
             let mut stderr = outcome.stderr.trim_end().to_string();
             if outcome.status == Some(127) {
@@ -1236,6 +1249,12 @@ impl<'a> Context<'a> {
         let mut changed = Vec::new();
         let mut diff = String::new();
         let mut comment_moves = Vec::new();
+        // The diffs of one check share the target's timeout, and at most
+        // MAX_DIFFED_FILES are diffed and MAX_LISTED_FILES listed: a command that
+        // rewrites 100,000 files makes a report of bounded size in bounded time.
+        let deadline = Instant::now() + self.target.timeout;
+        let mut not_diffed = 0usize;
+        let mut not_listed = 0usize;
         for path in &compared {
             let after = present.remove(path);
             let before = match expected.get(path) {
@@ -1244,19 +1263,43 @@ impl<'a> Context<'a> {
             };
             if before != after {
                 let shown = self.show(path);
-                diff.push_str(&unified_diff(&shown, before.as_ref(), after.as_ref()));
-                if let (
-                    Some(Entry::File { bytes: old, .. }),
-                    Some(Entry::File { bytes: new, .. }),
-                ) = (&before, &after)
-                {
-                    if is_model_file(path) {
-                        comment_moves.extend(moves::moves(path, &shown, old, new));
+                let left = deadline.saturating_duration_since(Instant::now());
+                if changed.len() >= MAX_DIFFED_FILES || left.is_zero() {
+                    not_diffed += 1;
+                } else {
+                    let budget = left.min(DIFF_DEADLINE);
+                    diff.push_str(&unified_diff(
+                        &shown,
+                        before.as_ref(),
+                        after.as_ref(),
+                        budget,
+                    ));
+                    if let (
+                        Some(Entry::File { bytes: old, .. }),
+                        Some(Entry::File { bytes: new, .. }),
+                    ) = (&before, &after)
+                    {
+                        if is_model_file(path) {
+                            comment_moves.extend(moves::moves(path, &shown, old, new));
+                        }
                     }
                 }
-                changed.push(shown);
+                if changed.len() < MAX_LISTED_FILES {
+                    changed.push(shown);
+                } else {
+                    not_listed += 1;
+                }
             }
             now.insert(path.clone(), after);
+        }
+        if not_diffed > 0 {
+            diff.push_str(&format!(
+                "… {not_diffed} more changed files not diffed (at most {MAX_DIFFED_FILES} are, within --timeout {})\n",
+                format_duration(self.target.timeout)
+            ));
+        }
+        if not_listed > 0 {
+            changed.push(format!("… {not_listed} more"));
         }
         let timed_out = outcome.timed_out;
         let ok = changed.is_empty() && !timed_out && outcome.succeeded();
@@ -1389,10 +1432,22 @@ pub const MAX_DIFF_LINES: usize = 400;
 /// How long one file's diff may take; past it, `similar` gives a coarser diff.
 const DIFF_DEADLINE: Duration = Duration::from_secs(2);
 
+/// A check diffs at most this many changed files; the others are counted.
+pub const MAX_DIFFED_FILES: usize = 50;
+
+/// A check lists at most this many changed files; the others are counted (the last
+/// entry of `changed` says how many).
+pub const MAX_LISTED_FILES: usize = 1000;
+
 /// `what must be` → `what is`, with `a/` and `b/` headers; `/dev/null` for a file
 /// that must not exist or is missing. Bounded: a binary or large file is summarised,
 /// the diff has a deadline, and it is cut after [`MAX_DIFF_LINES`] lines.
-fn unified_diff(path: &str, before: Option<&Entry>, after: Option<&Entry>) -> String {
+fn unified_diff(
+    path: &str,
+    before: Option<&Entry>,
+    after: Option<&Entry>,
+    budget: Duration,
+) -> String {
     let old_header = if before.is_some() {
         format!("a/{path}")
     } else {
@@ -1442,7 +1497,7 @@ fn unified_diff(path: &str, before: Option<&Entry>, after: Option<&Entry>) -> St
         return format!("--- {old_header}\n+++ {new_header}\n({what})\n");
     }
     let diff = similar::TextDiff::configure()
-        .timeout(DIFF_DEADLINE)
+        .timeout(budget)
         .diff_lines(&old, &new);
     let mut out = diff
         .unified_diff()
