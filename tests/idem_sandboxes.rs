@@ -25,6 +25,8 @@ fn repository() -> tempfile::TempDir {
     ]);
     std::os::unix::fs::symlink("a.yaml", repo.path().join("link.yaml")).unwrap();
     common::commit_all(repo.path(), "start");
+    // Ignored by this clone only, as `git status` reads it.
+    std::fs::write(repo.path().join(".git/info/exclude"), "scratch/\n").unwrap();
     repo
 }
 
@@ -102,6 +104,10 @@ fn overlay_and_copy_agree_on_every_kind_of_change() {
         (
             "new files, ignored and not",
             "echo 1 > new.log; echo 2 > new.yaml; echo 3 > sub/keep.log; mkdir -p sub/generated; echo 4 > sub/generated/x.yaml",
+        ),
+        (
+            "a new file under a folder .git/info/exclude names",
+            "mkdir -p scratch sub/scratch && echo 1 > scratch/n.yaml && echo 2 > sub/scratch/m.yaml",
         ),
         ("a mode changed", "chmod +x a.yaml"),
         ("a link retargeted", "ln -sf b.yaml link.yaml"),

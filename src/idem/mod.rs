@@ -7,6 +7,7 @@
 mod blocks;
 mod command;
 mod contain;
+mod ignored;
 mod moves;
 #[cfg(target_os = "linux")]
 mod overlay;
@@ -803,13 +804,14 @@ impl Workspace {
         }
     }
 
-    /// Of `paths` (new), those `.gitignore` rules do not exclude.
-    fn not_ignored(&self, paths: &BTreeSet<PathBuf>) -> BTreeSet<PathBuf> {
+    /// Of `paths` (new), those git's ignore rules do not exclude (`repository`: the
+    /// user's tree, whose `.git/info/exclude` counts).
+    fn not_ignored(&self, paths: &BTreeSet<PathBuf>, repository: &Path) -> BTreeSet<PathBuf> {
         if paths.is_empty() {
             return BTreeSet::new();
         }
         match self {
-            Workspace::Copied { sandbox, .. } => sandbox.not_ignored(paths),
+            Workspace::Copied { sandbox, .. } => sandbox.not_ignored(paths, repository),
             #[cfg(target_os = "linux")]
             Workspace::Overlay(overlay) => overlay.not_ignored(paths),
         }
@@ -1243,7 +1245,7 @@ impl<'a> Context<'a> {
                 self.manifest.entries.contains_key(path) || expected.contains_key(path)
             });
         let mut compared = known;
-        compared.extend(copy.not_ignored(&new));
+        compared.extend(copy.not_ignored(&new, &self.manifest.root));
         let mut present = copy.entries(self.manifest, &compared);
         let mut now = BTreeMap::new();
         let mut changed = Vec::new();

@@ -17,7 +17,7 @@
 //! `EXDEV`, as in a Docker container's overlay filesystem; `mv` and most tools then
 //! copy, and `--sandbox copy` is there for a command that does not.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
@@ -304,55 +304,11 @@ impl Overlay {
     /// repository's `info/exclude` and the global excludes file do not exclude, as
     /// in the view; nothing under a `.git`.
     pub fn not_ignored(&self, paths: &BTreeSet<PathBuf>) -> BTreeSet<PathBuf> {
-        let mut matchers: HashMap<PathBuf, Vec<ignore::gitignore::Gitignore>> = HashMap::new();
-        let exclude = {
-            let mut builder = ignore::gitignore::GitignoreBuilder::new(&self.lower);
-            builder.add(self.lower.join(".git/info/exclude"));
-            builder.build().ok()
-        };
-        let (global, _) = ignore::gitignore::Gitignore::global();
-        paths
-            .iter()
-            .filter(|path| {
-                !path
-                    .components()
-                    .any(|component| component.as_os_str() == ".git")
-            })
-            .filter(|path| {
-                for folder in path.ancestors().skip(1) {
-                    let inside = path.strip_prefix(folder).unwrap_or(path);
-                    let found = matchers
-                        .entry(folder.to_path_buf())
-                        .or_insert_with(|| self.ignore_files(folder));
-                    for matcher in found.iter() {
-                        let matched = matcher.matched_path_or_any_parents(inside, false);
-                        if matched.is_ignore() {
-                            return false;
-                        }
-                        if matched.is_whitelist() {
-                            return true;
-                        }
-                    }
-                }
-                for matcher in exclude.iter().chain(std::iter::once(&global)) {
-                    let matched = matcher.matched_path_or_any_parents(path, false);
-                    if matched.is_ignore() {
-                        return false;
-                    }
-                    if matched.is_whitelist() {
-                        return true;
-                    }
-                }
-                true
-            })
-            .cloned()
-            .collect()
+        super::ignored::not_ignored(paths, &mut |folder| self.ignore_files(folder), &self.lower)
     }
 
-    /// A folder's `.ignore` then `.gitignore` as the view has them, highest
-    /// precedence first.
     fn ignore_files(&self, folder: &Path) -> Vec<ignore::gitignore::Gitignore> {
-        [".ignore", ".gitignore"]
+        super::ignored::NAMES
             .iter()
             .filter_map(|name| {
                 let relative = folder.join(name);
@@ -362,11 +318,7 @@ impl Overlay {
                     Upper::Absent => self.lower.join(&relative),
                 };
                 let text = crate::source::read_regular(&file, 1024 * 1024).ok()?;
-                let mut builder = ignore::gitignore::GitignoreBuilder::new(Path::new(""));
-                for line in String::from_utf8_lossy(&text).lines() {
-                    let _ = builder.add_line(None, line);
-                }
-                builder.build().ok()
+                super::ignored::parse(&text)
             })
             .collect()
     }

@@ -1080,12 +1080,40 @@ impl Sandbox {
     }
 
     /// Of `paths` (new in the copy), those `.gitignore` rules do not exclude.
-    pub fn not_ignored(&self, paths: &BTreeSet<PathBuf>) -> BTreeSet<PathBuf> {
+    /// Of `paths` (new in the copy), those git would not ignore: the copy's ignore
+    /// files, and `repository`'s `info/exclude` (the user's tree, where `.git` is),
+    /// as an overlay reads them.
+    pub fn not_ignored(&self, paths: &BTreeSet<PathBuf>, repository: &Path) -> BTreeSet<PathBuf> {
         if paths.is_empty() || self.intact().is_err() {
             return BTreeSet::new();
         }
-        let listed: BTreeSet<PathBuf> = walk_files(&self.root, true).into_iter().collect();
-        paths.intersection(&listed).cloned().collect()
+        let mut ignore_files = |folder: &Path| -> Vec<ignore::gitignore::Gitignore> {
+            super::ignored::NAMES
+                .iter()
+                .filter_map(|name| {
+                    let file = self.root.join(folder).join(name);
+                    // Never through a link the command made.
+                    if !real_parents_exist(&self.root, &folder.join(name))
+                        || !file
+                            .symlink_metadata()
+                            .is_ok_and(|metadata| metadata.is_file())
+                    {
+                        return None;
+                    }
+                    let text = crate::source::read_regular(&file, 1024 * 1024).ok()?;
+                    super::ignored::parse(&text)
+                })
+                .collect()
+        };
+        super::ignored::not_ignored(paths, &mut ignore_files, repository)
+            .into_iter()
+            .filter(|path| {
+                self.root
+                    .join(path)
+                    .symlink_metadata()
+                    .is_ok_and(|metadata| !metadata.is_dir())
+            })
+            .collect()
     }
 }
 
