@@ -950,3 +950,118 @@ fn thousands_of_new_files_make_a_bounded_report() {
         "{diff}"
     );
 }
+
+/// A process the command starts cannot outlive it: not one that joins tether's own
+/// process group (which the orphan sweep spares), nor one whose parent died before
+/// tether could see it. Each command is the first process of a PID namespace of its
+/// own, so the kernel ends them all with it, and none can see or signal tether.
+#[test]
+fn processes_that_leave_the_command_end_with_it() {
+    if !tools_present() || !common::tools_present(&["python3"]) {
+        return;
+    }
+    let repo = repository(&[("a.yaml", TEMPLATE)]);
+    let root = repo.path().canonicalize().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let late = outside.path().join("late.txt");
+    // Joins the process group of its shell's parent (tether, without a namespace),
+    // then writes outside after the run has ended.
+    let script = outside.path().join("join.py");
+    std::fs::write(
+        &script,
+        format!(
+            r#"import os, time
+sh = os.getppid()
+try:
+    parent = int(open(f"/proc/{{sh}}/stat").read().rsplit(")", 1)[1].split()[1])
+    group = os.getpgid(parent)
+except Exception:
+    group = None
+if os.fork() == 0:
+    try:
+        if group is not None:
+            os.setpgid(0, group)
+    except Exception:
+        pass
+    time.sleep(2)
+    open({late:?}, "a").write("late\n")
+    os._exit(0)
+"#,
+            late = late.display().to_string()
+        ),
+    )
+    .unwrap();
+    let run = format!("python3 {}", script.display());
+    for sandbox in ["copy", "auto"] {
+        let temporary = tempfile::tempdir().unwrap();
+        let output = idem_in(
+            &root,
+            temporary.path(),
+            &[
+                "--run",
+                &run,
+                "--files",
+                "a.yaml",
+                "--sandbox",
+                sandbox,
+                "--no-contain",
+            ],
+            &[],
+        );
+        assert!(output.status.code().is_some(), "{output:?}");
+    }
+    std::thread::sleep(Duration::from_secs(4));
+    assert!(
+        !late.exists(),
+        "a process that joined tether's process group outlived the run and wrote {}",
+        std::fs::read_to_string(&late).unwrap_or_default()
+    );
+}
+
+/// SIGKILL of tether ends the command it was running: the command's namespace dies
+/// with it (`PR_SET_PDEATHSIG`).
+#[test]
+fn a_killed_tether_leaves_no_command_running() {
+    if !tools_present() {
+        return;
+    }
+    let repo = repository(&[("a.yaml", TEMPLATE)]);
+    let root = repo.path().canonicalize().unwrap();
+    for sandbox in ["copy", "auto"] {
+        let temporary = tempfile::tempdir().unwrap();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_tether"))
+            .args([
+                "idem",
+                "--run",
+                "touch started; sleep 100737",
+                "--files",
+                "a.yaml",
+            ])
+            .args(["--sandbox", sandbox])
+            .env("TMPDIR", temporary.path())
+            .current_dir(&root)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let start = Instant::now();
+        while !left_behind(temporary.path())
+            .iter()
+            .any(|folder| started_in(&temporary.path().join(folder)))
+        {
+            assert!(
+                start.elapsed() < Duration::from_secs(30),
+                "the command never started"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        child.kill().unwrap();
+        child.wait().unwrap();
+        std::thread::sleep(Duration::from_millis(500));
+        let processes = Command::new("ps").args(["-eo", "args"]).output().unwrap();
+        assert!(
+            !String::from_utf8_lossy(&processes.stdout).contains("sleep 100737"),
+            "{sandbox}: the command outlived a killed tether"
+        );
+    }
+}

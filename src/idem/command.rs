@@ -107,6 +107,13 @@ pub fn run(mut spec: Spec) -> std::io::Result<RunOutcome> {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0);
+    // SAFETY: `own_pid_namespace` makes system calls only (unshare, fork, prctl,
+    // close_range, waitpid, signal, kill, _exit), allocating nothing, so it is safe
+    // between fork and exec. It runs after entering an overlay (whose user namespace
+    // grants it) and before Landlock.
+    unsafe {
+        command.pre_exec(own_pid_namespace);
+    }
     if spec.confine {
         let mut confinement =
             super::contain::Confinement::new(spec.sandbox).map_err(std::io::Error::other)?;
@@ -202,6 +209,75 @@ fn read_in_background(
 
 fn tail(bytes: &[u8]) -> &[u8] {
     &bytes[bytes.len().saturating_sub(KEEP)..]
+}
+
+/// Between fork and exec: makes the command the first process of a PID namespace of
+/// its own, where the kernel allows one (root, or inside an overlay's user
+/// namespace). When that first process ends, the kernel kills every process left in
+/// the namespace, however it detached (`setsid` chains, another process group); the
+/// command cannot see or signal any process outside it, tether included; and with
+/// `PR_SET_PDEATHSIG` the namespace ends when tether dies, even by SIGKILL. The
+/// process std spawned stays outside as a shim: it waits for the command and exits as
+/// it did. Where no namespace can be made, the command runs as before (its process
+/// group and the orphan sweep end what it leaves).
+fn own_pid_namespace() -> std::io::Result<()> {
+    // SAFETY: system calls on integers and a local status word; no memory is shared
+    // or allocated.
+    unsafe {
+        if libc::unshare(libc::CLONE_NEWPID) != 0 {
+            return Ok(());
+        }
+        let pid = libc::fork();
+        if pid < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        if pid == 0 {
+            // The command: dies with the shim, which dies with tether. (From inside
+            // its namespace it cannot see the shim, so a shim that died before this
+            // call is not noticed here; the shim's own death signal and tether's
+            // process-group kill still end both.)
+            libc::prctl(
+                libc::PR_SET_PDEATHSIG,
+                libc::SIGKILL as libc::c_ulong,
+                0,
+                0,
+                0,
+            );
+            return Ok(());
+        }
+        // The shim. Its descriptors above 2 (std's pipe that reports a failed exec
+        // among them) are closed, so the spawn returns as if it had exec'd.
+        libc::prctl(
+            libc::PR_SET_PDEATHSIG,
+            libc::SIGKILL as libc::c_ulong,
+            0,
+            0,
+            0,
+        );
+        if libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, 0u32) != 0 {
+            for fd in 3..4096 {
+                libc::close(fd);
+            }
+        }
+        let mut status = 0;
+        loop {
+            let waited = libc::waitpid(pid, &mut status, 0);
+            if waited == pid {
+                break;
+            }
+            if waited < 0 && std::io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
+                libc::_exit(127);
+            }
+        }
+        if libc::WIFSIGNALED(status) {
+            // Ends as the command did: killed by the same signal.
+            let signal = libc::WTERMSIG(status);
+            libc::signal(signal, libc::SIG_DFL);
+            libc::kill(libc::getpid(), signal);
+            libc::_exit(128 + signal);
+        }
+        libc::_exit(libc::WEXITSTATUS(status));
+    }
 }
 
 fn kill_group(group: i32) {
