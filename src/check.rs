@@ -1033,7 +1033,10 @@ fn comment_infos<'a>(
             style: CommentStyle::Yaml,
             span: comment.span.clone(),
             line: comment.line,
-            column: comment.span.start - source.line_start(comment.line),
+            column: comment
+                .span
+                .start
+                .saturating_sub(source.content_start(comment.line)),
             own_line: comment.own_line,
         })
         .chain(template_comments.iter().cloned())

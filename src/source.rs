@@ -127,6 +127,12 @@ impl SourceFile {
         self.line_starts[line]
     }
 
+    /// Where a line's content starts: its start, after the byte-order mark on the
+    /// first line (YAML readers drop it; it is no column and no indentation).
+    pub fn content_start(&self, line: usize) -> usize {
+        self.line_starts[line] + if line == 0 { self.bom_len } else { 0 }
+    }
+
     /// 0-based column of `offset` on its line, in characters, not counting a
     /// byte-order mark.
     pub fn column_of(&self, offset: usize) -> usize {

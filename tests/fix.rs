@@ -76,6 +76,21 @@ fn comment_indentation() {
         ));
 }
 
+/// A byte-order mark is no indentation: a comment after it on the first line is at
+/// column 1, and no fix removes the mark (found by the `fix` fuzz target).
+#[test]
+fn a_byte_order_mark_is_kept() {
+    common::assert_snapshot(
+        "fix__byte_order_mark",
+        &fix(
+            "values.yaml",
+            "\u{feff}# lead\nkey   #t1: \n  # deeper\nother: 1\n",
+            &["comment-indentation", "comment-starting-space"],
+            "",
+        ),
+    );
+}
+
 /// CRLF stays CRLF, a missing final newline stays missing, and every rule's fixes
 /// meet in one file.
 #[test]

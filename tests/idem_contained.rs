@@ -1065,3 +1065,67 @@ fn a_killed_tether_leaves_no_command_running() {
         );
     }
 }
+
+/// A run killed with SIGKILL leaves its sandbox (nothing can clean then); the next run
+/// removes it once it is stale, and only folders tether locked: another folder of the
+/// same name pattern is kept.
+#[test]
+fn a_killed_runs_sandbox_is_removed_by_the_next_run() {
+    if !tools_present() || !common::tools_present(&["touch"]) {
+        return;
+    }
+    let repo = repository(&[("a.yaml", TEMPLATE)]);
+    let root = repo.path().canonicalize().unwrap();
+    let temporary = tempfile::tempdir().unwrap();
+    let foreign = temporary.path().join("tether-idem-not-a-sandbox");
+    std::fs::create_dir(&foreign).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tether"))
+        .args([
+            "idem",
+            "--run",
+            "touch started; sleep 100739",
+            "--files",
+            "a.yaml",
+        ])
+        .env("TMPDIR", temporary.path())
+        .current_dir(&root)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while !left_behind(temporary.path())
+        .iter()
+        .any(|folder| started_in(&temporary.path().join(folder)))
+    {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "the command never started"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let stale = left_behind(temporary.path());
+    assert_eq!(stale.len(), 2, "{stale:?}");
+    // An hour old, as the next day's run finds it.
+    for name in &stale {
+        let status = Command::new("touch")
+            .args(["-d", "1 hour ago"])
+            .arg(temporary.path().join(name))
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+    let output = idem_in(
+        &root,
+        temporary.path(),
+        &["--run", "true", "--files", "a.yaml"],
+        &[],
+    );
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    assert_eq!(
+        left_behind(temporary.path()),
+        vec!["tether-idem-not-a-sandbox".to_string()]
+    );
+}

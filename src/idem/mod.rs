@@ -409,6 +409,8 @@ pub fn run_targets(targets: &[IdemTarget], options: &IdemOptions) -> Result<Idem
     // A descriptor tether was started with (`exec 7>>/outside.log; tether idem`)
     // must not reach the commands.
     command::keep_inherited_descriptors_from_commands();
+    // What runs killed by SIGKILL left in the temporary folder.
+    sandbox::remove_stale_sandboxes();
     let display_root = options
         .display_root
         .clone()

@@ -277,6 +277,89 @@ pub static REFLINKED: std::sync::atomic::AtomicUsize = std::sync::atomic::Atomic
 /// Temporary folders in use, for [`interrupt`].
 pub static ACTIVE: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
+/// The lock of each folder in use: held while this process lives, so a later run
+/// tells a folder a killed run left (its lock free) from one in use.
+static LOCKS: Mutex<Vec<(PathBuf, std::fs::File)>> = Mutex::new(Vec::new());
+
+/// The file in a sandbox folder whose `flock` says a run still uses it.
+const LOCK: &str = ".tether-lock";
+
+/// A folder a killed run left is removed by the next run only when it is older than
+/// this, so a folder another run has just made, and not yet locked, is never taken.
+const STALE_AFTER: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// Locks a new sandbox folder for this process's lifetime (until it is removed).
+fn lock_folder(folder: &Path) {
+    use std::os::unix::fs::OpenOptionsExt;
+    let Ok(file) = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(folder.join(LOCK))
+    else {
+        return;
+    };
+    // SAFETY: flock on a descriptor this function owns.
+    if unsafe { libc::flock(std::os::unix::io::AsRawFd::as_raw_fd(&file), libc::LOCK_EX) } == 0 {
+        if let Ok(mut locks) = LOCKS.lock() {
+            locks.push((folder.to_path_buf(), file));
+        }
+    }
+}
+
+/// Removes the sandbox folders of runs that were killed (SIGKILL leaves no time to
+/// clean): `tether-idem-*` folders of the temporary folder that this user owns, hold
+/// a lock file no process holds, and are older than a minute. Folders without a lock
+/// file are left alone, as are any that are not folders. Returns what was removed.
+pub fn remove_stale_sandboxes() -> Vec<PathBuf> {
+    use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+    let temporary = std::env::temp_dir();
+    let Ok(entries) = std::fs::read_dir(&temporary) else {
+        return Vec::new();
+    };
+    // SAFETY: geteuid reads this process's effective user id.
+    let me = unsafe { libc::geteuid() };
+    let mut removed = Vec::new();
+    for entry in entries.flatten() {
+        if !entry
+            .file_name()
+            .to_string_lossy()
+            .starts_with("tether-idem-")
+        {
+            continue;
+        }
+        let folder = entry.path();
+        let Ok(metadata) = folder.symlink_metadata() else {
+            continue;
+        };
+        let old = metadata
+            .modified()
+            .ok()
+            .and_then(|modified| modified.elapsed().ok())
+            .is_some_and(|age| age > STALE_AFTER);
+        if !metadata.is_dir() || metadata.uid() != me || !old {
+            continue;
+        }
+        let Ok(file) = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC | libc::O_NONBLOCK)
+            .open(folder.join(LOCK))
+        else {
+            continue;
+        };
+        let fd = std::os::unix::io::AsRawFd::as_raw_fd(&file);
+        // SAFETY: flock on a descriptor this function owns.
+        let free = unsafe { libc::flock(fd, libc::LOCK_EX | libc::LOCK_NB) } == 0;
+        if free && file.metadata().is_ok_and(|lock| lock.is_file()) {
+            remove_folder(&folder);
+            if !folder.exists() {
+                removed.push(folder);
+            }
+        }
+    }
+    removed
+}
+
 /// Copies being written, which [`interrupt`] waits for before it removes folders.
 static COPYING: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
@@ -369,6 +452,7 @@ impl Drop for Sandbox {
 
 /// Registers a sandbox's temporary folder, for [`interrupt`] to remove.
 pub(super) fn register(folder: &Path) {
+    lock_folder(folder);
     if let Ok(mut active) = ACTIVE.lock() {
         active.push(folder.to_path_buf());
     }
@@ -378,6 +462,9 @@ pub(super) fn register(folder: &Path) {
 pub(super) fn unregister_and_remove(folder: &Path) {
     if let Ok(mut active) = ACTIVE.lock() {
         active.retain(|active| active != folder);
+    }
+    if let Ok(mut locks) = LOCKS.lock() {
+        locks.retain(|(locked, _)| locked != folder);
     }
     remove_folder(folder);
 }

@@ -192,7 +192,7 @@ impl Rule for CommentIndentation {
                                 || (comment_at(below) == Some(column)
                                     && !continues_trailing[below]))
                         {
-                            let start = context.source.line_start(below);
+                            let start = context.source.content_start(below);
                             edits.push(Edit::replace(start..start + column, " ".repeat(next)));
                             below += 1;
                         }
