@@ -90,6 +90,7 @@ pub use yaml::pipeline::{
 #[doc(hidden)]
 pub mod internals {
     pub use crate::check::{check_bytes, Mode};
+    pub use crate::fix::{fix_text, FixedText};
     pub use crate::key_pattern::KeyPattern;
     pub use crate::rules::helm_docs::{helm_docs_path, simulate};
     pub use crate::source::SourceFile;

@@ -14,7 +14,14 @@ use std::time::Instant;
 use anyhow::{bail, ensure, Context, Result};
 
 /// The fuzz targets, as named in `fuzz/Cargo.toml`.
-pub const TARGETS: [&str; 4] = ["lex_mask", "model_bytes", "config", "check_modes"];
+pub const TARGETS: [&str; 6] = [
+    "lex_mask",
+    "model_bytes",
+    "config",
+    "check_modes",
+    "fix",
+    "snapshot_writer",
+];
 
 /// The fixture files copied into every target's corpus as seeds.
 const SEED_EXTENSIONS: [&str; 4] = ["yaml", "yml", "tpl", "toml"];

@@ -1,0 +1,57 @@
+//! Fuzz target: `--fix` never changes what a file means. Every fixable rule is on;
+//! whatever the fixer returns for a file, read again, is the same data: for a plain
+//! YAML file as yaml-rust2's loader builds it (a parser the fixer's own guard does not
+//! use), for a template as its masked documents' events
+//! (`tether::internals::data_of`). A file the fixer refuses is left as it was.
+
+#![no_main]
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use libfuzzer_sys::fuzz_target;
+use tether::internals::{data_of, fix_text};
+use tether::Config;
+
+fuzz_target!(|data: &[u8]| {
+    static CONFIG: OnceLock<Config> = OnceLock::new();
+    let config = CONFIG.get_or_init(|| {
+        let every_rule: String = tether::rules()
+            .iter()
+            .filter(|rule| rule.name != "required-comment")
+            .map(|rule| format!("{} = \"warn\"\n", rule.name))
+            .collect();
+        Config::from_toml_in(&format!("[rules]\n{every_rule}"), PathBuf::from("/tmp"))
+            .expect("every rule as a warning is a valid configuration")
+    });
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    for path in ["values.yaml", "templates/x.yaml"] {
+        let path = Path::new(path);
+        let Ok(fixed) = fix_text(config, path, text) else {
+            continue;
+        };
+        if fixed.text == text {
+            continue;
+        }
+        if tether::is_template_path(path) {
+            assert!(
+                data_of(path, text) == data_of(path, &fixed.text),
+                "--fix changed the data of a template:\n{text:?}\n→\n{:?}",
+                fixed.text
+            );
+        } else {
+            let load = |text: &str| yaml_rust2::YamlLoader::load_from_str(text).ok();
+            // Only YAML the loader reads has data to keep.
+            if let Some(before) = load(text) {
+                assert_eq!(
+                    Some(before),
+                    load(&fixed.text),
+                    "--fix changed the data of a values file:\n{text:?}\n→\n{:?}",
+                    fixed.text
+                );
+            }
+        }
+    }
+});
