@@ -828,7 +828,7 @@ fn an_interrupt_during_the_command_is_reported_as_one() {
     }
     // Enough files that removing the sandbox takes a while: the report must not win
     // the race with the interruption.
-    let mut files: Vec<(String, String)> = (0..4000)
+    let mut files: Vec<(String, String)> = (0..1500)
         .map(|n| {
             (
                 format!("data/f{n}.yaml"),
