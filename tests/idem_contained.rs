@@ -1129,3 +1129,89 @@ fn a_killed_runs_sandbox_is_removed_by_the_next_run() {
         vec!["tether-idem-not-a-sandbox".to_string()]
     );
 }
+
+/// Changes to the user's tree that keep every byte are changes too, as `git status`
+/// sees them: a mode (setuid, the executable bit), an extended attribute, a tracked
+/// file replaced by a link (or a hard link) to a file outside with the same bytes.
+/// Landlock does not cover modes or attributes, so they are detected with
+/// containment as without it.
+#[test]
+fn metadata_and_type_changes_are_reported() {
+    if !tools_present() || !common::tools_present(&["python3", "ln", "chmod"]) {
+        return;
+    }
+    let repo = repository(&[
+        ("a.yaml", TEMPLATE),
+        ("notes.txt", "notes\n"),
+        ("run.sh", "echo run\n"),
+        ("same.yaml", "k: 1\n"),
+        ("hard.yaml", "h: 1\n"),
+    ]);
+    let root = repo.path().canonicalize().unwrap();
+    std::fs::set_permissions(
+        root.join("run.sh"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    common::commit_all(&root, "executable");
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("same.yaml"), "k: 1\n").unwrap();
+    std::fs::write(outside.path().join("hard.yaml"), "h: 1\n").unwrap();
+    let run = format!(
+        "chmod 4777 {r}/notes.txt; chmod -x {r}/run.sh; \
+         python3 -c 'import os; os.setxattr(\"{r}/a.yaml\", \"user.t\", b\"1\")' 2>/dev/null; \
+         ln -sf {o}/same.yaml {r}/same.yaml; ln -f {o}/hard.yaml {r}/hard.yaml 2>/dev/null; true",
+        r = root.display(),
+        o = outside.path().display()
+    );
+    for contain in [true, false] {
+        let mut args = vec![
+            "--run",
+            run.as_str(),
+            "--files",
+            "a.yaml",
+            "--format",
+            "json",
+        ];
+        if !contain {
+            args.push("--no-contain");
+        }
+        let temporary = tempfile::tempdir().unwrap();
+        let output = idem_in(&root, temporary.path(), &args, &[]);
+        let report = json(&output);
+        let changes = report["user_tree_changes"].to_string();
+        // Under Landlock the links cannot be made; modes and attributes can.
+        let expected: &[&str] = if contain && report["containment"]["mode"] == "landlock" {
+            &["notes.txt", "run.sh"]
+        } else {
+            &["notes.txt", "run.sh", "same.yaml", "hard.yaml"]
+        };
+        assert_eq!(
+            output.status.code(),
+            Some(2),
+            "contain {contain}: {changes}"
+        );
+        for name in expected {
+            assert!(
+                changes.contains(name),
+                "contain {contain}: {name} not in {changes}"
+            );
+        }
+        // Back to the committed state for the next round.
+        let _ = Command::new("git")
+            .args(["checkout", "--", "."])
+            .current_dir(&root)
+            .status();
+        std::fs::set_permissions(
+            root.join("notes.txt"),
+            std::os::unix::fs::PermissionsExt::from_mode(0o644),
+        )
+        .unwrap();
+        let _ = std::fs::remove_file(root.join("same.yaml"));
+        let _ = std::fs::remove_file(root.join("hard.yaml"));
+        let _ = Command::new("git")
+            .args(["checkout", "--", "."])
+            .current_dir(&root)
+            .status();
+    }
+}

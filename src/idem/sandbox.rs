@@ -175,13 +175,22 @@ pub struct Stamp {
     /// Change time: any write or mode change moves it, and no command can set it.
     changed: i128,
     inode: u64,
+    /// Owner and group, as `chown` sets them.
+    owner: (u32, u32),
+    /// Names of the entry: a file that became a hard link to one outside has two.
+    links: u64,
+    /// A hash of the extended attributes' names and values (0: none, or unreadable).
+    xattrs: u64,
 }
 
 impl Stamp {
-    fn of(metadata: &std::fs::Metadata) -> Stamp {
+    fn of(path: &Path, metadata: &std::fs::Metadata) -> Stamp {
         use std::os::unix::fs::MetadataExt;
         let is_dir = metadata.file_type().is_dir();
         Stamp {
+            owner: (metadata.uid(), metadata.gid()),
+            links: if is_dir { 0 } else { metadata.nlink() },
+            xattrs: xattrs_hash(path),
             mode: metadata.mode(),
             size: if is_dir { 0 } else { metadata.size() },
             modified: if is_dir {
@@ -222,7 +231,7 @@ pub fn fingerprint(root: &Path) -> Fingerprint {
             };
             let is_dir = metadata.file_type().is_dir();
             if let Ok(relative) = path.strip_prefix(root) {
-                stamps.insert(relative.to_path_buf(), Stamp::of(&metadata));
+                stamps.insert(relative.to_path_buf(), Stamp::of(&path, &metadata));
             }
             if is_dir {
                 folders.push(path);
@@ -230,6 +239,48 @@ pub fn fingerprint(root: &Path) -> Fingerprint {
         }
     }
     stamps
+}
+
+/// A hash of the extended attributes of the entry at `path` (never following a link):
+/// their names and values; 0 when it has none or they cannot be read. One
+/// `llistxattr` call for an entry without attributes.
+fn xattrs_hash(path: &Path) -> u64 {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(name) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
+        return 0;
+    };
+    let mut names = [0u8; 4096];
+    // SAFETY: a NUL-terminated path and a buffer of the length passed.
+    let length = unsafe { libc::llistxattr(name.as_ptr(), names.as_mut_ptr().cast(), names.len()) };
+    if length <= 0 {
+        return 0;
+    }
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    for attribute in names[..length as usize].split(|&byte| byte == 0) {
+        if attribute.is_empty() {
+            continue;
+        }
+        hasher.update(attribute);
+        hasher.update(&[0]);
+        let Ok(attribute) = std::ffi::CString::new(attribute) else {
+            continue;
+        };
+        let mut value = [0u8; 4096];
+        // SAFETY: NUL-terminated strings and a buffer of the length passed.
+        let read = unsafe {
+            libc::lgetxattr(
+                name.as_ptr(),
+                attribute.as_ptr(),
+                value.as_mut_ptr().cast(),
+                value.len(),
+            )
+        };
+        if read > 0 {
+            hasher.update(&value[..read as usize]);
+        }
+        hasher.update(&[0xff]);
+    }
+    hasher.digest().max(1)
 }
 
 /// The paths whose fingerprints differ: changed, created or deleted.
@@ -262,7 +313,20 @@ pub fn tree_changes(
             let Some(Listed::File { hash, .. }) = manifest.entries.get(path) else {
                 return true;
             };
-            let still = after.get(path).is_some_and(|stamp| !stamp.is_dir())
+            // Same bytes count as unchanged only if nothing git or a later write
+            // would see changed too: type and mode, owner, attributes, and no second
+            // name (a hard link to a file outside).
+            let same_kind = match (before.get(path), after.get(path)) {
+                (Some(before), Some(after)) => {
+                    before.mode == after.mode
+                        && before.owner == after.owner
+                        && before.xattrs == after.xattrs
+                        && after.links <= before.links.max(1)
+                }
+                _ => false,
+            };
+            let still = same_kind
+                && after.get(path).is_some_and(|stamp| !stamp.is_dir())
                 && crate::source::read_regular(&manifest.root.join(path), usize::MAX - 1)
                     .is_ok_and(|bytes| xxhash_rust::xxh3::xxh3_64(&bytes) == *hash);
             !still
@@ -1258,9 +1322,10 @@ pub fn changed_paths(before: &Fingerprint, after: &Fingerprint) -> BTreeSet<Path
 /// them), so the next comparison sees only what a command changes.
 pub fn restamp(stamps: &mut Fingerprint, root: &Path, paths: &BTreeSet<PathBuf>) {
     for path in paths {
-        match root.join(path).symlink_metadata() {
+        let full = root.join(path);
+        match full.symlink_metadata() {
             Ok(metadata) => {
-                stamps.insert(path.clone(), Stamp::of(&metadata));
+                stamps.insert(path.clone(), Stamp::of(&full, &metadata));
             }
             Err(_) => {
                 stamps.remove(path);
