@@ -1215,3 +1215,53 @@ fn metadata_and_type_changes_are_reported() {
             .status();
     }
 }
+
+/// The diffs of one check share the target's `--timeout`: five files whose every
+/// line changed (each diff would take its full 2 seconds) are not all diffed under
+/// `--timeout 3s`; the report says how many were left out.
+#[test]
+fn diffs_share_the_timeout() {
+    if !tools_present() || !common::tools_present(&["sed"]) {
+        return;
+    }
+    let text: String = (0..90_000).map(|n| format!("l{n}\n")).collect();
+    let files: Vec<(String, String)> = (0..5)
+        .map(|n| (format!("big{n}.txt"), text.clone()))
+        .collect();
+    let mut borrowed: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    borrowed.push(("a.yaml", TEMPLATE));
+    let repo = repository(&borrowed);
+    let root = repo.path().canonicalize().unwrap();
+    let temporary = tempfile::tempdir().unwrap();
+    let output = idem_in(
+        &root,
+        temporary.path(),
+        &[
+            "--run",
+            "sed -i 's/^l/m/' big*.txt",
+            "--files",
+            "*.txt",
+            "--timeout",
+            "3s",
+            "--format",
+            "json",
+        ],
+        &[],
+    );
+    let report = json(&output);
+    let check = &report["targets"][0]["checks"][0];
+    assert_eq!(
+        check["changed"].as_array().map(Vec::len),
+        Some(5),
+        "{check}"
+    );
+    let diff = check["diff"].as_str().unwrap();
+    assert!(
+        diff.contains("more changed files not diffed"),
+        "{}",
+        &diff[diff.len().saturating_sub(300)..]
+    );
+}
