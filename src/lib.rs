@@ -89,6 +89,7 @@ pub use yaml::pipeline::{
 #[cfg(feature = "internals")]
 #[doc(hidden)]
 pub mod internals {
+    pub use crate::charts::values::KEY_COMPARISONS;
     pub use crate::check::{check_bytes, Mode};
     pub use crate::fix::{fix_text, FixedText};
     pub use crate::key_pattern::KeyPattern;

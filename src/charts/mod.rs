@@ -17,7 +17,7 @@
 mod archive;
 mod manifest;
 mod repository;
-mod values;
+pub(crate) mod values;
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};

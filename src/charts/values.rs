@@ -17,6 +17,11 @@ pub enum Keys {
     Open,
 }
 
+/// Key comparisons made by lookups, counted for the growth tests (the work of the
+/// value rules, which must not grow with the square of the keys).
+#[cfg(feature = "internals")]
+pub static KEY_COMPARISONS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
 impl Keys {
     pub fn of(node: &Node) -> Keys {
         let Value::Map(entries) = &node.value else {
@@ -48,7 +53,11 @@ impl Keys {
     pub fn get(&self, key: &str) -> Option<&Keys> {
         match self {
             Keys::Map(entries) => entries
-                .binary_search_by(|(name, _, _)| name.as_str().cmp(key))
+                .binary_search_by(|(name, _, _)| {
+                    #[cfg(feature = "internals")]
+                    KEY_COMPARISONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    name.as_str().cmp(key)
+                })
                 .ok()
                 .map(|at| &entries[at].2),
             Keys::Open => None,
