@@ -239,13 +239,14 @@ pub fn check_with<P: AsRef<Path>>(
             lines_only: since.lines_only,
         });
     let mode = if options.full { Mode::Full } else { Mode::Lazy };
-    Ok(check_resolved(
-        &resolver,
-        &inputs,
-        mode,
-        options.cache,
-        changed,
-    ))
+    let report = check_resolved(&resolver, &inputs, mode, options.cache, changed);
+    // The run's chart index is freed on a thread of its own: a caller has its
+    // report at once (the command line prints it and exits, which ends the thread).
+    drop(changes);
+    let _ = std::thread::Builder::new()
+        .name("tether-free".into())
+        .spawn(move || drop(resolver));
+    Ok(report)
 }
 
 /// Which changes a run is limited to (`--changed-since`, `--changed-lines`).

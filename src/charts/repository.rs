@@ -30,11 +30,24 @@ impl Repository {
         for top in folders {
             // What git ignores (build output, vendored checkouts) holds no chart a
             // dependency means; hidden folders and links are left out.
+            // A chart's content folders hold no chart (Helm reads them as the
+            // chart's templates and files), and they hold most of a tree.
             let walk = ignore::WalkBuilder::new(top)
                 .max_depth(Some(MAX_DEPTH))
                 .follow_links(false)
                 .require_git(false)
-                .filter_entry(|entry| entry.file_name() != "node_modules")
+                .filter_entry(|entry| {
+                    entry.file_name() != "node_modules"
+                        && !(entry.file_type().is_some_and(|kind| kind.is_dir())
+                            && matches!(
+                                entry.file_name().to_str(),
+                                Some("templates" | "crds" | "files")
+                            )
+                            && entry
+                                .path()
+                                .parent()
+                                .is_some_and(|chart| chart.join("Chart.yaml").is_file()))
+                })
                 .build();
             for entry in walk {
                 seen += 1;
