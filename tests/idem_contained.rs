@@ -992,7 +992,7 @@ if os.fork() == 0:
     )
     .unwrap();
     let run = format!("python3 {}", script.display());
-    for sandbox in ["copy", "auto"] {
+    for sandbox in pid_namespace_sandboxes() {
         let temporary = tempfile::tempdir().unwrap();
         let output = idem_in(
             &root,
@@ -1027,7 +1027,7 @@ fn a_killed_tether_leaves_no_command_running() {
     }
     let repo = repository(&[("a.yaml", TEMPLATE)]);
     let root = repo.path().canonicalize().unwrap();
-    for sandbox in ["copy", "auto"] {
+    for sandbox in pid_namespace_sandboxes() {
         let temporary = tempfile::tempdir().unwrap();
         let mut child = Command::new(env!("CARGO_BIN_EXE_tether"))
             .args([
@@ -1264,4 +1264,16 @@ fn diffs_share_the_timeout() {
         "{}",
         &diff[diff.len().saturating_sub(300)..]
     );
+}
+
+/// The sandboxes where a command gets a PID namespace of its own: a copy only when
+/// the tests run as root (an unprivileged user has no namespace outside an overlay's
+/// user namespace), an overlay (`auto`) wherever overlays work, as in CI.
+fn pid_namespace_sandboxes() -> Vec<&'static str> {
+    // SAFETY: geteuid reads this process's effective user id.
+    if unsafe { libc::geteuid() } == 0 {
+        vec!["copy", "auto"]
+    } else {
+        vec!["auto"]
+    }
 }
