@@ -242,7 +242,6 @@ pub fn check_with<P: AsRef<Path>>(
     let report = check_resolved(&resolver, &inputs, mode, options.cache, changed);
     // The run's chart index is freed on a thread of its own: a caller has its
     // report at once (the command line prints it and exits, which ends the thread).
-    drop(changes);
     let _ = std::thread::Builder::new()
         .name("tether-free".into())
         .spawn(move || drop(resolver));

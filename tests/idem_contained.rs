@@ -524,20 +524,7 @@ fn signals_leave_no_sandbox_behind() {
     if !tools_present() {
         return;
     }
-    let mut files: Vec<(String, String)> = (0..2000)
-        .map(|n| {
-            (
-                format!("data/f{n}.yaml"),
-                format!("k: {}\n", "v".repeat(4000)),
-            )
-        })
-        .collect();
-    files.push(("a.yaml".into(), TEMPLATE.into()));
-    let borrowed: Vec<(&str, &str)> = files
-        .iter()
-        .map(|(p, t)| (p.as_str(), t.as_str()))
-        .collect();
-    let repo = repository(&borrowed);
+    let repo = repository_with_data(2000, 4000);
     let root = repo.path().canonicalize().unwrap();
     // Copies: mid-copy, then mid-command. Overlays (where the kernel allows them):
     // while one is made, then mid-command.
@@ -828,20 +815,7 @@ fn an_interrupt_during_the_command_is_reported_as_one() {
     }
     // Enough files that removing the sandbox takes a while: the report must not win
     // the race with the interruption.
-    let mut files: Vec<(String, String)> = (0..1500)
-        .map(|n| {
-            (
-                format!("data/f{n}.yaml"),
-                format!("k: {}\n", "v".repeat(2000)),
-            )
-        })
-        .collect();
-    files.push(("a.yaml".into(), TEMPLATE.into()));
-    let borrowed: Vec<(&str, &str)> = files
-        .iter()
-        .map(|(p, t)| (p.as_str(), t.as_str()))
-        .collect();
-    let repo = repository(&borrowed);
+    let repo = repository_with_data(1500, 2000);
     let root = repo.path().canonicalize().unwrap();
     for sandbox in ["copy", "auto"] {
         let temporary = tempfile::tempdir().unwrap();
@@ -864,17 +838,7 @@ fn an_interrupt_during_the_command_is_reported_as_one() {
             .spawn()
             .unwrap();
         // Until the command runs: its sandbox holds `started`.
-        let start = Instant::now();
-        while !left_behind(temporary.path())
-            .iter()
-            .any(|folder| started_in(&temporary.path().join(folder)))
-        {
-            assert!(
-                start.elapsed() < Duration::from_secs(30),
-                "the command never started"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        wait_until_started(temporary.path());
         let status = Command::new("kill")
             .args(["-INT", "--"])
             .arg(format!("-{}", child.id()))
@@ -1044,17 +1008,7 @@ fn a_killed_tether_leaves_no_command_running() {
             .stderr(std::process::Stdio::null())
             .spawn()
             .unwrap();
-        let start = Instant::now();
-        while !left_behind(temporary.path())
-            .iter()
-            .any(|folder| started_in(&temporary.path().join(folder)))
-        {
-            assert!(
-                start.elapsed() < Duration::from_secs(30),
-                "the command never started"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        wait_until_started(temporary.path());
         child.kill().unwrap();
         child.wait().unwrap();
         std::thread::sleep(Duration::from_millis(500));
@@ -1093,17 +1047,7 @@ fn a_killed_runs_sandbox_is_removed_by_the_next_run() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    let start = Instant::now();
-    while !left_behind(temporary.path())
-        .iter()
-        .any(|folder| started_in(&temporary.path().join(folder)))
-    {
-        assert!(
-            start.elapsed() < Duration::from_secs(30),
-            "the command never started"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_until_started(temporary.path());
     child.kill().unwrap();
     child.wait().unwrap();
     let stale = left_behind(temporary.path());
@@ -1276,4 +1220,41 @@ fn pid_namespace_sandboxes() -> Vec<&'static str> {
     } else {
         vec!["auto"]
     }
+}
+
+/// Waits until the command of a run in `temporary` has made its `started` file.
+fn wait_until_started(temporary: &Path) {
+    let start = Instant::now();
+    while !left_behind(temporary)
+        .iter()
+        .any(|folder| started_in(&temporary.join(folder)))
+    {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "the command never started"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// A repository holding `a.yaml` and `count` data files of `size` bytes each: a copy
+/// of it takes a while to make and to remove.
+fn repository_with_data(count: usize, size: usize) -> tempfile::TempDir {
+    let files: Vec<(String, String)> = (0..count)
+        .map(|n| {
+            (
+                format!("data/f{n}.yaml"),
+                format!("k: {}\n", "v".repeat(size)),
+            )
+        })
+        .chain(std::iter::once((
+            "a.yaml".to_string(),
+            TEMPLATE.to_string(),
+        )))
+        .collect();
+    let borrowed: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(path, text)| (path.as_str(), text.as_str()))
+        .collect();
+    repository(&borrowed)
 }

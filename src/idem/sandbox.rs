@@ -249,14 +249,22 @@ fn xattrs_hash(path: &Path) -> u64 {
     let Ok(name) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
         return 0;
     };
-    let mut names = [0u8; 4096];
-    // SAFETY: a NUL-terminated path and a buffer of the length passed.
-    let length = unsafe { libc::llistxattr(name.as_ptr(), names.as_mut_ptr().cast(), names.len()) };
-    if length <= 0 {
+    // Buffers sized by asking first (Linux bounds a list and a value at 64 KiB), so a
+    // long list or value is never cut: a change past a fixed buffer would go unseen.
+    // SAFETY: a NUL-terminated path; a null buffer of length 0 asks for the size.
+    let size = unsafe { libc::llistxattr(name.as_ptr(), std::ptr::null_mut(), 0) };
+    if size <= 0 {
         return 0;
     }
+    let mut names = vec![0u8; usize::try_from(size).unwrap_or(0).min(1 << 16)];
+    // SAFETY: a NUL-terminated path and a buffer of the length passed.
+    let length = unsafe { libc::llistxattr(name.as_ptr(), names.as_mut_ptr().cast(), names.len()) };
+    // Grown since it was asked, or unreadable: which differs from none.
+    let Ok(length) = usize::try_from(length) else {
+        return u64::MAX;
+    };
     let mut hasher = xxhash_rust::xxh3::Xxh3::new();
-    for attribute in names[..length as usize].split(|&byte| byte == 0) {
+    for attribute in names[..length].split(|&byte| byte == 0) {
         if attribute.is_empty() {
             continue;
         }
@@ -265,7 +273,10 @@ fn xattrs_hash(path: &Path) -> u64 {
         let Ok(attribute) = std::ffi::CString::new(attribute) else {
             continue;
         };
-        let mut value = [0u8; 4096];
+        // SAFETY: NUL-terminated strings; a null buffer of length 0 asks for the size.
+        let wanted =
+            unsafe { libc::lgetxattr(name.as_ptr(), attribute.as_ptr(), std::ptr::null_mut(), 0) };
+        let mut value = vec![0u8; usize::try_from(wanted).unwrap_or(0).min(1 << 16)];
         // SAFETY: NUL-terminated strings and a buffer of the length passed.
         let read = unsafe {
             libc::lgetxattr(
@@ -275,8 +286,10 @@ fn xattrs_hash(path: &Path) -> u64 {
                 value.len(),
             )
         };
-        if read > 0 {
-            hasher.update(&value[..read as usize]);
+        match usize::try_from(read) {
+            Ok(read) => hasher.update(&value[..read]),
+            // Unreadable, or grown since asked: said in the hash.
+            Err(_) => hasher.update(&read.to_le_bytes()),
         }
         hasher.update(&[0xff]);
     }
@@ -454,9 +467,7 @@ impl Drop for Copying {
     }
 }
 
-fn stopping() -> bool {
-    super::command::STOPPING.load(std::sync::atomic::Ordering::SeqCst)
-}
+use super::stopping;
 
 fn interrupted() -> std::io::Error {
     std::io::Error::new(std::io::ErrorKind::Interrupted, "interrupted")
@@ -1344,6 +1355,39 @@ impl Stamp {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A change in an extended attribute's value past its first 4 KiB is seen: the
+    /// buffers are sized by asking, not fixed.
+    #[test]
+    fn a_long_attribute_value_is_hashed_whole() {
+        use std::os::unix::ffi::OsStrExt;
+        let folder = tempfile::tempdir().unwrap();
+        let file = folder.path().join("a.yaml");
+        std::fs::write(&file, "a: 1\n").unwrap();
+        let path = std::ffi::CString::new(file.as_os_str().as_bytes()).unwrap();
+        let set = |value: &[u8]| {
+            // SAFETY: NUL-terminated strings and a buffer of the length passed.
+            unsafe {
+                libc::lsetxattr(
+                    path.as_ptr(),
+                    c"user.tether".as_ptr(),
+                    value.as_ptr().cast(),
+                    value.len(),
+                    0,
+                )
+            }
+        };
+        let mut value = vec![b'a'; 6000];
+        if set(&value) != 0 {
+            // The filesystem has no user attributes of this size: nothing to see.
+            return;
+        }
+        let before = xattrs_hash(&file);
+        value[5000] = b'b';
+        assert_eq!(set(&value), 0);
+        assert_ne!(xattrs_hash(&file), before);
+        assert_ne!(before, 0);
+    }
 
     /// A process left behind by the command keeps swapping the sandbox's
     /// `templates/a.yaml` for a link to the user's file while tether writes mutants

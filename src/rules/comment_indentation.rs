@@ -113,7 +113,7 @@ impl Rule for CommentIndentation {
         for line in (0..line_count).rev() {
             next_indent[line] = u32::try_from(next).unwrap_or(u32::MAX);
             match shape[line] {
-                LineShape::Content { indent, .. } => next = indent,
+                LineShape::Content { indent, .. } => next = indent as usize,
                 LineShape::DocumentMarker => next = 0,
                 _ => {}
             }
@@ -135,6 +135,7 @@ impl Rule for CommentIndentation {
                     opens,
                     inner,
                 } => {
+                    let (indent, inner) = (indent as usize, inner as usize);
                     while levels.last().is_some_and(|&top| top > indent) {
                         levels.pop();
                     }
@@ -240,10 +241,12 @@ enum LineShape {
     /// value, or an empty one, on the line (`resources:`, `env: {}`).
     /// `inner` is the column of the key after a sequence item's dashes
     /// (`- name: x`), else `indent`.
+    /// Columns as `u32` (a file is at most 16 MiB): a file may hold millions of
+    /// lines, each with a shape.
     Content {
-        indent: usize,
+        indent: u32,
         opens: bool,
-        inner: usize,
+        inner: u32,
     },
     /// Template lines and block scalar text: neither content nor comment.
     Other,
@@ -297,8 +300,8 @@ fn line_shape(context: &FileContext, line: usize, is_comment: bool) -> LineShape
         inner = indent;
     }
     LineShape::Content {
-        indent,
-        inner,
+        indent: u32::try_from(indent).unwrap_or(u32::MAX),
+        inner: u32::try_from(inner).unwrap_or(u32::MAX),
         opens: code.ends_with(':') || EMPTY_VALUES.iter().any(|empty| code.ends_with(empty)),
     }
 }
