@@ -40,6 +40,12 @@ const OUTPUT_GRACE: Duration = Duration::from_secs(2);
 /// Set by an interrupt: copies in flight stop, and no command starts.
 pub static STOPPING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
+/// Whether an interrupt (`idem::interrupt`) has stopped the run: its commands were
+/// killed, so what they did is not a verdict.
+pub fn stopping() -> bool {
+    STOPPING.load(std::sync::atomic::Ordering::SeqCst)
+}
+
 /// How an error starting the shell begins.
 pub const SPAWN: &str = "cannot start sh";
 

@@ -26,11 +26,7 @@ pub use contain::Containment;
 pub use moves::CommentMove;
 pub use sandbox::{interrupt, SandboxCopy};
 
-/// Whether an interrupt ([`interrupt`]) has stopped the run: its commands were
-/// killed, so what they did is not a verdict.
-pub fn stopping() -> bool {
-    command::STOPPING.load(std::sync::atomic::Ordering::SeqCst)
-}
+pub use command::stopping;
 use sandbox::{Entry, Manifest, Sandbox, Source};
 
 /// A callback that hears which check runs.

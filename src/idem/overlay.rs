@@ -158,6 +158,8 @@ impl Overlay {
     /// The folders of a new overlay over the manifest's root; nothing is mounted
     /// until a command runs.
     pub fn new(manifest: &Manifest) -> std::io::Result<Overlay> {
+        // An interrupt waits until the folder is registered, so it finds it.
+        let _making = sandbox::Copying::start();
         let folder = tempfile::Builder::new().prefix("tether-idem-").tempdir()?;
         sandbox::register(folder.path());
         let writable = folder.path().join("escape");

@@ -452,10 +452,11 @@ pub fn left_behind() -> Vec<String> {
 }
 
 /// Counts a copy in flight while it lives.
-struct Copying;
+pub(super) struct Copying;
 
 impl Copying {
-    fn start() -> Copying {
+    /// Counts a sandbox being made until dropped: an interrupt waits for it.
+    pub(super) fn start() -> Copying {
         COPYING.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         Copying
     }
@@ -467,7 +468,7 @@ impl Drop for Copying {
     }
 }
 
-use super::stopping;
+use super::command::stopping;
 
 fn interrupted() -> std::io::Error {
     std::io::Error::new(std::io::ErrorKind::Interrupted, "interrupted")
@@ -527,10 +528,12 @@ impl Drop for Sandbox {
 
 /// Registers a sandbox's temporary folder, for [`interrupt`] to remove.
 pub(super) fn register(folder: &Path) {
-    lock_folder(folder);
+    // Known to an interrupt first, locked second: the lock takes system calls, and
+    // an interrupt in between must still find the folder.
     if let Ok(mut active) = ACTIVE.lock() {
         active.push(folder.to_path_buf());
     }
+    lock_folder(folder);
 }
 
 /// Removes a sandbox's temporary folder and forgets it.
