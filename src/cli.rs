@@ -543,6 +543,14 @@ pub enum IdemOutput {
     Github,
 }
 
+/// Whether Ctrl-C stopped the run: the handler is removing the sandboxes and exits.
+fn interrupted() -> bool {
+    #[cfg(unix)]
+    return tether::idem::stopping();
+    #[cfg(not(unix))]
+    return false;
+}
+
 #[cfg(unix)]
 fn idem(args: IdemArgs) -> Result<u8, String> {
     use tether::idem::{IdemFormat, IdemOptions, IdemTarget};
@@ -791,7 +799,7 @@ fn snapshot(args: SnapshotArgs) -> Result<u8, String> {
     };
     // Interrupted: the handler removes the sandboxes and exits 130; what the
     // killed commands left is no verdict, so nothing is reported here.
-    if tether::idem::stopping() {
+    if interrupted() {
         std::thread::sleep(std::time::Duration::from_secs(60));
         return Ok(130);
     }
