@@ -298,41 +298,41 @@ pub fn check_resolved(
         .iter()
         .map(|config| use_cache.then(|| Cache::load(config, mode_name)))
         .collect();
-    // The charts the files belong to, read and analysed first and in parallel: the
-    // index every rule that needs a whole chart reads, never written by a check.
-    // Finding a file's chart looks for `Chart.yaml` on disk: done in parallel too.
-    type ChartOfRun = (Arc<crate::charts::Charts>, PathBuf, Arc<Config>);
-    let roots: Vec<Option<ChartOfRun>> = files
+    // What each file's findings depend on besides its bytes (its chart, what the
+    // documentation generators make of it), looked up once and in parallel: finding
+    // a file's chart looks for `Chart.yaml` on disk, and reads the chart on first use.
+    let surroundings: Vec<Surroundings> = files
         .par_iter()
-        .map(|file| {
-            let shared = file.config.charts.as_ref()?;
-            let (chart_root, _) = crate::charts::chart_root(&file.absolute)?;
-            chart_rules_may_run(&file.config)
-                .then(|| (shared.clone(), chart_root, file.config.clone()))
-        })
+        .map(|file| Surroundings::of(&file.config, &file.relative))
         .collect();
-    let mut charts: Vec<ChartOfRun> = Vec::new();
+    // The charts the files belong to, analysed first and in parallel: the index
+    // every rule that needs a whole chart reads, never written by a check.
     let mut seen = std::collections::HashSet::new();
-    for (shared, chart_root, config) in roots.into_iter().flatten() {
-        if seen.insert(chart_root.clone()) {
-            charts.push((shared, chart_root, config));
-        }
-    }
+    let charts: Vec<&Arc<crate::charts::Chart>> = surroundings
+        .iter()
+        .filter_map(|surroundings| surroundings.chart.as_ref())
+        .map(|(chart, _)| chart)
+        .filter(|chart| seen.insert(chart.root.as_path()))
+        .collect();
     let partial_charts: Vec<(PathBuf, Vec<String>)> = charts
         .par_iter()
-        .filter_map(|(shared, chart_root, config)| {
-            let chart = shared.chart(chart_root, &config.chart_scope)?;
+        .filter_map(|chart| {
             let reasons = chart.partial();
-            (!reasons.is_empty()).then(|| (chart_root.clone(), reasons))
+            (!reasons.is_empty()).then(|| (chart.root.clone(), reasons))
         })
         .collect();
-    let check = |(file, &index): (&FileToCheck, &usize)| {
+    let check = |((file, &index), surroundings): ((&FileToCheck, &usize), Surroundings)| {
         let lines = changed
             .filter(|changed| changed.lines_only)
             .map(|changed| changed.changes);
-        check_file(file, mode, caches[index].as_ref(), lines)
+        check_file(file, surroundings, mode, caches[index].as_ref(), lines)
     };
-    let outcomes: Vec<Outcome> = files.par_iter().zip(&config_index).map(check).collect();
+    let outcomes: Vec<Outcome> = files
+        .par_iter()
+        .zip(&config_index)
+        .zip(surroundings)
+        .map(check)
+        .collect();
     let mut report = CheckReport {
         files: files.len(),
         excluded,
@@ -546,11 +546,21 @@ pub fn show_settings(
 /// line changed though its key did not).
 fn check_file(
     file: &FileToCheck,
+    surroundings: Surroundings,
     mode: Mode,
     cache: Option<&Cache>,
     changed_lines: Option<&Changes>,
 ) -> Outcome {
-    let bytes = match crate::source::read_regular(&file.absolute, MAX_FILE_BYTES) {
+    // A template's chart index read it: its text is taken from there.
+    let handed = surroundings
+        .chart
+        .as_ref()
+        .and_then(|(chart, _)| chart.take_text(&file.absolute));
+    let read = match handed {
+        Some(text) => Ok(text.into_bytes()),
+        None => crate::source::read_regular(&file.absolute, MAX_FILE_BYTES),
+    };
+    let bytes = match read {
         Ok(bytes) => bytes,
         Err(error) => {
             return Outcome::Unreadable {
@@ -562,7 +572,6 @@ fn check_file(
     };
     let bytes_hash = xxhash_rust::xxh3::xxh3_64(&bytes);
     let mut hash = bytes_hash;
-    let surroundings = Surroundings::of(&file.config, &file.relative);
     // A file's findings about its chart's values depend on the chart's other files
     // and on the charts its dependencies reach.
     if let Some((chart, _)) = &surroundings.chart {

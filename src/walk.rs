@@ -13,6 +13,7 @@ use std::process::{Command, Stdio};
 use std::sync::Mutex;
 
 use ignore::{WalkBuilder, WalkState};
+use rayon::prelude::*;
 
 use std::sync::Arc;
 
@@ -96,14 +97,22 @@ pub fn files(resolver: &Resolver, inputs: &[PathBuf]) -> Walked {
         let listing = match listing {
             None => continue,
             Some(Err(file)) => {
-                walked.excluded += usize::from(!collected.add(resolver, file));
+                let config = resolver.config_for(&file);
+                walked.excluded += usize::from(!collected.keep(file, config));
                 continue;
             }
             Some(Ok(listing)) => listing,
         };
+        // Each file's configuration is looked up in parallel (a folder's
+        // `tether.toml` and yamllint files are probed on first sight), kept in order.
+        let configs: Vec<_> = listing
+            .files
+            .par_iter()
+            .map(|path| resolver.config_for(path))
+            .collect();
         let mut included = 0;
-        for path in listing.files {
-            included += usize::from(collected.add(resolver, path));
+        for (path, config) in listing.files.into_iter().zip(configs) {
+            included += usize::from(collected.keep(path, config));
         }
         if included == 0 && listing.unreadable.is_empty() && collected.config_errors.is_empty() {
             walked.bad_inputs.push(format!(
@@ -140,7 +149,7 @@ pub fn files(resolver: &Resolver, inputs: &[PathBuf]) -> Walked {
         .map(|(path, error)| (relative_to(&path, &root), error))
         .collect();
     walked.files = found
-        .into_iter()
+        .into_par_iter()
         .map(|(absolute, config, relative)| FileToCheck {
             display: relative_to(&absolute, &root),
             absolute,
@@ -150,7 +159,7 @@ pub fn files(resolver: &Resolver, inputs: &[PathBuf]) -> Walked {
         .collect();
     walked
         .files
-        .sort_by(|a, b| a.display.cmp(&b.display).then(a.absolute.cmp(&b.absolute)));
+        .par_sort_by(|a, b| a.display.cmp(&b.display).then(a.absolute.cmp(&b.absolute)));
     walked.files.dedup_by(|a, b| a.absolute == b.absolute);
     walked
 }
@@ -193,8 +202,8 @@ struct Collected {
 impl Collected {
     /// Keeps the file if its configuration includes it; whether it did. A broken
     /// configuration is an error, said once.
-    fn add(&mut self, resolver: &Resolver, path: PathBuf) -> bool {
-        match resolver.config_for(&path) {
+    fn keep(&mut self, path: PathBuf, config: Result<Arc<Config>, String>) -> bool {
+        match config {
             Ok(config) => {
                 let relative = relative_to(&path, &config.root);
                 let included = config.includes(&relative);

@@ -310,6 +310,10 @@ pub struct Scan {
     /// What each template reads, with the hash of the bytes it was found in: the
     /// check of that template takes it rather than reading the reads again.
     template_reads: HashMap<PathBuf, (u64, Arc<Reads>)>,
+    /// The text of each template of a chart folder, as read for the scan, until the
+    /// check of that template takes it ([`Chart::take_text`]): a file is read once
+    /// per run.
+    texts: Mutex<HashMap<PathBuf, String>>,
 }
 
 /// A call of a named template, as the analysis follows it.
@@ -620,6 +624,12 @@ impl Chart {
             add(file, &text, &found, &mut scan);
             scan.template_reads
                 .insert(file.clone(), (hash, Arc::new(found)));
+            if matches!(self.location, Location::Folder(_)) {
+                scan.texts
+                    .get_mut()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .insert(file.clone(), text);
+            }
         }
         if uses_files {
             for (index, file) in others.iter().enumerate() {
@@ -634,6 +644,18 @@ impl Chart {
         scan.reads.dedup();
         scan.reads.shrink_to_fit();
         scan
+    }
+
+    /// The text of the template at `path` as the chart's scan read it, handed over
+    /// once (the check takes it instead of reading the file again); `None` when the
+    /// scan has not run, did not read it, or it was taken.
+    pub fn take_text(&self, path: &Path) -> Option<String> {
+        self.scan
+            .get()?
+            .texts
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(path)
     }
 
     /// What the template at `path` reads, as the scan found it in bytes whose hash
@@ -1071,7 +1093,7 @@ impl Chart {
         own: &[(Vec<String>, Use)],
         found: &mut Vec<(Vec<String>, usize)>,
     ) {
-        let mut reads = own.to_vec();
+        let mut charts = Vec::new();
         for resolved in &self.dependencies {
             let Some(chart) = self.dependency_chart(resolved) else {
                 return;
@@ -1080,10 +1102,16 @@ impl Chart {
             if analysis.opaque.is_some() || !analysis.unknown.is_empty() {
                 return;
             }
-            reads.extend(analysis.reads.iter().cloned());
+            charts.push(chart);
         }
+        // Only reads under `global` reach a path under it.
+        let global = charts
+            .iter()
+            .flat_map(|chart| &chart.analysis().reads)
+            .chain(own)
+            .filter(|(path, _)| path.first().is_some_and(|name| name == "global"));
         let path = vec!["global".to_string()];
-        let all = Used::new(&reads);
+        let all = Used::new(global);
         if all.reaches(&path) {
             unused_under(value, &mut path.clone(), &all, found);
         } else {
