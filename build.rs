@@ -10,8 +10,13 @@ fn main() {
     let git_dir = Path::new(&manifest).join(".git");
     println!("cargo:rerun-if-changed=build.rs");
     if git_dir.exists() {
+        // Only files that exist: cargo takes a missing one as changed, and would run
+        // this script and rebuild the crate on every build.
         for watched in ["HEAD", "packed-refs", "refs/heads"] {
-            println!("cargo:rerun-if-changed={}", git_dir.join(watched).display());
+            let watched = git_dir.join(watched);
+            if watched.exists() {
+                println!("cargo:rerun-if-changed={}", watched.display());
+            }
         }
     }
     let commit = Command::new("git")

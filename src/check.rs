@@ -186,8 +186,8 @@ impl ChangedSince {
 /// them), every one with `config`: no cache, trees only where a rule needs one.
 ///
 /// ```
-/// let config = tether::Config::discover("examples/kubevirt").unwrap();
-/// let report = tether::check_paths(&config, &["examples/kubevirt"]);
+/// let config = helm_tether::Config::discover("examples/kubevirt").unwrap();
+/// let report = helm_tether::check_paths(&config, &["examples/kubevirt"]);
 /// assert!(report.files > 0);
 /// assert!(report.failures.is_empty());
 /// ```
@@ -209,7 +209,7 @@ pub fn check_paths<P: AsRef<Path>>(config: &Config, paths: &[P]) -> CheckReport 
 /// [`CheckReport::failures`].
 ///
 /// ```
-/// use tether::{check_with, CheckOptions, Config, ConfigSource};
+/// use helm_tether::{check_with, CheckOptions, Config, ConfigSource};
 /// let configs = ConfigSource::Nearest {
 ///     fallback: Config::default_for(".".into()),
 ///     select: vec!["required-comment".into()],
@@ -479,8 +479,8 @@ impl ConfigSource {
 /// yamllint configuration, `[rules]`, `[[overrides]]` and `--select`.
 ///
 /// ```
-/// let text = tether::show_settings(
-///     tether::ConfigSource::One(tether::Config::from_toml("[rules]\ncomment-indentation = \"off\"\n").unwrap()),
+/// let text = helm_tether::show_settings(
+///     helm_tether::ConfigSource::One(helm_tether::Config::from_toml("[rules]\ncomment-indentation = \"off\"\n").unwrap()),
 ///     "examples/kubevirt/templates/kubevirt-cr.yaml",
 /// ).unwrap();
 /// assert!(text.contains("comment-indentation = off"), "{text}");
@@ -629,7 +629,7 @@ fn check_file(
 
 /// Checks one file's bytes; `relative` is its path relative to the configuration's
 /// folder, which globs match and findings show.
-// The entry point of the tests and fuzz targets (`tether::internals`).
+// The entry point of the tests and fuzz targets (`helm_tether::internals`).
 #[cfg_attr(not(feature = "internals"), allow(dead_code))]
 pub fn check_bytes(
     config: &Config,

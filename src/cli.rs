@@ -7,12 +7,12 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
-use rayon::prelude::*;
-use tether::snapshot::{self, SnapshotFormat};
-use tether::{
+use helm_tether::snapshot::{self, SnapshotFormat};
+use helm_tether::{
     check_with, ChangedSince, CheckOptions, CheckReport, Config, ConfigError, ConfigSource, Format,
     Severity,
 };
+use rayon::prelude::*;
 
 /// Keeps the comments of Helm chart templates tied to the keys they explain.
 #[derive(Debug, Parser)]
@@ -286,7 +286,11 @@ fn load_config(paths: &[PathBuf], explicit: Option<&Path>) -> Result<Config, Con
 }
 
 /// `tether check --show-settings FILE`.
-fn settings(file: &Path, explicit: Option<&Path>, select: &[String]) -> Result<u8, tether::Error> {
+fn settings(
+    file: &Path,
+    explicit: Option<&Path>,
+    select: &[String],
+) -> Result<u8, helm_tether::Error> {
     let configs = match explicit {
         Some(path) => {
             let mut config = Config::load(path)?;
@@ -300,7 +304,7 @@ fn settings(file: &Path, explicit: Option<&Path>, select: &[String]) -> Result<u
             select: select.to_vec(),
         },
     };
-    let text = tether::show_settings(configs, file)?;
+    let text = helm_tether::show_settings(configs, file)?;
     // Paths below the working directory are shown relative to it.
     let shown = match std::env::current_dir() {
         Ok(current) => text.replace(&format!("{}/", current.display()), ""),
@@ -320,13 +324,16 @@ fn print_out(text: &str) -> bool {
 
 /// Prints `error: …` to stderr, a file's escape sequences shown, not sent.
 fn say_error(message: &dyn std::fmt::Display) {
-    eprintln!("error: {}", tether::escape_controls(&message.to_string()));
+    eprintln!(
+        "error: {}",
+        helm_tether::escape_controls(&message.to_string())
+    );
 }
 
 /// Prints text for people (a comment map, settings, an idem report): a file's escape
 /// sequences are shown as `\x1b`, never sent to the terminal, wherever it goes.
 fn print_text(text: &str) -> bool {
-    print_out(&tether::escape_controls(text))
+    print_out(&helm_tether::escape_controls(text))
 }
 
 /// The switches of `tether check`.
@@ -393,22 +400,22 @@ fn check(
         }
     };
     if flags.fix || flags.diff {
-        let report = match tether::fix_paths(configs(), &inputs, flags.fix) {
+        let report = match helm_tether::fix_paths(configs(), &inputs, flags.fix) {
             Ok(report) => report,
             Err(error) => return trouble(error.to_string()),
         };
         for failure in &report.failures {
-            eprintln!("error: {}", tether::escape_controls(failure));
+            eprintln!("error: {}", helm_tether::escape_controls(failure));
         }
         for held in &report.held {
-            eprintln!("note: {}", tether::escape_controls(&held.to_string()));
+            eprintln!("note: {}", helm_tether::escape_controls(&held.to_string()));
         }
         if flags.diff {
             // A file's escape sequences never reach a terminal; piped, the diff
             // stays byte for byte what `git apply` needs.
             let diff = report.diff();
             let diff = if std::io::stdout().is_terminal() {
-                tether::escape_controls(&diff)
+                helm_tether::escape_controls(&diff)
             } else {
                 diff
             };
@@ -454,10 +461,10 @@ fn check(
         }
         CheckFormat::Json => report.render(&Format::Json),
         CheckFormat::Github => report.render(&Format::Github {
-            root: tether::machine_root(&report.root),
+            root: helm_tether::machine_root(&report.root),
         }),
         CheckFormat::Sarif => report.render(&Format::Sarif {
-            root: tether::machine_root(&report.root),
+            root: helm_tether::machine_root(&report.root),
         }),
     };
     if !print_out(&output) {
@@ -546,17 +553,17 @@ pub enum IdemOutput {
 /// Whether Ctrl-C stopped the run: the handler is removing the sandboxes and exits.
 fn interrupted() -> bool {
     #[cfg(unix)]
-    return tether::idem::stopping();
+    return helm_tether::idem::stopping();
     #[cfg(not(unix))]
     return false;
 }
 
 #[cfg(unix)]
 fn idem(args: IdemArgs) -> Result<u8, String> {
-    use tether::idem::{IdemFormat, IdemOptions, IdemTarget};
+    use helm_tether::idem::{IdemFormat, IdemOptions, IdemTarget};
     // Ctrl-C, SIGTERM, SIGHUP: stop, kill the commands, remove every sandbox copy.
     let _ = ctrlc::set_handler(|| {
-        let left = tether::idem::interrupt();
+        let left = helm_tether::idem::interrupt();
         if left.is_empty() {
             eprintln!("\ninterrupted: sandbox copies removed");
         }
@@ -566,8 +573,9 @@ fn idem(args: IdemArgs) -> Result<u8, String> {
         std::process::exit(130);
     });
     let dir = absolute(args.dir.as_deref().unwrap_or(Path::new(".")));
+    let mut broken = Vec::new();
     let targets = if let Some(run) = args.run {
-        let timeout = tether::parse_duration(&args.timeout)
+        let timeout = helm_tether::parse_duration(&args.timeout)
             .map_err(|message| format!("--timeout: {message}"))?;
         let files = if args.files.is_empty() {
             vec!["**/*".to_string()]
@@ -582,11 +590,48 @@ fn idem(args: IdemArgs) -> Result<u8, String> {
             timeout,
         )?]
     } else {
-        load_config(std::slice::from_ref(&dir), args.config.as_deref())
+        let mut targets = load_config(std::slice::from_ref(&dir), args.config.as_deref())
             .map_err(|error| error.to_string())?
             .idem_targets()
-            .to_vec()
+            .to_vec();
+        // Without --config, the packages below have their own configurations, as
+        // `tether check` finds them.
+        // A broken one is said, and the others still run.
+        if args.config.is_none() {
+            for path in Config::find_below(&dir) {
+                match Config::load(&path) {
+                    Ok(config) => {
+                        for target in config.idem_targets() {
+                            let same = |known: &IdemTarget| {
+                                known.dir() == target.dir()
+                                    && known.run() == target.run()
+                                    && known.files() == target.files()
+                            };
+                            if !targets.iter().any(same) {
+                                targets.push(target.clone());
+                            }
+                        }
+                    }
+                    Err(error) => broken.push(error.to_string()),
+                }
+            }
+        }
+        targets
     };
+    if targets.is_empty() && !broken.is_empty() {
+        return Err(broken.join("\n"));
+    }
+    if targets.is_empty() {
+        let note = "no [[idem]] entry in any tether.toml here or in the folders below, so nothing to prove; add one to the tether.toml of a chart with a regeneration command (see the README's `tether idem`), or pass --run";
+        eprintln!("note: {note}");
+        if matches!(args.format, IdemOutput::Json) {
+            let empty = serde_json::json!({ "targets": [], "errors": [], "note": note });
+            if !print_out(&format!("{empty}\n")) {
+                return Ok(exit::TROUBLE);
+            }
+        }
+        return Ok(exit::OK);
+    }
     let cwd = absolute(Path::new("."));
     if args.list {
         for target in &targets {
@@ -604,15 +649,22 @@ fn idem(args: IdemArgs) -> Result<u8, String> {
                 target.self_heal().len()
             );
         }
-        return Ok(exit::OK);
+        for error in &broken {
+            eprintln!("error: {}", helm_tether::escape_controls(error));
+        }
+        return Ok(if broken.is_empty() {
+            exit::OK
+        } else {
+            exit::TROUBLE
+        });
     }
     let mut options = IdemOptions::default()
         .discover(args.discover)
         .contain(!args.no_contain)
         .sandbox(match args.sandbox {
-            SandboxArg::Auto => tether::idem::SandboxKind::Auto,
-            SandboxArg::Overlay => tether::idem::SandboxKind::Overlay,
-            SandboxArg::Copy => tether::idem::SandboxKind::Copy,
+            SandboxArg::Auto => helm_tether::idem::SandboxKind::Auto,
+            SandboxArg::Overlay => helm_tether::idem::SandboxKind::Overlay,
+            SandboxArg::Copy => helm_tether::idem::SandboxKind::Copy,
         })
         .display_root(cwd.clone());
     if let Some(jobs) = args.jobs {
@@ -640,7 +692,7 @@ fn idem(args: IdemArgs) -> Result<u8, String> {
             ));
         });
     }
-    let result = tether::idem::run_targets(&targets, &options);
+    let result = helm_tether::idem::run_targets(&targets, &options);
     if let Some(bar) = &bar {
         bar.finish_and_clear();
     }
@@ -651,18 +703,18 @@ fn idem(args: IdemArgs) -> Result<u8, String> {
         IdemOutput::Text => print_text(&report.render(&IdemFormat::Text)),
         IdemOutput::Json => print_out(&report.render(&IdemFormat::Json)),
         IdemOutput::Github => print_text(&report.render(&IdemFormat::Github {
-            root: tether::machine_root(&cwd),
+            root: helm_tether::machine_root(&cwd),
             cwd,
         })),
     };
     if !printed {
         return Ok(exit::TROUBLE);
     }
-    for error in &report.errors {
-        eprintln!("error: {}", tether::escape_controls(error));
+    for error in report.errors.iter().chain(&broken) {
+        eprintln!("error: {}", helm_tether::escape_controls(error));
     }
     Ok(
-        if !report.user_tree_changes.is_empty() || !report.errors.is_empty() {
+        if !report.user_tree_changes.is_empty() || !report.errors.is_empty() || !broken.is_empty() {
             exit::TROUBLE
         } else if report.failed() > 0 && !args.discover {
             exit::FINDINGS
@@ -675,7 +727,7 @@ fn idem(args: IdemArgs) -> Result<u8, String> {
 fn rules(name: Option<&str>) -> Result<u8, String> {
     match name {
         None => {
-            let rules = tether::rules();
+            let rules = helm_tether::rules();
             let width = rules.iter().map(|rule| rule.name.len()).max().unwrap_or(0);
             for rule in rules {
                 println!(
@@ -688,7 +740,7 @@ fn rules(name: Option<&str>) -> Result<u8, String> {
             Ok(exit::OK)
         }
         Some(name) => {
-            let rule = tether::rule(name)
+            let rule = helm_tether::rule(name)
                 .ok_or_else(|| format!("unknown rule `{name}`; `tether rules` lists every rule"))?;
             print!("{}", rule.page);
             Ok(exit::OK)
@@ -740,7 +792,7 @@ fn map(format: MapFormat, paths: &[PathBuf]) -> u8 {
             files.push(path.clone());
             continue;
         }
-        let covered = tether::covered_files(&config, std::slice::from_ref(path));
+        let covered = helm_tether::covered_files(&config, std::slice::from_ref(path));
         for message in covered.errors {
             say_error(&message);
             code = exit::TROUBLE;
@@ -756,7 +808,7 @@ fn map(format: MapFormat, paths: &[PathBuf]) -> u8 {
     }
     let results: Vec<_> = files
         .par_iter()
-        .map(|path| tether::comment_map_with(&config, path))
+        .map(|path| helm_tether::comment_map_with(&config, path))
         .collect();
     let mut models = Vec::new();
     for result in results {
@@ -776,7 +828,7 @@ fn map(format: MapFormat, paths: &[PathBuf]) -> u8 {
                 .collect::<Vec<_>>()
                 .join("\n"),
         ),
-        MapFormat::Json => print_out(&(tether::map_json(&models) + "\n")),
+        MapFormat::Json => print_out(&(helm_tether::map_json(&models) + "\n")),
     };
     if !printed {
         return exit::TROUBLE;
@@ -788,7 +840,7 @@ fn snapshot(args: SnapshotArgs) -> Result<u8, String> {
     let dir = args.dir.unwrap_or_else(|| PathBuf::from("."));
     // Without a tether.toml, the folder itself is the root the snapshots go below.
     let loaded = match &args.config {
-        Some(path) => Config::load(path).map_err(tether::Error::from),
+        Some(path) => Config::load(path).map_err(helm_tether::Error::from),
         None => Config::discover(&dir),
     };
     let config = loaded.map_err(|error| error.to_string())?;
@@ -807,7 +859,7 @@ fn snapshot(args: SnapshotArgs) -> Result<u8, String> {
     let output = match args.format {
         SnapshotOutput::Human => report.render(&SnapshotFormat::Human),
         SnapshotOutput::Github => report.render(&SnapshotFormat::Github {
-            root: tether::machine_root(config.root()),
+            root: helm_tether::machine_root(config.root()),
             config_root: config.root().to_path_buf(),
         }),
     };

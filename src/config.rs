@@ -248,7 +248,7 @@ pub struct OverrideEntry {
 /// `[[require]]`, `[[idem]]` and `[snapshot]`.
 ///
 /// ```
-/// let config = tether::Config::from_toml(r#"
+/// let config = helm_tether::Config::from_toml(r#"
 /// exclude = ["**/crds/**"]
 ///
 /// [rules]
@@ -427,7 +427,7 @@ impl Config {
     /// there is none.
     ///
     /// ```
-    /// let config = tether::Config::discover("examples/kubevirt/templates/kubevirt-cr.yaml").unwrap();
+    /// let config = helm_tether::Config::discover("examples/kubevirt/templates/kubevirt-cr.yaml").unwrap();
     /// assert!(config.file().unwrap().ends_with("examples/kubevirt/tether.toml"));
     /// ```
     pub fn discover(path: impl AsRef<Path>) -> Result<Config, crate::error::Error> {
@@ -448,7 +448,7 @@ impl Config {
     /// working directory. An error names the line and column.
     ///
     /// ```
-    /// let error = tether::Config::from_toml("[rules]\nrequired-coment = \"error\"\n").unwrap_err();
+    /// let error = helm_tether::Config::from_toml("[rules]\nrequired-coment = \"error\"\n").unwrap_err();
     /// assert!(error.to_string().contains("did you mean `required-comment`"), "{error}");
     /// ```
     pub fn from_toml(text: &str) -> Result<Config, crate::error::Error> {
@@ -514,6 +514,23 @@ impl Config {
             // Anything by that name counts: a folder or FIFO named tether.toml is an
             // error when it is read, never silently skipped.
             .find(|candidate| std::fs::symlink_metadata(candidate).is_ok())
+    }
+
+    /// Every `tether.toml` below `folder` (not `folder`'s own), in path order, as
+    /// the walk of `tether check` would meet them: hidden folders, what git ignores
+    /// and links are left out. A monorepo's packages, each with its own
+    /// configuration.
+    pub fn find_below(folder: &Path) -> Vec<PathBuf> {
+        let mut found: Vec<PathBuf> = ignore::WalkBuilder::new(folder)
+            .follow_links(false)
+            .require_git(false)
+            .build()
+            .flatten()
+            .filter(|entry| entry.depth() > 1 && entry.file_name() == FILE_NAME)
+            .map(ignore::DirEntry::into_path)
+            .collect();
+        found.sort();
+        found
     }
 
     /// Reads and compiles a configuration file.

@@ -334,8 +334,8 @@ fn comment_map_signature(relative: &Path, text: &str) -> Vec<String> {
 /// ```
 /// let dir = tempfile::tempdir().unwrap();
 /// std::fs::write(dir.path().join("values.yaml"), "replicas: 2 #two\n").unwrap();
-/// let config = tether::Config::from_toml_in("", dir.path()).unwrap();
-/// let report = tether::fix_paths(tether::ConfigSource::One(config), &[dir.path()], false).unwrap();
+/// let config = helm_tether::Config::from_toml_in("", dir.path()).unwrap();
+/// let report = helm_tether::fix_paths(helm_tether::ConfigSource::One(config), &[dir.path()], false).unwrap();
 /// assert_eq!(report.files[0].after, "replicas: 2  # two\n");
 /// ```
 pub fn fix_paths<P: AsRef<Path>>(

@@ -15,9 +15,9 @@
 //!   what it must, in sandbox copies (`tether idem`).
 //!
 //! ```
-//! # fn main() -> Result<(), tether::Error> {
-//! let config = tether::Config::from_toml("[rules]\nrequired-comment = \"error\"\n")?;
-//! let report = tether::check_paths(&config, &["examples/kubevirt"]);
+//! # fn main() -> Result<(), helm_tether::Error> {
+//! let config = helm_tether::Config::from_toml("[rules]\nrequired-comment = \"error\"\n")?;
+//! let report = helm_tether::check_paths(&config, &["examples/kubevirt"]);
 //! assert!(report.failures.is_empty());
 //! for diagnostic in &report.diagnostics {
 //!     println!("{}: {}", diagnostic.path.display(), diagnostic.message);
@@ -32,7 +32,7 @@
     not(test),
     deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
 )]
-// Every public item is documented; `tether::internals` (tests only) is exempt.
+// Every public item is documented; `helm_tether::internals` (tests only) is exempt.
 #![cfg_attr(not(feature = "internals"), deny(missing_docs))]
 
 mod cache;

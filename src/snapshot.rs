@@ -9,11 +9,11 @@
 //! loses its key or becomes detached is a changed line of the snapshot.
 //!
 //! ```no_run
-//! # fn main() -> Result<(), tether::Error> {
-//! let config = tether::Config::discover("charts/kubevirt")?;
-//! let report = tether::snapshot::check(&config)?;
+//! # fn main() -> Result<(), helm_tether::Error> {
+//! let config = helm_tether::Config::discover("charts/kubevirt")?;
+//! let report = helm_tether::snapshot::check(&config)?;
 //! if !report.passed() {
-//!     eprint!("{}", report.render(&tether::snapshot::SnapshotFormat::Human));
+//!     eprint!("{}", report.render(&helm_tether::snapshot::SnapshotFormat::Human));
 //! }
 //! # Ok(())
 //! # }
@@ -210,8 +210,8 @@ struct Line {
 /// comments, without line numbers.
 ///
 /// ```
-/// let map = tether::comment_map("examples/kubevirt/templates/kubevirt-cr.yaml").unwrap();
-/// let text = tether::snapshot::text(&map);
+/// let map = helm_tether::comment_map("examples/kubevirt/templates/kubevirt-cr.yaml").unwrap();
+/// let text = helm_tether::snapshot::text(&map);
 /// assert!(text.contains("  spec.configuration.evictionStrategy\n    trailing\n      | applies only"));
 /// ```
 pub fn text(model: &FileModel) -> String {
@@ -432,9 +432,9 @@ fn is_ours(bytes: &[u8]) -> bool {
 /// Compares every covered file's comment map with its snapshot.
 ///
 /// ```
-/// let config = tether::Config::discover("examples/kubevirt").unwrap();
-/// let report = tether::snapshot::check(&config).unwrap();
-/// assert!(report.passed(), "{}", report.render(&tether::snapshot::SnapshotFormat::Human));
+/// let config = helm_tether::Config::discover("examples/kubevirt").unwrap();
+/// let report = helm_tether::snapshot::check(&config).unwrap();
+/// assert!(report.passed(), "{}", report.render(&helm_tether::snapshot::SnapshotFormat::Human));
 /// ```
 pub fn check(config: &Config) -> Result<SnapshotReport, Error> {
     let state = state(config)?;

@@ -408,8 +408,8 @@ pub struct Files {
 /// hidden folders, symlinks and special files are never followed.
 ///
 /// ```
-/// let config = tether::Config::discover("examples/kubevirt").unwrap();
-/// let files = tether::covered_files(&config, &["examples/kubevirt"]);
+/// let config = helm_tether::Config::discover("examples/kubevirt").unwrap();
+/// let files = helm_tether::covered_files(&config, &["examples/kubevirt"]);
 /// assert!(files.errors.is_empty());
 /// assert!(files.files.iter().any(|path| path.ends_with("templates/kubevirt-cr.yaml")));
 /// ```

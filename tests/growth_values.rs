@@ -22,9 +22,9 @@ fn work(n: usize) -> usize {
         }))
         .collect();
     std::fs::write(chart.path().join("templates/a.yaml"), template).unwrap();
-    let config = tether::Config::default_for(chart.path().to_path_buf());
-    let before = tether::internals::KEY_COMPARISONS.load(Ordering::Relaxed);
-    let report = tether::check_paths(&config, &[chart.path()]);
+    let config = helm_tether::Config::default_for(chart.path().to_path_buf());
+    let before = helm_tether::internals::KEY_COMPARISONS.load(Ordering::Relaxed);
+    let report = helm_tether::check_paths(&config, &[chart.path()]);
     assert!(
         report
             .diagnostics
@@ -32,7 +32,7 @@ fn work(n: usize) -> usize {
             .any(|diagnostic| diagnostic.rule == "undefined-value"),
         "the missing reads are found"
     );
-    tether::internals::KEY_COMPARISONS.load(Ordering::Relaxed) - before
+    helm_tether::internals::KEY_COMPARISONS.load(Ordering::Relaxed) - before
 }
 
 #[test]

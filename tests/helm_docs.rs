@@ -19,7 +19,7 @@ mod common;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 
-use tether::internals::{helm_docs_path, simulate};
+use helm_tether::internals::{helm_docs_path, simulate};
 
 fn readmes(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
@@ -181,8 +181,9 @@ struct Outcome {
 }
 
 fn compare(chart: &str, readme: &str, template: Option<&str>, values: &[u8]) -> Outcome {
-    let (source, _) = tether::internals::SourceFile::from_bytes("values.yaml", values.to_vec());
-    let model = tether::model_bytes("values.yaml", values.to_vec());
+    let (source, _) =
+        helm_tether::internals::SourceFile::from_bytes("values.yaml", values.to_vec());
+    let model = helm_tether::model_bytes("values.yaml", values.to_vec());
     let docs = simulate(&source, &model);
     let keys: HashSet<String> = model
         .keys()
@@ -362,14 +363,14 @@ fn undocumented_value_reports_no_key_that_helm_docs_describes() {
             .collect();
         described_keys += described.len();
         let config =
-            tether::Config::from_toml_in("[rules]\nundocumented-value = \"warn\"\n", folder)
+            helm_tether::Config::from_toml_in("[rules]\nundocumented-value = \"warn\"\n", folder)
                 .expect("the configuration is valid");
         let bytes = std::fs::read(&values).expect("corpus files are readable");
-        let (_, diagnostics) = tether::internals::check_bytes(
+        let (_, diagnostics) = helm_tether::internals::check_bytes(
             &config,
             Path::new("values.yaml"),
             bytes,
-            tether::internals::Mode::Lazy,
+            helm_tether::internals::Mode::Lazy,
         );
         for diagnostic in diagnostics
             .iter()

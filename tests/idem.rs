@@ -392,3 +392,53 @@ fn interrupt_leaves_no_temporary_folder() {
         .collect();
     assert!(left.is_empty(), "left behind: {left:?}");
 }
+
+/// A repository without any `[[idem]]` entry (no `tether.toml` at all, or one
+/// without the entry) has nothing to prove: a note, exit 0, and in JSON an empty
+/// report that says so, so a hook or the Action passes in any chart repository.
+#[test]
+fn no_idem_entry_is_a_note_not_a_failure() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("chart/templates")).unwrap();
+    std::fs::write(dir.path().join("chart/values.yaml"), "a: 1\n").unwrap();
+    let text = idem_once(dir.path(), &[]);
+    std::fs::write(dir.path().join("chart/tether.toml"), "[rules]\n").unwrap();
+    let json = idem_once(dir.path(), &["--format", "json"]);
+    common::assert_snapshot(
+        "idem_no_entry",
+        &format!("without tether.toml:\n{text}\nwith one without [[idem]], JSON:\n{json}"),
+    );
+}
+
+/// `tether idem` at a monorepo's top finds each package's `tether.toml`, as
+/// `tether check` does; a broken one is said while the others still run.
+#[test]
+fn idem_finds_the_configurations_of_the_packages_below() {
+    let dir = tempfile::tempdir().unwrap();
+    for package in ["a", "b"] {
+        let folder = dir.path().join("packages").join(package);
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::write(
+            folder.join("tether.toml"),
+            format!("[[idem]]\nrun = \"true {package}\"\nfiles = [\"*.yaml\"]\n"),
+        )
+        .unwrap();
+        std::fs::write(folder.join("values.yaml"), "a: 1\n").unwrap();
+    }
+    // Ignored by git: not a package of the repository.
+    std::fs::create_dir_all(dir.path().join("build")).unwrap();
+    std::fs::write(dir.path().join(".gitignore"), "build/\n").unwrap();
+    std::fs::write(
+        dir.path().join("build/tether.toml"),
+        "[[idem]]\nrun = \"true build\"\n",
+    )
+    .unwrap();
+    let list = idem_once(dir.path(), &["--list"]);
+    std::fs::create_dir_all(dir.path().join("packages/c")).unwrap();
+    std::fs::write(dir.path().join("packages/c/tether.toml"), "[[idem]\n").unwrap();
+    let with_broken = idem_once(dir.path(), &["--list"]);
+    common::assert_snapshot(
+        "idem_monorepo_packages",
+        &format!("{list}\nwith a broken package:\n{with_broken}"),
+    );
+}

@@ -319,11 +319,11 @@ fn public_surface() -> BTreeSet<String> {
     names
 }
 
-/// The `tether::…` names a program's sources use that are not public.
+/// The `helm_tether::…` names a program's sources use that are not public.
 fn outside_the_surface(files: &[PathBuf]) -> Vec<String> {
     let surface = public_surface();
-    let used = Regex::new(r"\btether::([A-Za-z_][A-Za-z0-9_]*)").unwrap();
-    let braced = Regex::new(r"(?s)\buse\s+tether::\{([^;]+)\};").unwrap();
+    let used = Regex::new(r"\bhelm_tether::([A-Za-z_][A-Za-z0-9_]*)").unwrap();
+    let braced = Regex::new(r"(?s)\buse\s+helm_tether::\{([^;]+)\};").unwrap();
     let mut outside = Vec::new();
     for file in files {
         let code = code_of(&std::fs::read_to_string(file).unwrap());
@@ -331,7 +331,7 @@ fn outside_the_surface(files: &[PathBuf]) -> Vec<String> {
             .captures_iter(&code)
             .map(|captures| captures[1].to_string())
             .collect();
-        // `use tether::{a, b::c}`.
+        // `use helm_tether::{a, b::c}`.
         for captures in braced.captures_iter(&code) {
             names.extend(
                 expand_use(&format!("{{{}}}", &captures[1]))
@@ -342,7 +342,7 @@ fn outside_the_surface(files: &[PathBuf]) -> Vec<String> {
         for name in names {
             if !surface.contains(&name) {
                 outside.push(format!(
-                    "{}: tether::{name}",
+                    "{}: helm_tether::{name}",
                     file.strip_prefix(repo()).unwrap().display()
                 ));
             }
@@ -354,7 +354,7 @@ fn outside_the_surface(files: &[PathBuf]) -> Vec<String> {
 }
 
 /// The command line and the workspace's xtasks are programs like any other: they use
-/// the library's public surface only (`tether::internals` is for tests and fuzzing).
+/// the library's public surface only (`helm_tether::internals` is for tests and fuzzing).
 #[test]
 fn the_cli_and_the_xtasks_use_only_the_public_surface() {
     let surface = public_surface();
@@ -398,9 +398,9 @@ fn the_surface_check_finds_private_paths() {
     assert_eq!(
         outside,
         [
-            "tests/fixtures/imports/program.rs: tether::internals",
-            "tests/fixtures/imports/program.rs: tether::template",
-            "tests/fixtures/imports/program.rs: tether::walk",
+            "tests/fixtures/imports/program.rs: helm_tether::internals",
+            "tests/fixtures/imports/program.rs: helm_tether::template",
+            "tests/fixtures/imports/program.rs: helm_tether::walk",
         ]
     );
 }

@@ -48,15 +48,15 @@ static ALLOCATOR: Counting = Counting;
 
 /// The most memory `check` held at once for `text` as a template, beyond what was
 /// held before.
-fn peak_of(config: &tether::Config, text: &str) -> usize {
+fn peak_of(config: &helm_tether::Config, text: &str) -> usize {
     let bytes = text.as_bytes().to_vec();
     let before = CURRENT.load(Ordering::Relaxed);
     PEAK.store(before, Ordering::Relaxed);
-    let (_, diagnostics) = tether::internals::check_bytes(
+    let (_, diagnostics) = helm_tether::internals::check_bytes(
         config,
         std::path::Path::new("templates/hostile.yaml"),
         bytes,
-        tether::internals::Mode::Lazy,
+        helm_tether::internals::Mode::Lazy,
     );
     let peak = PEAK.load(Ordering::Relaxed) - before;
     drop(diagnostics);
@@ -77,7 +77,7 @@ const HOSTILE: &[(&str, &str)] = &[
 #[test]
 fn memory_is_linear_in_the_input_with_a_small_constant() {
     let folder = tempfile::tempdir().unwrap();
-    let config = tether::Config::default_for(folder.path().to_path_buf());
+    let config = helm_tether::Config::default_for(folder.path().to_path_buf());
     let mut failures = Vec::new();
     for (name, unit) in HOSTILE {
         let sizes = [64 * 1024, 256 * 1024, 1024 * 1024];

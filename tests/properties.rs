@@ -1,7 +1,7 @@
 //! Properties of the parts that see hostile input: the lexer, the masker, anchoring.
 
+use helm_tether::internals::{lex, mask};
 use proptest::prelude::*;
-use tether::internals::{lex, mask};
 
 /// Lines that look like Helm templates, with the hard parts over-represented.
 fn template_line() -> impl Strategy<Value = String> {
@@ -110,7 +110,7 @@ proptest! {
 
     #[test]
     fn anchoring_hands_out_every_comment_exactly_once(text in template_text()) {
-        let model = tether::model_bytes("templates/t.yaml", text.clone().into_bytes());
+        let model = helm_tether::model_bytes("templates/t.yaml", text.clone().into_bytes());
         let mut spans = Vec::new();
         for document in &model.documents {
             for key in &document.keys {
@@ -137,7 +137,7 @@ proptest! {
 
     #[test]
     fn models_never_panic_on_arbitrary_bytes(bytes in prop::collection::vec(any::<u8>(), 0..400)) {
-        let _ = tether::model_bytes("templates/bytes.yaml", bytes.clone());
-        let _ = tether::model_bytes("values.yaml", bytes);
+        let _ = helm_tether::model_bytes("templates/bytes.yaml", bytes.clone());
+        let _ = helm_tether::model_bytes("values.yaml", bytes);
     }
 }

@@ -46,13 +46,13 @@ fn tether(values: &str) -> BTreeSet<String> {
     )
     .unwrap();
     let config =
-        tether::Config::from_toml_in("[rules]\nundocumented-value = \"warn\"\n", dir.path())
+        helm_tether::Config::from_toml_in("[rules]\nundocumented-value = \"warn\"\n", dir.path())
             .expect("the configuration is valid");
-    let (_, diagnostics) = tether::internals::check_bytes(
+    let (_, diagnostics) = helm_tether::internals::check_bytes(
         &config,
         Path::new("values.yaml"),
         values.as_bytes().to_vec(),
-        tether::internals::Mode::Lazy,
+        helm_tether::internals::Mode::Lazy,
     );
     diagnostics
         .iter()

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use tether::{check_with, CheckOptions, Config, ConfigSource, Format};
+use helm_tether::{check_with, CheckOptions, Config, ConfigSource, Format};
 
 mod common;
 
@@ -90,7 +90,7 @@ rule_fixtures! {
 
 #[test]
 fn every_rule_has_a_fixture_and_every_fixture_a_test() {
-    for rule in tether::rules() {
+    for rule in helm_tether::rules() {
         let name = rule.name;
         assert!(
             LISTED.iter().any(|(rule, _)| *rule == name),

@@ -25,7 +25,7 @@ fn every_query_compiles_and_is_embedded() {
     for path in &on_disk {
         let name = path.file_name().unwrap().to_string_lossy();
         let source = std::fs::read_to_string(path).unwrap();
-        let embedded = tether::internals::QUERIES
+        let embedded = helm_tether::internals::QUERIES
             .iter()
             .find(|(embedded_name, _)| *embedded_name == name);
         assert_eq!(
@@ -33,7 +33,7 @@ fn every_query_compiles_and_is_embedded() {
             Some(source.as_str()),
             "{name} is not embedded in yaml::parse::QUERIES"
         );
-        if let Err(error) = tree_sitter::Query::new(&tether::internals::language(), &source) {
+        if let Err(error) = tree_sitter::Query::new(&helm_tether::internals::language(), &source) {
             panic!("{name} does not compile: {error}");
         }
     }

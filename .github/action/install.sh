@@ -1,24 +1,70 @@
 #!/usr/bin/env bash
-# The install step of action.yml: puts `tether` in $TETHER_BIN. A tether already on
-# PATH is used as it is; else a release binary for this runner, when the release has
-# one; else `cargo install --locked` from the action's own checkout (its ref).
+# The install step of action.yml: puts `tether` in $TETHER_BIN.
+#
+# - A tether already on PATH is used as it is (a self-hosted runner's own).
+# - With a release `TETHER_VERSION`: that release's archive for this runner, checked
+#   against the release's SHA-256 checksum before anything is unpacked; a mismatch
+#   fails the step. A release without an archive for this runner falls back to a
+#   build.
+# - Otherwise (`build-from-source`, a branch or a commit): `cargo install --locked`
+#   from the action's own checkout.
+#
+# TETHER_RELEASES_URL replaces https://github.com/REPOSITORY/releases/download (the
+# tests serve archives from a folder).
 set -euo pipefail
 mkdir -p "$TETHER_BIN"
-if [ -x "$TETHER_BIN/tether" ]; then
+if [ -x "$TETHER_BIN/tether" ] || [ -x "$TETHER_BIN/tether.exe" ]; then
   exit 0
 fi
 if existing=$(command -v tether); then
-  cp "$existing" "$TETHER_BIN/tether"
+  echo "using the tether on PATH: $existing ($("$existing" --version))"
+  cp "$existing" "$TETHER_BIN/"
   exit 0
 fi
-if [ -n "${TETHER_VERSION:-}" ] && [ -n "${TETHER_REPOSITORY:-}" ] && [ "$(uname -s)" = Linux ]; then
-  archive="tether-$(uname -m)-unknown-linux-gnu.tar.gz"
-  url="https://github.com/$TETHER_REPOSITORY/releases/download/$TETHER_VERSION/$archive"
-  if curl -fsSL "$url" -o "$TETHER_BIN/$archive" 2>/dev/null; then
-    tar -xzf "$TETHER_BIN/$archive" -C "$TETHER_BIN" tether && rm -f "$TETHER_BIN/$archive"
+
+# The release target of this runner.
+target=""
+case "$(uname -s)-$(uname -m)" in
+  Linux-x86_64) target=x86_64-unknown-linux-musl ;;
+  Linux-aarch64 | Linux-arm64) target=aarch64-unknown-linux-musl ;;
+  Darwin-x86_64) target=x86_64-apple-darwin ;;
+  Darwin-arm64) target=aarch64-apple-darwin ;;
+  MINGW*-x86_64 | MSYS*-x86_64 | CYGWIN*-x86_64) target=x86_64-pc-windows-msvc ;;
+esac
+
+if [ -n "${TETHER_VERSION:-}" ] && [ -n "$target" ]; then
+  base="${TETHER_RELEASES_URL:-https://github.com/${TETHER_REPOSITORY:-cozystack/tether}/releases/download}"
+  suffix=tar.gz
+  [[ "$target" == *windows* ]] && suffix=zip
+  archive="tether-$target.$suffix"
+  url="$base/$TETHER_VERSION/$archive"
+  download=$(mktemp -d)
+  trap 'rm -rf "$download"' EXIT
+  if curl -fsSL --retry 3 "$url" -o "$download/$archive"; then
+    if ! curl -fsSL --retry 3 "$url.sha256" -o "$download/$archive.sha256"; then
+      echo "::error title=tether::$url has no checksum ($archive.sha256); refusing to install it"
+      exit 1
+    fi
+    expected=$(cut -d' ' -f1 < "$download/$archive.sha256")
+    if command -v sha256sum >/dev/null; then
+      actual=$(sha256sum "$download/$archive" | cut -d' ' -f1)
+    else
+      actual=$(shasum -a 256 "$download/$archive" | cut -d' ' -f1)
+    fi
+    if [ -z "$expected" ] || [ "$expected" != "$actual" ]; then
+      echo "::error title=tether::checksum mismatch for $url: expected ${expected:-nothing}, got $actual; refusing to install it"
+      exit 1
+    fi
+    if [ "$suffix" = zip ]; then
+      unzip -q "$download/$archive" -d "$download"
+    else
+      tar -xzf "$download/$archive" -C "$download"
+    fi
+    cp "$download/tether-$target/"tether* "$TETHER_BIN/"
+    echo "installed tether $TETHER_VERSION ($target) from $url"
     exit 0
   fi
-  echo "no release binary at $url; building tether from source"
+  echo "no release archive at $url; building tether from source"
 fi
 cargo install --locked --quiet --root "$TETHER_BIN/cargo" --path "$TETHER_SOURCE"
-cp "$TETHER_BIN/cargo/bin/tether" "$TETHER_BIN/tether"
+cp "$TETHER_BIN/cargo/bin/"tether* "$TETHER_BIN/"

@@ -78,6 +78,8 @@ def main():
         except (OSError, ValueError):
             report = {"targets": []}
             out.append("`tether idem` printed no report; see the step's log.")
+        if report.get("note"):
+            out.append(text(report["note"]))
         for target in report.get("targets", []):
             for check in target.get("checks", []):
                 mark = "passed" if check.get("ok") else "FAILED"

@@ -8,9 +8,9 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use tether::internals::{check_bytes, Mode};
-use tether::Config;
-use tether::Diagnostic;
+use helm_tether::internals::{check_bytes, Mode};
+use helm_tether::Config;
+use helm_tether::Diagnostic;
 
 fuzz_target!(|data: &[u8]| {
     static CONFIG: OnceLock<Config> = OnceLock::new();

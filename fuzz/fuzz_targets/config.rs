@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use libfuzzer_sys::fuzz_target;
-use tether::Config;
+use helm_tether::Config;
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
@@ -19,7 +19,7 @@ fuzz_target!(|data: &[u8]| {
                 "charts/a/templates/_x.tpl",
             ] {
                 let _ = config.includes(Path::new(path));
-                let _ = tether::internals::settings_for(&config, Path::new(path));
+                let _ = helm_tether::internals::settings_for(&config, Path::new(path));
             }
         }
         Err(error) => {

@@ -2,7 +2,7 @@
 //! whatever the fixer returns for a file, read again, is the same data: for a plain
 //! YAML file as yaml-rust2's loader builds it (a parser the fixer's own guard does not
 //! use), for a template as its masked documents' events
-//! (`tether::internals::data_of`). A file the fixer refuses is left as it was.
+//! (`helm_tether::internals::data_of`). A file the fixer refuses is left as it was.
 
 #![no_main]
 
@@ -10,13 +10,13 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use tether::internals::{data_of, fix_text};
-use tether::Config;
+use helm_tether::internals::{data_of, fix_text};
+use helm_tether::Config;
 
 fuzz_target!(|data: &[u8]| {
     static CONFIG: OnceLock<Config> = OnceLock::new();
     let config = CONFIG.get_or_init(|| {
-        let every_rule: String = tether::rules()
+        let every_rule: String = helm_tether::rules()
             .iter()
             .filter(|rule| rule.name != "required-comment")
             .map(|rule| format!("{} = \"warn\"\n", rule.name))
@@ -35,7 +35,7 @@ fuzz_target!(|data: &[u8]| {
         if fixed.text == text {
             continue;
         }
-        if tether::is_template_path(path) {
+        if helm_tether::is_template_path(path) {
             assert!(
                 data_of(path, text) == data_of(path, &fixed.text),
                 "--fix changed the data of a template:\n{text:?}\n→\n{:?}",

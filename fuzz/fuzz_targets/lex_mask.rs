@@ -15,8 +15,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use tether::internals::{lex, mask, mask_branch, value_reads, Action, Masked, PLACEHOLDER};
-use tether::Branch;
+use helm_tether::internals::{lex, mask, mask_branch, value_reads, Action, Masked, PLACEHOLDER};
+use helm_tether::Branch;
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use libfuzzer_sys::fuzz_target;
-use tether::Config;
+use helm_tether::Config;
 
 /// Names the input chooses from: the snapshot tether wants, orphans of its own and
 /// other tools' files.
@@ -60,7 +60,7 @@ fuzz_target!(|data: &[u8]| {
     let Ok(config) = Config::discover(root) else {
         return;
     };
-    let _ = tether::snapshot::update(&config);
+    let _ = helm_tether::snapshot::update(&config);
     let after = files(root);
     for (path, bytes) in &before {
         let ours = path.starts_with("snapshots") && bytes.starts_with(MARK.as_bytes());

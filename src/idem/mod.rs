@@ -390,9 +390,9 @@ pub enum IdemFormat {
 ///
 /// ```no_run
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
-/// let config = tether::Config::discover("examples/kubevirt")?;
-/// let report = tether::idem::run(&config, &tether::idem::IdemOptions::default().jobs(2))?;
-/// assert_eq!(report.failed(), 0, "{}", report.render(&tether::idem::IdemFormat::Text));
+/// let config = helm_tether::Config::discover("examples/kubevirt")?;
+/// let report = helm_tether::idem::run(&config, &helm_tether::idem::IdemOptions::default().jobs(2))?;
+/// assert_eq!(report.failed(), 0, "{}", report.render(&helm_tether::idem::IdemFormat::Text));
 /// # Ok(())
 /// # }
 /// ```

@@ -42,9 +42,9 @@ impl CheckReport {
     /// The report as `tether check --format …` prints it on standard output.
     ///
     /// ```
-    /// let config = tether::Config::discover("examples/kubevirt").unwrap();
-    /// let report = tether::check_paths(&config, &["examples/kubevirt"]);
-    /// let json = report.render(&tether::Format::Json);
+    /// let config = helm_tether::Config::discover("examples/kubevirt").unwrap();
+    /// let report = helm_tether::check_paths(&config, &["examples/kubevirt"]);
+    /// let json = report.render(&helm_tether::Format::Json);
     /// assert!(json.starts_with('{'));
     /// ```
     pub fn render(&self, format: &Format) -> String {

@@ -166,7 +166,7 @@ impl RuleInfo {
 /// Every rule, in the order `tether rules` lists them.
 ///
 /// ```
-/// let names: Vec<_> = tether::rules().into_iter().map(|rule| rule.name).collect();
+/// let names: Vec<_> = helm_tether::rules().into_iter().map(|rule| rule.name).collect();
 /// assert!(names.contains(&"required-comment"));
 /// ```
 pub fn rules() -> Vec<RuleInfo> {

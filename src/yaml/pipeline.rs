@@ -25,7 +25,7 @@ use super::syntax::{ParsedDocument, Recovery, MAX_DEPTH};
 /// read from it.
 ///
 /// ```
-/// let model = tether::model_bytes("templates/cm.yaml", b"# why\nkey: {{ .Values.x }}\n".to_vec());
+/// let model = helm_tether::model_bytes("templates/cm.yaml", b"# why\nkey: {{ .Values.x }}\n".to_vec());
 /// assert_eq!(model.documents[0].keys[0].comments[0].comment.text, "why");
 /// ```
 pub fn model_bytes(path: impl Into<PathBuf>, bytes: Vec<u8>) -> FileModel {
@@ -69,7 +69,7 @@ pub fn model_bytes_with(
 /// `Display` gives the text form `tether map` prints, which snapshot tests pin:
 ///
 /// ```
-/// let map = tether::comment_map("examples/kubevirt/templates/kubevirt-cr.yaml").unwrap();
+/// let map = helm_tether::comment_map("examples/kubevirt/templates/kubevirt-cr.yaml").unwrap();
 /// let text = map.to_string();
 /// assert!(text.contains("spec.configuration.evictionStrategy"));
 /// ```
@@ -375,7 +375,7 @@ pub struct ViewDocument {
 /// [`model_bytes`].
 ///
 /// ```
-/// let view = tether::yaml_view("templates/cm.yaml", b"a: {{ .Values.a }}\n---\nb: 1\n".to_vec());
+/// let view = helm_tether::yaml_view("templates/cm.yaml", b"a: {{ .Values.a }}\n---\nb: 1\n".to_vec());
 /// assert_eq!(view.text.len(), 28);
 /// assert!(!view.text.contains("{{"));
 /// assert_eq!(view.documents.len(), 2);

@@ -8,18 +8,19 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use anyhow::{ensure, Context, Result};
+use helm_tether::YamlView;
 use rayon::prelude::*;
-use tether::YamlView;
 
 use crate::BenchArgs;
 
-/// Builds xtask in release mode and runs its `bench-run` task: numbers from a debug
-/// build would measure the debug build.
+/// Builds xtask and tether with the `profiling` profile (the release code with line
+/// tables) and runs its `bench-run` task: numbers from a debug build would measure
+/// the debug build.
 pub fn bench(args: &BenchArgs) -> Result<()> {
     if !cfg!(debug_assertions) {
         return bench_run(args);
     }
-    let release = crate::build_release(&["--package", "xtask", "--package", "helm-tether"])?
+    let release = crate::build_profiling(&["--package", "xtask", "--package", "helm-tether"])?
         .join(format!("xtask{}", std::env::consts::EXE_SUFFIX));
     let status = Command::new(&release)
         .arg("bench-run")
@@ -71,7 +72,7 @@ pub fn bench_run(args: &BenchArgs) -> Result<()> {
 
     // (a) lex + mask, templates only.
     let lex_mask_one = |f: &CorpusFile| -> usize {
-        tether::yaml_view(&f.path, f.text.as_bytes().to_vec())
+        helm_tether::yaml_view(&f.path, f.text.as_bytes().to_vec())
             .text
             .len()
     };
@@ -85,7 +86,7 @@ pub fn bench_run(args: &BenchArgs) -> Result<()> {
     // (c) the whole pipeline. The copy into an owned buffer, which `model_bytes`
     // takes, is timed too: a memcpy, noise next to the rest.
     let model_one = |f: &CorpusFile| -> bool {
-        let model = tether::model_bytes(&f.path, f.text.as_bytes().to_vec());
+        let model = helm_tether::model_bytes(&f.path, f.text.as_bytes().to_vec());
         model.documents.iter().any(|d| d.recovered)
     };
 
@@ -277,7 +278,7 @@ pub fn bench_phase(phase: &str, args: &BenchArgs) -> Result<()> {
         }
         "pipeline" => {
             for (file, bytes) in files.iter().zip(copies) {
-                black_box(tether::model_bytes(&file.path, bytes));
+                black_box(helm_tether::model_bytes(&file.path, bytes));
             }
         }
         other => anyhow::bail!("unknown phase `{other}`: none, parse or pipeline"),
@@ -289,7 +290,7 @@ pub fn bench_phase(phase: &str, args: &BenchArgs) -> Result<()> {
 fn view_corpus(files: &[CorpusFile]) -> Vec<YamlView> {
     files
         .iter()
-        .map(|f| tether::yaml_view(&f.path, f.text.as_bytes().to_vec()))
+        .map(|f| helm_tether::yaml_view(&f.path, f.text.as_bytes().to_vec()))
         .collect()
 }
 
@@ -349,7 +350,7 @@ pub fn bench_rss(corpus: &Path) -> Result<()> {
     walk(corpus, &mut paths)?;
     paths.par_iter().try_for_each(|path| -> Result<()> {
         let bytes = std::fs::read(path)?;
-        black_box(tether::model_bytes(path.strip_prefix(corpus)?, bytes));
+        black_box(helm_tether::model_bytes(path.strip_prefix(corpus)?, bytes));
         Ok(())
     })?;
     println!(
@@ -377,7 +378,7 @@ fn read_corpus(corpus: &Path) -> Result<Vec<CorpusFile>> {
             let text = String::from_utf8(bytes)
                 .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
             let path = path.strip_prefix(corpus)?.to_path_buf();
-            let is_template = tether::is_template_path(&path);
+            let is_template = helm_tether::is_template_path(&path);
             Ok(CorpusFile {
                 path,
                 text,

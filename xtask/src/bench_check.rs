@@ -20,7 +20,7 @@ pub fn run(args: &BenchArgs, parse_all_cores: Duration) -> Result<()> {
         .join(format!("tether{}", std::env::consts::EXE_SUFFIX));
     ensure!(
         tether.is_file(),
-        "{} is missing: run `cargo build --release`",
+        "{} is missing: run `cargo build --profile profiling`",
         tether.display()
     );
     let corpus = args.corpus.canonicalize()?;

@@ -3,7 +3,9 @@
 //! commands) with apt when they are missing, and the SARIF validator and
 //! readme-generator with npm, then
 //! runs `cargo test`, `cargo xtask precision --check`, `cargo doc` without warnings,
-//! `cargo xtask dist`, `cargo install --path .` into a temporary root, a build for
+//! `cargo xtask dist` (the archive, the wheel installed into a new virtual
+//! environment, the checksums), `cargo publish --dry-run`, `cargo install --path .`
+//! into a temporary root, a build for
 //! Windows (the library is portable; `idem` is Unix-only), and every fuzz target for
 //! 10 seconds.
 
@@ -68,6 +70,7 @@ pub fn ci() -> Result<()> {
     for (name, step) in [
         ("doc", doc as fn() -> Result<()>),
         ("dist", check_dist),
+        ("publish", publish_dry_run),
         ("install", install_into_temp_root),
         ("portable", portable),
     ] {
@@ -141,12 +144,15 @@ fn portable() -> Result<()> {
     Ok(())
 }
 
-/// `cargo xtask dist` writes a working binary, completions for every shell and the
-/// man page.
+/// `cargo xtask dist` writes the host's archive (a working binary, completions for
+/// every shell, the man page and the documents), the wheel, and checksums that
+/// match them; the wheel, installed into a new virtual environment, checks the
+/// example chart.
 fn check_dist() -> Result<()> {
-    let dist = crate::dist::dist()?;
-    let read =
-        |path: &str| std::fs::read_to_string(dist.join(path)).with_context(|| path.to_string());
+    let dist = crate::dist::dist(None, true)?;
+    let read = |path: &str| {
+        std::fs::read_to_string(dist.staged.join(path)).with_context(|| path.to_string())
+    };
     ensure!(
         read("completions/tether.bash")?.contains("tether__subcmd__snapshot"),
         "bash completion lacks `snapshot`"
@@ -159,6 +165,98 @@ fn check_dist() -> Result<()> {
         read("man/man1/tether.1")?.contains(".TH tether 1"),
         "the man page has no .TH line"
     );
+    ensure!(
+        read("LICENSE")?.contains("Apache License"),
+        "the archive has no LICENSE"
+    );
+    // The checksums are sha256sum's: it checks them.
+    let sums = Command::new("sha256sum")
+        .args(["--check", "--strict", "SHA256SUMS"])
+        .current_dir(&dist.folder)
+        .output()?;
+    ensure!(
+        sums.status.success(),
+        "sha256sum --check SHA256SUMS: {}{}",
+        String::from_utf8_lossy(&sums.stdout),
+        String::from_utf8_lossy(&sums.stderr)
+    );
+    // The archive unpacks to the staged folder.
+    let listing = Command::new("tar")
+        .arg("-tzf")
+        .arg(&dist.archive)
+        .output()?;
+    let listing = String::from_utf8_lossy(&listing.stdout);
+    let name = dist
+        .staged
+        .file_name()
+        .unwrap_or_default()
+        .to_string_lossy();
+    for inside in [
+        "tether",
+        "man/man1/tether.1",
+        "completions/_tether",
+        "LICENSE",
+    ] {
+        ensure!(
+            listing
+                .lines()
+                .any(|line| line == format!("{name}/{inside}")),
+            "{} lacks {name}/{inside}:\n{listing}",
+            dist.archive.display()
+        );
+    }
+    // The wheel in a new virtual environment, offline: `tether` is on its PATH.
+    let wheel = dist.wheel.context("dist made no wheel")?;
+    let venv = tempfile::tempdir()?;
+    let status = Command::new("python3")
+        .args(["-m", "venv"])
+        .arg(venv.path())
+        .status()?;
+    ensure!(status.success(), "python3 -m venv failed");
+    let status = Command::new(venv.path().join("bin/pip"))
+        .args(["install", "--quiet", "--no-index"])
+        .arg(&wheel)
+        .status()?;
+    ensure!(status.success(), "pip install {} failed", wheel.display());
+    let check = Command::new(venv.path().join("bin/tether"))
+        .args(["check", "examples/kubevirt"])
+        .current_dir(crate::project_root())
+        .output()?;
+    let said = String::from_utf8_lossy(&check.stdout);
+    ensure!(
+        check.status.success() && said.contains("no findings"),
+        "the wheel's tether on the example chart: {said}{}",
+        String::from_utf8_lossy(&check.stderr)
+    );
+    println!(
+        "dist: {} and {} check out (sha256sum), the wheel's tether checks the example",
+        dist.archive.display(),
+        wheel.display()
+    );
+    Ok(())
+}
+
+/// `cargo publish --dry-run`: the crate packages (README, LICENSE, the queries it
+/// compiles in) and builds from its package alone.
+fn publish_dry_run() -> Result<()> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let output = Command::new(cargo)
+        .args([
+            "publish",
+            "--dry-run",
+            "--locked",
+            "--allow-dirty",
+            "--package",
+            "helm-tether",
+        ])
+        .current_dir(crate::project_root())
+        .output()?;
+    ensure!(
+        output.status.success(),
+        "cargo publish --dry-run failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    println!("publish: cargo publish --dry-run packages and builds helm-tether");
     Ok(())
 }
 
@@ -172,8 +270,6 @@ fn install_into_temp_root() -> Result<()> {
         .args(["install", "--locked", "--quiet", "--path", "."])
         .arg("--root")
         .arg(root.path())
-        .arg("--target-dir")
-        .arg(project.join("target/install"))
         .current_dir(&project)
         .status()?;
     ensure!(status.success(), "cargo install --path . failed");

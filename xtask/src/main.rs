@@ -44,8 +44,12 @@ Tasks:
   codegen [--check]      write docs/rules.md and schemas/tether.schema.json from
                          the code; with --check, fail with a diff if they are stale
                          (both run `cargo test --test codegen`)
-  dist                   build the release binary, shell completions and the man
-                         page into target/dist (bin/, completions/, man/man1/)
+  dist [--target TRIPLE] [--no-wheel]
+                         build the release binary for the host (or TRIPLE) and
+                         package it into target/dist: tether-TRIPLE/ (binary,
+                         completions, man page, README, LICENSE, CHANGELOG), its
+                         .tar.gz (.zip on Windows), the Python wheel (maturin),
+                         a .sha256 beside each and SHA256SUMS
   fuzz [--seconds N] [--target NAME]...
                          run the cargo-fuzz targets in fuzz/ (lex_mask, model_bytes,
                          config, check_modes; default all) for N seconds each
@@ -89,7 +93,7 @@ fn run() -> Result<()> {
         "bench-idem" => {
             let args = bench_args(&rest)?;
             if cfg!(debug_assertions) {
-                let release = build_release(&["--package", "xtask", "--package", "helm-tether"])?
+                let release = build_profiling(&["--package", "xtask", "--package", "helm-tether"])?
                     .join(format!("xtask{}", std::env::consts::EXE_SUFFIX));
                 let status = std::process::Command::new(release)
                     .arg("bench-idem")
@@ -118,7 +122,7 @@ fn run() -> Result<()> {
             _ => bail!("usage: cargo xtask codegen [--check]"),
         },
         "ci" => ci::ci(),
-        "dist" => dist::dist().map(|_| ()),
+        "dist" => dist::dist_args(&rest).map(|_| ()),
         "fuzz" => fuzz::fuzz(&fuzz::fuzz_args(&rest)?),
         "precision" => precision::precision(&rest),
         "new-rule" => match rest.as_slice() {
@@ -181,18 +185,29 @@ fn project_root() -> PathBuf {
 }
 
 /// Builds `packages` (and `extra` cargo arguments) in release mode and returns the
-/// release folder, `<target>/release`, where this xtask's release twin and tether are.
+/// release folder, `<target>/release`, where tether is.
 pub fn build_release(what: &[&str]) -> Result<PathBuf> {
+    build_profile("release", what)
+}
+
+/// Builds `what` with the `profiling` profile (the release code with line tables)
+/// and returns `<target>/profiling`, where this xtask's twin and tether are: what
+/// `bench` measures.
+pub fn build_profiling(what: &[&str]) -> Result<PathBuf> {
+    build_profile("profiling", what)
+}
+
+fn build_profile(profile: &str, what: &[&str]) -> Result<PathBuf> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let status = std::process::Command::new(cargo)
-        .args(["build", "--release", "--quiet"])
+        .args(["build", "--quiet", "--profile", profile])
         .args(what)
         .current_dir(project_root())
         .status()
-        .context("cannot run cargo build --release")?;
+        .context("cannot run cargo build")?;
     ensure!(
         status.success(),
-        "cargo build --release {} failed",
+        "cargo build --profile {profile} {} failed",
         what.join(" ")
     );
     // This binary is `<target>/<profile>/xtask`.
@@ -201,5 +216,34 @@ pub fn build_release(what: &[&str]) -> Result<PathBuf> {
         .parent()
         .and_then(Path::parent)
         .context("unexpected location of the xtask binary")?
-        .join("release"))
+        .join(profile))
+}
+
+/// `NAME` from PyPI in the project's virtual environment (`target/ci-venv`, made on
+/// first use), installed as `requirement` when it is not there yet.
+pub fn python_tool(root: &Path, name: &str, requirement: &str) -> Result<PathBuf> {
+    let venv = root.join("target/ci-venv");
+    let bin = venv.join("bin");
+    let tool = bin.join(name);
+    if tool.exists() {
+        return Ok(tool);
+    }
+    if !bin.join("pip").exists() {
+        let status = std::process::Command::new("python3")
+            .args(["-m", "venv"])
+            .arg(&venv)
+            .status()
+            .context("cannot run python3 -m venv (install python3 and python3-venv)")?;
+        ensure!(
+            status.success(),
+            "python3 -m venv failed (apt-get install python3-venv)"
+        );
+    }
+    eprintln!("xtask: installing {requirement} with pip into target/ci-venv");
+    let status = std::process::Command::new(bin.join("pip"))
+        .args(["install", "--quiet", requirement])
+        .status()
+        .context("cannot run pip")?;
+    ensure!(status.success(), "pip install {requirement} failed");
+    Ok(tool)
 }

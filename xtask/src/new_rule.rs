@@ -142,7 +142,7 @@ pub fn new_rule(root: &Path, name: &str) -> Result<Vec<PathBuf>> {
     let text = TEMPLATE
         .replace("{name}", name)
         .replace("{type_name}", &type_name)
-        .replace("{summary}", &summary);
+        .replace("{summary}", summary);
     let fixture_dir = root.join("tests/fixtures/rules").join(name).join("basic");
     std::fs::create_dir_all(&fixture_dir)?;
     let fixture = fixture_dir.join("values.yaml");

@@ -172,15 +172,16 @@ pub fn packages(root: &Path) -> std::io::Result<Vec<PathBuf>> {
 }
 
 /// Checks every package, then runs idem where it can.
-pub fn lint_charts(options: &Options) -> Result<Summary, tether::Error> {
+pub fn lint_charts(options: &Options) -> Result<Summary, helm_tether::Error> {
     let root = options
         .root
         .canonicalize()
-        .map_err(|_| tether::Error::NotFound {
+        .map_err(|_| helm_tether::Error::NotFound {
             path: options.root.clone(),
         })?;
     let mut summary = Summary::default();
-    let packages = packages(&root).map_err(|_| tether::Error::NotFound { path: root.clone() })?;
+    let packages =
+        packages(&root).map_err(|_| helm_tether::Error::NotFound { path: root.clone() })?;
     for package in packages {
         let name = package
             .file_name()
@@ -200,12 +201,12 @@ fn lint_package(
     root: &Path,
     package: &Path,
     options: &Options,
-) -> Result<PackageResult, tether::Error> {
-    let config = tether::Config::discover(package)?;
-    let report = tether::check_paths(&config, &[package]);
-    let errors = report.count(tether::Severity::Error) + report.failures.len();
+) -> Result<PackageResult, helm_tether::Error> {
+    let config = helm_tether::Config::discover(package)?;
+    let report = helm_tether::check_paths(&config, &[package]);
+    let errors = report.count(helm_tether::Severity::Error) + report.failures.len();
     let details =
-        report.render(&tether::Format::Human { color: false }) + &report.render_messages();
+        report.render(&helm_tether::Format::Human { color: false }) + &report.render_messages();
     let own_config = config
         .file()
         .is_some_and(|file| file.parent() == Some(package));
@@ -221,11 +222,11 @@ fn lint_package(
     };
     // Packages that pin their comment maps keep their snapshots beside tether.toml.
     let snapshots = if own_config && config.snapshot_dir().is_dir() {
-        let report = tether::snapshot::check(&config)?;
+        let report = helm_tether::snapshot::check(&config)?;
         let differ = report.changes.len() + report.failures.len();
         Some((
             differ,
-            report.render(&tether::snapshot::SnapshotFormat::Human),
+            report.render(&helm_tether::snapshot::SnapshotFormat::Human),
         ))
     } else {
         None
@@ -238,7 +239,7 @@ fn lint_package(
             .replace('\\', "/"),
         files: report.files,
         errors,
-        warnings: report.count(tether::Severity::Warning),
+        warnings: report.count(helm_tether::Severity::Warning),
         details,
         idem,
         snapshots,
@@ -246,22 +247,22 @@ fn lint_package(
 }
 
 #[cfg(unix)]
-fn run_idem(config: &tether::Config, options: &Options) -> Idem {
-    let mut idem_options = tether::idem::IdemOptions::default().display_root(config.root());
+fn run_idem(config: &helm_tether::Config, options: &Options) -> Idem {
+    let mut idem_options = helm_tether::idem::IdemOptions::default().display_root(config.root());
     if let Some(jobs) = options.jobs {
         idem_options = idem_options.jobs(jobs);
     }
-    match tether::idem::run(config, &idem_options) {
+    match helm_tether::idem::run(config, &idem_options) {
         Ok(report) if report.failed() == 0 && report.user_tree_changes.is_empty() => {
             Idem::Passed(report.checks())
         }
-        Ok(report) => Idem::Failed(report.render(&tether::idem::IdemFormat::Text)),
+        Ok(report) => Idem::Failed(report.render(&helm_tether::idem::IdemFormat::Text)),
         Err(error) => Idem::Failed(error.to_string()),
     }
 }
 
 #[cfg(not(unix))]
-fn run_idem(_: &tether::Config, _: &Options) -> Idem {
+fn run_idem(_: &helm_tether::Config, _: &Options) -> Idem {
     Idem::Skipped("tether idem needs a Unix system".into())
 }
 

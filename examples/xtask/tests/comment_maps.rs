@@ -14,18 +14,18 @@ use std::path::Path;
 const CHART: &str = "tests/fixtures/monorepo/packages/system/kubevirt";
 
 #[test]
-fn every_template_has_an_insta_comment_map() -> Result<(), tether::Error> {
-    let config = tether::Config::discover(CHART)?;
-    let covered = tether::covered_files(&config, &[CHART]);
+fn every_template_has_an_insta_comment_map() -> Result<(), helm_tether::Error> {
+    let config = helm_tether::Config::discover(CHART)?;
+    let covered = helm_tether::covered_files(&config, &[CHART]);
     assert!(covered.errors.is_empty(), "{:?}", covered.errors);
     let chart = Path::new(CHART).canonicalize().expect("the chart exists");
     let mut templates = 0;
     for file in covered.files {
         let relative = file.strip_prefix(&chart).expect("under the chart");
-        if !tether::is_template_path(relative) {
+        if !helm_tether::is_template_path(relative) {
             continue;
         }
-        let map = tether::comment_map(Path::new(CHART).join(relative))?;
+        let map = helm_tether::comment_map(Path::new(CHART).join(relative))?;
         let name = relative.to_string_lossy().replace(['/', '\\'], "__");
         insta::assert_snapshot!(name, map.to_string());
         templates += 1;
@@ -35,13 +35,13 @@ fn every_template_has_an_insta_comment_map() -> Result<(), tether::Error> {
 }
 
 #[test]
-fn the_chart_snapshots_are_current() -> Result<(), tether::Error> {
-    let config = tether::Config::discover(CHART)?;
-    let report = tether::snapshot::check(&config)?;
+fn the_chart_snapshots_are_current() -> Result<(), helm_tether::Error> {
+    let config = helm_tether::Config::discover(CHART)?;
+    let report = helm_tether::snapshot::check(&config)?;
     assert!(
         report.passed(),
         "{}",
-        report.render(&tether::snapshot::SnapshotFormat::Human)
+        report.render(&helm_tether::snapshot::SnapshotFormat::Human)
     );
     Ok(())
 }

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# The first step of action.yml: which tether to install, and the cache key of that
+# binary. Writes `version` (a release tag, or empty: build from source) and `key` to
+# $GITHUB_OUTPUT.
+#
+# - `version` input, else the action's own ref when it is a release tag (`@v0.1.0`):
+#   that release's binary, cached under the tag.
+# - `build-from-source: true`, or a ref that is no release (`@main`, a commit): a
+#   build from the action's checkout, cached under a hash of that checkout's sources,
+#   so a new commit on the branch is a new key (never the first binary forever).
+set -euo pipefail
+version="${TETHER_VERSION_INPUT:-}"
+if [ -z "$version" ] && [[ "${TETHER_ACTION_REF:-}" =~ ^v[0-9]+\.[0-9]+\.[0-9]+([.+-].*)?$ ]]; then
+  version="$TETHER_ACTION_REF"
+fi
+if [ -n "$version" ] && ! [[ "$version" =~ ^v[0-9]+\.[0-9]+\.[0-9]+([.+-][0-9A-Za-z.+-]*)?$ ]]; then
+  echo "::error title=tether::version '$version' is not a release tag (vMAJOR.MINOR.PATCH)"
+  exit 2
+fi
+if [ "${TETHER_BUILD_FROM_SOURCE:-false}" = true ] || [ -z "$version" ]; then
+  # Everything the build reads: the manifests, the lock file, the code and queries.
+  sources=$(cd "$TETHER_SOURCE" && find Cargo.toml Cargo.lock build.rs src queries -type f -print0 \
+    | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum | cut -c1-16)
+  echo "version=" >> "$GITHUB_OUTPUT"
+  echo "key=source-$sources" >> "$GITHUB_OUTPUT"
+else
+  echo "version=$version" >> "$GITHUB_OUTPUT"
+  echo "key=release-$version" >> "$GITHUB_OUTPUT"
+fi
