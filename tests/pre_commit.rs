@@ -109,3 +109,26 @@ fn a_commit_that_moves_a_required_comment_is_refused() {
     assert!(!still.status.success(), "the commit went through: {said}");
     assert!(said.contains("error[required-comment]"), "{said}");
 }
+
+/// The wheel-based hook repository (`pre-commit/`, published as
+/// `cozystack/tether-pre-commit`) has the crate's version and pins the wheel of that
+/// version, so a release tags a hook repository that installs its own tether.
+/// (`cargo xtask ci` runs its hooks from the wheel under real pre-commit.)
+#[test]
+fn the_wheel_hook_repository_pins_this_version() {
+    let pyproject = std::fs::read_to_string(checkout().join("pre-commit/pyproject.toml")).unwrap();
+    let version = env!("CARGO_PKG_VERSION");
+    assert!(
+        pyproject.contains(&format!("\nversion = \"{version}\"\n")),
+        "pre-commit/pyproject.toml: version must be {version}"
+    );
+    assert!(
+        pyproject.contains(&format!("dependencies = [\"helm-tether=={version}\"]")),
+        "pre-commit/pyproject.toml must pin helm-tether=={version}"
+    );
+    let readme = std::fs::read_to_string(checkout().join("README.md")).unwrap();
+    assert!(
+        readme.contains(&format!("rev: v{version}")),
+        "the README pins the hooks to v{version}"
+    );
+}

@@ -67,13 +67,7 @@ pub fn ci() -> Result<()> {
     }
     // The release shape: docs without warnings, `cargo xtask dist`, and
     // `cargo install --path .` into a fresh root.
-    for (name, step) in [
-        ("doc", doc as fn() -> Result<()>),
-        ("dist", check_dist),
-        ("publish", publish_dry_run),
-        ("install", install_into_temp_root),
-        ("portable", portable),
-    ] {
+    for (name, step) in STEPS {
         match step() {
             Ok(()) => passed += 1,
             Err(error) => {
@@ -97,6 +91,30 @@ pub fn ci() -> Result<()> {
     ensure!(failed == 0, "{failed} steps failed");
     precision.context("cargo xtask precision --check failed")?;
     fuzz.context("cargo xtask fuzz failed")
+}
+
+/// The steps of `ci` after the tests and the precision check, by name.
+type Step = fn() -> Result<()>;
+
+const STEPS: [(&str, Step); 5] = [
+    ("doc", doc),
+    ("dist", check_dist),
+    ("publish", publish_dry_run),
+    ("install", install_into_temp_root),
+    ("portable", portable),
+];
+
+/// `cargo xtask ci-step NAME`: one step of `ci` alone (doc, dist, publish, install,
+/// portable).
+pub fn step(name: &str) -> Result<()> {
+    let (_, step) = STEPS
+        .iter()
+        .find(|(known, _)| *known == name)
+        .with_context(|| {
+            let names: Vec<&str> = STEPS.iter().map(|(name, _)| *name).collect();
+            format!("no ci step {name:?}; the steps are {}", names.join(", "))
+        })?;
+    step()
 }
 
 /// `cargo doc` of the library: every public item documented, no broken link.
@@ -228,10 +246,144 @@ fn check_dist() -> Result<()> {
         "the wheel's tether on the example chart: {said}{}",
         String::from_utf8_lossy(&check.stderr)
     );
+    pre_commit_from_the_wheel(&dist.folder)?;
     println!(
-        "dist: {} and {} check out (sha256sum), the wheel's tether checks the example",
+        "dist: {} and {} check out (sha256sum), the wheel's tether checks the example, \
+         and pre-commit runs the hooks of pre-commit/ from the wheel",
         dist.archive.display(),
         wheel.display()
+    );
+    Ok(())
+}
+
+/// pre-commit runs the hooks of `pre-commit/` (the wheel-based hook repository) from
+/// the wheel in `wheels`, on commits of a temporary chart repository: a comment
+/// moved off its key is refused by `tether-check`; with `tether-check-changed-lines`,
+/// an old finding on a line the commit does not touch is not reported, a new one is;
+/// `tether-idem` passes in a repository without `[[idem]]`.
+fn pre_commit_from_the_wheel(wheels: &std::path::Path) -> Result<()> {
+    let root = crate::project_root();
+    let pre_commit = crate::python_tool(&root, "pre-commit", "pre-commit>=4,<5")?;
+    let work = tempfile::tempdir()?;
+    let git = |dir: &std::path::Path, args: &[&str]| -> Result<std::process::Output> {
+        Ok(Command::new("git")
+            .args([
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@e",
+                "-c",
+                "init.defaultBranch=main",
+            ])
+            .args(args)
+            .current_dir(dir)
+            .env("PRE_COMMIT_HOME", work.path().join("home"))
+            .env("PIP_FIND_LINKS", wheels)
+            .output()?)
+    };
+    // The hook repository, tagged with the mirror's version.
+    let hooks = work.path().join("hooks");
+    std::fs::create_dir_all(&hooks)?;
+    for file in [".pre-commit-hooks.yaml", "pyproject.toml", "README.md"] {
+        std::fs::copy(root.join("pre-commit").join(file), hooks.join(file))?;
+    }
+    let pyproject = std::fs::read_to_string(hooks.join("pyproject.toml"))?;
+    let version = pyproject
+        .lines()
+        .find_map(|line| line.strip_prefix("version = \""))
+        .and_then(|rest| rest.strip_suffix('"'))
+        .context("pre-commit/pyproject.toml has no version")?;
+    let tag = format!("v{version}");
+    for args in [
+        &["init", "-q"][..],
+        &["add", "."],
+        &["commit", "-qm", "hooks"],
+        &["tag", &tag],
+    ] {
+        ensure!(
+            git(&hooks, args)?.status.success(),
+            "git {args:?} in the hook repository"
+        );
+    }
+    // A chart repository with a required comment.
+    let charts = work.path().join("charts");
+    std::fs::create_dir_all(charts.join("templates"))?;
+    std::fs::write(
+        charts.join("tether.toml"),
+        "[[require]]\nfiles = [\"templates/*.yaml\"]\nkey = \"spec.strategy\"\nplacement = \"trailing\"\nmatches = [\"VMIs\"]\n",
+    )?;
+    std::fs::write(
+        charts.join("templates/cr.yaml"),
+        "spec:\n  strategy: LiveMigrate  # applies to VMIs created after the switch\n  old: 1 #legacy\n",
+    )?;
+    let config = |hook: &str| {
+        format!(
+            "repos:\n  - repo: {}\n    rev: {tag}\n    hooks:\n      - id: {hook}\n        verbose: true\n      - id: tether-idem\n        verbose: true\n",
+            hooks.display()
+        )
+    };
+    std::fs::write(
+        charts.join(".pre-commit-config.yaml"),
+        config("tether-check"),
+    )?;
+    ensure!(git(&charts, &["init", "-q"])?.status.success(), "git init");
+    let install = Command::new(&pre_commit)
+        .arg("install")
+        .current_dir(&charts)
+        .env("PRE_COMMIT_HOME", work.path().join("home"))
+        .output()?;
+    ensure!(install.status.success(), "pre-commit install: {install:?}");
+    let commit = |message: &str| -> Result<(bool, String)> {
+        ensure!(git(&charts, &["add", "."])?.status.success(), "git add");
+        let output = git(&charts, &["commit", "-qm", message])?;
+        Ok((
+            output.status.success(),
+            format!(
+                "{}{}",
+                String::from_utf8_lossy(&output.stdout),
+                String::from_utf8_lossy(&output.stderr)
+            ),
+        ))
+    };
+    // Whole files: the old `#legacy` warning does not fail the commit.
+    let (passed, said) = commit("chart")?;
+    ensure!(passed, "the first commit was refused: {said}");
+    ensure!(
+        said.contains("comment-starting-space") && said.contains("no [[idem]] entry"),
+        "the hooks did not run from the wheel as expected: {said}"
+    );
+    // A hand-merge moves the comment above its key: refused.
+    std::fs::write(
+        charts.join("templates/cr.yaml"),
+        "spec:\n  # applies to VMIs created after the switch\n  strategy: LiveMigrate\n  old: 1 #legacy\n",
+    )?;
+    let (passed, said) = commit("hand-merge")?;
+    ensure!(!passed, "the hand-merge went through: {said}");
+    ensure!(
+        said.contains("error[required-comment]"),
+        "no required-comment finding: {said}"
+    );
+    // Changed lines only: the untouched `#legacy` line is not reported, the new
+    // `#new` line is.
+    std::fs::write(
+        charts.join("templates/cr.yaml"),
+        "spec:\n  strategy: LiveMigrate  # applies to VMIs created after the switch\n  old: 1 #legacy\n",
+    )?;
+    std::fs::write(
+        charts.join(".pre-commit-config.yaml"),
+        config("tether-check-changed-lines"),
+    )?;
+    let (passed, said) = commit("restore, changed-lines hook")?;
+    ensure!(passed, "{said}");
+    std::fs::write(
+        charts.join("templates/cr.yaml"),
+        "spec:\n  strategy: LiveMigrate  # applies to VMIs created after the switch\n  old: 1 #legacy\n  new: 2 #new\n",
+    )?;
+    let (passed, said) = commit("a new key")?;
+    ensure!(passed, "a warning failed the commit: {said}");
+    ensure!(
+        said.contains("#new") && !said.contains("#legacy"),
+        "the changed-lines hook reported other lines: {said}"
     );
     Ok(())
 }

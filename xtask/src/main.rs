@@ -41,6 +41,9 @@ Tasks:
                          whole pipeline over the corpus: steadier than time
   ci                     install the tools the tests drive (git, make, GNU sed) if
                          missing, then run the whole test suite
+  ci-step NAME           one step of ci after the tests: doc, dist (archive, wheel,
+                         checksums, the wheel in a venv and under pre-commit),
+                         publish (cargo publish --dry-run), install, portable
   codegen [--check]      write docs/rules.md and schemas/tether.schema.json from
                          the code; with --check, fail with a diff if they are stale
                          (both run `cargo test --test codegen`)
@@ -122,6 +125,10 @@ fn run() -> Result<()> {
             _ => bail!("usage: cargo xtask codegen [--check]"),
         },
         "ci" => ci::ci(),
+        "ci-step" => match rest.as_slice() {
+            [name] => ci::step(name),
+            _ => bail!("usage: cargo xtask ci-step doc|dist|publish|install|portable"),
+        },
         "dist" => dist::dist_args(&rest).map(|_| ()),
         "fuzz" => fuzz::fuzz(&fuzz::fuzz_args(&rest)?),
         "precision" => precision::precision(&rest),
