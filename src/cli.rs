@@ -356,10 +356,23 @@ fn check(
 ) -> u8 {
     // Machines read every outcome: a run that cannot start still prints the usual
     // object, its `errors` saying why.
+    // In GitHub's format the error is an annotation (on the file and line it names),
+    // in SARIF a tool execution notification, never an empty file.
     let trouble = |message: String| {
         say_error(&message);
-        if format == CheckFormat::Json {
-            print_out(&CheckReport::failed(message).render(&Format::Json));
+        let root = || helm_tether::machine_root(&absolute(Path::new(".")));
+        let failed = CheckReport::failed(message);
+        match format {
+            CheckFormat::Json => {
+                print_out(&failed.render(&Format::Json));
+            }
+            CheckFormat::Github => {
+                print_out(&failed.render(&Format::Github { root: root() }));
+            }
+            CheckFormat::Sarif => {
+                print_out(&failed.render(&Format::Sarif { root: root() }));
+            }
+            CheckFormat::Human => {}
         }
         exit::TROUBLE
     };
@@ -454,7 +467,7 @@ fn check(
     // Nothing was checked because no input could be: the errors say it all.
     let nothing_checked = report.files == 0 && !report.failures.is_empty();
     let output = match format {
-        CheckFormat::Human | CheckFormat::Github if nothing_checked => String::new(),
+        CheckFormat::Human if nothing_checked => String::new(),
         CheckFormat::Human => {
             let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
             report.render(&Format::Human { color })
@@ -533,6 +546,10 @@ pub struct IdemArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = IdemOutput::Text)]
     pub format: IdemOutput,
+    /// Also write the JSON report to FILE (the Action prints annotations with
+    /// `--format github` and builds its summary from this, running the commands once).
+    #[arg(long, value_name = "FILE")]
+    pub report_json: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -624,11 +641,16 @@ fn idem(args: IdemArgs) -> Result<u8, String> {
     if targets.is_empty() {
         let note = "no [[idem]] entry in any tether.toml here or in the folders below, so nothing to prove; add one to the tether.toml of a chart with a regeneration command (see the README's `tether idem`), or pass --run";
         eprintln!("note: {note}");
-        if matches!(args.format, IdemOutput::Json) {
-            let empty = serde_json::json!({ "targets": [], "errors": [], "note": note });
-            if !print_out(&format!("{empty}\n")) {
-                return Ok(exit::TROUBLE);
-            }
+        let empty = format!(
+            "{}\n",
+            serde_json::json!({ "targets": [], "errors": [], "note": note })
+        );
+        if let Some(file) = &args.report_json {
+            write_new_file(file, empty.as_bytes())
+                .map_err(|error| format!("cannot write {}: {error}", file.display()))?;
+        }
+        if matches!(args.format, IdemOutput::Json) && !print_out(&empty) {
+            return Ok(exit::TROUBLE);
         }
         return Ok(exit::OK);
     }
@@ -699,6 +721,10 @@ fn idem(args: IdemArgs) -> Result<u8, String> {
     let report = result.map_err(|error| error.to_string())?;
     // JSON escapes control characters itself; the other formats reach a log or a
     // terminal.
+    if let Some(file) = &args.report_json {
+        write_new_file(file, report.render(&IdemFormat::Json).as_bytes())
+            .map_err(|error| format!("cannot write {}: {error}", file.display()))?;
+    }
     let printed = match args.format {
         IdemOutput::Text => print_text(&report.render(&IdemFormat::Text)),
         IdemOutput::Json => print_out(&report.render(&IdemFormat::Json)),
@@ -876,4 +902,27 @@ fn snapshot(args: SnapshotArgs) -> Result<u8, String> {
     } else {
         exit::OK
     })
+}
+
+/// Writes `bytes` to `path`, replacing a regular file there but never following a
+/// link (a report file named by the caller).
+#[cfg(unix)]
+fn write_new_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    if path
+        .symlink_metadata()
+        .is_ok_and(|metadata| metadata.file_type().is_symlink())
+    {
+        return Err(std::io::Error::other(
+            "it is a symlink; tether does not write through one",
+        ));
+    }
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)?;
+    file.write_all(bytes)
 }

@@ -470,3 +470,175 @@ fn the_example_workflow_passes_in_a_repository_without_idem_entries() {
     assert!(summary.contains("no \\[\\[idem\\]\\] entry"), "{summary}");
     assert!(workspace.join("tether.sarif").is_file());
 }
+
+/// What the Action's install and run steps did: the run step's exit code and
+/// output, the job summary, and the step's outputs.
+struct Steps {
+    code: Option<i32>,
+    stdout: String,
+    summary: String,
+    outputs: String,
+}
+
+/// Runs the Action's steps in `cwd` (inside `workspace`) with this build of tether
+/// on PATH and the inputs in `inputs` (`TETHER_*` variables).
+fn action_steps(workspace: &Path, cwd: &Path, inputs: &[(&str, &str)]) -> Steps {
+    let dir = tempfile::tempdir().unwrap();
+    let bin = dir.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::fs::copy(env!("CARGO_BIN_EXE_tether"), bin.join("tether")).unwrap();
+    let path = format!("{}:{}", bin.display(), path_without_tether());
+    std::fs::write(dir.path().join("summary.md"), "").unwrap();
+    std::fs::write(dir.path().join("output"), "").unwrap();
+    let step = |script: &str| {
+        let mut command = Command::new("bash");
+        command
+            .arg(repo().join(".github/action").join(script))
+            .env("PATH", &path)
+            .env("TETHER_BIN", dir.path().join("tether-bin"))
+            .env("TETHER_SOURCE", repo())
+            .env("TETHER_ARGS", "check")
+            .env("TETHER_FAIL_ON", "error")
+            .env("TETHER_IDEM", "false")
+            .env("TETHER_SARIF", "")
+            .env("RUNNER_TEMP", dir.path())
+            .env("GITHUB_WORKSPACE", workspace)
+            .env("GITHUB_STEP_SUMMARY", dir.path().join("summary.md"))
+            .env("GITHUB_OUTPUT", dir.path().join("output"))
+            .env("GITHUB_REPOSITORY", "example/charts")
+            .env("GITHUB_SHA", "0123abc")
+            .current_dir(cwd);
+        for (name, value) in inputs {
+            command.env(name, value);
+        }
+        command.output().unwrap()
+    };
+    let install = step("install.sh");
+    assert!(install.status.success(), "{install:?}");
+    let run = step("run.sh");
+    Steps {
+        code: run.status.code(),
+        stdout: String::from_utf8_lossy(&run.stdout).into_owned(),
+        summary: std::fs::read_to_string(dir.path().join("summary.md")).unwrap(),
+        outputs: std::fs::read_to_string(dir.path().join("output")).unwrap(),
+    }
+}
+
+/// A configuration error is an error annotation on its file and line, counted in
+/// `errors`, said in the summary and in the SARIF file, and it fails the step; the
+/// `sarif-file` output is relative to the workspace when `working-directory` is a
+/// folder of it.
+#[test]
+fn the_action_reports_a_configuration_error_as_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = dir.path().join("workspace");
+    let chart = workspace.join("charts/web");
+    std::fs::create_dir_all(&chart).unwrap();
+    std::fs::write(
+        chart.join("tether.toml"),
+        "[rules]\nno-such-rule = \"warn\"\n",
+    )
+    .unwrap();
+    std::fs::write(chart.join("values.yaml"), "replicas: 1\n").unwrap();
+    let steps = action_steps(
+        &workspace,
+        &workspace.join("charts"),
+        &[
+            ("TETHER_ARGS", "check web"),
+            ("TETHER_SARIF", "tether.sarif"),
+        ],
+    );
+    assert_eq!(steps.code, Some(2), "{}", steps.stdout);
+    assert!(
+        steps
+            .stdout
+            .contains("::error file=charts/web/tether.toml,line=2,col=1,title=tether::unknown rule `no-such-rule`"),
+        "{}",
+        steps.stdout
+    );
+    assert!(
+        steps.stdout.contains("tether: nothing checked: 1 error"),
+        "{}",
+        steps.stdout
+    );
+    assert_eq!(
+        steps.outputs,
+        "errors=1\nwarnings=0\nsarif-file=charts/tether.sarif\n"
+    );
+    assert!(
+        steps
+            .summary
+            .contains("**tether could not check** at `charts/web/tether.toml:2`"),
+        "{}",
+        steps.summary
+    );
+    assert!(!steps.summary.contains("No findings."), "{}", steps.summary);
+    let sarif: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(workspace.join("charts/tether.sarif")).unwrap(),
+    )
+    .unwrap();
+    let invocation = &sarif["runs"][0]["invocations"][0];
+    assert_eq!(invocation["executionSuccessful"], false);
+    assert_eq!(
+        invocation["toolExecutionNotifications"][0]["locations"][0]["physicalLocation"]
+            ["artifactLocation"]["uri"],
+        "charts/web/tether.toml"
+    );
+}
+
+/// `args: snapshot` and `args: idem` run as such (no `--format sarif` appended); an
+/// idem failure is an annotation on the first line the command changed, and the
+/// summary says which check failed.
+#[test]
+fn the_action_runs_snapshot_and_idem_with_their_own_outputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = dir.path().join("workspace");
+    std::fs::create_dir_all(workspace.join("charts")).unwrap();
+    let copied = Command::new("cp")
+        .arg("-R")
+        .arg(repo().join("examples/kubevirt"))
+        .arg(workspace.join("charts/kubevirt"))
+        .status()
+        .unwrap();
+    assert!(copied.success());
+    let snapshot = action_steps(
+        &workspace,
+        &workspace,
+        &[("TETHER_ARGS", "snapshot charts/kubevirt")],
+    );
+    assert_eq!(snapshot.code, Some(0), "{}", snapshot.stdout);
+    assert!(
+        snapshot.summary.contains("`tether snapshot` passed."),
+        "{}",
+        snapshot.summary
+    );
+    assert_eq!(snapshot.outputs, "errors=0\nwarnings=0\n");
+
+    // A regeneration command that appends to a committed file.
+    let web = workspace.join("charts/web");
+    std::fs::create_dir_all(&web).unwrap();
+    std::fs::write(web.join("values.yaml"), "a: 1\nb: 2\n").unwrap();
+    std::fs::write(
+        web.join("tether.toml"),
+        "[[idem]]\nrun = \"echo c: 3 >> values.yaml\"\nfiles = [\"values.yaml\"]\n",
+    )
+    .unwrap();
+    let idem = action_steps(
+        &workspace,
+        &workspace,
+        &[("TETHER_ARGS", "idem charts/web")],
+    );
+    assert_eq!(idem.code, Some(1), "{}", idem.stdout);
+    assert!(
+        idem.stdout
+            .contains("::error file=charts/web/values.yaml,line=3,"),
+        "{}",
+        idem.stdout
+    );
+    assert!(idem.summary.contains("FAILED"), "{}", idem.summary);
+    assert!(
+        idem.summary.contains("`tether idem` exited 1"),
+        "{}",
+        idem.summary
+    );
+}

@@ -1,38 +1,85 @@
 #!/usr/bin/env bash
-# The run step of action.yml: annotations for every finding, SARIF (kept where
-# `sarif-file` says), a Markdown job summary, the step's outputs, and the exit code
-# by the `fail-on` policy. `tether idem` too when `idem` is true.
+# The run step of action.yml. `args` names the command:
+# - check (the default): an annotation for every finding and for every error that
+#   kept tether from checking (a broken tether.toml, on its file and line), SARIF
+#   (kept where `sarif-file` says), and the exit code by the `fail-on` policy;
+# - snapshot, idem: their GitHub format (idem's failures are annotations on the first
+#   changed line), idem's JSON report for the summary;
+# - anything else (map, rules): run as it is.
+# Then the Markdown job summary and the step's outputs. `idem: true` runs
+# `tether idem` after a check too.
 set -uo pipefail
 tether="$TETHER_BIN/tether"
 read -r -a args <<<"${TETHER_ARGS:-check}"
+if [ "${#args[@]}" -eq 0 ]; then
+  args=(check)
+fi
+command="${args[0]}"
 extra=()
 if [ -n "${TETHER_CONFIG:-}" ]; then
   extra+=(--config "$TETHER_CONFIG")
 fi
 temp="${RUNNER_TEMP:-$(mktemp -d)}"
-sarif="${TETHER_SARIF:-}"
-if [ -z "$sarif" ]; then
+workspace="${GITHUB_WORKSPACE:-$PWD}"
+
+# SARIF where `sarif-file` says (relative to the working directory), and the output
+# naming it relative to the workspace, as upload-sarif and later steps read it.
+sarif=""
+sarif_output=""
+if [ "$command" = check ]; then
   sarif="$temp/tether.sarif"
+  if [ -n "${TETHER_SARIF:-}" ]; then
+    case "$TETHER_SARIF" in
+      /*) sarif="$TETHER_SARIF" ;;
+      *) sarif="$PWD/$TETHER_SARIF" ;;
+    esac
+    sarif_output="$sarif"
+    case "$sarif" in
+      "$workspace"/*) sarif_output="${sarif#"$workspace"/}" ;;
+    esac
+  fi
 fi
 
-# Every finding as an annotation; the exit code comes from the SARIF run below.
-"$tether" "${args[@]}" "${extra[@]}" --format github --fail-on never
-"$tether" "${args[@]}" "${extra[@]}" --format sarif --fail-on "${TETHER_FAIL_ON:-error}" >"$sarif"
-status=$?
+run_idem() {
+  idem="$temp/tether-idem.json"
+  rm -f "$idem"
+  "$tether" "$@" --format github --report-json "$idem"
+}
 
 idem=""
-if [ "${TETHER_IDEM:-false}" = "true" ]; then
-  idem="$temp/tether-idem.json"
-  "$tether" idem --format json >"$idem"
+case "$command" in
+  check)
+    # Every finding as an annotation; the exit code comes from the SARIF run.
+    "$tether" "${args[@]}" "${extra[@]}" --format github --fail-on never
+    "$tether" "${args[@]}" "${extra[@]}" --format sarif --fail-on "${TETHER_FAIL_ON:-error}" >"$sarif"
+    status=$?
+    ;;
+  snapshot)
+    "$tether" "${args[@]}" "${extra[@]}" --format github
+    status=$?
+    ;;
+  idem)
+    run_idem "${args[@]}" "${extra[@]}"
+    status=$?
+    ;;
+  *)
+    "$tether" "${args[@]}" "${extra[@]}"
+    status=$?
+    ;;
+esac
+
+if [ "${TETHER_IDEM:-false}" = "true" ] && [ "$command" != idem ]; then
+  run_idem idem "${extra[@]}"
   idem_status=$?
   if [ "$status" -eq 0 ] || [ "$idem_status" -eq 2 ]; then
     status=$idem_status
   fi
 fi
 
-python3 "$(dirname "$0")/summary.py" "$sarif" "$idem" \
+TETHER_COMMAND="$command" TETHER_STATUS="$status" \
+  python3 "$(dirname "$0")/summary.py" "$sarif" "$idem" \
   >>"${GITHUB_STEP_SUMMARY:-/dev/null}" 3>>"${GITHUB_OUTPUT:-/dev/null}"
-if [ -n "${TETHER_SARIF:-}" ]; then
-  echo "sarif-file=$TETHER_SARIF" >>"${GITHUB_OUTPUT:-/dev/null}"
+if [ -n "$sarif_output" ]; then
+  echo "sarif-file=$sarif_output" >>"${GITHUB_OUTPUT:-/dev/null}"
 fi
 exit "$status"

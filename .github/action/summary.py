@@ -38,21 +38,57 @@ def fenced(value, language):
     return [f"{fence}{language}", value, fence]
 
 
+class NoCheck(Exception):
+    """The action ran another command than `tether check`: there is no SARIF."""
+
+
 def main():
     sarif_path, idem_path = sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else ""
+    # What kept tether from checking (a broken tether.toml): SARIF's tool execution
+    # notifications. No SARIF at all is such a failure too, never "no findings".
+    command = os.environ.get("TETHER_COMMAND", "check")
     try:
+        if not sarif_path:
+            raise NoCheck()
         with open(sarif_path, encoding="utf-8") as handle:
-            results = json.load(handle)["runs"][0]["results"]
+            run = json.load(handle)["runs"][0]
+        results = run["results"]
+        failures = [
+            notification
+            for invocation in run.get("invocations", [])
+            for notification in invocation.get("toolExecutionNotifications", [])
+        ]
+    except NoCheck:
+        results, failures = [], []
     except (OSError, ValueError, KeyError, IndexError):
         results = []
+        failures = [{"message": {"text": "tether wrote no SARIF; see the step's log"}}]
     levels = Counter(result["level"] for result in results)
+    levels["error"] += len(failures)
     rules = Counter(result["ruleId"] for result in results)
     server = os.environ.get("GITHUB_SERVER_URL", "https://github.com")
     repository = os.environ.get("GITHUB_REPOSITORY", "")
     sha = os.environ.get("GITHUB_SHA", "")
     out = ["## tether", ""]
-    if not results:
+    for failure in failures:
+        where = ""
+        for location in failure.get("locations", [])[:1]:
+            physical = location.get("physicalLocation", {})
+            path = physical.get("artifactLocation", {}).get("uri", "")
+            line = physical.get("region", {}).get("startLine", "")
+            where = f" at {code(f'{path}:{line}')}"
+        message = failure.get("message", {}).get("text", "")
+        out.append(f"- **tether could not check**{where}: {text(message)}")
+    if failures:
+        out.append("")
+    if command != "check":
+        status = os.environ.get("TETHER_STATUS", "")
+        outcome = "passed" if status == "0" else f"exited {status}: see its annotations and log"
+        out.append(f"{code('tether ' + command)} {text(outcome)}.")
+    elif not results and not failures:
         out.append("No findings.")
+    elif not results:
+        out.append("No findings in what was checked.")
     else:
         out.append(f"{levels['error']} errors and {levels['warning']} warnings.")
         out += ["", "| rule | findings |", "|---|--:|"]

@@ -71,7 +71,14 @@ pub fn summary(report: &CheckReport) -> String {
             plural(report.excluded, "named file")
         ));
     }
-    match (errors, warnings) {
+    let failures = report.failures.len();
+    if failures > 0 && report.files == 0 {
+        return format!(
+            "tether: nothing checked: {} (see above)",
+            plural(failures, "error")
+        );
+    }
+    let found = match (errors, warnings) {
         (0, 0) => format!("tether: no findings in {files}"),
         (0, w) => format!("tether: {} in {files}", plural(w, "warning")),
         (e, 0) => format!("tether: {} in {files}", plural(e, "error")),
@@ -80,6 +87,14 @@ pub fn summary(report: &CheckReport) -> String {
             plural(e, "error"),
             plural(w, "warning")
         ),
+    };
+    if failures > 0 {
+        format!(
+            "{found}; {} kept tether from checking everything",
+            plural(failures, "error")
+        )
+    } else {
+        found
     }
 }
 

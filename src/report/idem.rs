@@ -276,15 +276,32 @@ pub fn github(report: &IdemReport, cwd: &std::path::Path, base: &std::path::Path
 }
 
 /// The first line a unified diff's first hunk names on its new side (`+c,d`), or 1.
+/// The line of the committed file where the diff's first change is: the first
+/// hunk's start, walked past its context lines (a removed line is placed where it
+/// was).
 fn first_changed_line(diff: &str) -> usize {
-    diff.lines()
-        .find_map(|line| {
-            let hunk = line.strip_prefix("@@ ")?;
-            let plus = hunk.split_whitespace().find(|part| part.starts_with('+'))?;
-            plus[1..].split(',').next()?.parse::<usize>().ok()
-        })
-        .unwrap_or(1)
-        .max(1)
+    let mut line = None;
+    for text in diff.lines() {
+        if let Some(hunk) = text.strip_prefix("@@ ") {
+            if line.is_some() {
+                break;
+            }
+            line = hunk
+                .split_whitespace()
+                .find(|part| part.starts_with('-'))
+                .and_then(|minus| minus[1..].split(',').next()?.parse::<usize>().ok());
+            continue;
+        }
+        let Some(at) = line.as_mut() else {
+            continue;
+        };
+        match text.as_bytes().first() {
+            Some(b' ') => *at += 1,
+            Some(b'+' | b'-') => return (*at).max(1),
+            _ => {}
+        }
+    }
+    line.unwrap_or(1).max(1)
 }
 
 impl IdemReport {
@@ -295,5 +312,20 @@ impl IdemReport {
             IdemFormat::Json => json(self),
             IdemFormat::Github { cwd, root } => github(self, cwd, root),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_first_changed_line_skips_context() {
+        let appended =
+            "--- a/values.yaml\n+++ b/values.yaml\n@@ -1,2 +1,3 @@\n a: 1\n b: 2\n+c: 3\n";
+        assert_eq!(super::first_changed_line(appended), 3);
+        let removed = "@@ -4,3 +4,2 @@\n x\n-y\n z\n";
+        assert_eq!(super::first_changed_line(removed), 5);
+        let first = "@@ -1 +1 @@\n-a\n+b\n";
+        assert_eq!(super::first_changed_line(first), 1);
+        assert_eq!(super::first_changed_line(""), 1);
     }
 }

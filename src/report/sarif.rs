@@ -28,9 +28,49 @@ struct Log<'a> {
 #[serde(rename_all = "camelCase")]
 struct Run<'a> {
     tool: Tool,
+    /// Whether tether checked what it was asked to, and what kept it from it.
+    invocations: Vec<Invocation>,
     column_kind: &'static str,
     original_uri_base_ids: OriginalUriBaseIds,
     results: Vec<SarifResult<'a>>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Invocation {
+    execution_successful: bool,
+    tool_execution_notifications: Vec<Notification>,
+}
+
+/// A failure of the run (a broken `tether.toml`, an unreadable folder): SARIF's
+/// `toolExecutionNotification`, located where the message names a file and line.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Notification {
+    level: &'static str,
+    message: Text,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    locations: Vec<NotificationLocation>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct NotificationLocation {
+    physical_location: NotificationPlace,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct NotificationPlace {
+    artifact_location: ArtifactLocation,
+    region: StartRegion,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct StartRegion {
+    start_line: usize,
+    start_column: usize,
 }
 
 #[derive(Serialize)]
@@ -206,6 +246,37 @@ pub fn render(report: &CheckReport, base: &std::path::Path) -> String {
         "file://{}/",
         percent_encoded(base.to_string_lossy().trim_end_matches('/'))
     );
+    let notifications = report
+        .failures
+        .iter()
+        .map(
+            |failure| match crate::report::failure_location(failure, base) {
+                Some((path, line, column, message)) => Notification {
+                    level: "error",
+                    message: Text { text: message },
+                    locations: vec![NotificationLocation {
+                        physical_location: NotificationPlace {
+                            artifact_location: ArtifactLocation {
+                                uri: percent_encoded(&path),
+                                uri_base_id: Some("%SRCROOT%"),
+                            },
+                            region: StartRegion {
+                                start_line: line,
+                                start_column: column,
+                            },
+                        },
+                    }],
+                },
+                None => Notification {
+                    level: "error",
+                    message: Text {
+                        text: failure.clone(),
+                    },
+                    locations: Vec::new(),
+                },
+            },
+        )
+        .collect();
     let log = Log {
         schema: "https://json.schemastore.org/sarif-2.1.0.json",
         version: "2.1.0",
@@ -219,6 +290,10 @@ pub fn render(report: &CheckReport, base: &std::path::Path) -> String {
                     rules,
                 },
             },
+            invocations: vec![Invocation {
+                execution_successful: report.failures.is_empty(),
+                tool_execution_notifications: notifications,
+            }],
             column_kind: "unicodeCodePoints",
             original_uri_base_ids: OriginalUriBaseIds {
                 source_root: ArtifactLocation {
