@@ -99,6 +99,28 @@ impl CheckReport {
             .filter(|diagnostic| diagnostic.severity == severity)
             .count()
     }
+
+    /// The failures that are not also a `read-error` finding (an unreadable file or
+    /// folder is both: a finding on its path, and a failure that sets the exit
+    /// code): what the machine formats and the closing line add to the findings.
+    pub fn failures_beyond_findings(&self) -> Vec<&String> {
+        let read_errors: std::collections::HashSet<String> = self
+            .diagnostics
+            .iter()
+            .filter(|diagnostic| diagnostic.rule == "read-error")
+            .filter_map(|diagnostic| {
+                let message = diagnostic
+                    .message
+                    .strip_prefix("cannot read this file: ")
+                    .or_else(|| diagnostic.message.strip_prefix("cannot read this folder: "))?;
+                Some(format!("{}: {message}", diagnostic.path.display()))
+            })
+            .collect();
+        self.failures
+            .iter()
+            .filter(|failure| !read_errors.contains(*failure))
+            .collect()
+    }
 }
 
 /// How the files of a check find their configuration.

@@ -53,6 +53,16 @@ fn sarif_output_passes_the_validator() {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
     let found = problems(&validator, repo, &["tests/fixtures/check/kubevirt-broken"]);
     assert!(found.is_empty(), "{found:#?}");
+    // A run that could not check (a broken tether.toml): its notification, located.
+    let broken = tempfile::tempdir().unwrap();
+    std::fs::write(
+        broken.path().join("tether.toml"),
+        "[rules]\nnope = \"warn\"\n",
+    )
+    .unwrap();
+    std::fs::write(broken.path().join("values.yaml"), "a: 1\n").unwrap();
+    let found = problems(&validator, broken.path(), &[]);
+    assert!(found.is_empty(), "{found:#?}");
     let corpus = repo.join("../shared/corpus");
     if corpus.is_dir() {
         let found = problems(&validator, &corpus, &["cozystack"]);

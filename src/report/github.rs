@@ -34,8 +34,8 @@ pub fn render(report: &CheckReport, base: &std::path::Path) -> String {
     }
     // What kept tether from checking (a broken tether.toml, a path that does not
     // exist): an error annotation too, on the file and line when it names them.
-    for failure in &report.failures {
-        match crate::report::failure_location(failure, base) {
+    for failure in report.failures_beyond_findings() {
+        match crate::report::failure::failure_location(failure, base) {
             Some((path, line, column, message)) => out.push_str(&format!(
                 "::error file={},line={line},col={column},title=tether::{}\n",
                 property(&path),

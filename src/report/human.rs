@@ -71,7 +71,7 @@ pub fn summary(report: &CheckReport) -> String {
             plural(report.excluded, "named file")
         ));
     }
-    let failures = report.failures.len();
+    let failures = report.failures_beyond_findings().len();
     if failures > 0 && report.files == 0 {
         return format!(
             "tether: nothing checked: {} (see above)",

@@ -247,10 +247,10 @@ pub fn render(report: &CheckReport, base: &std::path::Path) -> String {
         percent_encoded(base.to_string_lossy().trim_end_matches('/'))
     );
     let notifications = report
-        .failures
-        .iter()
+        .failures_beyond_findings()
+        .into_iter()
         .map(
-            |failure| match crate::report::failure_location(failure, base) {
+            |failure| match crate::report::failure::failure_location(failure, base) {
                 Some((path, line, column, message)) => Notification {
                     level: "error",
                     message: Text { text: message },
