@@ -1095,27 +1095,12 @@ fn closest_rule(name: &str) -> Option<&'static str> {
     rules::RULES
         .iter()
         .map(|registered| registered.rule.name())
-        .map(|candidate| (edit_distance(name, candidate), candidate))
+        .map(|candidate| (strsim::levenshtein(name, candidate), candidate))
         .filter(|(distance, _)| *distance <= 3)
         .min()
         .map(|(_, candidate)| candidate)
 }
 
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut previous: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut current = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let substitution = previous[j] + usize::from(ca != *cb);
-            current[j + 1] = substitution.min(previous[j + 1] + 1).min(current[j] + 1);
-        }
-        previous = current;
-    }
-    previous[b.len()]
-}
-
-/// Whether a relative path from `tether.toml` stays in its folder: no root, no `..`.
 /// Whether `path`, links resolved, lies in `top` (links resolved): a pull request's
 /// `tether.toml` may make tether read files of its repository, and nothing else.
 fn inside(path: &Path, top: &Path) -> bool {
