@@ -281,6 +281,6 @@ fn cache_key(config: &Config, mode: &str) -> String {
     format!(
         "{}-{build}-{:016x}-{mode}",
         env!("CARGO_PKG_VERSION"),
-        config.fingerprint
+        config.fingerprint()
     )
 }

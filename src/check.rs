@@ -592,17 +592,25 @@ fn check_file(
             }
         }
     };
-    let bytes_hash = xxhash_rust::xxh3::xxh3_64(&bytes);
-    let mut hash = bytes_hash;
-    // A file's findings about its chart's values depend on the chart's other files
-    // and on the charts its dependencies reach.
-    if let Some((chart, _)) = &surroundings.chart {
-        hash ^= chart.content_fingerprint().rotate_left(11);
-    }
-    // And a values file's on whether it is a chart's, and whether helm-docs reads it.
-    if let Some(facts) = surroundings.values {
-        hash ^= 1 + u64::from(facts.in_chart) * 2 + u64::from(facts.helm_docs_reads) * 4;
-    }
+    // A file's findings depend on its bytes; about its chart's values, on the
+    // chart's other files and the charts its dependencies reach; for a values file,
+    // on whether it is a chart's and whether helm-docs reads it.
+    let hash = crate::cache_key::CacheKey::new("file")
+        .part("bytes", xxhash_rust::xxh3::xxh3_64(&bytes))
+        .optional(
+            "chart",
+            surroundings
+                .chart
+                .as_ref()
+                .map(|(chart, _)| chart.content_fingerprint()),
+        )
+        .optional(
+            "values-file",
+            surroundings
+                .values
+                .map(|facts| u64::from(facts.in_chart) + u64::from(facts.helm_docs_reads) * 2),
+        )
+        .finish();
     // Findings are made and cached with paths relative to the configuration, and
     // shown relative to the run's root.
     let shown = |mut diagnostics: Vec<Diagnostic>, source: &SourceFile| {

@@ -16,6 +16,7 @@ use serde::de::{self, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 use toml::Spanned;
 
+use crate::cache_key::CacheKey;
 use crate::error::ConfigError;
 use crate::key_pattern::KeyPattern;
 use crate::pins::{Pin, PinIndex};
@@ -268,8 +269,9 @@ pub struct Config {
     pub(crate) root: PathBuf,
     /// The configuration file, if one was found.
     pub(crate) file: Option<PathBuf>,
-    /// Hash of the configuration's text, for the cache.
-    pub(crate) fingerprint: u64,
+    /// Hash of the configuration's text: with the yamllint configuration, the
+    /// selected rules and the pins, what `Config::fingerprint` keys the cache by.
+    text_hash: u64,
     include: GlobSet,
     exclude: GlobSet,
     /// Every rule's default level and options.
@@ -403,7 +405,7 @@ impl Config {
             snapshot_dir: root.join(DEFAULT_SNAPSHOT_DIR),
             root,
             file: None,
-            fingerprint: 0,
+            text_hash: 0,
             include: default_include(),
             exclude: GlobSet::empty(),
             settings: rules::default_settings(),
@@ -733,8 +735,7 @@ impl Config {
         Ok(Config {
             root,
             file: Some(path.to_path_buf()),
-            fingerprint: xxhash_rust::xxh3::xxh3_64(text.as_bytes())
-                ^ yamllint.as_ref().map_or(0, |yamllint| yamllint.fingerprint),
+            text_hash: xxhash_rust::xxh3::xxh3_64(text.as_bytes()),
             include,
             exclude,
             settings: rules::default_settings(),
@@ -784,9 +785,28 @@ impl Config {
             rules.retain(|(index, ..)| selected.contains(index));
         }
         self.selected = Some(selected);
-        // Cached findings were made with other rules.
-        self.fingerprint ^= xxhash_rust::xxh3::xxh3_64(names.join(",").as_bytes()).rotate_left(1);
         Ok(())
+    }
+
+    /// What cached findings of this configuration depend on: its text, its
+    /// yamllint configuration, the rules `--select` chose, and the pins.
+    pub(crate) fn fingerprint(&self) -> u64 {
+        let selected = self.selected.as_ref().map(|selected| {
+            let mut key = CacheKey::new("selected");
+            for &index in selected {
+                key.add("rule", index as u64);
+            }
+            key.finish()
+        });
+        CacheKey::new("configuration")
+            .part("text", self.text_hash)
+            .optional(
+                "yamllint",
+                self.yamllint.as_ref().map(|yamllint| yamllint.fingerprint),
+            )
+            .optional("selected", selected)
+            .optional("pins", self.pins.as_ref().map(|pins| pins.fingerprint))
+            .finish()
     }
 
     /// Whether a file (relative to [`Config::root`]) is to be checked.
@@ -883,7 +903,6 @@ impl Config {
             pins.extend(self.configured_pins.iter().cloned());
             Arc::new(PinIndex::new(pins, repository.problems.clone()))
         };
-        self.fingerprint ^= index.fingerprint.rotate_left(3);
         self.pins = Some(index);
         self
     }
@@ -893,9 +912,6 @@ impl Config {
     pub(crate) fn with_yamllint(&self, yamllint: Option<Arc<Yamllint>>) -> Config {
         let mut config = self.clone();
         if !config.yamllint_named {
-            let old = config.yamllint.as_ref().map_or(0, |y| y.fingerprint);
-            let new = yamllint.as_ref().map_or(0, |y| y.fingerprint);
-            config.fingerprint ^= old ^ new;
             config.yamllint = yamllint;
         }
         config

@@ -36,6 +36,7 @@
 #![cfg_attr(not(feature = "internals"), deny(missing_docs))]
 
 mod cache;
+mod cache_key;
 mod changes;
 mod charts;
 mod check;

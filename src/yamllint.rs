@@ -453,7 +453,10 @@ fn read_chain(
             }
         }
     };
-    chain.fingerprint = chain.fingerprint.rotate_left(7) ^ hash;
+    chain.fingerprint = crate::cache_key::CacheKey::new("yamllint")
+        .part("extended", chain.fingerprint)
+        .part("file", hash)
+        .finish();
     if let Some(rules) = document.get("rules") {
         let Value::Map(entries) = &rules.value else {
             return Err(invalid(rules, "`rules` is a mapping of rule names".into()));

@@ -27,6 +27,7 @@ pub use archive::Archive;
 pub use manifest::{Dependency, Manifest};
 pub use values::{guarded, Keys};
 
+use crate::cache_key::CacheKey;
 use crate::small_yaml;
 use crate::template::reads::{Opacity, Reads, Use};
 use manifest::split_path;
@@ -421,14 +422,14 @@ impl Chart {
             Vec::new()
         };
         dependencies.truncate(MAX_REACHED_CHARTS);
-        let mut fingerprint = values_hash
-            ^ chart_hash.rotate_left(7)
-            ^ requirements.map_or(0, |(_, hash)| hash.rotate_left(17));
-        for (index, resolved) in dependencies.iter().enumerate() {
-            let found = format!("{:?}", resolved.source);
-            fingerprint ^=
-                xxhash_rust::xxh3::xxh3_64(found.as_bytes()).rotate_left((index % 61) as u32 + 1);
+        let mut key = CacheKey::new("chart")
+            .part("values", values_hash)
+            .part("manifest", chart_hash)
+            .optional("requirements", requirements.map(|(_, hash)| hash));
+        for resolved in &dependencies {
+            key.add_bytes("dependency", format!("{:?}", resolved.source).as_bytes());
         }
+        let fingerprint = key.finish();
         Some(Chart {
             root,
             location: location.clone(),
@@ -614,11 +615,14 @@ impl Chart {
         // Files outside `templates/` are rendered only through `.Files`: read them
         // only when a template uses it.
         let mut uses_files = false;
-        for (index, file) in in_templates.iter().enumerate() {
+        // Over the names and bytes of the files read, in listing order.
+        let mut content = CacheKey::new("chart-files");
+        for file in in_templates.iter() {
             let Some((text, hash)) = self.text_of(file) else {
                 continue;
             };
-            scan.content ^= file_hash(file, hash, index, 1);
+            content.add_bytes("template", file.as_os_str().as_encoded_bytes());
+            content.add("bytes", hash);
             uses_files |= text.contains(".Files");
             let found = lex_reads(&text);
             add(file, &text, &found, &mut scan);
@@ -632,13 +636,15 @@ impl Chart {
             }
         }
         if uses_files {
-            for (index, file) in others.iter().enumerate() {
+            for file in others.iter() {
                 if let Some((text, hash)) = self.text_of(file) {
-                    scan.content ^= file_hash(file, hash, index, 2);
+                    content.add_bytes("file", file.as_os_str().as_encoded_bytes());
+                    content.add("bytes", hash);
                     add(file, &text, &lex_reads(&text), &mut scan);
                 }
             }
         }
+        scan.content = content.finish();
         // Charts read the same values in many places: keep each once.
         scan.reads.sort_unstable();
         scan.reads.dedup();
@@ -937,17 +943,20 @@ impl Chart {
     /// chart it reaches.
     pub fn content_fingerprint(&self) -> u64 {
         *self.content.get_or_init(|| {
-            let mut fingerprint = self.scan().content ^ self.fingerprint;
+            let mut key = CacheKey::new("chart-content")
+                .part("files", self.scan().content)
+                .part("chart", self.fingerprint);
             let reached = self.reached_charts();
             let libraries = &self.analysis().libraries;
-            for (index, chart) in reached.iter().chain(libraries).enumerate() {
-                fingerprint ^=
-                    (chart.scan().content ^ chart.fingerprint).rotate_left((index % 59) as u32 + 3);
+            for chart in reached.iter().chain(libraries) {
+                key.add("reached-files", chart.scan().content);
+                key.add("reached-chart", chart.fingerprint);
             }
-            if let Some(parent) = self.parent_chart() {
-                fingerprint ^= parent.fingerprint.rotate_left(13);
-            }
-            fingerprint
+            key.optional(
+                "parent",
+                self.parent_chart().map(|parent| parent.fingerprint),
+            )
+            .finish()
         })
     }
 
@@ -1544,13 +1553,6 @@ fn read_chart_file(
         Ok(text) => Read::Text(text, hash),
         Err(_) => Read::Unreadable("is not UTF-8".into()),
     }
-}
-
-/// What one file adds to a chart's content hash: its bytes' hash and its path,
-/// turned by its place in the listing.
-fn file_hash(file: &Path, hash: u64, index: usize, turn: u32) -> u64 {
-    hash.rotate_left((index % 61) as u32 + turn)
-        ^ xxhash_rust::xxh3::xxh3_64(file.as_os_str().as_encoded_bytes())
 }
 
 fn read_text(path: &Path, limit: usize) -> Option<(String, u64)> {
