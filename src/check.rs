@@ -918,12 +918,11 @@ fn chart_of(
 }
 
 /// What the documentation generators make of a file named like a values file
-/// (`values*.yaml`, `values.yml`); `None` for any other file.
+/// (`values*.yaml`, `values*.yml`); `None` for any other file.
 fn values_file(config: &Config, relative: &Path) -> Option<crate::rules::ValuesFile> {
     let name = relative.file_name()?.to_str()?;
-    let values_like =
-        name == "values.yml" || (name.starts_with("values") && name.ends_with(".yaml"));
-    if !values_like || crate::yaml::pipeline::is_template_path(relative) {
+    if !crate::paths::is_values_file_name(name) || crate::yaml::pipeline::is_template_path(relative)
+    {
         return None;
     }
     let absolute = config.root.join(relative);

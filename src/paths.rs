@@ -59,3 +59,27 @@ pub fn slashed(path: &Path) -> String {
         text.into_owned()
     }
 }
+
+/// Whether a file name is a values file's (`values.yaml`, `values-prod.yaml`,
+/// `values.yml`): the one test of it, for the check, the rules and the snapshots.
+pub(crate) fn is_values_file_name(name: &str) -> bool {
+    name.starts_with("values") && (name.ends_with(".yaml") || name.ends_with(".yml"))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn values_file_names() {
+        for name in [
+            "values.yaml",
+            "values.yml",
+            "values-prod.yaml",
+            "values.dev.yml",
+        ] {
+            assert!(super::is_values_file_name(name), "{name}");
+        }
+        for name in ["Chart.yaml", "myvalues.yaml", "values.json", "values"] {
+            assert!(!super::is_values_file_name(name), "{name}");
+        }
+    }
+}

@@ -319,10 +319,10 @@ fn snapshot_path(config: &Config, source: &Path) -> PathBuf {
 /// and values files.
 fn is_snapshotted(model: &FileModel) -> bool {
     model.is_template
-        || model.path.file_name().is_some_and(|name| {
-            let name = name.to_string_lossy();
-            name.starts_with("values") && (name.ends_with(".yaml") || name.ends_with(".yml"))
-        })
+        || model
+            .path
+            .file_name()
+            .is_some_and(|name| crate::paths::is_values_file_name(&name.to_string_lossy()))
 }
 
 fn state(config: &Config) -> Result<State, Error> {
