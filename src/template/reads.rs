@@ -40,8 +40,9 @@ pub struct Read {
     /// test or helper on the way. `undefined-value` checks only these.
     pub plain: bool,
     /// The values the enclosing `if`, `with` and `range` test: a read runs only where
-    /// they are set.
-    pub guards: Vec<Vec<String>>,
+    /// they are set. Shared by the reads of one block (one allocation, not one per
+    /// read).
+    pub guards: std::sync::Arc<[Vec<String>]>,
     /// The `define` the read is in (an index into [`Reads::defines`]); `None` at the
     /// top of the file.
     pub define: Option<u32>,
@@ -171,6 +172,7 @@ pub fn reads(text: &str, actions: &[Action]) -> Reads {
         out: Reads::default(),
         overflow: 0,
         define: None,
+        last_guards: std::sync::Arc::from(Vec::new()),
     };
     for action in actions {
         scanner.action(action);
@@ -209,6 +211,8 @@ struct Scanner<'a> {
     overflow: usize,
     /// The define being read.
     define: Option<u32>,
+    /// The guards of the last read kept, shared with the next read under the same.
+    last_guards: std::sync::Arc<[Vec<String>]>,
 }
 
 /// Where a pipeline is evaluated.
@@ -734,11 +738,21 @@ impl Scanner<'_> {
 
     fn push_read(&mut self, path: Vec<String>, span: Range<usize>, use_: Use, plain: bool) {
         let mut plain = plain;
-        let mut guards = if plain { self.guards() } else { Vec::new() };
-        if guards.len() > MAX_GUARDS {
+        let count: usize = self.frames.iter().map(|frame| frame.guards.len()).sum();
+        if count > MAX_GUARDS {
             plain = false;
-            guards.clear();
         }
+        let wanted = if plain { count } else { 0 };
+        let same = self.last_guards.len() == wanted
+            && (wanted == 0
+                || self
+                    .last_guards
+                    .iter()
+                    .eq(self.frames.iter().flat_map(|frame| frame.guards.iter())));
+        if !same {
+            self.last_guards = std::sync::Arc::from(if plain { self.guards() } else { Vec::new() });
+        }
+        let guards = self.last_guards.clone();
         self.out.reads.push(Read {
             path,
             span,
