@@ -56,7 +56,11 @@ if [ -n "${TETHER_VERSION:-}" ] && [ -n "$target" ]; then
       exit 1
     fi
     if [ "$suffix" = zip ]; then
-      unzip -q "$download/$archive" -d "$download"
+      if command -v unzip >/dev/null; then
+        unzip -q "$download/$archive" -d "$download"
+      else
+        powershell -NoProfile -Command "Expand-Archive -LiteralPath '$download/$archive' -DestinationPath '$download'"
+      fi
     else
       tar -xzf "$download/$archive" -C "$download"
     fi

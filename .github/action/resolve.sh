@@ -17,10 +17,18 @@ if [ -n "$version" ] && ! [[ "$version" =~ ^v[0-9]+\.[0-9]+\.[0-9]+([.+-][0-9A-Z
   echo "::error title=tether::version '$version' is not a release tag (vMAJOR.MINOR.PATCH)"
   exit 2
 fi
+# sha256sum where coreutils has it (Linux, Git Bash), shasum on macOS.
+sha256() {
+  if command -v sha256sum >/dev/null; then
+    sha256sum "$@"
+  else
+    shasum -a 256 "$@"
+  fi
+}
 if [ "${TETHER_BUILD_FROM_SOURCE:-false}" = true ] || [ -z "$version" ]; then
   # Everything the build reads: the manifests, the lock file, the code and queries.
-  sources=$(cd "$TETHER_SOURCE" && find Cargo.toml Cargo.lock build.rs src queries -type f -print0 \
-    | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum | cut -c1-16)
+  sources=$(cd "$TETHER_SOURCE" && find Cargo.toml Cargo.lock build.rs src queries -type f \
+    | LC_ALL=C sort | while IFS= read -r file; do sha256 "$file"; done | sha256 | cut -c1-16)
   echo "version=" >> "$GITHUB_OUTPUT"
   echo "key=source-$sources" >> "$GITHUB_OUTPUT"
 else
