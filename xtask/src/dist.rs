@@ -231,10 +231,15 @@ fn collect(folder: &Path, files: &mut Vec<PathBuf>) -> Result<()> {
     Ok(())
 }
 
-/// `folder/name.zip`, made by the `tar` of Windows 10 and later (bsdtar).
+/// `folder/name.zip`, made by the `tar` of Windows 10 and later (bsdtar, in
+/// System32: the GNU tar a Git Bash puts first on PATH makes no zip).
 fn zip(folder: &Path, name: &str) -> Result<PathBuf> {
     let path = folder.join(format!("{name}.zip"));
-    let status = Command::new("tar")
+    let tar = match std::env::var_os("SystemRoot") {
+        Some(root) => PathBuf::from(root).join("System32").join("tar.exe"),
+        None => PathBuf::from("tar"),
+    };
+    let status = Command::new(tar)
         .args(["-a", "-c", "-f"])
         .arg(&path)
         .arg(name)
