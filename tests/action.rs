@@ -434,40 +434,17 @@ fn the_example_workflow_passes_in_a_repository_without_idem_entries() {
     let config = std::fs::read_to_string(repo().join("examples/kubevirt/tether.toml")).unwrap();
     let without_idem = &config[..config.find("[[idem]]").unwrap()];
     std::fs::write(chart.join("tether.toml"), without_idem).unwrap();
-    let bin = dir.path().join("bin");
-    std::fs::create_dir_all(&bin).unwrap();
-    std::fs::copy(env!("CARGO_BIN_EXE_tether"), bin.join("tether")).unwrap();
-    let path = format!("{}:{}", bin.display(), path_without_tether());
-    let files = dir.path().join("github");
-    std::fs::create_dir_all(&files).unwrap();
-    std::fs::write(files.join("summary.md"), "").unwrap();
-    std::fs::write(files.join("output"), "").unwrap();
-    let step = |script: &str| {
-        Command::new("bash")
-            .arg(repo().join(".github/action").join(script))
-            .env("PATH", &path)
-            .env("TETHER_BIN", dir.path().join("tether-bin"))
-            .env("TETHER_SOURCE", repo())
-            .env("TETHER_ARGS", "check")
-            .env("TETHER_FAIL_ON", "error")
-            .env("TETHER_IDEM", "true")
-            .env("TETHER_SARIF", "tether.sarif")
-            .env("RUNNER_TEMP", dir.path())
-            .env("GITHUB_WORKSPACE", &workspace)
-            .env("GITHUB_STEP_SUMMARY", files.join("summary.md"))
-            .env("GITHUB_OUTPUT", files.join("output"))
-            .env("GITHUB_REPOSITORY", "example/charts")
-            .env("GITHUB_SHA", "0123abc")
-            .current_dir(&workspace)
-            .output()
-            .unwrap()
-    };
-    let install = step("install.sh");
-    assert!(install.status.success(), "{install:?}");
-    let run = step("run.sh");
-    assert!(run.status.success(), "{run:?}");
-    let summary = std::fs::read_to_string(files.join("summary.md")).unwrap();
-    assert!(summary.contains("no \\[\\[idem\\]\\] entry"), "{summary}");
+    let steps = action_steps(
+        &workspace,
+        &workspace,
+        &[("TETHER_IDEM", "true"), ("TETHER_SARIF", "tether.sarif")],
+    );
+    assert_eq!(steps.code, Some(0), "{}", steps.stdout);
+    assert!(
+        steps.summary.contains("no \\[\\[idem\\]\\] entry"),
+        "{}",
+        steps.summary
+    );
     assert!(workspace.join("tether.sarif").is_file());
 }
 
