@@ -910,13 +910,19 @@ fn snapshot(args: SnapshotArgs) -> Result<u8, String> {
 fn write_new_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     use std::io::Write;
     use std::os::unix::fs::OpenOptionsExt;
-    if path
-        .symlink_metadata()
-        .is_ok_and(|metadata| metadata.file_type().is_symlink())
-    {
-        return Err(std::io::Error::other(
-            "it is a symlink; tether does not write through one",
-        ));
+    // Only a regular file is replaced: never a link, and never a FIFO or device,
+    // whose open would block or write elsewhere.
+    if let Ok(metadata) = path.symlink_metadata() {
+        if metadata.file_type().is_symlink() {
+            return Err(std::io::Error::other(
+                "it is a symlink; tether does not write through one",
+            ));
+        }
+        if !metadata.is_file() {
+            return Err(std::io::Error::other(
+                "it is not a regular file; tether writes only regular files",
+            ));
+        }
     }
     let mut file = std::fs::OpenOptions::new()
         .write(true)

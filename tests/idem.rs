@@ -442,3 +442,32 @@ fn idem_finds_the_configurations_of_the_packages_below() {
         &format!("{list}\nwith a broken package:\n{with_broken}"),
     );
 }
+
+/// `--report-json FILE` writes a regular file only: a link there (to a file the
+/// run must not touch) or a FIFO is refused, and neither is written through.
+#[test]
+fn report_json_never_writes_through_a_link_or_into_a_fifo() {
+    let dir = tempfile::tempdir().unwrap();
+    let outside = dir.path().join("outside.txt");
+    std::fs::write(&outside, "keep\n").unwrap();
+    std::os::unix::fs::symlink(&outside, dir.path().join("report.json")).unwrap();
+    let linked = idem_once(dir.path(), &["--report-json", "report.json"]);
+    assert_eq!(std::fs::read_to_string(&outside).unwrap(), "keep\n");
+    // The FIFO lies outside the folder (the helper reads every file there).
+    let elsewhere = tempfile::tempdir().unwrap();
+    let fifo = elsewhere.path().join("fifo.json");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    let piped = idem_once(dir.path(), &["--report-json", fifo.to_str().unwrap()])
+        .replace(&elsewhere.path().display().to_string(), "[ELSEWHERE]");
+    // A regular file is replaced.
+    let plain = elsewhere.path().join("plain.json");
+    std::fs::write(&plain, "old\n").unwrap();
+    idem_once(dir.path(), &["--report-json", plain.to_str().unwrap()]);
+    let plain = std::fs::read_to_string(&plain).unwrap();
+    assert!(plain.contains("\"targets\":[]"), "{plain}");
+    common::assert_snapshot(
+        "idem_report_json_refuses_links_and_fifos",
+        &format!("a link:\n{linked}\na FIFO:\n{piped}"),
+    );
+}

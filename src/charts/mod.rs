@@ -195,7 +195,7 @@ impl Charts {
 }
 
 /// The chart root of a template or values file.
-pub fn chart_root(absolute: &Path) -> Option<(PathBuf, Role)> {
+fn chart_root(absolute: &Path) -> Option<(PathBuf, Role)> {
     let parent = absolute.parent()?;
     if absolute.file_name()? == "values.yaml" && is_chart(parent) {
         return Some((parent.to_path_buf(), Role::Values));
