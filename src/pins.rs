@@ -4,7 +4,12 @@
 //! `tether.toml` (a version read from a file with a regex).
 
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, PoisonError};
 
+use ignore::WalkState;
+
+use rayon::prelude::*;
 use regex::Regex;
 
 use crate::small_yaml::{Node, Scalar, Value};
@@ -254,82 +259,110 @@ pub fn repository_pins(top: &Path) -> (Vec<Pin>, Vec<String>) {
                     Some("templates" | "crds" | "files" | "node_modules")
                 ))
         })
-        .build();
-    let mut read = 0;
-    for (walked, entry) in walker.flatten().enumerate() {
-        // A run from a huge folder (a home directory) indexes its first part only.
-        if walked > MAX_ENTRIES {
-            problems.push(format!(
-                "stale-version-reference: more than {MAX_ENTRIES} entries under {}; the pins of the rest are not read",
-                top.display()
-            ));
-            break;
-        }
-        if entry.file_name() != "Chart.yaml" || !entry.file_type().is_some_and(|t| t.is_file()) {
-            continue;
-        }
-        read += 1;
-        if read > MAX_CHARTS {
-            problems.push(format!(
-                "stale-version-reference: more than {MAX_CHARTS} `Chart.yaml` files under {}; the pins of the rest are not read",
-                top.display()
-            ));
-            break;
-        }
-        let path = entry.path();
-        let shown = crate::paths::relative_path(path, top);
-        let document = match read_chart_yaml(path) {
-            Ok(document) => document,
-            Err(why) => {
-                problems.push(format!(
-                    "stale-version-reference: {} is not read for pins: {why}",
-                    shown.display()
-                ));
-                continue;
+        .build_parallel();
+    // The walk finds the files, on all cores; they are read and parsed in parallel
+    // (on a large repository the reading is most of the time), in path order.
+    let entries = AtomicUsize::new(0);
+    let found = Mutex::new(Vec::new());
+    walker.run(|| {
+        Box::new(|entry| {
+            // A run from a huge folder (a home directory) indexes its first part only.
+            if entries.fetch_add(1, Ordering::Relaxed) >= MAX_ENTRIES {
+                return WalkState::Quit;
             }
-        };
-        let vendored = path
-            .parent()
-            .and_then(Path::parent)
-            .and_then(Path::file_name)
-            .is_some_and(|name| name == "charts");
-        if vendored {
-            if let Some(name) = document.get("name").and_then(text) {
-                for field in ["version", "appVersion"] {
-                    if let Some(version) = document
-                        .get(field)
-                        .and_then(text)
-                        .and_then(|v| exact_version(&v))
-                    {
-                        pins.push(Pin {
-                            name: name.to_ascii_lowercase(),
-                            version,
-                            source: format!("{field} in {}", shown.display()),
-                        });
-                    }
+            if let Ok(entry) = entry {
+                if entry.file_name() == "Chart.yaml"
+                    && entry.file_type().is_some_and(|t| t.is_file())
+                {
+                    found
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .push(entry.into_path());
                 }
             }
-        }
-        if let Some(Value::Seq(dependencies)) = document.get("dependencies").map(|d| &d.value) {
-            for dependency in dependencies {
-                let (Some(name), Some(version)) = (
-                    dependency.get("name").and_then(text),
-                    dependency
-                        .get("version")
-                        .and_then(text)
-                        .and_then(|v| exact_version(&v)),
-                ) else {
-                    continue;
-                };
-                pins.push(Pin {
-                    name: name.to_ascii_lowercase(),
-                    version,
-                    source: format!("`dependencies` of {}:{}", shown.display(), dependency.line),
-                });
-            }
+            WalkState::Continue
+        })
+    });
+    if entries.into_inner() > MAX_ENTRIES {
+        problems.push(format!(
+            "stale-version-reference: more than {MAX_ENTRIES} entries under {}; the pins of the rest are not read",
+            top.display()
+        ));
+    }
+    let mut found = found.into_inner().unwrap_or_else(PoisonError::into_inner);
+    found.sort_unstable();
+    if found.len() > MAX_CHARTS {
+        found.truncate(MAX_CHARTS);
+        problems.push(format!(
+            "stale-version-reference: more than {MAX_CHARTS} `Chart.yaml` files under {}; the pins of the rest are not read",
+            top.display()
+        ));
+    }
+    let read: Vec<Result<Vec<Pin>, String>> = found
+        .par_iter()
+        .map(|path| chart_yaml_pins(path, top))
+        .collect();
+    for result in read {
+        match result {
+            Ok(found) => pins.extend(found),
+            Err(problem) => problems.push(problem),
         }
     }
     (pins, problems)
+}
+
+/// The pins one `Chart.yaml` holds: a vendored chart's own versions and its exact
+/// `dependencies:` entries.
+fn chart_yaml_pins(path: &Path, top: &Path) -> Result<Vec<Pin>, String> {
+    let mut pins = Vec::new();
+    let shown = crate::paths::relative_path(path, top);
+    let document = read_chart_yaml(path).map_err(|why| {
+        format!(
+            "stale-version-reference: {} is not read for pins: {why}",
+            shown.display()
+        )
+    })?;
+    let vendored = path
+        .parent()
+        .and_then(Path::parent)
+        .and_then(Path::file_name)
+        .is_some_and(|name| name == "charts");
+    if vendored {
+        if let Some(name) = document.get("name").and_then(text) {
+            for field in ["version", "appVersion"] {
+                if let Some(version) = document
+                    .get(field)
+                    .and_then(text)
+                    .and_then(|v| exact_version(&v))
+                {
+                    pins.push(Pin {
+                        name: name.to_ascii_lowercase(),
+                        version,
+                        source: format!("{field} in {}", shown.display()),
+                    });
+                }
+            }
+        }
+    }
+    if let Some(Value::Seq(dependencies)) = document.get("dependencies").map(|d| &d.value) {
+        for dependency in dependencies {
+            let (Some(name), Some(version)) = (
+                dependency.get("name").and_then(text),
+                dependency
+                    .get("version")
+                    .and_then(text)
+                    .and_then(|v| exact_version(&v)),
+            ) else {
+                continue;
+            };
+            pins.push(Pin {
+                name: name.to_ascii_lowercase(),
+                version,
+                source: format!("`dependencies` of {}:{}", shown.display(), dependency.line),
+            });
+        }
+    }
+    Ok(pins)
 }
 
 /// A scalar's text: strings and whole numbers.
