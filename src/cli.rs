@@ -12,7 +12,6 @@ use helm_tether::{
     check_with, ChangedSince, CheckOptions, CheckReport, Config, ConfigError, ConfigSource, Format,
     Severity,
 };
-use rayon::prelude::*;
 
 /// Keeps the comments of Helm chart templates tied to the keys they explain.
 #[derive(Debug, Parser)]
@@ -30,8 +29,8 @@ pub enum Command {
         /// Chart folders or files to check. Default: the configuration's folder, or the
         /// working directory without one.
         paths: Vec<PathBuf>,
-        /// The configuration file. Default: `tether.toml` in the first path's folder or
-        /// the nearest folder above it (the working directory without paths).
+        /// One configuration file for every file checked. Default: each file's nearest
+        /// `tether.toml` (in its folder or above); files with none get the defaults.
         #[arg(long)]
         config: Option<PathBuf>,
         /// Output format.
@@ -803,41 +802,25 @@ fn init(folder: &Path, force: bool) -> Result<u8, String> {
 }
 
 fn map(format: MapFormat, paths: &[PathBuf]) -> u8 {
-    let config = match load_config(paths, None) {
-        Ok(config) => config,
+    // Each file with its own nearest configuration, as `check` finds it.
+    let configs = ConfigSource::Nearest {
+        fallback: Config::default_for(absolute(Path::new("."))),
+        select: Vec::new(),
+    };
+    let found = match helm_tether::comment_maps(configs, paths) {
+        Ok(found) => found,
         Err(error) => {
             say_error(&error);
             return exit::TROUBLE;
         }
     };
-    // A file named is shown as written; a folder's files by their path below it.
-    let mut files = Vec::new();
     let mut code = exit::OK;
-    for path in paths {
-        if !path.is_dir() {
-            files.push(path.clone());
-            continue;
-        }
-        let covered = helm_tether::covered_files(&config, std::slice::from_ref(path));
-        for message in covered.errors {
-            say_error(&message);
-            code = exit::TROUBLE;
-        }
-        let base = absolute(path);
-        files.extend(covered.files.into_iter().map(|file| {
-            path.join(
-                file.strip_prefix(&base)
-                    .map(Path::to_path_buf)
-                    .unwrap_or(file),
-            )
-        }));
+    for message in found.errors {
+        say_error(&message);
+        code = exit::TROUBLE;
     }
-    let results: Vec<_> = files
-        .par_iter()
-        .map(|path| helm_tether::comment_map_with(&config, path))
-        .collect();
     let mut models = Vec::new();
-    for result in results {
+    for (_, result) in found.maps {
         match result {
             Ok(model) => models.push(model),
             Err(error) => {

@@ -76,7 +76,7 @@ pub use report::{machine_root, Format};
 pub use rules::{rule, rules, rules_markdown, Level, RuleInfo};
 pub use source::Problem;
 pub use template::mask::Branch;
-pub use walk::{covered_files, Files};
+pub use walk::{comment_maps, covered_files, CommentMaps, Files};
 pub use yaml::model::{
     Attached, Comment, CommentStyle, Detached, Document, FileModel, Key, Placement,
 };

@@ -79,6 +79,31 @@ fn map_requires_a_file() {
     common::assert_snapshot("cli__map_no_file", &run_in(repo(), &["map"]));
 }
 
+/// Each file is modelled with its own nearest configuration, whatever the order of
+/// the paths: `b`'s directive is a directive in both runs, as `check` reads it.
+#[test]
+fn map_resolves_each_files_configuration() {
+    let dir = tempfile::tempdir().unwrap();
+    for (path, text) in [
+        (
+            "a/v.yaml", "x: 1
+",
+        ),
+        ("b/tether.toml", "directives = [\"keepme\"]\n"),
+        ("b/v.yaml", "# keepme: tool note\nkey: 1\n"),
+    ] {
+        let path = dir.path().join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    let alone = run_in(dir.path(), &["map", "b/v.yaml"]);
+    let after_a = run_in(dir.path(), &["map", "a/v.yaml", "b/v.yaml"]);
+    common::assert_snapshot(
+        "cli__map_configuration_per_file",
+        &format!("$ tether map b/v.yaml\n{alone}\n$ tether map a/v.yaml b/v.yaml\n{after_a}"),
+    );
+}
+
 #[test]
 fn bad_inputs_are_problems_not_failures() {
     let dir = tempfile::tempdir().unwrap();
