@@ -496,6 +496,73 @@ impl ConfigSource {
     }
 }
 
+/// The comment maps of `paths` (files, or folders whose covered files are mapped),
+/// each file modelled with the directives of its own configuration, found as
+/// `tether check` finds it: the order of the paths never changes a model.
+#[derive(Debug, Default)]
+#[non_exhaustive]
+pub struct CommentMaps {
+    /// Each file as the caller named it (a folder's files below the folder as
+    /// named), with its model or why it could not be read; sorted by folder walk.
+    pub maps: Vec<(
+        PathBuf,
+        Result<crate::yaml::model::FileModel, crate::error::Error>,
+    )>,
+    /// Paths that could not be walked and configurations that could not be read,
+    /// one sentence each.
+    pub errors: Vec<String>,
+}
+
+/// Models every file under `paths` with its own configuration from `configs`.
+///
+/// ```
+/// let fallback = helm_tether::Config::default_for(std::env::current_dir().unwrap());
+/// let maps = helm_tether::comment_maps(
+///     helm_tether::ConfigSource::Nearest { fallback, select: Vec::new() },
+///     &["examples/kubevirt/templates/kubevirt-cr.yaml"],
+/// ).unwrap();
+/// assert!(maps.errors.is_empty());
+/// assert!(maps.maps[0].1.as_ref().unwrap().to_string().contains("evictionStrategy"));
+/// ```
+pub fn comment_maps<P: AsRef<Path>>(
+    configs: ConfigSource,
+    paths: &[P],
+) -> Result<CommentMaps, crate::error::Error> {
+    use rayon::prelude::*;
+    let resolver = configs.resolver()?;
+    let mut errors = Vec::new();
+    let mut named: Vec<(PathBuf, Arc<Config>)> = Vec::new();
+    for path in paths.iter().map(AsRef::as_ref) {
+        if !path.is_dir() {
+            match resolver.config_for(&crate::paths::absolute(path)) {
+                Ok(config) => named.push((path.to_path_buf(), config)),
+                Err(message) => errors.push(message),
+            }
+            continue;
+        }
+        let walked = walk::files(&resolver, &[path.to_path_buf()]);
+        errors.extend(walked.bad_inputs);
+        errors.extend(walked.unreadable.into_iter().map(|(folder, message)| {
+            format!("cannot read folder {}: {message}", folder.display())
+        }));
+        let base = crate::paths::absolute(path);
+        let mut found: Vec<walk::FileToCheck> = walked.files;
+        found.sort_by(|a, b| a.absolute.cmp(&b.absolute));
+        named.extend(found.into_iter().map(|file| {
+            let shown = path.join(file.absolute.strip_prefix(&base).unwrap_or(&file.absolute));
+            (shown, file.config)
+        }));
+    }
+    let maps = named
+        .into_par_iter()
+        .map(|(path, config)| {
+            let model = crate::yaml::pipeline::comment_map_with(&config, &path);
+            (path, model)
+        })
+        .collect();
+    Ok(CommentMaps { maps, errors })
+}
+
 /// The effective rule settings of one file and where each came from, as
 /// `tether check --show-settings FILE` prints them: the rule defaults, then the
 /// yamllint configuration, `[rules]`, `[[overrides]]` and `--select`.

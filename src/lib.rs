@@ -63,8 +63,8 @@ mod yaml;
 mod yamllint;
 
 pub use check::{
-    check_paths, check_with, show_settings, ChangedSince, CheckOptions, CheckReport, ConfigSource,
-    PartialChart,
+    check_paths, check_with, comment_maps, show_settings, ChangedSince, CheckOptions, CheckReport,
+    CommentMaps, ConfigSource, PartialChart,
 };
 pub use config::{parse_duration, Config, IdemTarget};
 pub use diagnostic::{Applicability, Diagnostic, Edit, Fix, Label, Severity};
@@ -76,7 +76,7 @@ pub use report::{machine_root, Format};
 pub use rules::{rule, rules, rules_markdown, Level, RuleInfo};
 pub use source::Problem;
 pub use template::mask::Branch;
-pub use walk::{comment_maps, covered_files, CommentMaps, Files};
+pub use walk::{covered_files, Files};
 pub use yaml::model::{
     Attached, Comment, CommentStyle, Detached, Document, FileModel, Key, Placement,
 };
