@@ -41,7 +41,9 @@ pub fn ci() -> Result<()> {
     let step_started = std::time::Instant::now();
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut child = Command::new(cargo)
-        .args(["test", "--locked", "--workspace"])
+        // `--include-ignored`: the tests too slow for the edit loop (pre-commit
+        // building tether from a clone) run here.
+        .args(["test", "--locked", "--workspace", "--", "--include-ignored"])
         .current_dir(crate::project_root())
         .stdout(Stdio::piped())
         .spawn()
@@ -525,7 +527,7 @@ fn install(packages: &[&str]) -> Result<()> {
     run(&install)
 }
 
-/// Microsoft's SARIF validator, which `tests/sarif.rs` runs on real output: from npm
+/// Microsoft's SARIF validator, which `tests/it/sarif.rs` runs on real output: from npm
 /// (the package ships the binary), into `target/sarif-validator`.
 fn install_sarif_validator() -> Result<()> {
     let prefix = crate::project_root().join("target/sarif-validator");
@@ -551,7 +553,7 @@ fn install_sarif_validator() -> Result<()> {
 }
 
 /// bitnami's readme-generator from npm into `target/readme-generator`: the tool
-/// whose check `undocumented-value` claims to make (`tests/readme_generator.rs`).
+/// whose check `undocumented-value` claims to make (`tests/it/readme_generator.rs`).
 fn install_readme_generator() -> Result<()> {
     let prefix = crate::project_root().join("target/readme-generator");
     if prefix.join("node_modules/.bin/readme-generator").exists() {

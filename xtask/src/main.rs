@@ -46,7 +46,7 @@ Tasks:
                          publish (cargo publish --dry-run), install, portable
   codegen [--check]      write docs/rules.md and schemas/tether.schema.json from
                          the code; with --check, fail with a diff if they are stale
-                         (both run `cargo test --test codegen`)
+                         (both run `cargo test --test it codegen::`)
   dist [--target TRIPLE] [--no-wheel]
                          build the release binary for the host (or TRIPLE) and
                          package it into target/dist: tether-TRIPLE/ (binary,
@@ -60,7 +60,7 @@ Tasks:
                          and cargo-fuzz if missing; fails on any crash
   new-rule NAME          write a new rule's file (src/rules/NAME.rs, a
                          declare_rule! to fill in), its fixture folder, and its
-                         lines in the registry and in tests/rules.rs
+                         lines in the registry and in tests/it/rules.rs
   precision [--corpus DIR] [--per-rule N] [--seed S] [--check]
                          run the release tether over the three corpora, print the
                          findings per rule, and write docs/precision.md: a sample of
@@ -137,7 +137,7 @@ fn run() -> Result<()> {
                 for path in new_rule::new_rule(&project_root(), name)? {
                     println!("wrote {}", path.display());
                 }
-                println!("next: write the rule's check and doc, its fixture, then `cargo test --test rules` and `cargo xtask codegen`");
+                println!("next: write the rule's check and doc, its fixture, then `cargo test --test it rules::` and `cargo xtask codegen`");
                 Ok(())
             }
             _ => bail!("usage: cargo xtask new-rule NAME (kebab-case)"),

@@ -2,8 +2,8 @@
 //! writing one file. It writes `src/rules/NAME.rs` (a `declare_rule!` with the four
 //! documentation headings, a `check` that reports nothing yet), a fixture chart in
 //! `tests/fixtures/rules/NAME/basic/`, the `mod` and `register!` lines in
-//! `src/rules/mod.rs` and the fixture's line in `tests/rules.rs`. Then
-//! `cargo test --test rules` shows the rule's first snapshot, and `cargo xtask
+//! `src/rules/mod.rs` and the fixture's line in `tests/it/rules.rs`. Then
+//! `cargo test --test it rules::` shows the rule's first snapshot, and `cargo xtask
 //! codegen` puts it in `docs/rules.md` and the schema.
 
 use std::path::{Path, PathBuf};
@@ -81,7 +81,7 @@ pub fn new_rule(root: &Path, name: &str) -> Result<Vec<PathBuf>> {
     let registry_file = root.join("src/rules/mod.rs");
     let registry = std::fs::read_to_string(&registry_file)
         .with_context(|| format!("cannot read {}", registry_file.display()))?;
-    let tests_file = root.join("tests/rules.rs");
+    let tests_file = root.join("tests/it/rules.rs");
     let tests = std::fs::read_to_string(&tests_file)
         .with_context(|| format!("cannot read {}", tests_file.display()))?;
 
@@ -127,11 +127,11 @@ pub fn new_rule(root: &Path, name: &str) -> Result<Vec<PathBuf>> {
     let marker = "rule_fixtures! {\n";
     let start = tests
         .find(marker)
-        .context("no `rule_fixtures! {` in tests/rules.rs")?;
+        .context("no `rule_fixtures! {` in tests/it/rules.rs")?;
     let close = tests[start..]
         .find("\n}\n")
         .map(|offset| start + offset + 1)
-        .context("`rule_fixtures! {` is not closed in tests/rules.rs")?;
+        .context("`rule_fixtures! {` is not closed in tests/it/rules.rs")?;
     let tests = format!(
         "{}    {module}_basic => (\"{name}\", \"basic\"),\n{}",
         &tests[..close],
@@ -163,7 +163,7 @@ mod tests {
     fn writes_the_rule_its_fixture_and_both_registry_lines() {
         let project = crate::project_root();
         let root = tempfile::tempdir().unwrap();
-        for file in ["src/rules/mod.rs", "tests/rules.rs"] {
+        for file in ["src/rules/mod.rs", "tests/it/rules.rs"] {
             let target = root.path().join(file);
             std::fs::create_dir_all(target.parent().unwrap()).unwrap();
             std::fs::copy(project.join(file), target).unwrap();
@@ -176,7 +176,7 @@ mod tests {
         let line = register.find("stale_widget::StaleWidget,").unwrap();
         let last = register.find("// Last").unwrap();
         assert!(line < last, "{register}");
-        let tests = std::fs::read_to_string(root.path().join("tests/rules.rs")).unwrap();
+        let tests = std::fs::read_to_string(root.path().join("tests/it/rules.rs")).unwrap();
         assert!(tests.contains("    stale_widget_basic => (\"stale-widget\", \"basic\"),\n}\n"));
         let rule = std::fs::read_to_string(root.path().join("src/rules/stale_widget.rs")).unwrap();
         assert!(rule.contains("pub struct StaleWidget {\n        name: \"stale-widget\","));

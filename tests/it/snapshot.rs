@@ -1,7 +1,7 @@
 //! `tether snapshot`: comment-map snapshots of every template and values file,
 //! written by `--update` and compared by `--check`, on copies of the example chart.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Command;

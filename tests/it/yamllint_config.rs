@@ -8,7 +8,7 @@
 //! `comments-indentation`, ignores `crds/`), and a chart whose `tether.toml` asks for
 //! two spaces. Each comment in it says whether it is reported, and why.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Command;
@@ -25,7 +25,7 @@ fn fixture_repository() -> tempfile::TempDir {
     dir
 }
 
-use common::run_in;
+use crate::common::run_in;
 
 /// The comment findings of `tether check --format json` as `path:line:column rule`.
 fn comment_findings(dir: &Path, args: &[&str]) -> Vec<String> {

@@ -14,7 +14,7 @@
 
 #![allow(clippy::print_stderr)]
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::{Path, PathBuf};

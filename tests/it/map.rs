@@ -20,7 +20,7 @@ macro_rules! fixtures {
             #[test]
             fn $name() {
                 insta::with_settings!({
-                    snapshot_path => "../snapshots",
+                    snapshot_path => "../../snapshots",
                     prepend_module_to_snapshot => false,
                     omit_expression => true,
                 }, {

@@ -8,7 +8,7 @@
 //! module it names, so `crate::yaml::model::Key` is `src/yaml/model.rs` and
 //! `crate::model_bytes` is `src/lib.rs`.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

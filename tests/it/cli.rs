@@ -1,11 +1,11 @@
 //! Tests of the real `tether` binary: exit code, stdout and stderr, snapshotted together.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Command;
 
-use common::run_in;
+use crate::common::run_in;
 
 fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))

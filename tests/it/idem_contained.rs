@@ -12,9 +12,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
-mod common;
+use crate::common;
 
-use common::{commit_all, git};
+use crate::common::{commit_all, git};
 
 /// A committed repository holding `files`, with `*.log` ignored.
 fn repository(files: &[(&str, &str)]) -> tempfile::TempDir {

@@ -2,7 +2,7 @@
 //! writes through a link or trusts a committed file, and tether writes nothing where
 //! there is no `tether.toml`.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::{Command, Output};

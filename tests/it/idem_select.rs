@@ -8,7 +8,7 @@
 use std::path::Path;
 use std::process::Command;
 
-mod common;
+use crate::common;
 
 /// `packages/a` has its own `update`, `packages/b` has no `update`, `packages/c`
 /// gets it from `hack/common.mk`.

@@ -10,7 +10,7 @@
 
 #![allow(clippy::print_stderr)]
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Command;

@@ -6,7 +6,7 @@
 
 #![allow(clippy::print_stderr)]
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use helm_tether::{check_with, CheckOptions, Config, ConfigSource, Format};
 
-mod common;
+use crate::common;
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/rules")
@@ -38,7 +38,7 @@ macro_rules! rule_fixtures {
                 let lazy = run($rule, $fixture, also, false);
                 assert_eq!(lazy, run($rule, $fixture, also, true), "lazy and full modes differ");
                 insta::with_settings!({
-                    snapshot_path => "../snapshots",
+                    snapshot_path => "../../snapshots",
                     prepend_module_to_snapshot => false,
                     omit_expression => true,
                 }, {

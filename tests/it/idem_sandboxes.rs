@@ -7,7 +7,7 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-mod common;
+use crate::common;
 
 fn tools_present() -> bool {
     common::tools_present(&["git", "sh"])

@@ -8,9 +8,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-mod common;
+use crate::common;
 
-use common::repository;
+use crate::common::repository;
 
 /// `git`, `make` and GNU `sed` are needed; without them a test fails in CI and is
 /// skipped with a printed reason elsewhere.

@@ -1,0 +1,35 @@
+//! The integration tests, one binary: a change relinks one test program, not one
+//! per file. `tests/memory.rs` stays a binary of its own, because it counts the
+//! allocations of the whole process while it runs.
+//!
+//! Run one module's tests with `cargo test --test it MODULE::`, e.g.
+//! `cargo test --test it rules::`.
+
+mod common;
+
+mod action;
+mod cli;
+mod codegen;
+mod corpus;
+mod fix;
+mod fuzz_regressions;
+mod growth;
+mod growth_values;
+mod helm_docs;
+mod hostile;
+mod idem;
+mod idem_contained;
+mod idem_sandboxes;
+mod idem_select;
+mod imports;
+mod map;
+mod pre_commit;
+mod properties;
+mod readme_generator;
+mod release;
+mod rules;
+mod sarif;
+mod snapshot;
+mod tidy;
+mod yamllint;
+mod yamllint_config;
