@@ -146,31 +146,47 @@ fn corpus_check_lazy_equals_full() {
     );
 }
 
-/// `--fix` over the whole corpus, every rule on, keeps every file's data: a plain
-/// YAML file loads (yaml-rust2, every document) to the same values before and after,
-/// and a template's masked documents parse to the same events. The tally says how
-/// many fixes were applied and how many were held because they would change data.
+/// `--fix` over a copy of the whole corpus, every rule on, in one pass:
+/// - every file keeps its data: a plain YAML file loads (yaml-rust2, every document)
+///   to the same values before and after, a template's masked documents parse to the
+///   same events;
+/// - only whitespace changes, only on lines with a comment, no line is added or
+///   removed, and every comment map is the same apart from that whitespace;
+/// - a second run finds nothing to fix (a fixpoint).
+///
+/// The tally says how many fixes were applied and how many were held because they
+/// would change data.
 #[test]
-fn corpus_fix_keeps_every_files_data() {
-    let Some(dir) = common::corpus_dir("the corpus --fix sweep") else {
+fn corpus_fix_keeps_data_and_is_a_whitespace_only_fixpoint() {
+    let Some(corpus) = common::corpus_dir("the corpus --fix sweep") else {
         return;
     };
+    let copy = tempfile::tempdir().expect("a temp folder");
+    common::copy_tree(&corpus, copy.path());
+    // The corpus is read-only, and so are the copies of its files; `--fix` rightly
+    // refuses read-only files, so the copy is made writable.
+    make_writable(copy.path());
     let every_rule: String = helm_tether::rules()
         .iter()
         .filter(|rule| rule.name != "required-comment")
         .map(|rule| format!("{} = \"warn\"\n", rule.name))
         .collect();
-    let config = helm_tether::Config::from_toml_in(&format!("[rules]\n{every_rule}"), &dir)
-        .expect("every rule as a warning is a valid configuration");
-    let report = helm_tether::fix_paths(
-        helm_tether::ConfigSource::One(config),
-        std::slice::from_ref(&dir),
-        false,
-    )
-    .expect("the fix starts");
+    let configs = || {
+        helm_tether::ConfigSource::One(
+            helm_tether::Config::from_toml_in(&format!("[rules]\n{every_rule}"), copy.path())
+                .expect("every rule as a warning is a valid configuration"),
+        )
+    };
+    let report = helm_tether::fix_paths(configs(), &[copy.path()], true).expect("the fix starts");
     assert!(report.checked > 2000, "only {} files", report.checked);
     assert!(report.failures.is_empty(), "{:#?}", report.failures);
+    assert!(
+        report.count() > 100,
+        "the sweep fixed too little to mean anything"
+    );
     let load = |text: &str| yaml_rust2::YamlLoader::load_from_str(text).map_err(|e| e.to_string());
+    let squeeze =
+        |text: &str| -> String { text.chars().filter(|c| *c != ' ' && *c != '\t').collect() };
     let mut changed_data = Vec::new();
     let (mut plain, mut templates) = (0, 0);
     for file in &report.files {
@@ -186,6 +202,45 @@ fn corpus_fix_keeps_every_files_data() {
                 changed_data.push(file.path.display().to_string());
             }
         }
+        let before: Vec<&str> = file.before.split('\n').collect();
+        let after: Vec<&str> = file.after.split('\n').collect();
+        assert_eq!(
+            before.len(),
+            after.len(),
+            "{}: lines added or removed",
+            file.path.display()
+        );
+        for (old, new) in before.iter().zip(&after) {
+            if old != new {
+                assert!(
+                    squeeze(old) == squeeze(new) && old.contains('#'),
+                    "{}: a change beyond a comment's whitespace:\n-{old}\n+{new}",
+                    file.path.display()
+                );
+            }
+        }
+        let map = |text: &str| {
+            squeeze(&helm_tether::model_bytes(&file.path, text.as_bytes().to_vec()).to_string())
+                .lines()
+                .map(|line| {
+                    // `LINE:COLUMN key …`: columns move with the whitespace;
+                    // everything else stays.
+                    let rest = line.trim_start_matches(|c: char| c.is_ascii_digit());
+                    match rest.strip_prefix(':') {
+                        Some(column) => column
+                            .trim_start_matches(|c: char| c.is_ascii_digit())
+                            .to_string(),
+                        None => line.to_string(),
+                    }
+                })
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            map(&file.before),
+            map(&file.after),
+            "{}: comment map changed",
+            file.path.display()
+        );
     }
     eprintln!(
         "--fix over the corpus: {} fixes in {} files ({plain} plain YAML, {templates} templates), \
@@ -200,11 +255,25 @@ fn corpus_fix_keeps_every_files_data() {
             .collect::<Vec<_>>()
     );
     assert!(
-        report.count() > 100,
-        "the sweep fixed too little to mean anything"
-    );
-    assert!(
         changed_data.is_empty(),
         "--fix changed data in {changed_data:#?}"
     );
+    let again = helm_tether::fix_paths(configs(), &[copy.path()], false).expect("it runs");
+    assert!(again.files.is_empty(), "not a fixpoint:\n{}", again.diff());
+}
+
+/// Gives every file under `dir` its owner's write permission.
+fn make_writable(dir: &Path) {
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        let kind = entry.file_type().unwrap();
+        if kind.is_dir() {
+            make_writable(&path);
+        } else if kind.is_file() {
+            let mut permissions = std::fs::metadata(&path).unwrap().permissions();
+            #[allow(clippy::permissions_set_readonly_false)]
+            permissions.set_readonly(false);
+            std::fs::set_permissions(&path, permissions).unwrap();
+        }
+    }
 }

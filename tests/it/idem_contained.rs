@@ -539,39 +539,49 @@ fn signals_leave_no_sandbox_behind() {
         ]
         .map(|(signal, after)| (sandbox, signal, Duration::from_millis(after)))
     });
-    for (sandbox, signal, after) in runs {
-        let temporary = tempfile::tempdir().unwrap();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_tether"))
-            .args(["idem", "--run", "sleep 100731", "--files", "a.yaml"])
-            .args(["--sandbox", sandbox])
-            .env("TMPDIR", temporary.path())
-            .current_dir(&root)
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
-        std::thread::sleep(after);
-        let status = Command::new("kill")
-            .arg(format!("-{signal}"))
-            .arg(child.id().to_string())
-            .status()
-            .unwrap();
-        assert!(status.success());
-        let start = Instant::now();
-        while child.try_wait().unwrap().is_none() {
-            assert!(
-                start.elapsed() < Duration::from_secs(30),
-                "SIG{signal} did not stop tether ({sandbox})"
-            );
-            std::thread::sleep(Duration::from_millis(20));
+    // The twelve runs at once: each waits on its own clock.
+    std::thread::scope(|scope| {
+        for (sandbox, signal, after) in runs {
+            let root = &root;
+            scope.spawn(move || signal_one_run(root, sandbox, signal, after));
         }
-        assert!(
-            left_behind(temporary.path()).is_empty(),
-            "SIG{signal} after {after:?} left a sandbox ({sandbox})"
-        );
-    }
+    });
     let processes = Command::new("ps").args(["-eo", "args"]).output().unwrap();
     assert!(!String::from_utf8_lossy(&processes.stdout).contains("sleep 100731"));
+}
+
+/// Starts `tether idem` on `root`, sends it SIG`signal` after `after`, and asserts it
+/// stops and leaves no sandbox in its temporary folder.
+fn signal_one_run(root: &Path, sandbox: &str, signal: &str, after: Duration) {
+    let temporary = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tether"))
+        .args(["idem", "--run", "sleep 100731", "--files", "a.yaml"])
+        .args(["--sandbox", sandbox])
+        .env("TMPDIR", temporary.path())
+        .current_dir(root)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(after);
+    let status = Command::new("kill")
+        .arg(format!("-{signal}"))
+        .arg(child.id().to_string())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "SIG{signal} did not stop tether ({sandbox})"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(
+        left_behind(temporary.path()).is_empty(),
+        "SIG{signal} after {after:?} left a sandbox ({sandbox})"
+    );
 }
 
 /// The repository and a temporary folder, both owned by the unprivileged user the
