@@ -18,7 +18,7 @@ use crate::diagnostic::{Diagnostic, Severity};
 use crate::resolve::Resolver;
 use crate::rules::unused_suppression;
 use crate::rules::Suppression;
-use crate::rules::{CommentInfo, FileContext, Reporter, RULES};
+use crate::rules::{CommentInfo, FileContext, Reporter, RuleId, RULES};
 use crate::source::{binary_offset, Problem, SourceFile, MAX_FILE_BYTES};
 use crate::template::{self, lex::ActionKind};
 use crate::walk::{self, FileToCheck};
@@ -107,7 +107,7 @@ impl CheckReport {
         let read_errors: std::collections::HashSet<String> = self
             .diagnostics
             .iter()
-            .filter(|diagnostic| diagnostic.rule == "read-error")
+            .filter(|diagnostic| diagnostic.rule == RuleId::ReadError)
             .filter_map(|diagnostic| {
                 let message = diagnostic
                     .message
@@ -418,7 +418,7 @@ pub fn check_resolved(
             } => {
                 let what = if folder { "folder" } else { "file" };
                 report.diagnostics.push(Diagnostic {
-                    rule: "read-error".into(),
+                    rule: RuleId::ReadError,
                     severity: Severity::Error,
                     path: path.clone(),
                     range: 0..0,
@@ -450,7 +450,7 @@ pub fn check_resolved(
     // A limit that turned a rule off is said, never taken for "no findings".
     let mut pin_errors: Vec<String> = configs
         .iter()
-        .filter(|config| config.may_run("stale-version-reference"))
+        .filter(|config| config.may_run(RuleId::StaleVersionReference))
         .flat_map(|config| config.pins.iter().flat_map(|pins| pins.problems.clone()))
         .collect();
     pin_errors.sort();
@@ -914,24 +914,24 @@ fn check_source(
     // (which marks the suppression used); `unused-suppression`'s own findings count.
     let counts = |diagnostic: &Diagnostic| {
         let line = source.line_of(diagnostic.range.start);
-        if !yamllint_directives.is_empty() && yamllint_directives.suppresses(&diagnostic.rule, line)
+        if !yamllint_directives.is_empty() && yamllint_directives.suppresses(diagnostic.rule, line)
         {
             return false;
         }
-        diagnostic.rule == "unused-suppression"
+        diagnostic.rule == RuleId::UnusedSuppression
             || !unused_suppression::covers(&suppressions, line, diagnostic)
     };
     let mut diagnostics = Vec::new();
     // Findings bounded reporters dropped: how many, and whether any was an error.
     let mut dropped = (0, false);
     for (registered, severity) in enabled {
-        let name = registered.rule.name();
+        let id = registered.id;
         // A report keeps each rule's first findings only, so a hostile file's
         // findings take bounded memory; the fixer sees them all.
         let mut reporter = if surroundings_cap {
-            Reporter::bounded(name, severity, relative, MAX_FINDINGS_PER_FILE, &counts)
+            Reporter::bounded(id, severity, relative, MAX_FINDINGS_PER_FILE, &counts)
         } else {
-            Reporter::new(name, severity, relative)
+            Reporter::new(id, severity, relative)
         };
         registered.rule.check(&context, &mut reporter);
         let (mut found, dropped_here) = reporter.into_bounded();
@@ -959,7 +959,7 @@ fn rules_on(settings: &crate::rules::RuleSettings) -> bool {
 fn chart_rules_may_run(config: &Config) -> bool {
     RULES
         .iter()
-        .any(|registered| registered.rule.needs_chart() && config.may_run(registered.rule.name()))
+        .any(|registered| registered.rule.needs_chart() && config.may_run(registered.id))
 }
 
 /// The chart of a template or `values.yaml` when a rule that reads the whole chart
@@ -1069,7 +1069,7 @@ fn cap_findings(
     let dropped_count = dropped.len() + dropped_before;
     let end = source.text.len();
     diagnostics.push(Diagnostic {
-        rule: "finding-limit".into(),
+        rule: RuleId::FindingLimit,
         severity,
         path: source.path.clone(),
         range: end..end,
@@ -1089,11 +1089,11 @@ fn binary_file(
     settings: &crate::rules::RuleSettings,
 ) -> (SourceFile, Vec<Diagnostic>) {
     let source = SourceFile::from_text(relative.to_path_buf(), "");
-    let Some(severity) = settings.level("parse-problem").severity() else {
+    let Some(severity) = settings.level(RuleId::ParseProblem).severity() else {
         return (source, Vec::new());
     };
     let diagnostic = Diagnostic {
-        rule: "parse-problem".into(),
+        rule: RuleId::ParseProblem,
         severity,
         path: relative.to_path_buf(),
         range: 0..0,

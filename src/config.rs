@@ -20,7 +20,7 @@ use crate::cache_key::CacheKey;
 use crate::error::ConfigError;
 use crate::key_pattern::KeyPattern;
 use crate::pins::{Pin, PinIndex};
-use crate::rules::{self, Level, PlacementSetting, Require, RuleSettings};
+use crate::rules::{self, Level, PlacementSetting, Require, RuleId, RuleSettings};
 use crate::yaml::directives::Directives;
 use crate::yamllint::{Trace, Yamllint};
 
@@ -820,15 +820,8 @@ impl Config {
     /// Whether the rule `name` may run on some file of this configuration: on by
     /// default or named by `[rules]` or an override, and not left out by
     /// `--select`. Cheap, and never `false` where the rule runs.
-    pub(crate) fn may_run(&self, name: &str) -> bool {
-        let Some(index) = self
-            .settings
-            .levels
-            .iter()
-            .position(|(rule, _)| *rule == name)
-        else {
-            return false;
-        };
+    pub(crate) fn may_run(&self, rule: RuleId) -> bool {
+        let index = rule as usize;
         if let Some(selected) = &self.selected {
             return selected.contains(&index);
         }
@@ -876,7 +869,9 @@ impl Config {
         }
         if let Some(selected) = &self.selected {
             for (index, (rule, level)) in settings.levels.iter_mut().enumerate() {
-                let new = if !selected.contains(&index) {
+                let new = if rules::RULES[index].id.always_on() {
+                    continue;
+                } else if !selected.contains(&index) {
                     Level::Off
                 } else if *level == Level::Off {
                     Level::Warn
@@ -1069,6 +1064,19 @@ fn compile_rules(
                 ),
             ));
         };
+        let level = match setting {
+            RuleSetting::Level(level) | RuleSetting::Table(Some(level), _) => Some(*level),
+            RuleSetting::Table(None, _) => None,
+        };
+        if level == Some(Level::Off) && rules::RULES[index].id.always_on() {
+            return Err(errors.at(
+                name.span(),
+                format!(
+                    "rule `{}` cannot be off: a run that hid it would pass what it never read or showed; `exclude` the files in tether.toml instead",
+                    name.get_ref()
+                ),
+            ));
+        }
         if let RuleSetting::Table(_, options) = setting {
             let rule = rules::RULES[index].rule;
             if let Some(option) = options

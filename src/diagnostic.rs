@@ -6,6 +6,8 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
+use crate::rules::id::RuleId;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 /// How much a finding counts.
@@ -40,8 +42,8 @@ pub struct Label {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct Diagnostic {
-    /// The rule's kebab-case name.
-    pub rule: String,
+    /// The rule, written and read by its kebab-case name.
+    pub rule: RuleId,
     /// Error or warning, from the rule's level.
     pub severity: Severity,
     /// Relative to the configuration's folder (or the working directory).
@@ -124,7 +126,7 @@ impl Diagnostic {
             &self.path,
             self.range.start,
             self.range.end,
-            &self.rule,
+            self.rule.name(),
             &self.message,
         )
     }

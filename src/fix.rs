@@ -12,6 +12,7 @@ use rayon::prelude::*;
 use crate::check::{check_bytes_uncapped as check_bytes, ConfigSource, Mode};
 use crate::config::Config;
 use crate::diagnostic::{Applicability, Diagnostic, Edit};
+use crate::rules::RuleId;
 
 /// Rounds of fixing one file before tether gives up on it.
 pub const MAX_ROUNDS: usize = 50;
@@ -41,7 +42,7 @@ pub struct HeldFix {
     /// 1-based line of the finding.
     pub line: usize,
     /// The rule whose fix it is.
-    pub rule: String,
+    pub rule: RuleId,
     /// Why it was held.
     pub reason: String,
 }
@@ -102,12 +103,12 @@ impl FixReport {
 /// Applies the safe fixes of `diagnostics` that do not overlap an earlier one;
 /// returns the new text and the fixes applied per rule.
 pub fn apply(text: &str, diagnostics: &[Diagnostic]) -> (String, BTreeMap<String, usize>) {
-    let mut fixes: Vec<(&str, &[Edit])> = diagnostics
+    let mut fixes: Vec<(RuleId, &[Edit])> = diagnostics
         .iter()
         .filter_map(|diagnostic| {
             let fix = diagnostic.fix.as_ref()?;
             (fix.applicability == Applicability::Safe && !fix.edits.is_empty())
-                .then_some((diagnostic.rule.as_str(), fix.edits.as_slice()))
+                .then_some((diagnostic.rule, fix.edits.as_slice()))
         })
         .collect();
     fixes.sort_by_key(|(_, edits)| (edits[0].range.start, edits[0].range.end));
@@ -146,7 +147,7 @@ pub fn apply(text: &str, diagnostics: &[Diagnostic]) -> (String, BTreeMap<String
 pub struct FixedText {
     pub text: String,
     pub fixes: BTreeMap<String, usize>,
-    pub held: Vec<(usize, String)>,
+    pub held: Vec<(usize, RuleId)>,
 }
 
 /// Fixes one file's text until nothing is left to fix, or says why it was left alone.
@@ -165,17 +166,18 @@ pub fn fix_text(config: &Config, relative: &Path, text: &str) -> Result<FixedTex
     // Findings whose fix is held, by line and rule. (Fixes never add or remove a
     // line, so a line number holds across rounds.)
     let mut held_moves: Vec<usize> = Vec::new();
-    let mut held_data: Vec<(usize, String)> = Vec::new();
+    let mut held_data: Vec<(usize, RuleId)> = Vec::new();
     // The same, to look up per finding in constant time.
-    let mut held_set: std::collections::HashSet<(usize, String)> = std::collections::HashSet::new();
+    let mut held_set: std::collections::HashSet<(usize, RuleId)> = std::collections::HashSet::new();
     for _ in 0..MAX_ROUNDS {
         let (_, mut diagnostics) =
             check_bytes(config, relative, current.as_bytes().to_vec(), Mode::Lazy);
         let lines = Lines::of(&current);
         diagnostics.retain(|diagnostic| {
             let line = lines.line_of(diagnostic.range.start);
-            let moves_held = diagnostic.rule == "comment-indentation" && held_moves.contains(&line);
-            let data_held = held_set.contains(&(line, diagnostic.rule.clone()));
+            let moves_held =
+                diagnostic.rule == RuleId::CommentIndentation && held_moves.contains(&line);
+            let data_held = held_set.contains(&(line, diagnostic.rule));
             !moves_held && !data_held
         });
         let (mut next, mut applied) = apply(&current, &diagnostics);
@@ -205,7 +207,7 @@ pub fn fix_text(config: &Config, relative: &Path, text: &str) -> Result<FixedTex
             // only if the map still holds with it.
             let (mut accepted, moves): (Vec<Diagnostic>, Vec<Diagnostic>) = diagnostics
                 .into_iter()
-                .partition(|diagnostic| diagnostic.rule != "comment-indentation");
+                .partition(|diagnostic| diagnostic.rule != RuleId::CommentIndentation);
             for candidate in moves {
                 if candidate.fix.is_none() {
                     continue;
@@ -242,7 +244,7 @@ pub fn fix_text(config: &Config, relative: &Path, text: &str) -> Result<FixedTex
     let mut rules: Vec<&str> = diagnostics
         .iter()
         .filter(|diagnostic| diagnostic.fix.is_some())
-        .map(|diagnostic| diagnostic.rule.as_str())
+        .map(|diagnostic| diagnostic.rule.name())
         .collect();
     rules.sort_unstable();
     rules.dedup();
@@ -276,7 +278,7 @@ fn keep_data(
     text: &str,
     diagnostics: Vec<Diagnostic>,
     data: &crate::yaml::data::Data,
-) -> (Vec<Diagnostic>, Vec<(usize, String)>) {
+) -> (Vec<Diagnostic>, Vec<(usize, RuleId)>) {
     let mut accepted: Vec<Diagnostic> = Vec::new();
     let mut held = Vec::new();
     let lines = Lines::of(text);
@@ -290,13 +292,13 @@ fn keep_data(
     if candidates.len() > MAX_TRIALS {
         let held = candidates
             .iter()
-            .map(|candidate| (line_of(candidate.range.start), candidate.rule.clone()))
+            .map(|candidate| (line_of(candidate.range.start), candidate.rule))
             .collect();
         return (Vec::new(), held);
     }
     for candidate in candidates {
         let line = line_of(candidate.range.start);
-        let rule = candidate.rule.clone();
+        let rule = candidate.rule;
         accepted.push(candidate);
         let (trial, _) = apply(text, &accepted);
         if crate::yaml::data::data_of(relative, &trial) != *data {
@@ -553,7 +555,7 @@ mod tests {
     fn finding(rule: &str, text: &str, at: &str, content: &str) -> Diagnostic {
         let start = text.find(at).expect("the fixture holds the text");
         Diagnostic {
-            rule: rule.into(),
+            rule: RuleId::from_name(rule).expect("a rule's name"),
             severity: Severity::Warning,
             path: "values.yaml".into(),
             range: start..start + at.len(),
@@ -594,7 +596,7 @@ mod tests {
             vec![into_scalar, spacing],
             &data,
         );
-        assert_eq!(held, vec![(2, "comment-indentation".to_string())]);
+        assert_eq!(held, vec![(2, RuleId::CommentIndentation)]);
         assert_eq!(
             apply(text, &kept).0,
             "notes: |\n  title\n#Heading\nb: 1  # one\n"

@@ -73,7 +73,7 @@ pub use fix::{fix_paths, FixReport, FixedFile, HeldFix};
 pub use report::human::escape_controls;
 pub use report::map::map_json;
 pub use report::{machine_root, Format};
-pub use rules::{rule, rules, rules_markdown, Level, RuleInfo};
+pub use rules::{rule, rules, rules_markdown, Level, RuleId, RuleInfo};
 pub use source::Problem;
 pub use template::mask::Branch;
 pub use walk::{covered_files, Files};

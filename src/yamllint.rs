@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
 use crate::error::ConfigError;
-use crate::rules::{Level, RuleSettings};
+use crate::rules::{Level, RuleId, RuleSettings};
 use crate::small_yaml::{load, Node, Scalar, Value};
 
 /// yamllint's configuration files, nearest first within one folder.
@@ -45,9 +45,10 @@ pub const CI_PLACES: [&str; 4] = [
 ];
 
 /// The tether rules fed by yamllint's `comments` rule.
-pub const COMMENTS_RULES: [&str; 2] = ["comment-starting-space", "inline-comment-spacing"];
+pub const COMMENTS_RULES: [RuleId; 2] =
+    [RuleId::CommentStartingSpace, RuleId::InlineCommentSpacing];
 /// The tether rule fed by yamllint's `comments-indentation` rule.
-pub const INDENTATION_RULE: &str = "comment-indentation";
+pub const INDENTATION_RULE: RuleId = RuleId::CommentIndentation;
 
 /// A yamllint configuration, its `extends` chain resolved, as far as tether's rules
 /// are concerned.
@@ -226,12 +227,15 @@ impl Yamllint {
         settings: &mut RuleSettings,
         trace: &mut Option<&mut Trace>,
     ) {
-        fn off(settings: &mut RuleSettings, trace: &mut Option<&mut Trace>, rule: &str, why: &str) {
-            if let Some(level) = settings.levels.iter_mut().find(|(name, _)| *name == rule) {
-                level.1 = Level::Off;
-            }
+        fn off(
+            settings: &mut RuleSettings,
+            trace: &mut Option<&mut Trace>,
+            rule: RuleId,
+            why: &str,
+        ) {
+            settings.set_level(rule, Level::Off);
             if let Some(trace) = trace.as_deref_mut() {
-                trace.set(rule, "level", "off", why);
+                trace.set(rule.name(), "level", "off", why);
             }
         }
         if let Some(ignore) = self
@@ -282,7 +286,7 @@ impl Yamllint {
                             );
                             if let Some(trace) = trace.as_deref_mut() {
                                 trace.set(
-                                    COMMENTS_RULES[0],
+                                    COMMENTS_RULES[0].name(),
                                     "ignore-shebangs",
                                     &value.to_string(),
                                     origin,
@@ -298,7 +302,7 @@ impl Yamllint {
                             );
                             if let Some(trace) = trace.as_deref_mut() {
                                 trace.set(
-                                    COMMENTS_RULES[1],
+                                    COMMENTS_RULES[1].name(),
                                     "min-spaces",
                                     &value.to_string(),
                                     origin,
@@ -678,15 +682,9 @@ pub struct Directives {
     blocks: Vec<(usize, usize, Option<Vec<String>>)>,
 }
 
-/// The yamllint rule a tether rule mirrors.
-pub fn yamllint_rule(tether_rule: &str) -> Option<&'static str> {
-    if COMMENTS_RULES.contains(&tether_rule) {
-        Some("comments")
-    } else if tether_rule == INDENTATION_RULE {
-        Some("comments-indentation")
-    } else {
-        None
-    }
+/// The yamllint rule a tether rule follows, as the rule declares it.
+pub fn yamllint_rule(tether_rule: RuleId) -> Option<&'static str> {
+    tether_rule.registered().rule.yamllint_rule()
 }
 
 /// `# yamllint disable rule:a rule:b`: the rules (`None` when none is named), or
@@ -765,7 +763,7 @@ impl Directives {
     }
 
     /// Whether a finding of `tether_rule` on 0-based `line` is suppressed.
-    pub fn suppresses(&self, tether_rule: &str, line: usize) -> bool {
+    pub fn suppresses(&self, tether_rule: RuleId, line: usize) -> bool {
         let Some(rule) = yamllint_rule(tether_rule) else {
             return false;
         };
@@ -805,16 +803,16 @@ mod tests {
             (9, "# yamllint  disable-line", false),
         ];
         let directives = Directives::read("a: 1", comments.into_iter());
-        assert!(directives.suppresses("comment-indentation", 0));
-        assert!(directives.suppresses("comment-indentation", 2));
-        assert!(!directives.suppresses("comment-indentation", 3));
-        assert!(!directives.suppresses("inline-comment-spacing", 2));
-        assert!(directives.suppresses("inline-comment-spacing", 6));
-        assert!(!directives.suppresses("inline-comment-spacing", 5));
-        assert!(directives.suppresses("comment-starting-space", 7));
-        assert!(!directives.suppresses("comment-starting-space", 9));
-        assert!(!directives.suppresses("required-comment", 7));
+        assert!(directives.suppresses(RuleId::CommentIndentation, 0));
+        assert!(directives.suppresses(RuleId::CommentIndentation, 2));
+        assert!(!directives.suppresses(RuleId::CommentIndentation, 3));
+        assert!(!directives.suppresses(RuleId::InlineCommentSpacing, 2));
+        assert!(directives.suppresses(RuleId::InlineCommentSpacing, 6));
+        assert!(!directives.suppresses(RuleId::InlineCommentSpacing, 5));
+        assert!(directives.suppresses(RuleId::CommentStartingSpace, 7));
+        assert!(!directives.suppresses(RuleId::CommentStartingSpace, 9));
+        assert!(!directives.suppresses(RuleId::RequiredComment, 7));
         let whole = Directives::read("#yamllint disable-file", std::iter::empty());
-        assert!(whole.suppresses("comment-indentation", 40));
+        assert!(whole.suppresses(RuleId::CommentIndentation, 40));
     }
 }

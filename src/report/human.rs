@@ -36,7 +36,7 @@ pub fn render(report: &CheckReport, color: bool) -> String {
             _ => {
                 let level = level(diagnostic.severity);
                 let title = escape_controls(&diagnostic.message);
-                let mut message = level.title(&title).id(&diagnostic.rule);
+                let mut message = level.title(&title).id(diagnostic.rule.name());
                 let help = diagnostic.help.as_deref().map(escape_controls);
                 if let Some(help) = &help {
                     message = message.footer(Level::Help.title(help));
@@ -212,7 +212,7 @@ impl Window {
         }
         let mut message = level
             .title(&self.title)
-            .id(&diagnostic.rule)
+            .id(diagnostic.rule.name())
             .snippet(snippet);
         if let Some(help) = &self.help {
             message = message.footer(Level::Help.title(help));

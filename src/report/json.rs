@@ -53,7 +53,7 @@ pub fn render(report: &CheckReport) -> String {
         .map(|diagnostic| {
             let (line, column, end_line, end_column) = region(report, diagnostic);
             JsonDiagnostic {
-                rule: &diagnostic.rule,
+                rule: diagnostic.rule.name(),
                 severity: diagnostic.severity.as_str(),
                 path: crate::paths::slashed(&diagnostic.path),
                 line,

@@ -211,10 +211,10 @@ pub fn render(report: &CheckReport, base: &std::path::Path) -> String {
                 format!("{}\0{path}\0{line_text}", diagnostic.rule).as_bytes(),
             );
             SarifResult {
-                rule_id: &diagnostic.rule,
+                rule_id: diagnostic.rule.name(),
                 rule_index: RULES
                     .iter()
-                    .position(|registered| registered.rule.name() == diagnostic.rule),
+                    .position(|registered| registered.id == diagnostic.rule),
                 level: match diagnostic.severity {
                     Severity::Error => "error",
                     Severity::Warning => "warning",

@@ -64,6 +64,7 @@ declare_rule! {
         name: "comment-indentation",
         level: Warn,
         fix: Always,
+        yamllint: "comments-indentation",
         options: NoOptions,
     }
 }

@@ -1,6 +1,7 @@
 //! `comment-starting-space`: `#` must be followed by a space.
 
-use super::rule::{declare_rule, options_from, Described, FileContext, Reporter, Rule};
+use super::id::RuleId;
+use super::rule::{declare_rule, options_from, FileContext, Reporter, Rule};
 use crate::diagnostic::{Edit, Fix};
 use crate::yaml::model::CommentStyle;
 
@@ -65,13 +66,14 @@ declare_rule! {
         name: "comment-starting-space",
         level: Warn,
         fix: Always,
+        yamllint: "comments",
         options: Options,
     }
 }
 
 impl Rule for CommentStartingSpace {
     fn check(&self, context: &FileContext, reporter: &mut Reporter) {
-        let options: Options = options_from(context.settings.options(self.name()));
+        let options: Options = options_from(context.settings.options(RuleId::CommentStartingSpace));
         let shebang_at = context.source.bom_len;
         for comment in context.comments {
             if comment.style != CommentStyle::Yaml {

@@ -1,6 +1,7 @@
 //! `inline-comment-spacing`: enough spaces between content and an inline comment.
 
-use super::rule::{declare_rule, options_from, Described, FileContext, Reporter, Rule};
+use super::id::RuleId;
+use super::rule::{declare_rule, options_from, FileContext, Reporter, Rule};
 use crate::diagnostic::{Edit, Fix};
 use crate::yaml::model::CommentStyle;
 
@@ -59,13 +60,16 @@ declare_rule! {
         name: "inline-comment-spacing",
         level: Warn,
         fix: Always,
+        yamllint: "comments",
         options: Options,
     }
 }
 
 impl Rule for InlineCommentSpacing {
     fn check(&self, context: &FileContext, reporter: &mut Reporter) {
-        let minimum = options_from::<Options>(context.settings.options(self.name())).min_spaces;
+        let minimum =
+            options_from::<Options>(context.settings.options(RuleId::InlineCommentSpacing))
+                .min_spaces;
         for comment in context.comments {
             if comment.style != CommentStyle::Yaml
                 || comment.own_line

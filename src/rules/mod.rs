@@ -8,10 +8,12 @@
 mod comment_indentation;
 mod comment_starting_space;
 mod detached_comment;
+mod finding_limit;
 pub mod helm_docs;
 mod inline_comment_spacing;
 mod orphan_value_doc;
 mod parse_problem;
+mod read_error;
 mod recovered_template;
 mod required_comment;
 mod stale_version_reference;
@@ -21,14 +23,20 @@ pub mod unused_suppression;
 mod unused_value;
 pub mod values;
 
+pub(crate) mod id;
+mod list;
 pub mod options;
 pub mod rule;
+
+pub use id::RuleId;
+use list::with_rules;
 
 pub use options::{Level, PlacementSetting, Require, RuleSettings};
 pub use rule::{CommentInfo, Described, FileContext, Reporter, Rule, Suppression, ValuesFile};
 
 /// A registered rule.
 pub struct Registered {
+    pub id: RuleId,
     pub rule: &'static dyn Rule,
 }
 
@@ -72,28 +80,14 @@ macro_rules! register {
         /// Every rule, in the order `tether rules` lists them.
         pub static RULES: &[Registered] = &[$(
             Registered {
+                id: RuleId::$rule,
                 rule: &$module::$rule,
             },
         )*];
     };
 }
 
-register!(
-    required_comment::RequiredComment,
-    detached_comment::DetachedComment,
-    comment_starting_space::CommentStartingSpace,
-    inline_comment_spacing::InlineCommentSpacing,
-    comment_indentation::CommentIndentation,
-    undocumented_value::UndocumentedValue,
-    orphan_value_doc::OrphanValueDoc,
-    parse_problem::ParseProblem,
-    stale_version_reference::StaleVersionReference,
-    undefined_value::UndefinedValue,
-    unused_value::UnusedValue,
-    recovered_template::RecoveredTemplate,
-    // Last: it reads which suppressions the rules above used.
-    unused_suppression::UnusedSuppression,
-);
+with_rules!(register);
 
 /// One rule's page: name, default level, documentation. `tether rules NAME` prints
 /// it and `docs/rules.md` collects them.
@@ -203,6 +197,62 @@ fn markdown_reference() -> String {
     out.push_str(pages.join("\n").trim_end());
     out.push('\n');
     out
+}
+
+impl RuleId {
+    /// The rule's kebab-case name, as users write it.
+    pub fn name(self) -> &'static str {
+        self.registered().rule.name()
+    }
+
+    /// The rule named `name`, if one is.
+    pub fn from_name(name: &str) -> Option<RuleId> {
+        find(name).map(|registered| registered.id)
+    }
+
+    /// Whether the engine makes the rule's findings and no setting may turn it off
+    /// (`read-error`, `finding-limit`): `off` is refused and `--select` keeps it, so a
+    /// run never hides what it could not read or show.
+    pub fn always_on(self) -> bool {
+        matches!(self, RuleId::ReadError | RuleId::FindingLimit)
+    }
+
+    /// The registry's entry of the rule.
+    pub fn registered(self) -> &'static Registered {
+        &RULES[self as usize]
+    }
+}
+
+impl std::fmt::Display for RuleId {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str(self.name())
+    }
+}
+
+impl PartialEq<str> for RuleId {
+    fn eq(&self, name: &str) -> bool {
+        self.name() == name
+    }
+}
+
+impl PartialEq<&str> for RuleId {
+    fn eq(&self, name: &&str) -> bool {
+        self.name() == *name
+    }
+}
+
+impl serde::Serialize for RuleId {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for RuleId {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
+        RuleId::from_name(&name)
+            .ok_or_else(|| serde::de::Error::custom(format!("no rule is named `{name}`")))
+    }
 }
 
 /// Looks a rule up by name.

@@ -7,6 +7,7 @@ use regex::Regex;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::id::RuleId;
 use crate::diagnostic::Severity;
 use crate::key_pattern::KeyPattern;
 use crate::yaml::model::Placement;
@@ -55,7 +56,7 @@ impl PlacementSetting {
 /// configuration.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RuleSettings {
-    /// Every rule's name and level, in the order of `RULES`.
+    /// Every rule's name and level, in the order of `RULES` (indexed by [`RuleId`]).
     pub levels: Vec<(&'static str, Level)>,
     /// Every rule's options, as merged tables (a later layer's keys win), in the
     /// order of `RULES`; each rule reads its own into its options type.
@@ -63,30 +64,32 @@ pub struct RuleSettings {
 }
 
 impl RuleSettings {
-    /// The level of the rule named `name`; `off` for a name no rule has.
-    pub fn level(&self, name: &str) -> Level {
+    /// The level of `rule`.
+    pub fn level(&self, rule: RuleId) -> Level {
         self.levels
-            .iter()
-            .find(|(rule, _)| *rule == name)
+            .get(rule as usize)
             .map_or(Level::Off, |(_, level)| *level)
     }
 
-    /// The options table of the rule named `name` (empty for a name no rule has).
-    pub fn options(&self, name: &str) -> &toml::Table {
+    /// Sets the level of `rule`.
+    pub fn set_level(&mut self, rule: RuleId, level: Level) {
+        if let Some((_, set)) = self.levels.get_mut(rule as usize) {
+            *set = level;
+        }
+    }
+
+    /// The options table of `rule`.
+    pub fn options(&self, rule: RuleId) -> &toml::Table {
         static EMPTY: std::sync::OnceLock<toml::Table> = std::sync::OnceLock::new();
-        self.levels
-            .iter()
-            .position(|(rule, _)| *rule == name)
-            .and_then(|index| self.options.get(index))
+        self.options
+            .get(rule as usize)
             .unwrap_or_else(|| EMPTY.get_or_init(toml::Table::new))
     }
 
-    /// Sets one option of the rule named `name`.
-    pub fn set_option(&mut self, name: &str, key: &str, value: toml::Value) {
-        if let Some(index) = self.levels.iter().position(|(rule, _)| *rule == name) {
-            if let Some(table) = self.options.get_mut(index) {
-                table.insert(key.to_string(), value);
-            }
+    /// Sets one option of `rule`.
+    pub fn set_option(&mut self, rule: RuleId, key: &str, value: toml::Value) {
+        if let Some(table) = self.options.get_mut(rule as usize) {
+            table.insert(key.to_string(), value);
         }
     }
 }

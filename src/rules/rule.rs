@@ -6,6 +6,7 @@ use std::cell::Cell;
 use std::ops::Range;
 use std::path::Path;
 
+use super::id::RuleId;
 use super::options::{Level, Require, RuleSettings};
 use crate::diagnostic::{Diagnostic, Label, Severity};
 use crate::source::{Problem, SourceFile};
@@ -42,6 +43,9 @@ pub trait Described {
     fn documentation(&self) -> &'static str;
     /// Whether `tether check --fix` fixes its findings.
     fn fixable(&self) -> Fixable;
+    /// The yamllint rule it follows (its settings and `# yamllint disable` comments
+    /// apply to it), if one.
+    fn yamllint_rule(&self) -> Option<&'static str>;
     /// Checks an options table of `[rules.NAME]` (without `level`) against the
     /// rule's options type; the message says what is wrong.
     fn check_options(&self, table: &toml::Table) -> Result<(), String>;
@@ -100,6 +104,7 @@ macro_rules! declare_rule {
             name: $name:literal,
             level: $level:ident,
             fix: $fix:ident,
+            $(yamllint: $yamllint:literal,)?
             options: $options:ty $(,)?
         }
     ) => {
@@ -118,6 +123,9 @@ macro_rules! declare_rule {
             }
             fn fixable(&self) -> $crate::rules::rule::Fixable {
                 $crate::rules::rule::Fixable::$fix
+            }
+            fn yamllint_rule(&self) -> Option<&'static str> {
+                None $(.or(Some($yamllint)))?
             }
             fn check_options(&self, table: &toml::Table) -> Result<(), String> {
                 <$options as serde::Deserialize>::deserialize(toml::Value::Table(table.clone()))
@@ -231,7 +239,7 @@ pub(crate) type Counts<'a> = dyn Fn(&Diagnostic) -> bool + 'a;
 
 /// Collects one rule's findings on one file.
 pub struct Reporter<'a> {
-    rule: &'static str,
+    rule: RuleId,
     severity: Severity,
     path: &'a Path,
     diagnostics: Vec<Diagnostic>,
@@ -245,7 +253,7 @@ pub struct Reporter<'a> {
 
 impl<'a> Reporter<'a> {
     /// A reporter for the rule `rule` on the file `path`.
-    pub fn new(rule: &'static str, severity: Severity, path: &'a Path) -> Self {
+    pub fn new(rule: RuleId, severity: Severity, path: &'a Path) -> Self {
         Reporter {
             rule,
             severity,
@@ -261,7 +269,7 @@ impl<'a> Reporter<'a> {
     /// bounded, and the first `keep` are the ones an unbounded reporter would give
     /// after filtering and sorting.
     pub(crate) fn bounded(
-        rule: &'static str,
+        rule: RuleId,
         severity: Severity,
         path: &'a Path,
         keep: usize,
@@ -295,7 +303,7 @@ impl<'a> Reporter<'a> {
     pub fn report(&mut self, range: Range<usize>, message: impl Into<String>) -> &mut Diagnostic {
         self.compact();
         self.diagnostics.push(Diagnostic {
-            rule: self.rule.to_string(),
+            rule: self.rule,
             severity: self.severity,
             path: self.path.to_path_buf(),
             range,

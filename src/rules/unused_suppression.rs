@@ -129,7 +129,7 @@ pub fn covers(suppressions: &[Suppression], line: usize, diagnostic: &Diagnostic
         .iter()
         .take_while(|suppression| suppression.line <= line)
         .flat_map(|suppression| suppression.rules.iter())
-        .find(|entry| entry.name == diagnostic.rule);
+        .find(|entry| diagnostic.rule == entry.name.as_str());
     match covering {
         Some(entry) => {
             entry.used.set(true);

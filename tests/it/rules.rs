@@ -88,12 +88,27 @@ rule_fixtures! {
     recovered_template_indentation => ("recovered-template", "indentation"),
 }
 
+/// The rules whose findings the engine makes, and the test that shows each: a
+/// fixture folder cannot hold an unreadable file (git keeps no such mode, and root
+/// reads anything).
+const ENGINE_RULES: &[(&str, &str)] = &[
+    (
+        "read-error",
+        "cli::unreadable_file_is_a_finding_and_the_run_goes_on",
+    ),
+    (
+        "finding-limit",
+        "rules::finding_limit_closes_a_flooded_file",
+    ),
+];
+
 #[test]
 fn every_rule_has_a_fixture_and_every_fixture_a_test() {
     for rule in helm_tether::rules() {
         let name = rule.name;
         assert!(
-            LISTED.iter().any(|(rule, _)| *rule == name),
+            LISTED.iter().any(|(rule, _)| *rule == name)
+                || ENGINE_RULES.iter().any(|(rule, _)| *rule == name),
             "rule {name} has no fixture"
         );
     }
@@ -225,4 +240,43 @@ fn hostile_values_files_end_the_run() {
         "{stdout}"
     );
     assert_ne!(output.status.code(), Some(101), "tether panicked: {stdout}");
+}
+
+/// A file with more findings than a report shows: the first 100, then one
+/// `finding-limit` finding that counts the rest; with `--select` of another rule,
+/// `finding-limit` stays on, and `off` is refused.
+#[test]
+fn finding_limit_closes_a_flooded_file() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("values.yaml"), "#a\n".repeat(130)).unwrap();
+    let mut config = Config::default_for(dir.path().to_path_buf());
+    config
+        .select(&["comment-starting-space".to_string()])
+        .expect("the rule exists");
+    let report = check_with(
+        ConfigSource::One(config),
+        &[dir.path().to_path_buf()],
+        &CheckOptions::default(),
+    )
+    .expect("it starts");
+    let rules: Vec<&str> = report.diagnostics.iter().map(|d| d.rule.name()).collect();
+    assert_eq!(rules.len(), 101, "{rules:?}");
+    assert!(rules[..100]
+        .iter()
+        .all(|rule| *rule == "comment-starting-space"));
+    let last = report.diagnostics.last().unwrap();
+    assert_eq!(last.rule, helm_tether::RuleId::FindingLimit);
+    assert_eq!(
+        last.message,
+        "and 30 more findings in this file, not shown: tether reports at most 100 a file"
+    );
+    for rule in ["finding-limit", "read-error"] {
+        let refused = Config::from_toml(&format!("[rules]\n{rule} = \"off\"\n"))
+            .expect_err("off is refused")
+            .to_string();
+        assert!(
+            refused.contains(&format!("rule `{rule}` cannot be off")),
+            "{refused}"
+        );
+    }
 }

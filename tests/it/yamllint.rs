@@ -45,7 +45,7 @@ fn tether_findings(case: &Path) -> String {
         .diagnostics
         .iter()
         .filter_map(|diagnostic| {
-            let rule = match diagnostic.rule.as_str() {
+            let rule = match diagnostic.rule.name() {
                 "comment-starting-space" | "inline-comment-spacing" => "comments",
                 "comment-indentation" => "comments-indentation",
                 _ => return None,

@@ -1,8 +1,9 @@
 //! `cargo xtask new-rule NAME`: the files a new rule needs, so that adding one is
 //! writing one file. It writes `src/rules/NAME.rs` (a `declare_rule!` with the four
 //! documentation headings, a `check` that reports nothing yet), a fixture chart in
-//! `tests/fixtures/rules/NAME/basic/`, the `mod` and `register!` lines in
-//! `src/rules/mod.rs` and the fixture's line in `tests/it/rules.rs`. Then
+//! `tests/fixtures/rules/NAME/basic/`, the `mod` line in `src/rules/mod.rs`, the
+//! rule's line in the registry's list (`src/rules/list.rs`) and the fixture's line in
+//! `tests/it/rules.rs`. Then
 //! `cargo test --test it rules::` shows the rule's first snapshot, and `cargo xtask
 //! codegen` puts it in `docs/rules.md` and the schema.
 
@@ -81,6 +82,9 @@ pub fn new_rule(root: &Path, name: &str) -> Result<Vec<PathBuf>> {
     let registry_file = root.join("src/rules/mod.rs");
     let registry = std::fs::read_to_string(&registry_file)
         .with_context(|| format!("cannot read {}", registry_file.display()))?;
+    let list_file = root.join("src/rules/list.rs");
+    let list = std::fs::read_to_string(&list_file)
+        .with_context(|| format!("cannot read {}", list_file.display()))?;
     let tests_file = root.join("tests/it/rules.rs");
     let tests = std::fs::read_to_string(&tests_file)
         .with_context(|| format!("cannot read {}", tests_file.display()))?;
@@ -95,6 +99,8 @@ pub fn new_rule(root: &Path, name: &str) -> Result<Vec<PathBuf>> {
             (line.starts_with("mod ") || line.starts_with("pub mod "))
                 && !line.contains("options")
                 && !line.contains("rule;")
+                && !line.contains(" id;")
+                && !line.contains(" list;")
         })
         .map(|(index, _)| index)
         .collect();
@@ -109,19 +115,21 @@ pub fn new_rule(root: &Path, name: &str) -> Result<Vec<PathBuf>> {
         })
         .unwrap_or(last + 1);
     lines.insert(position, mod_line);
-    // The registry line, before the rules that must stay last.
-    let register = lines
+    let registry = lines.join("\n") + "\n";
+    // The list's line, before the rules that must stay last.
+    let mut lines: Vec<String> = list.lines().map(str::to_string).collect();
+    let open = lines
         .iter()
-        .position(|line| line.starts_with("register!("))
-        .context("no `register!(` in src/rules/mod.rs")?;
-    let end = (register..lines.len())
-        .find(|&index| lines[index].starts_with(");"))
-        .context("`register!(` is not closed in src/rules/mod.rs")?;
-    let at = (register..end)
+        .position(|line| line.trim_start().starts_with("$then!("))
+        .context("no `$then!(` in src/rules/list.rs")?;
+    let end = (open..lines.len())
+        .find(|&index| lines[index].trim_start().starts_with(");"))
+        .context("`$then!(` is not closed in src/rules/list.rs")?;
+    let at = (open..end)
         .find(|&index| lines[index].trim_start().starts_with("// Last"))
         .unwrap_or(end);
-    lines.insert(at, format!("    {module}::{type_name},"));
-    let registry = lines.join("\n") + "\n";
+    lines.insert(at, format!("            {module}::{type_name},"));
+    let list = lines.join("\n") + "\n";
 
     // The fixture's test, at the end of `rule_fixtures!`.
     let marker = "rule_fixtures! {\n";
@@ -149,8 +157,15 @@ pub fn new_rule(root: &Path, name: &str) -> Result<Vec<PathBuf>> {
     std::fs::write(&fixture, FIXTURE.replace("{name}", name))?;
     std::fs::write(&rule_file, text)?;
     std::fs::write(&registry_file, registry)?;
+    std::fs::write(&list_file, list)?;
     std::fs::write(&tests_file, tests)?;
-    Ok(vec![rule_file, fixture, registry_file, tests_file])
+    Ok(vec![
+        rule_file,
+        fixture,
+        registry_file,
+        list_file,
+        tests_file,
+    ])
 }
 
 #[cfg(test)]
@@ -163,16 +178,17 @@ mod tests {
     fn writes_the_rule_its_fixture_and_both_registry_lines() {
         let project = crate::project_root();
         let root = tempfile::tempdir().unwrap();
-        for file in ["src/rules/mod.rs", "tests/it/rules.rs"] {
+        for file in ["src/rules/mod.rs", "src/rules/list.rs", "tests/it/rules.rs"] {
             let target = root.path().join(file);
             std::fs::create_dir_all(target.parent().unwrap()).unwrap();
             std::fs::copy(project.join(file), target).unwrap();
         }
         let written = new_rule(root.path(), "stale-widget").unwrap();
-        assert_eq!(written.len(), 4);
+        assert_eq!(written.len(), 5);
         let registry = std::fs::read_to_string(root.path().join("src/rules/mod.rs")).unwrap();
         assert!(registry.contains("\nmod stale_widget;\n"), "{registry}");
-        let register = &registry[registry.find("register!(").unwrap()..];
+        let list = std::fs::read_to_string(root.path().join("src/rules/list.rs")).unwrap();
+        let register = &list[list.find("$then!(").unwrap()..];
         let line = register.find("stale_widget::StaleWidget,").unwrap();
         let last = register.find("// Last").unwrap();
         assert!(line < last, "{register}");

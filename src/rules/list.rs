@@ -1,0 +1,29 @@
+//! The registry's list of rules, in the order `tether rules` lists them: the one
+//! place a rule is registered. [`with_rules!`] hands the list to a macro, so the
+//! rule ids (`id.rs`) and the registry (`mod.rs`) are generated from it and cannot
+//! disagree. This file imports nothing.
+
+/// Calls `$then!` with every registered rule as `module::Type`, in order.
+macro_rules! with_rules {
+    ($then:ident) => {
+        $then!(
+            required_comment::RequiredComment,
+            detached_comment::DetachedComment,
+            comment_starting_space::CommentStartingSpace,
+            inline_comment_spacing::InlineCommentSpacing,
+            comment_indentation::CommentIndentation,
+            undocumented_value::UndocumentedValue,
+            orphan_value_doc::OrphanValueDoc,
+            parse_problem::ParseProblem,
+            read_error::ReadError,
+            finding_limit::FindingLimit,
+            stale_version_reference::StaleVersionReference,
+            undefined_value::UndefinedValue,
+            unused_value::UnusedValue,
+            recovered_template::RecoveredTemplate,
+            // Last: it reads which suppressions the rules above used.
+            unused_suppression::UnusedSuppression,
+        );
+    };
+}
+pub(crate) use with_rules;
