@@ -770,9 +770,8 @@ impl Config {
     pub(crate) fn select_rules(&mut self, names: &[String]) -> Result<(), String> {
         let mut selected = Vec::new();
         for name in names {
-            let index = rules::RULES
-                .iter()
-                .position(|registered| registered.rule.name() == name)
+            let index = RuleId::from_name(name)
+                .map(|id| id as usize)
                 .ok_or_else(|| {
                     let suggestion = closest_rule(name)
                         .map(|close| format!("did you mean `{close}`? "))
@@ -1049,10 +1048,7 @@ fn compile_rules(
 ) -> Result<Vec<CompiledSetting>, ConfigError> {
     let mut compiled = Vec::new();
     for (name, setting) in rules {
-        let Some(index) = rules::RULES
-            .iter()
-            .position(|registered| registered.rule.name() == name.get_ref())
-        else {
+        let Some(index) = RuleId::from_name(name.get_ref()).map(|id| id as usize) else {
             let suggestion = closest_rule(name.get_ref())
                 .map(|close| format!("did you mean `{close}`? "))
                 .unwrap_or_default();
