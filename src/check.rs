@@ -16,10 +16,10 @@ use crate::changes::Changes;
 use crate::config::Config;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::resolve::Resolver;
-use crate::rules::unused_suppression;
-use crate::rules::Suppression;
+use crate::rules::rule::Verdict;
 use crate::rules::{CommentInfo, FileContext, Reporter, RuleId, RULES};
 use crate::source::{binary_offset, Problem, SourceFile, MAX_FILE_BYTES};
+use crate::suppress::Suppressions;
 use crate::template::{self, lex::ActionKind};
 use crate::walk::{self, FileToCheck};
 use crate::yaml::model::{CommentStyle, FileModel};
@@ -838,7 +838,6 @@ fn check_source(
             level.severity().map(|severity| (registered, severity))
         })
         .collect();
-    let no_suppressions: Vec<Suppression> = Vec::new();
     let chart = surroundings.chart.filter(|_| rules_on(&settings));
     let mut context = FileContext {
         path: relative,
@@ -853,7 +852,6 @@ fn check_source(
         problems: &problems,
         requires: &config.require,
         settings: &settings,
-        suppressions: &no_suppressions,
         pins: config.pins.as_deref(),
         chart: chart.as_ref().map(|(chart, role)| (chart.as_ref(), *role)),
         values_file: surroundings.values,
@@ -892,8 +890,7 @@ fn check_source(
         }
         context.model = Some(model);
     }
-    let suppressions = unused_suppression::suppressions(&context);
-    context.suppressions = &suppressions;
+    let suppressions = Suppressions::read(&source, context.comments);
 
     // yamllint's own suppression comments, for the rules that mirror its rules.
     let yamllint_directives = crate::yamllint::Directives::read(
@@ -910,17 +907,21 @@ fn check_source(
                 )
             }),
     );
-    // A finding counts unless a yamllint directive or a tether suppression covers it
-    // (which marks the suppression used); `unused-suppression`'s own findings count.
+    // A finding counts unless a yamllint directive or a tether suppression covers it.
     let counts = |diagnostic: &Diagnostic| {
         let line = source.line_of(diagnostic.range.start);
         if !yamllint_directives.is_empty() && yamllint_directives.suppresses(diagnostic.rule, line)
         {
-            return false;
+            return Verdict::Suppressed(None);
         }
-        diagnostic.rule == RuleId::UnusedSuppression
-            || !unused_suppression::covers(&suppressions, line, diagnostic)
+        match suppressions.covering(line, diagnostic.rule) {
+            Some(entry) => Verdict::Suppressed(Some(entry)),
+            None => Verdict::Counts,
+        }
     };
+    // Which suppression entries covered a finding: the suppression pass after the
+    // rules reports the others.
+    let mut used = vec![false; suppressions.len()];
     let mut diagnostics = Vec::new();
     // Findings bounded reporters dropped: how many, and whether any was an error.
     let mut dropped = (0, false);
@@ -934,13 +935,28 @@ fn check_source(
             Reporter::new(id, severity, relative)
         };
         registered.rule.check(&context, &mut reporter);
-        let (mut found, dropped_here) = reporter.into_bounded();
+        let (mut found, dropped_here, used_here) = reporter.into_bounded();
         dropped.0 += dropped_here;
         dropped.1 |= dropped_here > 0 && severity == Severity::Error;
-        found.retain(|diagnostic| counts(diagnostic));
+        for entry in used_here {
+            used[entry] = true;
+        }
+        found.retain(|diagnostic| match counts(diagnostic) {
+            Verdict::Counts => true,
+            Verdict::Suppressed(entry) => {
+                if let Some(entry) = entry {
+                    used[entry] = true;
+                }
+                false
+            }
+        });
         diagnostics.extend(found);
     }
     drop(context);
+    // The suppression pass: what no finding used.
+    if let Some(severity) = settings.level(RuleId::UnusedSuppression).severity() {
+        diagnostics.extend(suppressions.unused(&used, &settings, severity, relative));
+    }
     if surroundings_cap {
         cap_findings(&source, &mut diagnostics, dropped);
     }

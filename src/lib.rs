@@ -57,6 +57,7 @@ mod rules;
 mod small_yaml;
 pub mod snapshot;
 mod source;
+mod suppress;
 mod template;
 mod walk;
 mod yaml;

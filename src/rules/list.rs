@@ -21,7 +21,6 @@ macro_rules! with_rules {
             undefined_value::UndefinedValue,
             unused_value::UnusedValue,
             recovered_template::RecoveredTemplate,
-            // Last: it reads which suppressions the rules above used.
             unused_suppression::UnusedSuppression,
         );
     };

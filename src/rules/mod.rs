@@ -32,7 +32,7 @@ pub use id::RuleId;
 use list::with_rules;
 
 pub use options::{Level, PlacementSetting, Require, RuleSettings};
-pub use rule::{CommentInfo, Described, FileContext, Reporter, Rule, Suppression, ValuesFile};
+pub use rule::{CommentInfo, Described, FileContext, Reporter, Rule, ValuesFile};
 
 /// A registered rule.
 pub struct Registered {

@@ -2,7 +2,6 @@
 //! reads, the [`Reporter`] it reports through. The registry (`mod.rs`) and every
 //! rule import this file; it imports no rule.
 
-use std::cell::Cell;
 use std::ops::Range;
 use std::path::Path;
 
@@ -196,8 +195,6 @@ pub struct FileContext<'a> {
     pub requires: &'a [Require],
     /// The rule levels and options for this file.
     pub settings: &'a RuleSettings,
-    /// The file's `tether: ignore[…]` comments.
-    pub suppressions: &'a [Suppression],
     /// The version pins of the file's repository (`stale-version-reference`).
     pub pins: Option<&'a crate::pins::PinIndex>,
     /// The chart the file is a template or the `values.yaml` of, analysed, when a
@@ -234,8 +231,18 @@ impl FileContext<'_> {
     }
 }
 
-/// Whether a finding counts (is not suppressed).
-pub(crate) type Counts<'a> = dyn Fn(&Diagnostic) -> bool + 'a;
+/// Whether a finding counts, or which suppression covers it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Verdict {
+    /// Not suppressed.
+    Counts,
+    /// Covered by a yamllint directive (`None`) or by the suppression entry of this
+    /// index ([`crate::suppress::Suppressions::covering`]).
+    Suppressed(Option<usize>),
+}
+
+/// The verdict on a finding: a lookup, with no state of its own.
+pub(crate) type Counts<'a> = dyn Fn(&Diagnostic) -> Verdict + 'a;
 
 /// Collects one rule's findings on one file.
 pub struct Reporter<'a> {
@@ -249,6 +256,8 @@ pub struct Reporter<'a> {
     bound: Option<(usize, &'a Counts<'a>)>,
     /// Findings that counted and were dropped past the bound.
     dropped: usize,
+    /// The suppression entries that covered a finding dropped while compacting.
+    used: Vec<usize>,
 }
 
 impl<'a> Reporter<'a> {
@@ -261,6 +270,7 @@ impl<'a> Reporter<'a> {
             diagnostics: Vec::new(),
             bound: None,
             dropped: 0,
+            used: Vec::new(),
         }
     }
 
@@ -290,7 +300,15 @@ impl<'a> Reporter<'a> {
         if self.diagnostics.len() < keep * 2 {
             return;
         }
-        self.diagnostics.retain(|diagnostic| counts(diagnostic));
+        let used = &mut self.used;
+        self.diagnostics
+            .retain(|diagnostic| match counts(diagnostic) {
+                Verdict::Counts => true,
+                Verdict::Suppressed(entry) => {
+                    used.extend(entry);
+                    false
+                }
+            });
         if self.diagnostics.len() > keep {
             self.diagnostics
                 .sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
@@ -321,9 +339,10 @@ impl<'a> Reporter<'a> {
         self.diagnostics
     }
 
-    /// The findings kept, and how many that counted were dropped past the bound.
-    pub(crate) fn into_bounded(self) -> (Vec<Diagnostic>, usize) {
-        (self.diagnostics, self.dropped)
+    /// The findings kept, how many that counted were dropped past the bound, and
+    /// the suppression entries used by findings dropped on the way.
+    pub(crate) fn into_bounded(self) -> (Vec<Diagnostic>, usize, Vec<usize>) {
+        (self.diagnostics, self.dropped, self.used)
     }
 }
 
@@ -349,24 +368,4 @@ impl Diagnostic {
         });
         self
     }
-}
-
-/// A `tether: ignore[…]` comment.
-#[derive(Debug)]
-pub struct Suppression {
-    /// 0-based line of the comment; it covers this line and the next.
-    pub line: usize,
-    /// The rules it names.
-    pub rules: Vec<SuppressedRule>,
-}
-
-/// One rule named in a suppression.
-#[derive(Debug)]
-pub struct SuppressedRule {
-    /// The name as written.
-    pub name: String,
-    /// Where the name is written.
-    pub range: Range<usize>,
-    /// Set when it suppressed a finding.
-    pub used: Cell<bool>,
 }

@@ -116,7 +116,7 @@ pub fn new_rule(root: &Path, name: &str) -> Result<Vec<PathBuf>> {
         .unwrap_or(last + 1);
     lines.insert(position, mod_line);
     let registry = lines.join("\n") + "\n";
-    // The list's line, before the rules that must stay last.
+    // The list's line, at its end (before a rule that says it must stay last).
     let mut lines: Vec<String> = list.lines().map(str::to_string).collect();
     let open = lines
         .iter()
@@ -190,8 +190,8 @@ mod tests {
         let list = std::fs::read_to_string(root.path().join("src/rules/list.rs")).unwrap();
         let register = &list[list.find("$then!(").unwrap()..];
         let line = register.find("stale_widget::StaleWidget,").unwrap();
-        let last = register.find("// Last").unwrap();
-        assert!(line < last, "{register}");
+        let close = register.find(");").unwrap();
+        assert!(line < close, "{register}");
         let tests = std::fs::read_to_string(root.path().join("tests/it/rules.rs")).unwrap();
         assert!(tests.contains("    stale_widget_basic => (\"stale-widget\", \"basic\"),\n}\n"));
         let rule = std::fs::read_to_string(root.path().join("src/rules/stale_widget.rs")).unwrap();
