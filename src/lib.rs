@@ -35,54 +35,44 @@
 // Every public item is documented; `helm_tether::internals` (tests only) is exempt.
 #![cfg_attr(not(feature = "internals"), deny(missing_docs))]
 
-mod cache;
+mod analysis;
 mod cache_key;
-mod changes;
-mod charts;
-mod check;
-mod config;
 mod diagnostic;
 mod error;
-mod fix;
 #[cfg(unix)]
 pub mod idem;
-mod idem_targets;
 mod key_pattern;
 mod lines;
+mod linter;
 mod paths;
-mod pins;
 mod report;
-mod resolve;
 mod rules;
-mod small_yaml;
+mod settings;
 pub mod snapshot;
 mod source;
-mod suppress;
 mod template;
-mod walk;
 mod yaml;
-mod yamllint;
 
-pub use check::{
-    check_paths, check_with, comment_maps, show_settings, ChangedSince, CheckOptions, CheckReport,
-    CommentMaps, ConfigSource, PartialChart,
-};
-pub use config::{parse_duration, Config, IdemTarget};
 pub use diagnostic::{Applicability, Diagnostic, Edit, Fix, Label, Severity};
 pub use error::{ConfigError, Error};
-pub use fix::{fix_paths, FixReport, FixedFile, HeldFix};
+pub use linter::check::{
+    check_paths, check_with, comment_map_with, comment_maps, show_settings, ChangedSince,
+    CheckOptions, CheckReport, CommentMaps, ConfigSource, PartialChart,
+};
+pub use linter::fix::{fix_paths, FixReport, FixedFile, HeldFix};
+pub use linter::walk::{covered_files, Files};
 pub use report::human::escape_controls;
 pub use report::map::map_json;
 pub use report::{machine_root, Format};
 pub use rules::{rule, rules, rules_markdown, Level, RuleId, RuleInfo};
+pub use settings::config::{parse_duration, Config, IdemTarget};
 pub use source::Problem;
 pub use template::mask::Branch;
-pub use walk::{covered_files, Files};
 pub use yaml::model::{
     Attached, Comment, CommentStyle, Detached, Document, FileModel, Key, Placement,
 };
 pub use yaml::pipeline::{
-    comment_map, comment_map_with, is_template_path, model_bytes, yaml_view, ViewDocument, YamlView,
+    comment_map, is_template_path, model_bytes, yaml_view, ViewDocument, YamlView,
 };
 
 /// What this repository's tests and fuzz targets reach below the public surface.
@@ -91,11 +81,11 @@ pub use yaml::pipeline::{
 #[cfg(feature = "internals")]
 #[doc(hidden)]
 pub mod internals {
-    pub use crate::charts::values::KEY_COMPARISONS;
-    pub use crate::check::{check_bytes, Mode};
-    pub use crate::fix::{fix_text, FixedText};
+    pub use crate::analysis::charts::values::KEY_COMPARISONS;
+    pub use crate::analysis::helm_docs::{helm_docs_path, simulate};
     pub use crate::key_pattern::KeyPattern;
-    pub use crate::rules::helm_docs::{helm_docs_path, simulate};
+    pub use crate::linter::check::{check_bytes, Mode};
+    pub use crate::linter::fix::{fix_text, FixedText};
     pub use crate::source::SourceFile;
     pub use crate::template::lex::{lex, lex_counting, Action};
     pub use crate::template::mask::{mask, mask_branch, Masked, PLACEHOLDER};

@@ -27,11 +27,11 @@ use std::path::{Component, Path, PathBuf};
 use rayon::prelude::*;
 use similar::{DiffTag, TextDiff};
 
-use crate::config::Config;
 use crate::error::Error;
 use crate::paths::relative_to;
 use crate::report::github;
 use crate::report::human::escape_controls;
+use crate::settings::config::Config;
 use crate::source::{read_regular, MAX_FILE_BYTES};
 use crate::yaml::model::{Comment, FileModel};
 use crate::yaml::pipeline::model_bytes_with;
@@ -326,7 +326,7 @@ fn is_snapshotted(model: &FileModel) -> bool {
 }
 
 fn state(config: &Config) -> Result<State, Error> {
-    let covered = crate::walk::covered_files(config, std::slice::from_ref(&config.root));
+    let covered = crate::linter::walk::covered_files(config, std::slice::from_ref(&config.root));
     let mut failures = covered.errors;
     let sources: Vec<PathBuf> = covered
         .files

@@ -20,8 +20,8 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use crate::config::Config;
-pub use crate::config::{parse_duration, IdemTarget};
+use crate::settings::config::Config;
+pub use crate::settings::config::{parse_duration, IdemTarget};
 pub use contain::Containment;
 pub use moves::CommentMove;
 pub use sandbox::{interrupt, SandboxCopy};
@@ -467,7 +467,7 @@ fn select(
     let changed = match (&options.changed_since, targets.first()) {
         (Some(revision), Some(first)) => Some((
             revision,
-            crate::changes::Changes::paths_since(&first.dir, revision)
+            crate::linter::changes::Changes::paths_since(&first.dir, revision)
                 .map_err(IdemError::Changes)?,
         )),
         _ => None,
@@ -501,7 +501,7 @@ fn select(
 /// Makefile includes, any `tether.toml`; when its includes cannot be read for sure,
 /// yes.
 fn affected(dir: &Path, paths: &[PathBuf]) -> bool {
-    let Some(makefiles) = crate::idem_targets::makefiles(dir).or_else(|| {
+    let Some(makefiles) = crate::settings::idem_targets::makefiles(dir).or_else(|| {
         (!dir.join("Makefile").exists() && !dir.join("makefile").exists()).then(Vec::new)
     }) else {
         return true;

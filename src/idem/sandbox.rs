@@ -35,7 +35,7 @@ impl Source {
 }
 
 fn git_top_level(folder: &Path) -> Option<PathBuf> {
-    let output = crate::walk::git(folder)
+    let output = crate::linter::walk::git(folder)
         .args(["rev-parse", "--show-toplevel"])
         .output()
         .ok()?;
@@ -46,7 +46,7 @@ fn git_top_level(folder: &Path) -> Option<PathBuf> {
 }
 
 fn git_files(root: &Path) -> Option<Vec<PathBuf>> {
-    let (names, _) = crate::walk::git_ls_files(root)?;
+    let (names, _) = crate::linter::walk::git_ls_files(root)?;
     let mut files: Vec<PathBuf> = names
         .into_iter()
         // A file deleted from the work tree but still in the index is not there.

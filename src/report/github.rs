@@ -1,8 +1,8 @@
 //! GitHub Actions workflow commands (`::error file=…,line=…::message`), which the
 //! runner turns into annotations on the pull request.
 
-use crate::check::CheckReport;
 use crate::diagnostic::Severity;
+use crate::linter::check::CheckReport;
 use crate::report::json::region;
 
 /// GitHub shows this many annotations of each level for one step.

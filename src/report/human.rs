@@ -5,8 +5,8 @@ use annotate_snippets::{Level, Message, Renderer, Snippet};
 
 use std::collections::HashSet;
 
-use crate::check::CheckReport;
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::linter::check::CheckReport;
 use crate::source::SourceFile;
 
 /// Renders every finding, then the summary.

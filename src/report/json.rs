@@ -3,8 +3,8 @@
 
 use serde::Serialize;
 
-use crate::check::CheckReport;
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::linter::check::CheckReport;
 use crate::source::SourceFile;
 
 #[derive(Serialize)]

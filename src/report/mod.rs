@@ -11,8 +11,8 @@ pub mod sarif;
 
 use std::path::{Path, PathBuf};
 
-use crate::check::CheckReport;
 use crate::diagnostic::Diagnostic;
+use crate::linter::check::CheckReport;
 use crate::paths::absolute;
 
 /// How [`CheckReport::render`] prints a report.
@@ -93,7 +93,7 @@ pub fn machine_root(dir: &Path) -> PathBuf {
     if let Some(workspace) = std::env::var_os("GITHUB_WORKSPACE").filter(|w| !w.is_empty()) {
         return absolute(Path::new(&workspace));
     }
-    crate::walk::git(dir)
+    crate::linter::walk::git(dir)
         .args(["rev-parse", "--show-toplevel"])
         .stderr(std::process::Stdio::null())
         .output()

@@ -7,8 +7,8 @@
 
 use serde::Serialize;
 
-use crate::check::CheckReport;
 use crate::diagnostic::Severity;
+use crate::linter::check::CheckReport;
 use crate::report::json::region;
 use crate::rules::{Level, RULES};
 

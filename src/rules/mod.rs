@@ -9,7 +9,6 @@ mod comment_indentation;
 mod comment_starting_space;
 mod detached_comment;
 mod finding_limit;
-pub mod helm_docs;
 mod inline_comment_spacing;
 mod orphan_value_doc;
 mod parse_problem;

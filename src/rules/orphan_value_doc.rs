@@ -2,9 +2,9 @@
 
 use std::collections::HashMap;
 
-use super::helm_docs::{self, Destination};
 use super::rule::{declare_rule, FileContext, NoOptions, Reporter, Rule};
 use super::values::{annotations, has_annotations, is_commented_out_key, key_paths, Annotation};
+use crate::analysis::helm_docs::{self, Destination};
 use crate::yaml::model::{Comment, FileModel, Key, Placement};
 
 declare_rule! {

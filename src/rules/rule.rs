@@ -196,10 +196,13 @@ pub struct FileContext<'a> {
     /// The rule levels and options for this file.
     pub settings: &'a RuleSettings,
     /// The version pins of the file's repository (`stale-version-reference`).
-    pub pins: Option<&'a crate::pins::PinIndex>,
+    pub pins: Option<&'a crate::analysis::pins::PinIndex>,
     /// The chart the file is a template or the `values.yaml` of, analysed, when a
     /// rule that needs it is on (`undefined-value`, `unused-value`).
-    pub chart: Option<(&'a crate::charts::Chart, crate::charts::Role)>,
+    pub chart: Option<(
+        &'a crate::analysis::charts::Chart,
+        crate::analysis::charts::Role,
+    )>,
     /// What the documentation generators make of the file, when it is named like a
     /// values file.
     pub values_file: Option<ValuesFile>,
@@ -237,7 +240,7 @@ pub(crate) enum Verdict {
     /// Not suppressed.
     Counts,
     /// Covered by a yamllint directive (`None`) or by the suppression entry of this
-    /// index ([`crate::suppress::Suppressions::covering`]).
+    /// index ([`crate::linter::suppress::Suppressions::covering`]).
     Suppressed(Option<usize>),
 }
 

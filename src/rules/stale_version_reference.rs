@@ -4,7 +4,7 @@
 use std::ops::Range;
 
 use super::rule::{declare_rule, CommentInfo, FileContext, NoOptions, Reporter, Rule};
-use crate::pins::{exact_version, Pin};
+use crate::analysis::pins::{exact_version, Pin};
 use crate::yaml::model::CommentStyle;
 
 declare_rule! {

@@ -2,7 +2,7 @@
 //! define.
 
 use super::rule::{declare_rule, FileContext, NoOptions, Reporter, Rule};
-use crate::charts::{guarded, Role};
+use crate::analysis::charts::{guarded, Role};
 
 declare_rule! {
     /// ## What it does

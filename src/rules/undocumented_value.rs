@@ -158,7 +158,8 @@ fn readme_generator(
     reporter: &mut Reporter,
 ) {
     // A file that is not YAML is parse-problem's to report.
-    let Ok(node) = crate::small_yaml::parse_bounded(&context.source.text, MAX_NODES, 128) else {
+    let Ok(node) = crate::analysis::small_yaml::parse_bounded(&context.source.text, MAX_NODES, 128)
+    else {
         return;
     };
     let mut params: HashSet<&str> = HashSet::new();

@@ -1,7 +1,7 @@
 //! `unused-value`: a key of a chart's `values.yaml` that nothing of the chart reads.
 
 use super::rule::{declare_rule, FileContext, NoOptions, Reporter, Rule};
-use crate::charts::Role;
+use crate::analysis::charts::Role;
 
 declare_rule! {
     /// ## What it does

@@ -68,7 +68,7 @@ pub fn has_annotations(context: &FileContext) -> bool {
             || text.contains("@section")
             || text.lines().any(|line| {
                 let line = line.trim_start();
-                super::helm_docs::is_marker(line) || parse(line).is_some()
+                crate::analysis::helm_docs::is_marker(line) || parse(line).is_some()
             })
     })
 }
@@ -194,14 +194,19 @@ pub struct Leaf {
 /// The values readme-generator checks for metadata, as its `createValuesObject`
 /// flattens the file: every scalar, empty map and empty list; a list of strings
 /// only as a whole; the items of any other list one by one (`list[0].name`).
-pub fn readme_leaves(node: &crate::small_yaml::Node) -> Vec<Leaf> {
+pub fn readme_leaves(node: &crate::analysis::small_yaml::Node) -> Vec<Leaf> {
     let mut out = Vec::new();
     flatten(node, String::new(), node.line, &mut out);
     out
 }
 
-fn flatten(node: &crate::small_yaml::Node, path: String, line: usize, out: &mut Vec<Leaf>) {
-    use crate::small_yaml::{Scalar, Value};
+fn flatten(
+    node: &crate::analysis::small_yaml::Node,
+    path: String,
+    line: usize,
+    out: &mut Vec<Leaf>,
+) {
+    use crate::analysis::small_yaml::{Scalar, Value};
     match &node.value {
         Value::Map(entries) if !entries.is_empty() => {
             for (key, value) in entries {

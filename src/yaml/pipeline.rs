@@ -77,16 +77,9 @@ pub fn comment_map(path: impl AsRef<Path>) -> Result<FileModel, crate::error::Er
     comment_map_with_directives(path.as_ref(), &Directives::default())
 }
 
-/// [`comment_map`] with a configuration's own tool directives (`directives = […]`
-/// in `tether.toml`), which document no key.
-pub fn comment_map_with(
-    config: &crate::config::Config,
-    path: impl AsRef<Path>,
-) -> Result<FileModel, crate::error::Error> {
-    comment_map_with_directives(path.as_ref(), &config.directives)
-}
-
-fn comment_map_with_directives(
+/// [`comment_map`] with tool directives (`directives = […]` in `tether.toml`), which
+/// document no key: the YAML stage takes the directives, not the configuration.
+pub(crate) fn comment_map_with_directives(
     path: &Path,
     directives: &Directives,
 ) -> Result<FileModel, crate::error::Error> {

@@ -196,8 +196,8 @@ fn resolve(
         .cloned()
 }
 
-/// The import cycles among the files under `src`, each as its files in order.
-fn import_cycles(src: &Path) -> Vec<Vec<String>> {
+/// Which files of `src` each file imports, by their paths below `src`.
+fn file_edges(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
     let modules = modules(src);
     let files: BTreeMap<(PathBuf, Vec<String>), PathBuf> = modules
         .iter()
@@ -216,10 +216,110 @@ fn import_cycles(src: &Path) -> Vec<Vec<String>> {
             }
         }
     }
-    strongly_connected(&edges)
+    edges
+}
+
+/// The import cycles among the files under `src`, each as its files in order.
+fn import_cycles(src: &Path) -> Vec<Vec<String>> {
+    strongly_connected(&file_edges(src))
         .into_iter()
         .filter(|component| component.len() > 1)
         .collect()
+}
+
+/// The folders of `src/`, from the bottom up: a file may import from its own folder,
+/// from a folder below its own, and from the leaf files at the top of `src/`
+/// ([`LEAVES`]), never from a folder above. ARCHITECTURE.md's code map follows this order.
+const LAYERS: &[&str] = &[
+    "template", "yaml", "analysis", "rules", "settings", "linter", "idem", "report",
+];
+
+/// The files at the top of `src/` every folder may import.
+const LEAVES: &[&str] = &[
+    "cache_key.rs",
+    "diagnostic.rs",
+    "error.rs",
+    "key_pattern.rs",
+    "lines.rs",
+    "paths.rs",
+    "source.rs",
+];
+
+/// The imports that go from a folder to a folder above it, or from a folder to a
+/// file at the top of `src/` that is not a leaf, as `from → to`.
+fn back_edges(src: &Path) -> Vec<String> {
+    let folder = |file: &str| file.split_once('/').map(|(folder, _)| folder.to_string());
+    let layer = |name: &str| LAYERS.iter().position(|layer| *layer == name);
+    let mut back = Vec::new();
+    for (from, targets) in file_edges(src) {
+        let Some(from_folder) = folder(&from) else {
+            continue;
+        };
+        let from_layer = layer(&from_folder);
+        for to in targets {
+            let allowed = match folder(&to) {
+                None => LEAVES.contains(&to.as_str()),
+                Some(to_folder) => match (from_layer, layer(&to_folder)) {
+                    (Some(from_layer), Some(to_layer)) => to_layer <= from_layer,
+                    _ => false,
+                },
+            };
+            if !allowed {
+                back.push(format!("{from} → {to}"));
+            }
+        }
+    }
+    back
+}
+
+#[test]
+fn folders_import_only_downwards() {
+    let src = repo().join("src");
+    let mut folders: Vec<String> = std::fs::read_dir(&src)
+        .unwrap()
+        .flatten()
+        .filter(|entry| entry.path().is_dir())
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .collect();
+    folders.sort();
+    let mut layered: Vec<String> = LAYERS.iter().map(ToString::to_string).collect();
+    layered.sort();
+    assert_eq!(
+        folders, layered,
+        "every folder of src/ has a place in LAYERS"
+    );
+    let back = back_edges(&src);
+    assert!(
+        back.is_empty(),
+        "imports against the layers of src/ ({}; leaves: {}):\n  {}",
+        LAYERS.join(" < "),
+        LEAVES.join(", "),
+        back.join("\n  ")
+    );
+}
+
+/// ARCHITECTURE.md's code map names every folder of `src/` and every file at its top.
+#[test]
+fn the_architecture_map_names_every_folder_and_top_file() {
+    let map = std::fs::read_to_string(repo().join("ARCHITECTURE.md")).unwrap();
+    let src = repo().join("src");
+    let mut missing = Vec::new();
+    for entry in std::fs::read_dir(&src).unwrap().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let written = if entry.path().is_dir() {
+            format!("src/{name}/")
+        } else {
+            format!("src/{name}")
+        };
+        if !map.contains(&written) {
+            missing.push(written);
+        }
+    }
+    missing.sort();
+    assert!(
+        missing.is_empty(),
+        "ARCHITECTURE.md does not name {missing:?}"
+    );
 }
 
 /// Tarjan's strongly connected components, each sorted, in a stable order.

@@ -11,17 +11,17 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
-use crate::cache::Cache;
-use crate::changes::Changes;
-use crate::config::Config;
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::resolve::Resolver;
+use crate::linter::cache::Cache;
+use crate::linter::changes::Changes;
+use crate::linter::suppress::Suppressions;
+use crate::linter::walk::{self, FileToCheck};
 use crate::rules::rule::Verdict;
 use crate::rules::{CommentInfo, FileContext, Reporter, RuleId, RULES};
+use crate::settings::config::Config;
+use crate::settings::resolve::Resolver;
 use crate::source::{binary_offset, Problem, SourceFile, MAX_FILE_BYTES};
-use crate::suppress::Suppressions;
 use crate::template::{self, lex::ActionKind};
-use crate::walk::{self, FileToCheck};
 use crate::yaml::model::{CommentStyle, FileModel};
 use crate::yaml::pipeline::{self, model_front};
 use crate::yaml::{parse, scan};
@@ -330,7 +330,7 @@ pub fn check_resolved(
     // The charts the files belong to, analysed first and in parallel: the index
     // every rule that needs a whole chart reads, never written by a check.
     let mut seen = std::collections::HashSet::new();
-    let charts: Vec<&Arc<crate::charts::Chart>> = surroundings
+    let charts: Vec<&Arc<crate::analysis::charts::Chart>> = surroundings
         .iter()
         .filter_map(|surroundings| surroundings.chart.as_ref())
         .map(|(chart, _)| chart)
@@ -496,6 +496,21 @@ impl ConfigSource {
     }
 }
 
+/// [`crate::comment_map`] with a configuration's own tool directives (`directives =
+/// […]` in `tether.toml`), which document no key.
+///
+/// ```
+/// let config = helm_tether::Config::discover("examples/kubevirt").unwrap();
+/// let map = helm_tether::comment_map_with(&config, "examples/kubevirt/templates/kubevirt-cr.yaml").unwrap();
+/// assert!(map.to_string().contains("evictionStrategy"));
+/// ```
+pub fn comment_map_with(
+    config: &Config,
+    path: impl AsRef<Path>,
+) -> Result<crate::yaml::model::FileModel, crate::error::Error> {
+    crate::yaml::pipeline::comment_map_with_directives(path.as_ref(), &config.directives)
+}
+
 /// The comment maps of `paths` (files, or folders whose covered files are mapped),
 /// each file modelled with the directives of its own configuration, found as
 /// `tether check` finds it: the order of the paths never changes a model.
@@ -556,7 +571,7 @@ pub fn comment_maps<P: AsRef<Path>>(
     let maps = named
         .into_par_iter()
         .map(|(path, config)| {
-            let model = crate::yaml::pipeline::comment_map_with(&config, &path);
+            let model = comment_map_with(&config, &path);
             (path, model)
         })
         .collect();
@@ -590,7 +605,7 @@ pub fn show_settings(
         .config_for(&absolute)
         .map_err(crate::error::Error::Configuration)?;
     let relative = crate::paths::relative_to(&absolute, &config.root);
-    let mut trace = crate::yamllint::Trace::default();
+    let mut trace = crate::settings::yamllint::Trace::default();
     let settings = config.settings_traced(&relative, Some(&mut trace));
     let mut out = format!("Settings of {}\n", file.display());
     out.push_str(&format!(
@@ -759,7 +774,10 @@ pub(crate) fn check_bytes_uncapped(
 /// What a file's findings depend on besides its bytes, looked up once per file.
 struct Surroundings {
     /// Its chart, when a rule that reads the whole chart may run on the file.
-    chart: Option<(std::sync::Arc<crate::charts::Chart>, crate::charts::Role)>,
+    chart: Option<(
+        std::sync::Arc<crate::analysis::charts::Chart>,
+        crate::analysis::charts::Role,
+    )>,
     /// What the documentation generators make of it, if it is named like a values
     /// file.
     values: Option<crate::rules::ValuesFile>,
@@ -859,7 +877,7 @@ fn check_source(
     };
     // The chart's index read this template already: its reads are taken from
     // there when the index read these very bytes.
-    if let Some((chart, crate::charts::Role::Template)) = &chart {
+    if let Some((chart, crate::analysis::charts::Role::Template)) = &chart {
         let hash = xxhash_rust::xxh3::xxh3_64(source.text.as_bytes());
         if let Some(found) = chart.template_reads(&config.root.join(relative), hash) {
             let _ = context.value_reads.set(found);
@@ -893,7 +911,7 @@ fn check_source(
     let suppressions = Suppressions::read(&source, context.comments);
 
     // yamllint's own suppression comments, for the rules that mirror its rules.
-    let yamllint_directives = crate::yamllint::Directives::read(
+    let yamllint_directives = crate::settings::yamllint::Directives::read(
         source.line_text(0),
         context
             .comments
@@ -983,7 +1001,10 @@ fn chart_rules_may_run(config: &Config) -> bool {
 fn chart_of(
     config: &Config,
     relative: &Path,
-) -> Option<(std::sync::Arc<crate::charts::Chart>, crate::charts::Role)> {
+) -> Option<(
+    std::sync::Arc<crate::analysis::charts::Chart>,
+    crate::analysis::charts::Role,
+)> {
     let candidate = relative
         .file_name()
         .is_some_and(|name| name == "values.yaml")
@@ -996,7 +1017,9 @@ fn chart_of(
     let absolute = config.root.join(relative);
     match &config.charts {
         Some(charts) => charts.of(&absolute, &config.chart_scope),
-        None => Arc::new(crate::charts::Charts::default()).of(&absolute, &config.chart_scope),
+        None => {
+            Arc::new(crate::analysis::charts::Charts::default()).of(&absolute, &config.chart_scope)
+        }
     }
 }
 

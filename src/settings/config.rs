@@ -16,13 +16,13 @@ use serde::de::{self, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 use toml::Spanned;
 
+use crate::analysis::pins::{Pin, PinIndex};
 use crate::cache_key::CacheKey;
 use crate::error::ConfigError;
 use crate::key_pattern::KeyPattern;
-use crate::pins::{Pin, PinIndex};
 use crate::rules::{self, Level, PlacementSetting, Require, RuleId, RuleSettings};
+use crate::settings::yamllint::{Trace, Yamllint};
 use crate::yaml::directives::Directives;
-use crate::yamllint::{Trace, Yamllint};
 
 /// The name tether looks for.
 pub const FILE_NAME: &str = "tether.toml";
@@ -293,10 +293,10 @@ pub struct Config {
     pub(crate) pins: Option<Arc<PinIndex>>,
     /// The charts of the run, analysed once each (`undefined-value`,
     /// `unused-value`); attached by the resolver.
-    pub(crate) charts: Option<Arc<crate::charts::Charts>>,
+    pub(crate) charts: Option<Arc<crate::analysis::charts::Charts>>,
     /// Where chart dependencies are looked for beyond `charts/`: the repository
     /// (attached by the resolver) and `chart-paths`.
-    pub(crate) chart_scope: crate::charts::Scope,
+    pub(crate) chart_scope: crate::analysis::charts::Scope,
     pub(crate) require: Vec<Require>,
     pub(crate) idem: Vec<IdemTarget>,
     /// Comments addressed to tools, which document no key.
@@ -417,7 +417,7 @@ impl Config {
             configured_pins: Vec::new(),
             pins: None,
             charts: None,
-            chart_scope: crate::charts::Scope::default(),
+            chart_scope: crate::analysis::charts::Scope::default(),
             require: Vec::new(),
             idem: Vec::new(),
             directives: Directives::default(),
@@ -695,7 +695,7 @@ impl Config {
                     outside_message("[[pin]] file", entry.file.get_ref(), &top),
                 ));
             }
-            let pin = crate::pins::configured_pin(
+            let pin = crate::analysis::pins::configured_pin(
                 entry.name.get_ref(),
                 &root.join(relative),
                 relative,
@@ -747,7 +747,7 @@ impl Config {
             configured_pins,
             pins: None,
             charts: None,
-            chart_scope: crate::charts::Scope {
+            chart_scope: crate::analysis::charts::Scope {
                 top: None,
                 chart_paths,
             },
@@ -1175,7 +1175,7 @@ fn compile_idem(
             continue;
         }
         if let Some(make_target) = &make_target {
-            if !crate::idem_targets::defines(&folder, make_target) {
+            if !crate::settings::idem_targets::defines(&folder, make_target) {
                 continue;
             }
         }
@@ -1456,7 +1456,7 @@ pub fn starter() -> String {
 /// would not find it on its own (`.github/configs/lintconf.yaml`).
 pub fn starter_in(folder: &Path) -> String {
     let folder = crate::paths::absolute(folder);
-    let found = crate::yamllint::discover(&folder);
+    let found = crate::settings::yamllint::discover(&folder);
     let mut out = String::new();
     let (yamllint, named) = match found {
         Err(error) => {
@@ -1469,13 +1469,19 @@ pub fn starter_in(folder: &Path) -> String {
         Ok(Some(yamllint)) => (std::sync::Arc::new(yamllint), None),
         Ok(None) => {
             let top = crate::paths::repository_top(&folder).unwrap_or_else(|| folder.clone());
-            let Some((file, yamllint)) = crate::yamllint::CI_PLACES.iter().find_map(|place| {
-                let file = top.join(place);
-                file.is_file()
-                    .then(|| Yamllint::read(&file, &top, "named by `yamllint-config` below").ok())
-                    .flatten()
-                    .map(|yamllint| (file, yamllint))
-            }) else {
+            let Some((file, yamllint)) =
+                crate::settings::yamllint::CI_PLACES
+                    .iter()
+                    .find_map(|place| {
+                        let file = top.join(place);
+                        file.is_file()
+                            .then(|| {
+                                Yamllint::read(&file, &top, "named by `yamllint-config` below").ok()
+                            })
+                            .flatten()
+                            .map(|yamllint| (file, yamllint))
+                    })
+            else {
                 return starter_with("");
             };
             (

@@ -70,12 +70,12 @@ impl Repository {
     }
 
     fn add(&mut self, folder: &Path) {
-        let Ok((chart, _)) = crate::small_yaml::load(&folder.join("Chart.yaml")) else {
+        let Ok((chart, _)) = crate::analysis::small_yaml::load(&folder.join("Chart.yaml")) else {
             return;
         };
         let text = |key: &str| {
             chart.get(key).and_then(|node| match &node.value {
-                crate::small_yaml::Value::Scalar(scalar) => scalar.as_text(),
+                crate::analysis::small_yaml::Value::Scalar(scalar) => scalar.as_text(),
                 _ => None,
             })
         };

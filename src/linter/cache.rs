@@ -16,8 +16,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::Config;
 use crate::diagnostic::Diagnostic;
+use crate::settings::config::Config;
 
 /// The folder, relative to the configuration's.
 pub const FOLDER: &str = ".tether_cache";
@@ -257,7 +257,7 @@ fn tracked_by_git(folder: &Path) -> bool {
     if crate::paths::repository_top(parent).is_none() {
         return false;
     }
-    crate::walk::git(parent)
+    crate::linter::walk::git(parent)
         .args(["ls-files", "-z", "--", FOLDER])
         .stderr(std::process::Stdio::null())
         .output()

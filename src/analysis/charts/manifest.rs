@@ -2,7 +2,7 @@
 //! `requirements.yaml`): its name, version, type and dependencies with their
 //! `alias`, `condition`, `tags` and `import-values`.
 
-use crate::small_yaml::{Node, Value};
+use crate::analysis::small_yaml::{Node, Value};
 
 /// A chart's `Chart.yaml`, as far as the values analysis needs it.
 #[derive(Debug, Clone, Default)]

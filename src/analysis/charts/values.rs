@@ -3,7 +3,7 @@
 
 use std::collections::HashSet;
 
-use crate::small_yaml::{Node, Scalar, Value};
+use crate::analysis::small_yaml::{Node, Scalar, Value};
 use crate::template::reads::{Read, Use};
 
 /// The keys of a values file without its values: all the value rules need, and a
@@ -186,7 +186,8 @@ mod tests {
 
     #[test]
     fn the_last_duplicate_wins() {
-        let node = crate::small_yaml::parse_bounded("a: 1\nb:\n  c: 1\nb: 2\n", 100, 8).unwrap();
+        let node =
+            crate::analysis::small_yaml::parse_bounded("a: 1\nb:\n  c: 1\nb: 2\n", 100, 8).unwrap();
         let keys = Keys::of(&node);
         assert!(matches!(keys.get("b"), Some(Keys::Open)));
         let lines: Vec<usize> = keys

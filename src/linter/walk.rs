@@ -17,9 +17,9 @@ use rayon::prelude::*;
 
 use std::sync::Arc;
 
-use crate::config::Config;
 use crate::paths::{absolute, relative_to};
-use crate::resolve::Resolver;
+use crate::settings::config::Config;
+use crate::settings::resolve::Resolver;
 
 /// A file to check: where it is, its configuration, its path relative to that
 /// configuration's folder (what globs match) and its path as output shows it.
@@ -85,7 +85,7 @@ pub fn files(resolver: &Resolver, inputs: &[PathBuf]) -> Walked {
     let listings: Vec<Option<Result<Listing, PathBuf>>> = std::thread::scope(|scope| {
         let _warm = scope.spawn(|| {
             for folder in folders.iter().filter(|folder| folder.is_dir()) {
-                let _ = resolver.config_for(&folder.join(crate::config::FILE_NAME));
+                let _ = resolver.config_for(&folder.join(crate::settings::config::FILE_NAME));
             }
         });
         inputs

@@ -9,10 +9,10 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
-use crate::check::{check_bytes_uncapped as check_bytes, ConfigSource, Mode};
-use crate::config::Config;
 use crate::diagnostic::{Applicability, Diagnostic, Edit};
+use crate::linter::check::{check_bytes_uncapped as check_bytes, ConfigSource, Mode};
 use crate::rules::RuleId;
+use crate::settings::config::Config;
 
 /// Rounds of fixing one file before tether gives up on it.
 pub const MAX_ROUNDS: usize = 50;
@@ -347,7 +347,7 @@ pub fn fix_paths<P: AsRef<Path>>(
 ) -> Result<FixReport, crate::error::Error> {
     let inputs: Vec<PathBuf> = paths.iter().map(|p| p.as_ref().to_path_buf()).collect();
     let resolver = configs.resolver()?;
-    let walked = crate::walk::files(&resolver, &inputs);
+    let walked = crate::linter::walk::files(&resolver, &inputs);
     // A file named through a link is checked where the link points; it is never
     // written.
     let linked: Vec<PathBuf> = inputs

@@ -14,9 +14,9 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use crate::config::{Config, FILE_NAME};
-use crate::pins::PinIndex;
-use crate::yamllint::Yamllint;
+use crate::analysis::pins::PinIndex;
+use crate::settings::config::{Config, FILE_NAME};
+use crate::settings::yamllint::Yamllint;
 
 /// A folder's yamllint configuration, once looked up.
 type FoundYamllint = Result<Option<Arc<Yamllint>>, String>;
@@ -42,7 +42,7 @@ pub struct Resolver {
     /// The folder the run covers, set by the walk.
     input_root: Mutex<Option<PathBuf>>,
     /// The charts of the run, shared by every configuration.
-    charts: Arc<crate::charts::Charts>,
+    charts: Arc<crate::analysis::charts::Charts>,
 }
 
 impl Resolver {
@@ -164,7 +164,7 @@ impl Resolver {
             .lock_pins()
             .entry(top)
             .or_insert_with_key(|top| {
-                let (pins, problems) = crate::pins::repository_pins(top);
+                let (pins, problems) = crate::analysis::pins::repository_pins(top);
                 Arc::new(PinIndex::new(pins, problems))
             })
             .clone();
@@ -207,7 +207,7 @@ impl Resolver {
         if let Some(known) = self.lock_yamllint().get(folder) {
             return known.clone();
         }
-        let found = match crate::yamllint::decided_in(folder) {
+        let found = match crate::settings::yamllint::decided_in(folder) {
             Some(found) => found
                 .map(|yamllint| yamllint.map(Arc::new))
                 .map_err(|error| error.to_string()),

@@ -12,7 +12,7 @@ use ignore::WalkState;
 use rayon::prelude::*;
 use regex::Regex;
 
-use crate::small_yaml::{Node, Scalar, Value};
+use crate::analysis::small_yaml::{Node, Scalar, Value};
 
 /// `Chart.yaml` files read at most; a repository with more is indexed in part.
 const MAX_CHARTS: usize = 20_000;
@@ -147,7 +147,7 @@ fn read_chart_yaml(path: &Path) -> Result<Node, String> {
         return Err(format!("larger than {} MiB", MAX_CHART_YAML_BYTES >> 20));
     }
     let text = String::from_utf8(bytes).map_err(|_| "not UTF-8".to_string())?;
-    crate::small_yaml::parse_bounded(&text, 1_000_000, 64)
+    crate::analysis::small_yaml::parse_bounded(&text, 1_000_000, 64)
         .map_err(|(line, why)| format!("line {line}: {why}"))
 }
 

@@ -23,9 +23,9 @@ use std::path::{Path, PathBuf};
 
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
+use crate::analysis::small_yaml::{load, Node, Scalar, Value};
 use crate::error::ConfigError;
 use crate::rules::{Level, RuleId, RuleSettings};
-use crate::small_yaml::{load, Node, Scalar, Value};
 
 /// yamllint's configuration files, nearest first within one folder.
 pub const FILE_NAMES: [&str; 3] = [".yamllint", ".yamllint.yaml", ".yamllint.yml"];

@@ -27,8 +27,8 @@ pub use archive::Archive;
 pub use manifest::{Dependency, Manifest};
 pub use values::{guarded, Keys};
 
+use crate::analysis::small_yaml;
 use crate::cache_key::CacheKey;
-use crate::small_yaml;
 use crate::template::reads::{Opacity, Reads, Use};
 use manifest::split_path;
 use repository::Repository;

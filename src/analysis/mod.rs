@@ -1,0 +1,8 @@
+//! What the rules read beyond one file's comments: the chart graph and its values
+//! reads (`charts/`), the repository's version pins, helm-docs simulated, and the
+//! small YAML reader for strangers' files.
+
+pub(crate) mod charts;
+pub(crate) mod helm_docs;
+pub(crate) mod pins;
+pub(crate) mod small_yaml;

@@ -1,0 +1,8 @@
+//! Settings as data: `tether.toml` (`config.rs`), the yamllint configuration it
+//! follows, key patterns, idem targets, and the resolver that finds each file's
+//! configuration.
+
+pub(crate) mod config;
+pub(crate) mod idem_targets;
+pub(crate) mod resolve;
+pub(crate) mod yamllint;
