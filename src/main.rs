@@ -1,5 +1,7 @@
 //! The `tether` command: parse arguments, run the library, exit with its code.
 
+#![deny(unsafe_code)]
+
 mod cli;
 
 use clap::Parser;

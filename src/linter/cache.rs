@@ -201,8 +201,7 @@ fn trusted_folder(metadata: &std::fs::Metadata) -> Result<(), String> {
 #[cfg(unix)]
 fn owned_by_user(metadata: &std::fs::Metadata, what: &str) -> Result<(), String> {
     use std::os::unix::fs::MetadataExt;
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    let user = unsafe { libc::geteuid() };
+    let user = crate::sys::effective_uid();
     if metadata.uid() == user {
         Ok(())
     } else {

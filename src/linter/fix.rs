@@ -487,9 +487,8 @@ fn write_checked(path: &Path, before: &str, after: &str) -> Result<(), String> {
     if now != before.as_bytes() {
         return Err("changed since tether read it; not written (run --fix again)".into());
     }
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    let ours = metadata.uid() == unsafe { libc::geteuid() };
-    if metadata.nlink() > 1 || !ours || has_xattrs(&file) {
+    let ours = metadata.uid() == crate::sys::effective_uid();
+    if metadata.nlink() > 1 || !ours || crate::sys::has_xattrs(&file) {
         file.seek(std::io::SeekFrom::Start(0)).map_err(failed)?;
         file.set_len(0).map_err(failed)?;
         file.write_all(after.as_bytes()).map_err(failed)?;
@@ -506,20 +505,6 @@ fn write_checked(path: &Path, before: &str, after: &str) -> Result<(), String> {
         return Err("changed since tether read it; not written (run --fix again)".into());
     }
     write_beside(path, after).map_err(|error| format!("not written: {error}"))
-}
-
-/// Whether the open file has extended attributes (a rename would drop them).
-#[cfg(target_os = "linux")]
-fn has_xattrs(file: &std::fs::File) -> bool {
-    use std::os::fd::AsRawFd;
-    // SAFETY: a null buffer of size 0 asks only for the size of the name list.
-    let size = unsafe { libc::flistxattr(file.as_raw_fd(), std::ptr::null_mut(), 0) };
-    size > 0
-}
-
-#[cfg(all(unix, not(target_os = "linux")))]
-fn has_xattrs(_file: &std::fs::File) -> bool {
-    false
 }
 
 /// Replaces the regular file at `path` with `text`: written to a new file in the same

@@ -243,6 +243,7 @@ const LEAVES: &[&str] = &[
     "lines.rs",
     "paths.rs",
     "source.rs",
+    "sys.rs",
 ];
 
 /// The imports that go from a folder to a folder above it, or from a folder to a
