@@ -132,7 +132,8 @@ pub enum CheckFormat {
 pub enum FailOn {
     /// Findings at error level.
     Error,
-    /// Any finding.
+    /// Any finding (also spelled `warn`, as levels are in tether.toml).
+    #[value(alias = "warn")]
     Warning,
     /// None: exit 0 unless tether could not do its job.
     Never,
@@ -765,8 +766,12 @@ fn rules(name: Option<&str>) -> Result<u8, String> {
             Ok(exit::OK)
         }
         Some(name) => {
-            let rule = helm_tether::rule(name)
-                .ok_or_else(|| format!("unknown rule `{name}`; `tether rules` lists every rule"))?;
+            let rule = helm_tether::rule(name).ok_or_else(|| {
+                let suggestion = helm_tether::closest_rule(name)
+                    .map(|close| format!("did you mean `{close}`? "))
+                    .unwrap_or_default();
+                format!("unknown rule `{name}`; {suggestion}`tether rules` lists every rule")
+            })?;
             print!("{}", rule.page);
             Ok(exit::OK)
         }

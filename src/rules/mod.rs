@@ -254,6 +254,32 @@ impl<'de> serde::Deserialize<'de> for RuleId {
     }
 }
 
+/// The rule a mistyped `name` most likely means: the one whose name holds it
+/// (`detached` → `detached-comment`), else the nearest by edit distance, within 3.
+///
+/// ```
+/// assert_eq!(helm_tether::closest_rule("detached"), Some("detached-comment"));
+/// assert_eq!(helm_tether::closest_rule("unused-valeu"), Some("unused-value"));
+/// assert_eq!(helm_tether::closest_rule("zzz"), None);
+/// ```
+pub fn closest_rule(name: &str) -> Option<&'static str> {
+    let names = || RULES.iter().map(|registered| registered.rule.name());
+    let name = name.trim().to_ascii_lowercase();
+    if name.len() >= 3 {
+        if let Some(holding) = names()
+            .filter(|candidate| candidate.contains(name.as_str()))
+            .min_by_key(|candidate| candidate.len())
+        {
+            return Some(holding);
+        }
+    }
+    names()
+        .map(|candidate| (strsim::levenshtein(&name, candidate), candidate))
+        .filter(|(distance, _)| *distance <= 3)
+        .min()
+        .map(|(_, candidate)| candidate)
+}
+
 /// Looks a rule up by name.
 pub fn find(name: &str) -> Option<&'static Registered> {
     RULES

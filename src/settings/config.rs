@@ -1112,13 +1112,7 @@ fn compile_rules(
 
 /// The registered rule name closest to a misspelt one.
 fn closest_rule(name: &str) -> Option<&'static str> {
-    rules::RULES
-        .iter()
-        .map(|registered| registered.rule.name())
-        .map(|candidate| (strsim::levenshtein(name, candidate), candidate))
-        .filter(|(distance, _)| *distance <= 3)
-        .min()
-        .map(|(_, candidate)| candidate)
+    rules::closest_rule(name)
 }
 
 /// Whether `path`, links resolved, lies in `top` (links resolved): a pull request's

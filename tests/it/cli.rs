@@ -630,6 +630,8 @@ fn machine_paths_and_fail_on() {
     };
     assert_eq!(exit(&[]), Some(0));
     assert_eq!(exit(&["--fail-on", "warning"]), Some(1));
+    // As levels are spelled in tether.toml.
+    assert_eq!(exit(&["--fail-on", "warn"]), Some(1));
     assert_eq!(exit(&["--fail-on", "never", "missing"]), Some(2));
 }
 
