@@ -43,9 +43,17 @@ pub enum Command {
         /// findings are the same).
         #[arg(long)]
         full: bool,
-        /// Run only this rule (repeatable); a rule that is off runs as `warn`.
-        #[arg(long, value_name = "RULE")]
+        /// Run only these rules (repeatable, or comma-separated); a rule that is off
+        /// runs as `warn`.
+        #[arg(long, value_name = "RULE", value_delimiter = ',')]
         select: Vec<String>,
+        /// Turn these rules off (repeatable, or comma-separated), after `--select`.
+        #[arg(long, value_name = "RULE", value_delimiter = ',')]
+        ignore: Vec<String>,
+        /// Print how many findings each rule has instead of the findings (as a table,
+        /// or with `--format json` as a JSON array).
+        #[arg(long)]
+        statistics: bool,
         /// Which findings make the exit code 1: `error` (default), `warning` (any
         /// finding), or `never`. Exit 2 (bad configuration, unreadable input) stays.
         #[arg(long, value_enum, default_value_t = FailOn::Error)]
@@ -65,10 +73,10 @@ pub enum Command {
         /// Fix what needs no judgement (comment-starting-space, inline-comment-spacing,
         /// comment-indentation) in place, then report what is left. Only whitespace
         /// in the fixed comments' lines changes; line endings stay.
-        #[arg(long, conflicts_with = "diff")]
+        #[arg(long)]
         fix: bool,
-        /// Print what --fix would change, as a unified diff, without writing; exit 1
-        /// when it would change anything.
+        /// Print what --fix would change, as a unified diff, without writing (with
+        /// --fix too: nothing is written); exit 1 when it would change anything.
         #[arg(long)]
         diff: bool,
     },
@@ -191,10 +199,12 @@ pub fn run(args: Args) -> ExitCode {
         Command::Check {
             config,
             select,
+            ignore,
             show_settings: Some(file),
             ..
         } => or_trouble(
-            settings(&file, config.as_deref(), &select).map_err(|error| error.to_string()),
+            settings(&file, config.as_deref(), &RuleChoice { select, ignore })
+                .map_err(|error| error.to_string()),
         ),
         Command::Check {
             paths,
@@ -203,6 +213,8 @@ pub fn run(args: Args) -> ExitCode {
             no_cache,
             full,
             select,
+            ignore,
+            statistics,
             fail_on,
             changed_since,
             changed_lines,
@@ -221,8 +233,9 @@ pub fn run(args: Args) -> ExitCode {
                 changed_lines,
                 fix,
                 diff,
+                statistics,
             },
-            &select,
+            &RuleChoice { select, ignore },
         ),
         Command::Rules { name } => or_trouble(rules(name.as_deref())),
         #[cfg(unix)]
@@ -289,19 +302,18 @@ fn load_config(paths: &[PathBuf], explicit: Option<&Path>) -> Result<Config, Con
 fn settings(
     file: &Path,
     explicit: Option<&Path>,
-    select: &[String],
+    rules: &RuleChoice,
 ) -> Result<u8, helm_tether::Error> {
     let configs = match explicit {
         Some(path) => {
             let mut config = Config::load(path)?;
-            if !select.is_empty() {
-                config.select(select)?;
-            }
+            rules.narrow(&mut config)?;
             ConfigSource::One(config)
         }
         None => ConfigSource::Nearest {
             fallback: Config::default_for(absolute(Path::new("."))),
-            select: select.to_vec(),
+            select: rules.select.clone(),
+            ignore: rules.ignore.clone(),
         },
     };
     let text = helm_tether::show_settings(configs, file)?;
@@ -345,6 +357,23 @@ struct CheckFlags {
     changed_lines: bool,
     fix: bool,
     diff: bool,
+    statistics: bool,
+}
+
+/// `--select` and `--ignore`.
+struct RuleChoice {
+    select: Vec<String>,
+    ignore: Vec<String>,
+}
+
+impl RuleChoice {
+    /// Narrows one configuration to the chosen rules.
+    fn narrow(&self, config: &mut Config) -> Result<(), helm_tether::Error> {
+        if !self.select.is_empty() {
+            config.select(&self.select)?;
+        }
+        config.ignore(&self.ignore)
+    }
 }
 
 fn check(
@@ -352,7 +381,7 @@ fn check(
     config: Option<&Path>,
     format: CheckFormat,
     flags: CheckFlags,
-    select: &[String],
+    rules: &RuleChoice,
 ) -> u8 {
     // Machines read every outcome: a run that cannot start still prints the usual
     // object, its `errors` saying why.
@@ -384,10 +413,11 @@ fn check(
         Ok(config) => config,
         Err(error) => return trouble(error.to_string()),
     };
-    if !select.is_empty() {
-        if let Err(error) = config.select(select) {
-            return trouble(error.to_string());
-        }
+    if let Err(error) = rules.narrow(&mut config) {
+        return trouble(error.to_string());
+    }
+    if flags.statistics && matches!(format, CheckFormat::Github | CheckFormat::Sarif) {
+        return trouble("--statistics prints a table or, with --format json, a JSON array; it does not go with --format github or sarif".into());
     }
     let inputs = if paths.is_empty() {
         vec![config.root().to_path_buf()]
@@ -408,12 +438,15 @@ fn check(
         } else {
             ConfigSource::Nearest {
                 fallback: Config::default_for(absolute(Path::new("."))),
-                select: select.to_vec(),
+                select: rules.select.clone(),
+                ignore: rules.ignore.clone(),
             }
         }
     };
     if flags.fix || flags.diff {
-        let report = match helm_tether::fix_paths(configs(), &inputs, flags.fix) {
+        // `--fix --diff` shows what would be fixed, as ruff does: nothing is written.
+        let write = flags.fix && !flags.diff;
+        let report = match helm_tether::fix_paths(configs(), &inputs, write) {
             Ok(report) => report,
             Err(error) => return trouble(error.to_string()),
         };
@@ -467,6 +500,7 @@ fn check(
     // Nothing was checked because no input could be: the errors say it all.
     let nothing_checked = report.files == 0 && !report.failures.is_empty();
     let output = match format {
+        _ if flags.statistics && !nothing_checked => statistics(&report, format),
         CheckFormat::Human if nothing_checked => String::new(),
         CheckFormat::Human => {
             let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
@@ -496,6 +530,45 @@ fn check(
     } else {
         exit::OK
     }
+}
+
+/// `--statistics`: findings per rule, most first, as a table or a JSON array.
+fn statistics(report: &CheckReport, format: CheckFormat) -> String {
+    let mut counts: std::collections::BTreeMap<&str, (usize, usize)> = Default::default();
+    for diagnostic in &report.diagnostics {
+        let entry = counts.entry(diagnostic.rule.name()).or_default();
+        entry.0 += 1;
+        entry.1 += usize::from(diagnostic.fix.is_some());
+    }
+    let mut rows: Vec<(&str, usize, usize)> = counts
+        .into_iter()
+        .map(|(rule, (count, fixable))| (rule, count, fixable))
+        .collect();
+    rows.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    if format == CheckFormat::Json {
+        let rows: Vec<serde_json::Value> = rows
+            .iter()
+            .map(|(rule, count, fixable)| {
+                serde_json::json!({ "rule": rule, "count": count, "fixable": fixable })
+            })
+            .collect();
+        return serde_json::to_string_pretty(&rows).unwrap_or_default() + "\n";
+    }
+    let width = rows
+        .iter()
+        .map(|(_, count, _)| count.to_string().len())
+        .max()
+        .unwrap_or(1);
+    let mut out = String::new();
+    for (rule, count, fixable) in rows {
+        let fixable = if fixable > 0 {
+            format!("  ({fixable} fixable with --fix)")
+        } else {
+            String::new()
+        };
+        out.push_str(&format!("{count:>width$}  {rule}{fixable}\n"));
+    }
+    out
 }
 
 /// The arguments of `tether idem`.
@@ -811,6 +884,7 @@ fn map(format: MapFormat, paths: &[PathBuf]) -> u8 {
     let configs = ConfigSource::Nearest {
         fallback: Config::default_for(absolute(Path::new("."))),
         select: Vec::new(),
+        ignore: Vec::new(),
     };
     let found = match helm_tether::comment_maps(configs, paths) {
         Ok(found) => found,

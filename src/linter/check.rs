@@ -137,6 +137,8 @@ pub enum ConfigSource {
         fallback: Config,
         /// Rule names; empty for all.
         select: Vec<String>,
+        /// Rule names turned off in every configuration (`--ignore`).
+        ignore: Vec<String>,
     },
 }
 
@@ -235,6 +237,7 @@ pub fn check_paths<P: AsRef<Path>>(config: &Config, paths: &[P]) -> CheckReport 
 /// let configs = ConfigSource::Nearest {
 ///     fallback: Config::default_for(".".into()),
 ///     select: vec!["required-comment".into()],
+///     ignore: Vec::new(),
 /// };
 /// let report = check_with(configs, &["examples"], &CheckOptions::default().full(true)).unwrap();
 /// assert!(report.diagnostics.iter().all(|d| d.rule == "required-comment"));
@@ -486,11 +489,13 @@ impl ConfigSource {
             ConfigSource::Nearest {
                 mut fallback,
                 select,
+                ignore,
             } => {
                 if !select.is_empty() {
                     fallback.select(&select)?;
                 }
-                Resolver::discover(fallback, select)
+                fallback.ignore(&ignore)?;
+                Resolver::discover(fallback, select, ignore)
             }
         })
     }
@@ -533,7 +538,7 @@ pub struct CommentMaps {
 /// ```
 /// let fallback = helm_tether::Config::default_for(std::env::current_dir().unwrap());
 /// let maps = helm_tether::comment_maps(
-///     helm_tether::ConfigSource::Nearest { fallback, select: Vec::new() },
+///     helm_tether::ConfigSource::Nearest { fallback, select: Vec::new(), ignore: Vec::new() },
 ///     &["examples/kubevirt/templates/kubevirt-cr.yaml"],
 /// ).unwrap();
 /// assert!(maps.errors.is_empty());

@@ -286,6 +286,8 @@ pub struct Config {
     pub(crate) yamllint_named: bool,
     /// `--select`: the only rules that run.
     selected: Option<Vec<usize>>,
+    /// The rules `--ignore` turned off, by index in `RULES`.
+    ignored: Vec<usize>,
     /// The `[[pin]]` entries, read.
     pub(crate) configured_pins: Vec<Pin>,
     /// Every pin of the repository with the `[[pin]]` entries, attached by the
@@ -414,6 +416,7 @@ impl Config {
             yamllint: None,
             yamllint_named: false,
             selected: None,
+            ignored: Vec::new(),
             configured_pins: Vec::new(),
             pins: None,
             charts: None,
@@ -744,6 +747,7 @@ impl Config {
             yamllint_named: yamllint.is_some(),
             yamllint,
             selected: None,
+            ignored: Vec::new(),
             configured_pins,
             pins: None,
             charts: None,
@@ -767,6 +771,34 @@ impl Config {
             .map_err(crate::error::Error::UnknownRule)
     }
 
+    /// Turns the rules `names` off (as `--ignore`), overrides included; `read-error`
+    /// and `finding-limit` cannot be.
+    pub fn ignore(&mut self, names: &[String]) -> Result<(), crate::error::Error> {
+        self.ignore_rules(names)
+            .map_err(crate::error::Error::UnknownRule)
+    }
+
+    pub(crate) fn ignore_rules(&mut self, names: &[String]) -> Result<(), String> {
+        for name in names {
+            let id = RuleId::from_name(name).ok_or_else(|| {
+                let suggestion = closest_rule(name)
+                    .map(|close| format!("did you mean `{close}`? "))
+                    .unwrap_or_default();
+                format!("unknown rule `{name}` in --ignore; {suggestion}`tether rules` lists every rule")
+            })?;
+            if id.always_on() {
+                return Err(format!(
+                    "rule `{name}` cannot be ignored: a run that hid it would pass what it never read or showed"
+                ));
+            }
+            if !self.ignored.contains(&(id as usize)) {
+                self.ignored.push(id as usize);
+            }
+        }
+        self.ignored.sort_unstable();
+        Ok(())
+    }
+
     pub(crate) fn select_rules(&mut self, names: &[String]) -> Result<(), String> {
         let mut selected = Vec::new();
         for name in names {
@@ -788,8 +820,16 @@ impl Config {
     }
 
     /// What cached findings of this configuration depend on: its text, its
-    /// yamllint configuration, the rules `--select` chose, and the pins.
+    /// yamllint configuration, the rules `--select` chose and `--ignore` left out,
+    /// and the pins.
     pub(crate) fn fingerprint(&self) -> u64 {
+        let ignored = (!self.ignored.is_empty()).then(|| {
+            let mut key = CacheKey::new("ignored");
+            for &index in &self.ignored {
+                key.add("rule", index as u64);
+            }
+            key.finish()
+        });
         let selected = self.selected.as_ref().map(|selected| {
             let mut key = CacheKey::new("selected");
             for &index in selected {
@@ -804,6 +844,7 @@ impl Config {
                 self.yamllint.as_ref().map(|yamllint| yamllint.fingerprint),
             )
             .optional("selected", selected)
+            .optional("ignored", ignored)
             .optional("pins", self.pins.as_ref().map(|pins| pins.fingerprint))
             .finish()
     }
@@ -821,6 +862,9 @@ impl Config {
     /// `--select`. Cheap, and never `false` where the rule runs.
     pub(crate) fn may_run(&self, rule: RuleId) -> bool {
         let index = rule as usize;
+        if self.ignored.contains(&index) {
+            return false;
+        }
         if let Some(selected) = &self.selected {
             return selected.contains(&index);
         }
@@ -880,6 +924,14 @@ impl Config {
                 *level = new;
                 if let Some(trace) = trace.as_deref_mut() {
                     trace.set(rule, "level", new.as_str(), "--select");
+                }
+            }
+        }
+        for &index in &self.ignored {
+            if let Some((rule, level)) = settings.levels.get_mut(index) {
+                *level = Level::Off;
+                if let Some(trace) = trace.as_deref_mut() {
+                    trace.set(rule, "level", "off", "--ignore");
                 }
             }
         }

@@ -31,6 +31,8 @@ pub struct Resolver {
     fallback: Arc<Config>,
     /// `--select`, applied to every configuration found.
     select: Vec<String>,
+    /// `--ignore`, applied to every configuration found.
+    ignore: Vec<String>,
     /// Per folder: the configuration that applies there, once looked up.
     found: Mutex<HashMap<PathBuf, Result<Arc<Config>, String>>>,
     /// Per folder: the yamllint configuration that applies there, once looked up.
@@ -52,6 +54,7 @@ impl Resolver {
             explicit: None,
             fallback: Arc::new(config.clone()),
             select: Vec::new(),
+            ignore: Vec::new(),
             found: Mutex::new(HashMap::new()),
             yamllint: Mutex::new(HashMap::new()),
             pins: Mutex::new(HashMap::new()),
@@ -72,12 +75,13 @@ impl Resolver {
     }
 
     /// The nearest `tether.toml` of each file, `fallback` where there is none, and
-    /// `select` (`--select`) applied to each.
-    pub fn discover(fallback: Config, select: Vec<String>) -> Resolver {
+    /// `select` (`--select`) and `ignore` (`--ignore`) applied to each.
+    pub fn discover(fallback: Config, select: Vec<String>, ignore: Vec<String>) -> Resolver {
         Resolver {
             explicit: None,
             fallback: Arc::new(fallback),
             select,
+            ignore,
             found: Mutex::new(HashMap::new()),
             yamllint: Mutex::new(HashMap::new()),
             pins: Mutex::new(HashMap::new()),
@@ -114,6 +118,7 @@ impl Resolver {
                     if !self.select.is_empty() {
                         config.select_rules(&self.select)?;
                     }
+                    config.ignore_rules(&self.ignore)?;
                     Ok(Arc::new(self.with_pins(config)))
                 })
         } else {

@@ -104,6 +104,41 @@ fn map_resolves_each_files_configuration() {
     );
 }
 
+/// `--statistics` (a table, and JSON), `--ignore` (repeatable or comma-separated,
+/// refused for a rule that cannot be off), `--select a,b`, and `--fix --diff`
+/// (shows the fixes, writes nothing), as ruff users write them.
+#[test]
+fn statistics_ignore_and_fix_with_diff() {
+    let dir = tempfile::tempdir().unwrap();
+    let values = "#one\na: 1 #two\nb: 2 #three\n";
+    std::fs::write(dir.path().join("values.yaml"), values).unwrap();
+    let run = |args: &[&str]| {
+        let mut all = vec!["check", "--no-cache"];
+        all.extend_from_slice(args);
+        format!("$ tether {}\n{}", args.join(" "), run_in(dir.path(), &all))
+    };
+    let outputs = [
+        run(&["--statistics"]),
+        run(&["--statistics", "--format", "json"]),
+        run(&["--statistics", "--ignore", "inline-comment-spacing"]),
+        run(&[
+            "--statistics",
+            "--select",
+            "comment-starting-space,inline-comment-spacing",
+            "--ignore",
+            "comment-starting-space",
+        ]),
+        run(&["--ignore", "read-error"]),
+        run(&["--fix", "--diff"]),
+    ];
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("values.yaml")).unwrap(),
+        values,
+        "--fix --diff wrote"
+    );
+    common::assert_snapshot("cli__statistics_ignore_fix_diff", &outputs.join("\n"));
+}
+
 #[test]
 fn bad_inputs_are_problems_not_failures() {
     let dir = tempfile::tempdir().unwrap();
