@@ -138,15 +138,44 @@ impl SnapshotReport {
                 out.push_str(&escape_controls(&change.diff));
             }
         }
-        let verb = if self.updated { "updated" } else { "differ" };
-        let _ = writeln!(
-            out,
-            "{} file{}, {} snapshot{} {verb}",
-            self.files,
-            if self.files == 1 { "" } else { "s" },
-            self.changes.len(),
-            if self.changes.len() == 1 { "" } else { "s" },
+        let plural = |count: usize, one: &str, many: &str| {
+            format!("{count} {}", if count == 1 { one } else { many })
+        };
+        let files = plural(self.files, "file", "files");
+        if self.updated {
+            let updated = plural(self.changes.len(), "snapshot", "snapshots");
+            let _ = writeln!(out, "{files}, {updated} updated");
+            return out;
+        }
+        // Each kind counted apart, in agreement with its number: a missing snapshot
+        // is missing, not different.
+        let count = |kind: ChangeKind| {
+            self.changes
+                .iter()
+                .filter(|change| change.kind == kind)
+                .count()
+        };
+        let mut summary = format!(
+            "{files}, {}",
+            plural(
+                count(ChangeKind::Changed),
+                "snapshot differs",
+                "snapshots differ"
+            )
         );
+        let missing = count(ChangeKind::Missing);
+        if missing > 0 {
+            let _ = write!(summary, ", {missing} missing");
+        }
+        let orphans = count(ChangeKind::Orphan);
+        if orphans > 0 {
+            let _ = write!(
+                summary,
+                ", {} without a file",
+                plural(orphans, "snapshot", "snapshots")
+            );
+        }
+        let _ = writeln!(out, "{summary}");
         out
     }
 

@@ -84,7 +84,7 @@ pub fn options_from<T: serde::de::DeserializeOwned + Default>(table: &toml::Tabl
 /// level, whether it fixes, and its options' type. The file then implements [`Rule`]
 /// (`check`, and `needs_model` when it reads the model).
 ///
-/// ```ignore
+/// ```text
 /// declare_rule! {
 ///     /// ## What it does
 ///     /// …
