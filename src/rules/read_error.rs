@@ -4,10 +4,11 @@ use super::rule::{declare_rule, FileContext, NoOptions, Reporter, Rule};
 
 declare_rule! {
     /// ## What it does
-    /// Reports a file or folder of the run that tether could not read: no permission,
-    /// a special file (a FIFO, a device), a file swapped for a link, a folder that
-    /// vanished while it was walked. The finding is on the path, and the run exits
-    /// with trouble (2), whatever the findings.
+    /// Reports a file or folder of the run that tether could not read: no
+    /// permission, a folder that vanished while it was walked, or a file named on the
+    /// command line that is a link or a special file (a FIFO, a device; a folder's
+    /// walk leaves those out). The finding is on the path, and the run exits with
+    /// trouble (2), whatever the findings.
     ///
     /// The engine makes these findings; this rule cannot be turned off (`off` is
     /// refused, and `--select` keeps it), because a file tether cannot read would
