@@ -34,7 +34,7 @@ fn findings(diagnostics: &[Diagnostic]) -> Vec<(&str, std::ops::Range<usize>, &s
         .iter()
         .map(|diagnostic| {
             (
-                diagnostic.rule.as_str(),
+                diagnostic.rule.name(),
                 diagnostic.range.clone(),
                 diagnostic.message.as_str(),
             )
