@@ -640,6 +640,18 @@ pub enum IdemOutput {
     Github,
 }
 
+/// After an interrupt, the handler removes the sandboxes and exits 130: what the
+/// killed commands left is no verdict, and an "interrupted" error from the run is
+/// not one either (exit 2 would race the handler's 130), so the main thread waits
+/// for the handler. `None` when no interrupt came.
+fn left_to_the_interrupt_handler() -> Option<u8> {
+    if !interrupted() {
+        return None;
+    }
+    std::thread::sleep(std::time::Duration::from_secs(60));
+    Some(130)
+}
+
 /// Whether Ctrl-C stopped the run: the handler is removing the sandboxes and exits.
 fn interrupted() -> bool {
     #[cfg(unix)]
@@ -791,6 +803,9 @@ fn idem(args: IdemArgs) -> Result<u8, String> {
     if let Some(bar) = &bar {
         bar.finish_and_clear();
     }
+    if let Some(code) = left_to_the_interrupt_handler() {
+        return Ok(code);
+    }
     let report = result.map_err(|error| error.to_string())?;
     // JSON escapes control characters itself; the other formats reach a log or a
     // terminal.
@@ -839,12 +854,8 @@ fn rules(name: Option<&str>) -> Result<u8, String> {
             Ok(exit::OK)
         }
         Some(name) => {
-            let rule = helm_tether::rule(name).ok_or_else(|| {
-                let suggestion = helm_tether::closest_rule(name)
-                    .map(|close| format!("did you mean `{close}`? "))
-                    .unwrap_or_default();
-                format!("unknown rule `{name}`; {suggestion}`tether rules` lists every rule")
-            })?;
+            let rule =
+                helm_tether::rule(name).ok_or_else(|| helm_tether::unknown_rule(name, ""))?;
             print!("{}", rule.page);
             Ok(exit::OK)
         }
@@ -937,11 +948,8 @@ fn snapshot(args: SnapshotArgs) -> Result<u8, String> {
     } else {
         snapshot::check(&config)
     };
-    // Interrupted: the handler removes the sandboxes and exits 130; what the
-    // killed commands left is no verdict, so nothing is reported here.
-    if interrupted() {
-        std::thread::sleep(std::time::Duration::from_secs(60));
-        return Ok(130);
+    if let Some(code) = left_to_the_interrupt_handler() {
+        return Ok(code);
     }
     let report = result.map_err(|error| error.to_string())?;
     let output = match args.format {
