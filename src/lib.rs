@@ -70,7 +70,7 @@ pub use linter::walk::{covered_files, Files};
 pub use report::human::escape_controls;
 pub use report::map::map_json;
 pub use report::{machine_root, Format};
-pub use rules::{closest_rule, rule, rules, rules_markdown, Level, RuleId, RuleInfo};
+pub use rules::{closest_rule, rule, rules, rules_markdown, unknown_rule, Level, RuleId, RuleInfo};
 pub use settings::config::{parse_duration, Config, IdemTarget};
 pub use source::Problem;
 pub use template::mask::Branch;

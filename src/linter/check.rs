@@ -958,21 +958,13 @@ fn check_source(
             Reporter::new(id, severity, relative)
         };
         registered.rule.check(&context, &mut reporter);
-        let (mut found, dropped_here, used_here) = reporter.into_bounded();
+        let (mut found, dropped_here, mut used_here) = reporter.into_bounded();
         dropped.0 += dropped_here;
         dropped.1 |= dropped_here > 0 && severity == Severity::Error;
+        found.retain(|diagnostic| counts(diagnostic).keep(&mut used_here));
         for entry in used_here {
             used[entry] = true;
         }
-        found.retain(|diagnostic| match counts(diagnostic) {
-            Verdict::Counts => true,
-            Verdict::Suppressed(entry) => {
-                if let Some(entry) = entry {
-                    used[entry] = true;
-                }
-                false
-            }
-        });
         diagnostics.extend(found);
     }
     drop(context);

@@ -20,6 +20,8 @@ struct Entry {
     line: usize,
     /// The name as written.
     name: String,
+    /// The rule of that name, looked up once.
+    rule: Option<RuleId>,
     /// Where the name is written.
     range: Range<usize>,
 }
@@ -58,6 +60,7 @@ impl Suppressions {
                 if !trimmed.is_empty() {
                     entries.push(Entry {
                         line,
+                        rule: RuleId::from_name(trimmed),
                         name: trimmed.to_string(),
                         range: start..start + trimmed.len(),
                     });
@@ -84,7 +87,7 @@ impl Suppressions {
         self.entries[first..]
             .iter()
             .take_while(|entry| entry.line <= line)
-            .position(|entry| rule == entry.name.as_str())
+            .position(|entry| entry.rule == Some(rule))
             .map(|found| first + found)
     }
 
@@ -103,7 +106,7 @@ impl Suppressions {
             .zip(used)
             .filter(|(_, used)| !**used)
             .map(|(entry, _)| {
-                let message = match RuleId::from_name(&entry.name).map(|id| settings.level(id)) {
+                let message = match entry.rule.map(|id| settings.level(id)) {
                     None => format!(
                         "unknown rule `{}` in a suppression; `tether rules` lists every rule",
                         entry.name

@@ -280,6 +280,22 @@ pub fn closest_rule(name: &str) -> Option<&'static str> {
         .map(|(_, candidate)| candidate)
 }
 
+/// What to say of a rule name no rule has, written at `place` (`" in --select"`, or
+/// `""`): the suggestion of [`closest_rule`] and where the rules are listed.
+///
+/// ```
+/// assert_eq!(
+///     helm_tether::unknown_rule("detached", " in --select"),
+///     "unknown rule `detached` in --select; did you mean `detached-comment`? `tether rules` lists every rule"
+/// );
+/// ```
+pub fn unknown_rule(name: &str, place: &str) -> String {
+    let suggestion = closest_rule(name)
+        .map(|close| format!("did you mean `{close}`? "))
+        .unwrap_or_default();
+    format!("unknown rule `{name}`{place}; {suggestion}`tether rules` lists every rule")
+}
+
 /// Looks a rule up by name.
 pub fn find(name: &str) -> Option<&'static Registered> {
     RULES

@@ -244,6 +244,20 @@ pub(crate) enum Verdict {
     Suppressed(Option<usize>),
 }
 
+impl Verdict {
+    /// Whether the finding stays, recording in `used` the suppression entry that
+    /// covered it.
+    pub(crate) fn keep(self, used: &mut Vec<usize>) -> bool {
+        match self {
+            Verdict::Counts => true,
+            Verdict::Suppressed(entry) => {
+                used.extend(entry);
+                false
+            }
+        }
+    }
+}
+
 /// The verdict on a finding: a lookup, with no state of its own.
 pub(crate) type Counts<'a> = dyn Fn(&Diagnostic) -> Verdict + 'a;
 
@@ -305,13 +319,7 @@ impl<'a> Reporter<'a> {
         }
         let used = &mut self.used;
         self.diagnostics
-            .retain(|diagnostic| match counts(diagnostic) {
-                Verdict::Counts => true,
-                Verdict::Suppressed(entry) => {
-                    used.extend(entry);
-                    false
-                }
-            });
+            .retain(|diagnostic| counts(diagnostic).keep(used));
         if self.diagnostics.len() > keep {
             self.diagnostics
                 .sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));

@@ -780,12 +780,8 @@ impl Config {
 
     pub(crate) fn ignore_rules(&mut self, names: &[String]) -> Result<(), String> {
         for name in names {
-            let id = RuleId::from_name(name).ok_or_else(|| {
-                let suggestion = closest_rule(name)
-                    .map(|close| format!("did you mean `{close}`? "))
-                    .unwrap_or_default();
-                format!("unknown rule `{name}` in --ignore; {suggestion}`tether rules` lists every rule")
-            })?;
+            let id =
+                RuleId::from_name(name).ok_or_else(|| rules::unknown_rule(name, " in --ignore"))?;
             if id.always_on() {
                 return Err(format!(
                     "rule `{name}` cannot be ignored: a run that hid it would pass what it never read or showed"
@@ -804,12 +800,7 @@ impl Config {
         for name in names {
             let index = RuleId::from_name(name)
                 .map(|id| id as usize)
-                .ok_or_else(|| {
-                    let suggestion = closest_rule(name)
-                        .map(|close| format!("did you mean `{close}`? "))
-                        .unwrap_or_default();
-                    format!("unknown rule `{name}` in --select; {suggestion}`tether rules` lists every rule")
-                })?;
+                .ok_or_else(|| rules::unknown_rule(name, " in --select"))?;
             selected.push(index);
         }
         for (_, rules) in &mut self.overrides {
@@ -1101,16 +1092,7 @@ fn compile_rules(
     let mut compiled = Vec::new();
     for (name, setting) in rules {
         let Some(index) = RuleId::from_name(name.get_ref()).map(|id| id as usize) else {
-            let suggestion = closest_rule(name.get_ref())
-                .map(|close| format!("did you mean `{close}`? "))
-                .unwrap_or_default();
-            return Err(errors.at(
-                name.span(),
-                format!(
-                    "unknown rule `{}`; {suggestion}`tether rules` lists every rule",
-                    name.get_ref()
-                ),
-            ));
+            return Err(errors.at(name.span(), rules::unknown_rule(name.get_ref(), "")));
         };
         let level = match setting {
             RuleSetting::Level(level) | RuleSetting::Table(Some(level), _) => Some(*level),
@@ -1160,11 +1142,6 @@ fn compile_rules(
         compiled.push((index, setting.clone(), origin));
     }
     Ok(compiled)
-}
-
-/// The registered rule name closest to a misspelt one.
-fn closest_rule(name: &str) -> Option<&'static str> {
-    rules::closest_rule(name)
 }
 
 /// Whether `path`, links resolved, lies in `top` (links resolved): a pull request's
