@@ -33,9 +33,14 @@ pub enum Command {
         /// `tether.toml` (in its folder or above); files with none get the defaults.
         #[arg(long)]
         config: Option<PathBuf>,
-        /// Output format.
-        #[arg(long, value_enum, default_value_t = CheckFormat::Human)]
+        /// Output format (also spelled `--output-format`, as ruff spells it).
+        #[arg(long, alias = "output-format", value_enum, default_value_t = CheckFormat::Human)]
         format: CheckFormat,
+        /// Colour the human and concise output: `auto` (default) colours on a
+        /// terminal unless `NO_COLOR` is set, or off one when `FORCE_COLOR` or
+        /// `CLICOLOR_FORCE` is.
+        #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+        color: ColorChoice,
         /// Do not read or write the cache in `.tether_cache/`.
         #[arg(long)]
         no_cache: bool,
@@ -127,12 +132,49 @@ pub enum Command {
 pub enum CheckFormat {
     /// rustc-style snippets.
     Human,
+    /// One line a finding: `path:line:column: level[rule]: message`.
+    Concise,
     /// The stable JSON documented in the README.
     Json,
     /// GitHub Actions workflow commands (annotations).
     Github,
     /// SARIF 2.1.0, for code scanning upload.
     Sarif,
+}
+
+/// When to colour the output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    /// On a terminal, unless `NO_COLOR` says no; off one, when `FORCE_COLOR` or
+    /// `CLICOLOR_FORCE` says yes.
+    Auto,
+    /// Always.
+    Always,
+    /// Never.
+    Never,
+}
+
+impl ColorChoice {
+    /// Whether to colour standard output, by the conventions of no-color.org and
+    /// force-color.org: `NO_COLOR` wins over `FORCE_COLOR` and `CLICOLOR_FORCE`
+    /// (each counts when set and not empty; `CLICOLOR_FORCE=0` does not), and a flag
+    /// wins over all of them.
+    fn colors(self, terminal: bool, var: impl Fn(&str) -> Option<String>) -> bool {
+        let set = |name: &str| var(name).is_some_and(|value| !value.is_empty());
+        match self {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto if set("NO_COLOR") => false,
+            ColorChoice::Auto
+                if set("FORCE_COLOR")
+                    || var("CLICOLOR_FORCE")
+                        .is_some_and(|value| !value.is_empty() && value != "0") =>
+            {
+                true
+            }
+            ColorChoice::Auto => terminal,
+        }
+    }
 }
 
 /// Which findings fail a run (exit 1).
@@ -210,6 +252,7 @@ pub fn run(args: Args) -> ExitCode {
             paths,
             config,
             format,
+            color,
             no_cache,
             full,
             select,
@@ -234,6 +277,9 @@ pub fn run(args: Args) -> ExitCode {
                 fix,
                 diff,
                 statistics,
+                color: color.colors(std::io::stdout().is_terminal(), |name| {
+                    std::env::var(name).ok()
+                }),
             },
             &RuleChoice { select, ignore },
         ),
@@ -358,6 +404,8 @@ struct CheckFlags {
     fix: bool,
     diff: bool,
     statistics: bool,
+    /// Colour the human and concise output.
+    color: bool,
 }
 
 /// `--select` and `--ignore`.
@@ -401,7 +449,7 @@ fn check(
             CheckFormat::Sarif => {
                 print_out(&failed.render(&Format::Sarif { root: root() }));
             }
-            CheckFormat::Human => {}
+            CheckFormat::Human | CheckFormat::Concise => {}
         }
         exit::TROUBLE
     };
@@ -501,11 +549,9 @@ fn check(
     let nothing_checked = report.files == 0 && !report.failures.is_empty();
     let output = match format {
         _ if flags.statistics && !nothing_checked => statistics(&report, format),
-        CheckFormat::Human if nothing_checked => String::new(),
-        CheckFormat::Human => {
-            let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-            report.render(&Format::Human { color })
-        }
+        CheckFormat::Human | CheckFormat::Concise if nothing_checked => String::new(),
+        CheckFormat::Human => report.render(&Format::Human { color: flags.color }),
+        CheckFormat::Concise => report.render(&Format::Concise { color: flags.color }),
         CheckFormat::Json => report.render(&Format::Json),
         CheckFormat::Github => report.render(&Format::Github {
             root: helm_tether::machine_root(&report.root),

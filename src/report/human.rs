@@ -3,53 +3,58 @@
 
 use annotate_snippets::{Level, Message, Renderer, Snippet};
 
-use std::collections::HashSet;
+use std::path::{Path, PathBuf};
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::linter::check::CheckReport;
 use crate::source::SourceFile;
 
-/// Renders every finding, then the summary.
+/// Renders every finding, then the summary. A line with several findings is one
+/// snippet, each finding a label on it, as rustc shows them.
 pub fn render(report: &CheckReport, color: bool) -> String {
     let renderer = if color {
         Renderer::styled()
     } else {
         Renderer::plain()
     };
+    let shown = ShownPaths::new(report);
     let mut out = String::new();
-    // One snippet per line: a line with many findings shows its text once, so what a
-    // line costs in output is bounded by its length, not by its findings.
-    let mut shown: HashSet<(&std::path::Path, usize)> = HashSet::new();
-    for diagnostic in &report.diagnostics {
-        let path = escape_controls(&crate::paths::slashed(&diagnostic.path));
+    let mut rest = report.diagnostics.as_slice();
+    while let Some(first) = rest.first() {
+        let path = escape_controls(&shown.of(&first.path));
         let source = report
             .sources
-            .get(&diagnostic.path)
+            .get(&first.path)
             .filter(|source| !source.text.is_empty());
-        let first_time = source.is_some_and(|source| {
-            shown.insert((&diagnostic.path, source.line_of(diagnostic.range.start)))
-        });
+        // The findings of one line: the diagnostics are sorted by path and position,
+        // so they are next to each other. What a line costs in output is bounded by
+        // its findings (at most 100 a rule), never its text repeated.
+        let on_line = match source {
+            Some(source) => {
+                let line = source.line_of(first.range.start);
+                rest.iter()
+                    .take_while(|next| {
+                        next.path == first.path && source.line_of(next.range.start) == line
+                    })
+                    .count()
+            }
+            None => 1,
+        };
+        let (group, after) = rest.split_at(on_line);
+        rest = after;
         let rendered = match source {
-            Some(source) if first_time => renderer
-                .render(Window::new(diagnostic, source).message(diagnostic, &path))
+            Some(source) => renderer
+                .render(Window::new(group, source).message(group, &path))
                 .to_string(),
-            _ => {
-                let level = level(diagnostic.severity);
-                let title = escape_controls(&diagnostic.message);
-                let mut message = level.title(&title).id(diagnostic.rule.name());
-                let help = diagnostic.help.as_deref().map(escape_controls);
+            None => {
+                let level = level(first.severity);
+                let title = escape_controls(&first.message);
+                let mut message = level.title(&title).id(first.rule.name());
+                let help = first.help.as_deref().map(escape_controls);
                 if let Some(help) = &help {
                     message = message.footer(Level::Help.title(help));
                 }
-                let location = match source {
-                    Some(source) => {
-                        let line = source.line_of(diagnostic.range.start);
-                        let column = source.column_of(diagnostic.range.start);
-                        format!("{path}:{}:{}", line + 1, column + 1)
-                    }
-                    None => path.clone(),
-                };
-                format!("{}\n  --> {location}", renderer.render(message))
+                format!("{}\n  --> {path}", renderer.render(message))
             }
         };
         out.push_str(&rendered);
@@ -58,6 +63,74 @@ pub fn render(report: &CheckReport, color: bool) -> String {
     out.push_str(&summary(report));
     out.push('\n');
     out
+}
+
+/// One line a finding, `path:line:column: level[rule]: message`, as rustc's short
+/// format and ruff's concise one: what editors' error formats and grep read. The
+/// summary follows, as in the full format.
+pub fn render_concise(report: &CheckReport, color: bool) -> String {
+    let shown = ShownPaths::new(report);
+    let mut out = String::new();
+    for diagnostic in &report.diagnostics {
+        let path = escape_controls(&shown.of(&diagnostic.path));
+        let location = match report.sources.get(&diagnostic.path) {
+            Some(source) => format!(
+                "{path}:{}:{}",
+                source.line_of(diagnostic.range.start) + 1,
+                source.column_of(diagnostic.range.start) + 1
+            ),
+            None => path,
+        };
+        let level = match (diagnostic.severity, color) {
+            (Severity::Error, false) => "error".to_string(),
+            (Severity::Warning, false) => "warning".to_string(),
+            (Severity::Error, true) => "\x1b[1;31merror\x1b[0m".to_string(),
+            (Severity::Warning, true) => "\x1b[1;33mwarning\x1b[0m".to_string(),
+        };
+        out.push_str(&format!(
+            "{location}: {level}[{}]: {}\n",
+            diagnostic.rule.name(),
+            escape_controls(&diagnostic.message)
+        ));
+    }
+    out.push_str(&summary(report));
+    out.push('\n');
+    out
+}
+
+/// Paths as a person reads them: relative to the working directory, as ruff, rustc
+/// and ESLint print them (`..` where a file is outside it), so a location is
+/// clickable in a terminal and names one file whatever configuration found it.
+pub(crate) struct ShownPaths<'a> {
+    root: &'a Path,
+    cwd: Option<PathBuf>,
+}
+
+impl<'a> ShownPaths<'a> {
+    pub(crate) fn new(report: &'a CheckReport) -> ShownPaths<'a> {
+        ShownPaths {
+            root: &report.root,
+            cwd: std::env::current_dir()
+                .ok()
+                .map(|cwd| crate::paths::absolute(&cwd)),
+        }
+    }
+
+    /// `path`, relative to the report's root, as shown.
+    pub(crate) fn of(&self, path: &Path) -> String {
+        let full = self.root.join(path);
+        match &self.cwd {
+            Some(cwd) if full.is_absolute() => {
+                let relative = crate::paths::relative_path(&full, cwd);
+                if relative.as_os_str().is_empty() {
+                    ".".to_string()
+                } else {
+                    crate::paths::slashed(&relative)
+                }
+            }
+            _ => crate::paths::slashed(path),
+        }
+    }
 }
 
 /// `3 errors and 1 warning in 12 files`, or `no findings in 12 files`.
@@ -134,39 +207,45 @@ fn is_control(c: char) -> bool {
     c.is_control() && c != '\n' && c != '\t' && c != '\r'
 }
 
-/// The snippet of one finding, owned: the lines from the first to the last annotated
-/// one, control characters escaped, and the annotations' ranges in that text.
+/// The snippet of one line's findings, owned: the lines from the first to the last
+/// annotated one, control characters escaped, and the annotations' ranges in that
+/// text.
 struct Window {
     text: String,
     first_line: usize,
-    primary: std::ops::Range<usize>,
+    /// Each finding's range and its label (none for the first: the title says it).
+    primary: Vec<(std::ops::Range<usize>, Option<String>)>,
     labels: Vec<(std::ops::Range<usize>, String)>,
+    /// The first finding's message, then each other finding's `[rule]` help.
     title: String,
-    help: Option<String>,
+    helps: Vec<String>,
 }
 
 impl Window {
-    fn new(diagnostic: &Diagnostic, source: &SourceFile) -> Window {
-        let primary = visible(source, diagnostic.range.clone());
-        let labels: Vec<_> = diagnostic
-            .labels
+    fn new(group: &[Diagnostic], source: &SourceFile) -> Window {
+        let primary: Vec<_> = group
             .iter()
+            .map(|diagnostic| visible(source, diagnostic.range.clone()))
+            .collect();
+        let labels: Vec<_> = group
+            .iter()
+            .flat_map(|diagnostic| &diagnostic.labels)
             .map(|label| (visible(source, label.range.clone()), label.message.as_str()))
             .collect();
-        let first_line = labels
-            .iter()
-            .map(|(range, _)| source.line_of(range.start))
-            .chain(std::iter::once(source.line_of(primary.start)))
+        let ranges = || primary.iter().chain(labels.iter().map(|(range, _)| range));
+        let first_line = ranges()
+            .map(|range| source.line_of(range.start))
             .min()
             .unwrap_or(0);
-        let last_line = labels
-            .iter()
-            .map(|(range, _)| source.line_of(range.end))
-            .chain(std::iter::once(source.line_of(primary.end)))
+        let last_line = ranges()
+            .map(|range| source.line_of(range.end))
             .max()
             .unwrap_or(0);
         let window_start = source.line_start(first_line);
-        let window_end = source.line_range(last_line).end.max(primary.end);
+        let window_end = source
+            .line_range(last_line)
+            .end
+            .max(ranges().map(|range| range.end).max().unwrap_or(0));
         let raw = &source.text[window_start..window_end];
         // Where each byte of the window lands in the escaped text.
         let mut text = String::with_capacity(raw.len());
@@ -182,42 +261,81 @@ impl Window {
             }
         }
         landing.push(text.len());
-        let shift = |range: std::ops::Range<usize>| {
+        let shift = |range: &std::ops::Range<usize>| {
             let start = range.start.clamp(window_start, window_end) - window_start;
             let end = range.end.clamp(window_start, window_end) - window_start;
             landing[start]..landing[end]
         };
+        let first = &group[0];
         Window {
-            primary: shift(primary),
+            primary: primary
+                .iter()
+                .zip(group)
+                .enumerate()
+                .map(|(index, (range, diagnostic))| {
+                    let label = (index > 0).then(|| {
+                        format!(
+                            "{}[{}]: {}",
+                            severity_name(diagnostic.severity),
+                            diagnostic.rule.name(),
+                            escape_controls(&diagnostic.message)
+                        )
+                    });
+                    (shift(range), label)
+                })
+                .collect(),
             labels: labels
-                .into_iter()
+                .iter()
                 .map(|(range, label)| (shift(range), escape_controls(label)))
                 .collect(),
             text,
             first_line,
-            title: escape_controls(&diagnostic.message),
-            help: diagnostic.help.as_deref().map(escape_controls),
+            title: escape_controls(&first.message),
+            helps: group
+                .iter()
+                .enumerate()
+                .filter_map(|(index, diagnostic)| {
+                    let help = escape_controls(diagnostic.help.as_deref()?);
+                    Some(match index {
+                        0 => help,
+                        _ => format!("[{}] {help}", diagnostic.rule.name()),
+                    })
+                })
+                .collect(),
         }
     }
 
-    fn message<'a>(&'a self, diagnostic: &'a Diagnostic, path: &'a str) -> Message<'a> {
-        let level = level(diagnostic.severity);
+    fn message<'a>(&'a self, group: &'a [Diagnostic], path: &'a str) -> Message<'a> {
+        let first = &group[0];
         let mut snippet = Snippet::source(&self.text)
             .line_start(self.first_line + 1)
             .origin(path)
-            .fold(true)
-            .annotation(level.span(self.primary.clone()));
+            .fold(true);
+        for ((range, label), diagnostic) in self.primary.iter().zip(group) {
+            let span = level(diagnostic.severity).span(range.clone());
+            snippet = snippet.annotation(match label {
+                Some(label) => span.label(label),
+                None => span,
+            });
+        }
         for (range, label) in &self.labels {
             snippet = snippet.annotation(Level::Info.span(range.clone()).label(label));
         }
-        let mut message = level
+        let mut message = level(first.severity)
             .title(&self.title)
-            .id(diagnostic.rule.name())
+            .id(first.rule.name())
             .snippet(snippet);
-        if let Some(help) = &self.help {
+        for help in &self.helps {
             message = message.footer(Level::Help.title(help));
         }
         message
+    }
+}
+
+fn severity_name(severity: Severity) -> &'static str {
+    match severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
     }
 }
 

@@ -24,6 +24,12 @@ pub enum Format {
         /// Colour the output.
         color: bool,
     },
+    /// One line a finding (`path:line:column: level[rule]: message`) and the
+    /// summary; `color` colours the levels.
+    Concise {
+        /// Colour the output.
+        color: bool,
+    },
     /// The stable JSON documented in the README.
     Json,
     /// GitHub Actions workflow commands (annotations), paths relative to `root`
@@ -51,6 +57,7 @@ impl CheckReport {
     pub fn render(&self, format: &Format) -> String {
         match format {
             Format::Human { color } => human::render(self, *color),
+            Format::Concise { color } => human::render_concise(self, *color),
             Format::Json => json::render(self),
             Format::Github { root } => github::render(self, root),
             Format::Sarif { root } => sarif::render(self, root),
@@ -66,15 +73,13 @@ impl CheckReport {
     /// characters escaped: what `tether check` prints on standard error.
     pub fn render_messages(&self) -> String {
         let mut out = String::new();
+        let shown = human::ShownPaths::new(self);
         for note in &self.notes {
             out.push_str(&format!("note: {}\n", human::escape_controls(note)));
         }
         for partial in &self.partial_charts {
             for reason in &partial.reasons {
-                let chart = match partial.chart.as_os_str().is_empty() {
-                    true => ".".into(),
-                    false => crate::paths::slashed(&partial.chart),
-                };
+                let chart = shown.of(&partial.chart);
                 let note = format!("chart {chart}: {reason}");
                 out.push_str(&format!("note: {}\n", human::escape_controls(&note)));
             }

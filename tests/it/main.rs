@@ -30,6 +30,7 @@ mod release;
 mod rules;
 mod sarif;
 mod snapshot;
+mod surface;
 mod tidy;
 mod yamllint;
 mod yamllint_config;
