@@ -112,8 +112,13 @@ pub enum Command {
         /// The shell.
         shell: clap_complete::Shell,
     },
-    /// Print the man page (roff) on standard output: `tether man > tether.1`.
-    Man,
+    /// Print a man page (roff) on standard output: `tether man > tether.1`, or one
+    /// subcommand's with its options: `tether man check > tether-check.1`.
+    Man {
+        /// The subcommand whose page to print (each `tether-NAME(1)` that
+        /// `tether man` lists).
+        subcommand: Option<String>,
+    },
     /// Print the comment-anchored model of files: every key path and the comments
     /// that document it, which are detached, which are free-standing.
     Map {
@@ -298,15 +303,42 @@ pub fn run(args: Args) -> ExitCode {
             clap_complete::generate(shell, &mut command, "tether", &mut std::io::stdout());
             exit::OK
         }
-        Command::Man => {
-            let page = clap_mangen::Man::new(Args::command());
-            match page.render(&mut std::io::stdout()) {
-                Ok(()) => exit::OK,
-                Err(_) => exit::TROUBLE,
-            }
-        }
+        Command::Man { subcommand } => or_trouble(man(subcommand.as_deref())),
     };
     ExitCode::from(code)
+}
+
+/// `tether man [SUBCOMMAND]`: the page of tether, or of `tether-SUBCOMMAND`, which
+/// the first lists; so every page it names exists.
+fn man(subcommand: Option<&str>) -> Result<u8, String> {
+    let mut command = Args::command();
+    // Building names each subcommand `tether-NAME`, the name of its page.
+    command.build();
+    let page = match subcommand {
+        None => command,
+        Some(name) => match command.find_subcommand(name) {
+            Some(sub) => sub.clone().version(env!("TETHER_VERSION")),
+            None => {
+                let names: Vec<&str> = command
+                    .get_subcommands()
+                    .map(|sub| sub.get_name())
+                    .collect();
+                return Err(format!(
+                    "no man page for `{name}`; the pages are tether and tether-NAME for NAME in: {}",
+                    names.join(", ")
+                ));
+            }
+        },
+    };
+    let mut roff = Vec::new();
+    clap_mangen::Man::new(page)
+        .render(&mut roff)
+        .map_err(|error| format!("cannot render the man page: {error}"))?;
+    Ok(if print_out(&String::from_utf8_lossy(&roff)) {
+        exit::OK
+    } else {
+        exit::TROUBLE
+    })
 }
 
 /// A command's exit code, or exit 2 with its error printed.

@@ -927,6 +927,21 @@ fn completions_and_man_page() {
     let man = run_in(repo(), &["man"]);
     assert!(man.contains(".TH tether 1"), "{man}");
     assert!(man.contains("snapshot"), "{man}");
+    // Every page the top page names exists, with the subcommand's options.
+    let named: Vec<&str> = man
+        .lines()
+        .filter_map(|line| line.strip_prefix("tether\\-")?.strip_suffix("(1)"))
+        .collect();
+    assert!(named.contains(&"check"), "{man}");
+    for name in named {
+        let page = run_in(repo(), &["man", name]);
+        assert!(page.starts_with("exit code: 0\n"), "{page}");
+        assert!(page.contains(&format!(".TH tether-{name} 1")), "{page}");
+    }
+    let check = run_in(repo(), &["man", "check"]);
+    assert!(check.contains("\\-\\-select"), "{check}");
+    let unknown = run_in(repo(), &["man", "nope"]);
+    assert!(unknown.starts_with("exit code: 2\n"), "{unknown}");
 }
 
 /// `tether init` never writes through a `tether.toml` that is a symlink, dangling or

@@ -65,7 +65,7 @@ pub fn ci() -> Result<()> {
     times.push(("test", step_started.elapsed()));
     let step_started = std::time::Instant::now();
     // Every rule's sampled findings on the corpora carry a verdict, and no rule has
-    // more than one false alarm in its sample (docs/precision.md). Without the corpus
+    // more than one false alarm in its sample (docs/src/precision.md). Without the corpus
     // beside the checkout the step is skipped and said; in CI it is required.
     let corpus = crate::project_root().join("../shared/corpus");
     let mut skipped: Vec<String> = Vec::new();
@@ -213,10 +213,21 @@ fn check_dist() -> Result<()> {
         read("completions/_tether")?.contains("#compdef tether"),
         "zsh completion is not one"
     );
+    let man = read("man/man1/tether.1")?;
+    ensure!(man.contains(".TH tether 1"), "the man page has no .TH line");
+    // Every page the top page names is in the archive, with its options.
+    let named = crate::dist::man_pages_named(&man);
     ensure!(
-        read("man/man1/tether.1")?.contains(".TH tether 1"),
-        "the man page has no .TH line"
+        named.iter().any(|name| name == "check"),
+        "the man page names no tether-check(1)"
     );
+    for name in named {
+        let page = read(&format!("man/man1/tether-{name}.1"))?;
+        ensure!(
+            page.contains(&format!(".TH tether-{name} 1")),
+            "tether-{name}.1 has no .TH line"
+        );
+    }
     ensure!(
         read("LICENSE")?.contains("Apache License"),
         "the archive has no LICENSE"

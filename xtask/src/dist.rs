@@ -124,6 +124,15 @@ pub fn dist(target: Option<&str>, wheel: bool) -> Result<Dist> {
         )?;
     }
     write_output(&shipped, &["man"], &staged.join("man/man1/tether.1"))?;
+    // Every page the top page names (`tether-check(1)`, …), from the binary.
+    let top = std::fs::read_to_string(staged.join("man/man1/tether.1"))?;
+    for subcommand in man_pages_named(&top) {
+        write_output(
+            &shipped,
+            &["man", &subcommand],
+            &staged.join(format!("man/man1/tether-{subcommand}.1")),
+        )?;
+    }
     let archive = if windows {
         zip(&folder, &name)?
     } else {
@@ -298,4 +307,12 @@ fn write_output(binary: &Path, args: &[&str], to: &Path) -> Result<()> {
         String::from_utf8_lossy(&output.stderr)
     );
     std::fs::write(to, &output.stdout).with_context(|| format!("cannot write {}", to.display()))
+}
+
+/// The subcommands whose pages a man page names, `tether\-NAME(1)` in roff.
+pub fn man_pages_named(page: &str) -> Vec<String> {
+    page.lines()
+        .filter_map(|line| line.strip_prefix("tether\\-")?.strip_suffix("(1)"))
+        .map(|name| name.replace("\\-", "-"))
+        .collect()
 }
