@@ -99,8 +99,10 @@ pub fn render_concise(report: &CheckReport, color: bool) -> String {
 }
 
 /// Paths as a person reads them: relative to the working directory, as ruff, rustc
-/// and ESLint print them (`..` where a file is outside it), so a location is
-/// clickable in a terminal and names one file whatever configuration found it.
+/// and ESLint print them, so a location is clickable in a terminal and names one
+/// file whatever configuration found it. A file beside the working directory is
+/// reached with `..` (`../app/values.yaml`); one that shares no folder with it but
+/// the file system's root is shown absolute (`/tmp/chart/values.yaml`).
 pub(crate) struct ShownPaths<'a> {
     root: &'a Path,
     cwd: Option<PathBuf>,
@@ -120,7 +122,7 @@ impl<'a> ShownPaths<'a> {
     pub(crate) fn of(&self, path: &Path) -> String {
         let full = self.root.join(path);
         match &self.cwd {
-            Some(cwd) if full.is_absolute() => {
+            Some(cwd) if full.is_absolute() && shares_a_folder(&full, cwd) => {
                 let relative = crate::paths::relative_path(&full, cwd);
                 if relative.as_os_str().is_empty() {
                     ".".to_string()
@@ -128,9 +130,21 @@ impl<'a> ShownPaths<'a> {
                     crate::paths::slashed(&relative)
                 }
             }
+            Some(_) if full.is_absolute() => crate::paths::slashed(&full),
             _ => crate::paths::slashed(path),
         }
     }
+}
+
+/// Whether two absolute paths have a folder in common below the file system's root.
+fn shares_a_folder(a: &Path, b: &Path) -> bool {
+    let common = a
+        .components()
+        .zip(b.components())
+        .take_while(|(x, y)| x == y)
+        .filter(|(x, _)| matches!(x, std::path::Component::Normal(_)))
+        .count();
+    common > 0
 }
 
 /// `3 errors and 1 warning in 12 files`, or `no findings in 12 files`.

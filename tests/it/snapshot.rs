@@ -17,7 +17,7 @@ fn example() -> tempfile::TempDir {
     dir
 }
 
-/// The example chart's committed snapshots are current: the README's workflow.
+/// The example chart's committed snapshots are current, as `docs/src/snapshot.md` shows.
 #[test]
 fn the_example_chart_snapshots_are_current() {
     let output = snapshot(
@@ -27,15 +27,38 @@ fn the_example_chart_snapshots_are_current() {
     assert!(output.starts_with("exit code: 0\n"), "{output}");
 }
 
-/// `tether snapshot ARGS` in `dir`: exit code, stdout and stderr.
+/// `tether snapshot ARGS` in `dir`, as CI runs it (no pending files): exit code,
+/// stdout and stderr.
 fn snapshot(dir: &Path, args: &[&str]) -> String {
-    let output = Command::new(env!("CARGO_BIN_EXE_tether"))
+    run_snapshot(dir, args, true, "")
+}
+
+/// `tether snapshot ARGS` in `dir`, in CI or as a person runs it, `answers` on its
+/// standard input.
+fn run_snapshot(dir: &Path, args: &[&str], ci: bool, answers: &str) -> String {
+    use std::io::Write as _;
+    let mut command = Command::new(env!("CARGO_BIN_EXE_tether"));
+    command
         .arg("snapshot")
         .args(args)
         .current_dir(dir)
         .env("GITHUB_WORKSPACE", dir)
-        .output()
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    if ci {
+        command.env("CI", "true");
+    } else {
+        command.env_remove("CI");
+    }
+    let mut child = command.spawn().unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(answers.as_bytes())
         .unwrap();
+    let output = child.wait_with_output().unwrap();
     let text = format!(
         "exit code: {}\n----- stdout -----\n{}----- stderr -----\n{}",
         output.status.code().unwrap_or(-1),
@@ -261,4 +284,70 @@ fn cozystack_corpus_round_trips() {
         .and_then(|count| count.parse().ok())
         .unwrap_or(0);
     assert!(files > 1000, "only {files} files snapshotted: {check}");
+}
+
+/// Paths filter, as in `tether check`: `--update templates/x.yaml` writes that
+/// file's snapshot only; a file that gets no snapshot, or a path that does not
+/// exist, is an error.
+#[test]
+fn paths_filter_the_files() {
+    let dir = example();
+    let chart = dir.path().join("kubevirt");
+    let one = snapshot(&chart, &["--update", "templates/kubevirt-cr.yaml"]);
+    let check_one = snapshot(&chart, &["templates/kubevirt-cr.yaml"]);
+    let check_all = snapshot(&chart, &[]);
+    let not_snapshotted = snapshot(&chart, &["Chart.yaml"]);
+    let absent = snapshot(&chart, &["templates/nope.yaml"]);
+    common::assert_snapshot(
+        "snapshot__paths_filter",
+        &format!("### --update templates/kubevirt-cr.yaml\n{one}\n### templates/kubevirt-cr.yaml\n{check_one}\n### (all)\n{check_all}\n### Chart.yaml\n{not_snapshotted}\n### templates/nope.yaml\n{absent}"),
+    );
+}
+
+/// Outside CI a changed snapshot is written beside the old one as `.snap.new`;
+/// `--review` walks through them (accept, reject, skip), `--accept` and
+/// `--reject` do all at once, and CI never writes one.
+#[test]
+fn pending_snapshots_are_reviewed() {
+    let dir = example();
+    let chart = dir.path().join("kubevirt");
+    snapshot(&chart, &["--update"]);
+    let template = chart.join("templates/kubevirt-cr.yaml");
+    edit(&template, "Migrate first;", "Evict first;");
+    std::fs::write(
+        chart.join("templates/configmap.yaml"),
+        "# Settings read by virt-handler.\ndata:\n  a: 1\n",
+    )
+    .unwrap();
+    let pending = chart.join("snapshots/templates/kubevirt-cr.yaml.snap.new");
+    let in_ci = run_snapshot(&chart, &[], true, "");
+    assert!(!pending.exists(), "CI wrote a pending snapshot");
+    let by_hand = run_snapshot(&chart, &[], false, "");
+    assert!(pending.exists(), "{by_hand}");
+    let again = run_snapshot(&chart, &[], false, "");
+    let review = run_snapshot(&chart, &["--review"], false, "x\na\ns\n");
+    let after_review = run_snapshot(&chart, &[], true, "");
+    let reject = run_snapshot(&chart, &["--reject"], false, "");
+    let none = run_snapshot(&chart, &["--review"], false, "");
+    // A file changed back: its pending snapshot is dropped by the next check.
+    run_snapshot(&chart, &[], false, "");
+    assert!(pending.exists());
+    edit(&template, "Evict first;", "Migrate first;");
+    let changed_back = run_snapshot(&chart, &[], false, "");
+    assert!(!pending.exists(), "{changed_back}");
+    edit(&template, "Migrate first;", "Evict first;");
+    run_snapshot(&chart, &[], false, "");
+    let accept = run_snapshot(&chart, &["--accept"], false, "");
+    let clean = run_snapshot(&chart, &[], false, "");
+    common::assert_snapshot(
+        "snapshot__pending_review",
+        &format!("### in CI\n{in_ci}\n### by hand\n{by_hand}\n### again (nothing rewritten)\n{again}\n### --review: x, a, s\n{review}\n### after the review\n{after_review}\n### --reject\n{reject}\n### --review with none\n{none}\n### the file changed back\n{changed_back}\n### --accept\n{accept}\n### then\n{clean}"),
+    );
+    let leftovers: Vec<_> = std::fs::read_dir(chart.join("snapshots/templates"))
+        .unwrap()
+        .filter_map(Result::ok)
+        .filter(|entry| entry.path().extension().is_some_and(|e| e == "new"))
+        .map(|entry| entry.path().display().to_string())
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
 }

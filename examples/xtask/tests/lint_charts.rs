@@ -63,13 +63,16 @@ fn monorepo() -> tempfile::TempDir {
 }
 
 fn lint(root: &Path, extra: &[&str]) -> String {
-    let output = Command::new(env!("CARGO_BIN_EXE_monorepo-xtask"))
-        .arg("lint-charts")
-        .arg("--root")
-        .arg(root)
-        .args(extra)
-        .output()
-        .unwrap();
+    // Run from the repository's root, as `cargo xtask lint-charts` is: findings are
+    // shown from there.
+    let mut command = Command::new(env!("CARGO_BIN_EXE_monorepo-xtask"));
+    command.arg("lint-charts").arg("--root");
+    if root.is_dir() {
+        command.arg(".").current_dir(root);
+    } else {
+        command.arg(root);
+    }
+    let output = command.args(extra).output().unwrap();
     format!(
         "exit code: {}\n----- stdout -----\n{}----- stderr -----\n{}",
         output.status.code().unwrap_or(-1),

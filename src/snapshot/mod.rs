@@ -19,10 +19,19 @@
 //! # }
 //! ```
 
+mod pending;
+mod selection;
+mod store;
+
+pub use pending::{accept, pending, reject, Pending};
+pub use selection::SnapshotOptions;
+pub use store::EXTENSION;
+
+use selection::{snapshot_path, source_of, Selection};
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
-use std::io::Write as _;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 use similar::{DiffTag, TextDiff};
@@ -35,9 +44,6 @@ use crate::settings::config::Config;
 use crate::source::{read_regular, MAX_FILE_BYTES};
 use crate::yaml::model::{Comment, FileModel};
 use crate::yaml::pipeline::model_bytes_with;
-
-/// The extension of snapshot files: `templates/cm.yaml` is `templates/cm.yaml.snap`.
-pub const EXTENSION: &str = "snap";
 
 /// What [`check`] or [`update`] found.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -69,6 +75,9 @@ pub struct SnapshotChange {
     /// Where each changed entry is in the source file (1-based line) and what
     /// changed, for annotations.
     pub entries: Vec<(usize, String)>,
+    /// The pending snapshot [`check_with`] wrote for it, relative to the
+    /// configuration's folder.
+    pub pending: Option<PathBuf>,
 }
 
 /// How a snapshot differs from its source file.
@@ -118,12 +127,23 @@ impl SnapshotReport {
         let mut out = String::new();
         for change in &self.changes {
             let (source, snapshot) = (change.source.display(), change.snapshot.display());
+            let next = match &change.pending {
+                Some(pending) => format!(
+                    "the new one is pending in {}: review it with `tether snapshot --review` (or `--accept`, `--reject`)",
+                    pending.display()
+                ),
+                None => "if the change is meant, run `tether snapshot --update`".to_string(),
+            };
             let _ = match (self.updated, change.kind) {
                 (true, ChangeKind::Orphan) => writeln!(out, "removed {snapshot}"),
                 (true, _) => writeln!(out, "wrote {snapshot}"),
                 (false, ChangeKind::Changed) => writeln!(
                     out,
-                    "{source}: its comment map differs from {snapshot}; if the change is meant, run `tether snapshot --update`"
+                    "{source}: its comment map differs from {snapshot}; {next}"
+                ),
+                (false, ChangeKind::Missing) if change.pending.is_some() => writeln!(
+                    out,
+                    "{source}: no snapshot ({snapshot}); {next}"
                 ),
                 (false, ChangeKind::Missing) => writeln!(
                     out,
@@ -327,21 +347,13 @@ fn push_text(push: &mut impl FnMut(String, Option<usize>), indent: &str, comment
     }
 }
 
-/// The snapshot of each covered file, computed, and the snapshots on disk.
+/// The snapshot of each selected file, computed, and the snapshots on disk.
 struct State {
     /// Relative source path → its snapshot lines.
     expected: BTreeMap<PathBuf, Vec<Line>>,
-    /// Relative snapshot path → its text.
-    stored: BTreeMap<PathBuf, String>,
+    /// The selected snapshots and pending snapshots on disk.
+    stored: store::Stored,
     failures: Vec<String>,
-}
-
-/// Where the snapshot of `source` (relative to the configuration's folder) is kept.
-fn snapshot_path(config: &Config, source: &Path) -> PathBuf {
-    let mut name = source.as_os_str().to_os_string();
-    name.push(".");
-    name.push(EXTENSION);
-    relative_to(&config.snapshot_dir, &config.root).join(name)
 }
 
 /// Whether a covered file gets a snapshot: templates (as `tether map` reads them)
@@ -354,7 +366,7 @@ fn is_snapshotted(model: &FileModel) -> bool {
             .is_some_and(|name| crate::paths::is_values_file_name(&name.to_string_lossy()))
 }
 
-fn state(config: &Config) -> Result<State, Error> {
+fn state(config: &Config, selection: &Selection) -> Result<State, Error> {
     let covered = crate::linter::walk::covered_files(config, std::slice::from_ref(&config.root));
     let mut failures = covered.errors;
     let sources: Vec<PathBuf> = covered
@@ -365,6 +377,7 @@ fn state(config: &Config) -> Result<State, Error> {
         .filter(|file| {
             config.snapshot_dir == config.root || !file.starts_with(&config.snapshot_dir)
         })
+        .filter(|file| selection.covers(&relative_to(file, &config.root)))
         .collect();
     type Modelled = Result<Option<(PathBuf, Vec<Line>)>, String>;
     let modelled: Vec<Modelled> = sources
@@ -387,75 +400,37 @@ fn state(config: &Config) -> Result<State, Error> {
             Err(message) => failures.push(message),
         }
     }
-    let mut stored = BTreeMap::new();
-    refuse_symlinks(config, &config.snapshot_dir)?;
-    read_snapshots(config, &config.snapshot_dir, &mut stored, &mut failures)?;
+    let mut stored = store::Stored::default();
+    store::refuse_symlinks(config, &config.snapshot_dir)?;
+    store::read_snapshots(config, &config.snapshot_dir, &mut stored, &mut failures)?;
+    stored
+        .snapshots
+        .retain(|snapshot, _| selection.covers_snapshot(config, snapshot));
+    stored
+        .pending
+        .retain(|snapshot, _| selection.covers_snapshot(config, snapshot));
+    // A file named on its own that gets no snapshot is a mistake to say, not an
+    // empty run.
+    for path in &selection.only {
+        let named_file = std::fs::symlink_metadata(config.root.join(path))
+            .is_ok_and(|metadata| !metadata.is_dir());
+        let known = expected.contains_key(path)
+            || stored
+                .snapshots
+                .keys()
+                .any(|snapshot| source_of(config, snapshot) == *path);
+        if named_file && !known {
+            failures.push(format!(
+                "{} gets no snapshot: tether snapshots the templates and values files its configuration covers; name one of those, or a folder",
+                path.display()
+            ));
+        }
+    }
     Ok(State {
         expected,
         stored,
         failures,
     })
-}
-
-/// The `.snap` files under `folder`, never through a symlink.
-fn read_snapshots(
-    config: &Config,
-    folder: &Path,
-    stored: &mut BTreeMap<PathBuf, String>,
-    failures: &mut Vec<String>,
-) -> Result<(), Error> {
-    let entries = match std::fs::read_dir(folder) {
-        Ok(entries) => entries,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(error) => {
-            return Err(Error::Snapshot(format!(
-                "cannot read the snapshot folder {}: {error}",
-                relative_to(folder, &config.root).display()
-            )))
-        }
-    };
-    for entry in entries {
-        let entry = entry.map_err(|error| {
-            Error::Snapshot(format!("cannot list {}: {error}", folder.display()))
-        })?;
-        let path = entry.path();
-        let relative = relative_to(&path, &config.root);
-        let kind = entry
-            .file_type()
-            .map_err(|error| Error::Snapshot(format!("{}: {error}", relative.display())))?;
-        if kind.is_symlink() {
-            // Never followed: a link could make the diff print any file it points at.
-            failures.push(format!(
-                "{} is a symlink in the snapshot folder; remove it (tether reads and writes only real files there)",
-                relative.display()
-            ));
-        } else if kind.is_dir() {
-            read_snapshots(config, &path, stored, failures)?;
-        } else if path.extension().is_some_and(|e| e == EXTENSION) {
-            match read_regular(&path, MAX_FILE_BYTES) {
-                // Another tool's `.snap` file (insta's, Jest's) is none of tether's
-                // business: never compared, rewritten or removed.
-                Ok(bytes) if !is_ours(&bytes) => {}
-                Ok(bytes) => {
-                    stored.insert(relative, String::from_utf8_lossy(&bytes).into_owned());
-                }
-                Err(error) => failures.push(format!(
-                    "cannot read the snapshot {}: {error}; remove it or make it a regular file",
-                    relative.display()
-                )),
-            }
-        }
-    }
-    Ok(())
-}
-
-/// The first words of every snapshot tether writes: the mark that a `.snap` file is
-/// tether's to compare, rewrite and remove.
-const MARK: &[u8] = b"# tether snapshot of ";
-
-/// Whether a `.snap` file's bytes are a snapshot tether wrote.
-fn is_ours(bytes: &[u8]) -> bool {
-    bytes.starts_with(MARK)
 }
 
 /// Compares every covered file's comment map with its snapshot.
@@ -466,8 +441,40 @@ fn is_ours(bytes: &[u8]) -> bool {
 /// assert!(report.passed(), "{}", report.render(&helm_tether::snapshot::SnapshotFormat::Human));
 /// ```
 pub fn check(config: &Config) -> Result<SnapshotReport, Error> {
-    let state = state(config)?;
-    Ok(compare(config, &state, false))
+    check_with(config, &SnapshotOptions::default())
+}
+
+/// Compares the selected files' comment maps with their snapshots; with
+/// `options.pending`, writes each changed or missing snapshot as a pending
+/// `.snap.new` (and removes the pending file of a snapshot that is current again).
+pub fn check_with(config: &Config, options: &SnapshotOptions) -> Result<SnapshotReport, Error> {
+    let selection = Selection::new(config, options)?;
+    let state = state(config, &selection)?;
+    let mut report = compare(config, &state, false);
+    if !options.pending {
+        return Ok(report);
+    }
+    let mut current: BTreeSet<&Path> = state.stored.pending.keys().map(PathBuf::as_path).collect();
+    for change in &mut report.changes {
+        if change.kind == ChangeKind::Orphan {
+            continue;
+        }
+        let Some(lines) = state.expected.get(&change.source) else {
+            continue;
+        };
+        let text = joined(lines);
+        let pending = store::pending_path(&change.snapshot);
+        current.remove(change.snapshot.as_path());
+        if state.stored.pending.get(&change.snapshot) != Some(&text) {
+            store::write_snapshot(config, &config.root.join(&pending), &text)?;
+        }
+        change.pending = Some(pending);
+    }
+    // What is left was pending for a snapshot that needs nothing now.
+    for snapshot in current {
+        store::remove_snapshot(config, &config.root.join(store::pending_path(snapshot)))?;
+    }
+    Ok(report)
 }
 
 /// Writes the snapshot of every covered file whose snapshot is missing or differs,
@@ -475,7 +482,14 @@ pub fn check(config: &Config) -> Result<SnapshotReport, Error> {
 /// not touched, so a second run writes nothing. Never writes through a symlink or
 /// outside the snapshot folder.
 pub fn update(config: &Config) -> Result<SnapshotReport, Error> {
-    let state = state(config)?;
+    update_with(config, &SnapshotOptions::default())
+}
+
+/// [`update`] for the selected files only; pending snapshots of the selected files
+/// are removed, as the snapshots they proposed are now written or not needed.
+pub fn update_with(config: &Config, options: &SnapshotOptions) -> Result<SnapshotReport, Error> {
+    let selection = Selection::new(config, options)?;
+    let state = state(config, &selection)?;
     let mut report = compare(config, &state, true);
     if !report.failures.is_empty() {
         return Ok(report);
@@ -483,18 +497,25 @@ pub fn update(config: &Config) -> Result<SnapshotReport, Error> {
     for change in &report.changes {
         let target = config.root.join(&change.snapshot);
         match change.kind {
-            ChangeKind::Orphan => remove_snapshot(config, &target)?,
+            ChangeKind::Orphan => store::remove_snapshot(config, &target)?,
             ChangeKind::Changed | ChangeKind::Missing => {
                 let Some(lines) = state.expected.get(&change.source) else {
                     continue;
                 };
-                let text: String = lines.iter().map(|line| line.text.clone() + "\n").collect();
-                write_snapshot(config, &target, &text)?;
+                store::write_snapshot(config, &target, &joined(lines))?;
             }
         }
     }
+    for snapshot in state.stored.pending.keys() {
+        store::remove_snapshot(config, &config.root.join(store::pending_path(snapshot)))?;
+    }
     report.failures = state.failures;
     Ok(report)
+}
+
+/// A snapshot's text from its lines.
+fn joined(lines: &[Line]) -> String {
+    lines.iter().map(|line| line.text.clone() + "\n").collect()
 }
 
 fn compare(config: &Config, state: &State, updated: bool) -> SnapshotReport {
@@ -503,14 +524,15 @@ fn compare(config: &Config, state: &State, updated: bool) -> SnapshotReport {
     for (source, lines) in &state.expected {
         let snapshot = snapshot_path(config, source);
         expected_snapshots.insert(snapshot.clone());
-        let text: String = lines.iter().map(|line| line.text.clone() + "\n").collect();
-        match state.stored.get(&snapshot) {
+        let text = joined(lines);
+        match state.stored.snapshots.get(&snapshot) {
             None => changes.push(SnapshotChange {
                 source: source.clone(),
                 snapshot,
                 kind: ChangeKind::Missing,
                 diff: String::new(),
                 entries: Vec::new(),
+                pending: None,
             }),
             Some(stored) if *stored == text => {}
             Some(stored) => {
@@ -521,25 +543,22 @@ fn compare(config: &Config, state: &State, updated: bool) -> SnapshotReport {
                     kind: ChangeKind::Changed,
                     diff,
                     entries,
+                    pending: None,
                 });
             }
         }
     }
-    let folder = relative_to(&config.snapshot_dir, &config.root);
-    for snapshot in state.stored.keys() {
+    for snapshot in state.stored.snapshots.keys() {
         if expected_snapshots.contains(snapshot) {
             continue;
         }
-        let source = snapshot
-            .strip_prefix(&folder)
-            .unwrap_or(snapshot)
-            .with_extension("");
         changes.push(SnapshotChange {
-            source,
+            source: source_of(config, snapshot),
             snapshot: snapshot.clone(),
             kind: ChangeKind::Orphan,
             diff: String::new(),
             entries: Vec::new(),
+            pending: None,
         });
     }
     SnapshotReport {
@@ -593,101 +612,4 @@ fn differences(
         entries.push((line, message));
     }
     (unified, entries)
-}
-
-/// Refuses a snapshot folder reached through a symlink: tether reads and writes
-/// snapshots only inside the configuration's folder.
-fn refuse_symlinks(config: &Config, folder: &Path) -> Result<(), Error> {
-    let relative = folder.strip_prefix(&config.root).unwrap_or(folder);
-    let mut current = config.root.clone();
-    for component in relative.components() {
-        current.push(component);
-        if std::fs::symlink_metadata(&current).is_ok_and(|m| m.file_type().is_symlink()) {
-            return Err(Error::Snapshot(format!(
-                "{} is a symlink; tether reads and writes snapshots only in real folders inside {}",
-                relative_to(&current, &config.root).display(),
-                config.root.display()
-            )));
-        }
-    }
-    Ok(())
-}
-
-/// Creates the folders from the configuration's folder down to `folder`, refusing
-/// any that is a symlink or not a folder.
-fn ensure_folder(config: &Config, folder: &Path) -> Result<(), Error> {
-    let relative = folder.strip_prefix(&config.root).map_err(|_| {
-        Error::Snapshot(format!(
-            "{} is outside {}; tether writes snapshots only inside the configuration's folder",
-            folder.display(),
-            config.root.display()
-        ))
-    })?;
-    let mut current = config.root.clone();
-    for component in relative.components() {
-        let Component::Normal(name) = component else {
-            return Err(Error::Snapshot(format!(
-                "{} is not a plain path inside {}",
-                folder.display(),
-                config.root.display()
-            )));
-        };
-        current.push(name);
-        match std::fs::symlink_metadata(&current) {
-            Ok(metadata) if metadata.is_dir() => {}
-            Ok(_) => {
-                return Err(Error::Snapshot(format!(
-                    "{} is not a folder (a symlink or a file); tether writes snapshots only into real folders",
-                    relative_to(&current, &config.root).display()
-                )))
-            }
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-                std::fs::create_dir(&current).map_err(|error| {
-                    Error::Snapshot(format!("cannot create {}: {error}", current.display()))
-                })?;
-            }
-            Err(error) => {
-                return Err(Error::Snapshot(format!("{}: {error}", current.display())))
-            }
-        }
-    }
-    Ok(())
-}
-
-/// Writes a snapshot by renaming a new file over it: a symlink at `target` is
-/// replaced, never written through.
-fn write_snapshot(config: &Config, target: &Path, text: &str) -> Result<(), Error> {
-    let folder = target.parent().unwrap_or(&config.root);
-    ensure_folder(config, folder)?;
-    // A file of that name that tether did not write is another tool's: kept.
-    if let Ok(bytes) = read_regular(target, MARK.len()) {
-        if !is_ours(&bytes) {
-            return Err(Error::Snapshot(format!(
-                "{} exists and is not a tether snapshot (it does not start with `# tether snapshot of`); move it, or set another snapshot folder (`[snapshot] dir` in tether.toml)",
-                relative_to(target, &config.root).display()
-            )));
-        }
-    }
-    let failed = |error: &dyn std::fmt::Display| {
-        Error::Snapshot(format!("cannot write {}: {error}", target.display()))
-    };
-    let mut file = tempfile::NamedTempFile::new_in(folder).map_err(|e| failed(&e))?;
-    file.write_all(text.as_bytes()).map_err(|e| failed(&e))?;
-    file.persist(target).map_err(|e| failed(&e.error))?;
-    Ok(())
-}
-
-/// Removes a snapshot of a file that is gone: a regular `.snap` file inside the
-/// snapshot folder, nothing else.
-fn remove_snapshot(config: &Config, target: &Path) -> Result<(), Error> {
-    let inside = target.starts_with(&config.snapshot_dir)
-        && target.extension().is_some_and(|e| e == EXTENSION);
-    let regular = std::fs::symlink_metadata(target).is_ok_and(|m| m.is_file());
-    let ours = read_regular(target, MARK.len()).is_ok_and(|bytes| is_ours(&bytes));
-    if inside && regular && ours {
-        std::fs::remove_file(target).map_err(|error| {
-            Error::Snapshot(format!("cannot remove {}: {error}", target.display()))
-        })?;
-    }
-    Ok(())
 }

@@ -1,0 +1,227 @@
+//! The snapshot folder on disk: read only real files, write by renaming a new file
+//! into place, never through a symlink, and touch only files tether wrote.
+
+use std::collections::BTreeMap;
+use std::io::Write as _;
+use std::path::{Component, Path, PathBuf};
+
+use crate::error::Error;
+use crate::paths::relative_to;
+use crate::settings::config::Config;
+use crate::source::{read_regular, MAX_FILE_BYTES};
+
+/// The extension of snapshot files: `templates/cm.yaml` is `templates/cm.yaml.snap`.
+pub const EXTENSION: &str = "snap";
+
+/// The extension a pending snapshot adds: `cm.yaml.snap.new`, as insta names them.
+pub(super) const PENDING: &str = "new";
+
+/// The snapshot files found under the snapshot folder.
+#[derive(Default)]
+pub(super) struct Stored {
+    /// Relative snapshot path → its text.
+    pub(super) snapshots: BTreeMap<PathBuf, String>,
+    /// Relative snapshot path (without `.new`) → the pending snapshot's text.
+    pub(super) pending: BTreeMap<PathBuf, String>,
+}
+
+/// The pending file of a snapshot: `x.yaml.snap` → `x.yaml.snap.new`.
+pub(super) fn pending_path(snapshot: &Path) -> PathBuf {
+    let mut name = snapshot.as_os_str().to_os_string();
+    name.push(".");
+    name.push(PENDING);
+    PathBuf::from(name)
+}
+
+/// The `.snap` files under `folder`, never through a symlink.
+pub(super) fn read_snapshots(
+    config: &Config,
+    folder: &Path,
+    stored: &mut Stored,
+    failures: &mut Vec<String>,
+) -> Result<(), Error> {
+    let entries = match std::fs::read_dir(folder) {
+        Ok(entries) => entries,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(error) => {
+            return Err(Error::Snapshot(format!(
+                "cannot read the snapshot folder {}: {error}",
+                relative_to(folder, &config.root).display()
+            )))
+        }
+    };
+    for entry in entries {
+        let entry = entry.map_err(|error| {
+            Error::Snapshot(format!("cannot list {}: {error}", folder.display()))
+        })?;
+        let path = entry.path();
+        let relative = relative_to(&path, &config.root);
+        let kind = entry
+            .file_type()
+            .map_err(|error| Error::Snapshot(format!("{}: {error}", relative.display())))?;
+        if kind.is_symlink() {
+            // Never followed: a link could make the diff print any file it points at.
+            failures.push(format!(
+                "{} is a symlink in the snapshot folder; remove it (tether reads and writes only real files there)",
+                relative.display()
+            ));
+        } else if kind.is_dir() {
+            read_snapshots(config, &path, stored, failures)?;
+        } else if let Some(pending) = is_snapshot_name(&path) {
+            match read_regular(&path, MAX_FILE_BYTES) {
+                // Another tool's `.snap` file (insta's, Jest's) is none of tether's
+                // business: never compared, rewritten or removed.
+                Ok(bytes) if !is_ours(&bytes) => {}
+                Ok(bytes) => {
+                    let text = String::from_utf8_lossy(&bytes).into_owned();
+                    match pending {
+                        false => stored.snapshots.insert(relative, text),
+                        true => stored.pending.insert(relative.with_extension(""), text),
+                    };
+                }
+                Err(error) => failures.push(format!(
+                    "cannot read the snapshot {}: {error}; remove it or make it a regular file",
+                    relative.display()
+                )),
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The first words of every snapshot tether writes: the mark that a `.snap` file is
+/// tether's to compare, rewrite and remove.
+pub(super) const MARK: &[u8] = b"# tether snapshot of ";
+
+/// Whether a `.snap` file's bytes are a snapshot tether wrote.
+pub(super) fn is_ours(bytes: &[u8]) -> bool {
+    bytes.starts_with(MARK)
+}
+
+/// Whether a file name is a snapshot's (`Some(false)`: `x.snap`) or a pending
+/// one's (`Some(true)`: `x.snap.new`).
+fn is_snapshot_name(path: &Path) -> Option<bool> {
+    match path.extension()?.to_str()? {
+        EXTENSION => Some(false),
+        PENDING
+            if Path::new(path.file_stem()?)
+                .extension()
+                .is_some_and(|e| e == EXTENSION) =>
+        {
+            Some(true)
+        }
+        _ => None,
+    }
+}
+
+/// Refuses a snapshot folder reached through a symlink: tether reads and writes
+/// snapshots only inside the configuration's folder.
+pub(super) fn refuse_symlinks(config: &Config, folder: &Path) -> Result<(), Error> {
+    let relative = folder.strip_prefix(&config.root).unwrap_or(folder);
+    let mut current = config.root.clone();
+    for component in relative.components() {
+        current.push(component);
+        if std::fs::symlink_metadata(&current).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Err(Error::Snapshot(format!(
+                "{} is a symlink; tether reads and writes snapshots only in real folders inside {}",
+                relative_to(&current, &config.root).display(),
+                config.root.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Creates the folders from the configuration's folder down to `folder`, refusing
+/// any that is a symlink or not a folder.
+fn ensure_folder(config: &Config, folder: &Path) -> Result<(), Error> {
+    let relative = folder.strip_prefix(&config.root).map_err(|_| {
+        Error::Snapshot(format!(
+            "{} is outside {}; tether writes snapshots only inside the configuration's folder",
+            folder.display(),
+            config.root.display()
+        ))
+    })?;
+    let mut current = config.root.clone();
+    for component in relative.components() {
+        let Component::Normal(name) = component else {
+            return Err(Error::Snapshot(format!(
+                "{} is not a plain path inside {}",
+                folder.display(),
+                config.root.display()
+            )));
+        };
+        current.push(name);
+        match std::fs::symlink_metadata(&current) {
+            Ok(metadata) if metadata.is_dir() => {}
+            Ok(_) => {
+                return Err(Error::Snapshot(format!(
+                    "{} is not a folder (a symlink or a file); tether writes snapshots only into real folders",
+                    relative_to(&current, &config.root).display()
+                )))
+            }
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+                std::fs::create_dir(&current).map_err(|error| {
+                    Error::Snapshot(format!("cannot create {}: {error}", current.display()))
+                })?;
+            }
+            Err(error) => {
+                return Err(Error::Snapshot(format!("{}: {error}", current.display())))
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Writes a snapshot by renaming a new file over it: a symlink at `target` is
+/// replaced, never written through.
+pub(super) fn write_snapshot(config: &Config, target: &Path, text: &str) -> Result<(), Error> {
+    let folder = target.parent().unwrap_or(&config.root);
+    ensure_folder(config, folder)?;
+    // A file of that name that tether did not write is another tool's: kept.
+    if let Ok(bytes) = read_regular(target, MARK.len()) {
+        if !is_ours(&bytes) {
+            return Err(Error::Snapshot(format!(
+                "{} exists and is not a tether snapshot (it does not start with `# tether snapshot of`); move it, or set another snapshot folder (`[snapshot] dir` in tether.toml)",
+                relative_to(target, &config.root).display()
+            )));
+        }
+    }
+    let failed = |error: &dyn std::fmt::Display| {
+        Error::Snapshot(format!("cannot write {}: {error}", target.display()))
+    };
+    let mut file = tempfile::NamedTempFile::new_in(folder).map_err(|e| failed(&e))?;
+    file.write_all(text.as_bytes()).map_err(|e| failed(&e))?;
+    file.persist(target).map_err(|e| failed(&e.error))?;
+    Ok(())
+}
+
+/// Removes a snapshot of a file that is gone: a regular `.snap` file inside the
+/// snapshot folder, nothing else.
+pub(super) fn remove_snapshot(config: &Config, target: &Path) -> Result<(), Error> {
+    let inside = target.starts_with(&config.snapshot_dir) && is_snapshot_name(target).is_some();
+    let regular = std::fs::symlink_metadata(target).is_ok_and(|m| m.is_file());
+    let ours = read_regular(target, MARK.len()).is_ok_and(|bytes| is_ours(&bytes));
+    if inside && regular && ours {
+        std::fs::remove_file(target).map_err(|error| {
+            Error::Snapshot(format!("cannot remove {}: {error}", target.display()))
+        })?;
+    }
+    Ok(())
+}
+
+/// Refuses a file that is not a regular snapshot file tether wrote inside the
+/// snapshot folder: accepting or rejecting never touches anything else.
+pub(super) fn check_ours(config: &Config, target: &Path) -> Result<(), Error> {
+    let inside = target.starts_with(&config.snapshot_dir) && is_snapshot_name(target).is_some();
+    let regular = std::fs::symlink_metadata(target).is_ok_and(|m| m.is_file());
+    let ours = read_regular(target, MARK.len()).is_ok_and(|bytes| is_ours(&bytes));
+    if inside && regular && ours {
+        Ok(())
+    } else {
+        Err(Error::Snapshot(format!(
+            "{} is not a snapshot tether wrote (a regular file in the snapshot folder starting with `# tether snapshot of`); left as it is",
+            relative_to(target, &config.root).display()
+        )))
+    }
+}
