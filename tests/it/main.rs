@@ -11,6 +11,7 @@ mod action;
 mod cli;
 mod codegen;
 mod corpus;
+mod docs;
 mod fix;
 mod fuzz_regressions;
 mod growth;

@@ -74,3 +74,45 @@ fn the_docs_pin_this_version() {
     let example = read("examples/github/tether.yml");
     assert!(example.contains(&format!("cozystack/tether@v{version}")));
 }
+
+/// Every version pin in the README and the book names this version: a page that
+/// moved out of the README keeps its pins in step too.
+#[test]
+fn every_pin_in_the_docs_is_this_version() {
+    let version = env!("CARGO_PKG_VERSION");
+    let mut pages = vec![std::path::PathBuf::from("README.md")];
+    for entry in std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/src")).unwrap()
+    {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "md") {
+            pages.push(path);
+        }
+    }
+    let mut stale = Vec::new();
+    for page in &pages {
+        let text = read(&page.to_string_lossy());
+        for prefix in [
+            "releases/download/v",
+            "helm-tether==",
+            "helm-tether@",
+            "cozystack/tether@v",
+            "rev: v",
+        ] {
+            for (at, _) in text.match_indices(prefix) {
+                let pinned: String = text[at + prefix.len()..]
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '.' || *c == '-')
+                    .collect();
+                // A pin that ends a sentence.
+                let pinned = pinned.trim_end_matches('.');
+                if pinned != version {
+                    stale.push(format!("{}: {prefix}{pinned}", page.display()));
+                }
+            }
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "pins of another version than {version}: {stale:?}"
+    );
+}

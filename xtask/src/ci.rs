@@ -1,13 +1,13 @@
 //! `cargo xtask ci`: the whole test suite on a fresh machine. It installs the tools
 //! the tests drive (git, make, GNU sed: `tether idem` runs real regeneration
-//! commands) with apt when they are missing, and the SARIF validator and
-//! readme-generator with npm, then
+//! commands) with apt when they are missing, the SARIF validator and
+//! readme-generator with npm, and mdBook with `cargo install`, then
 //! runs `cargo test`, `cargo xtask precision --check`, `cargo doc` without warnings,
-//! `cargo xtask dist` (the archive, the wheel installed into a new virtual
-//! environment, the checksums), `cargo publish --dry-run`, `cargo install --path .`
-//! into a temporary root, a build for
-//! Windows (the library is portable; `idem` is Unix-only), and every fuzz target for
-//! 10 seconds.
+//! `cargo xtask docs` (the site, its links and examples), `cargo xtask dist` (the
+//! archive, the wheel installed into a new virtual environment, the checksums),
+//! `cargo publish --dry-run`, `cargo install --path .` into a temporary root, a build
+//! for Windows (the library is portable; `idem` is Unix-only), and every fuzz target
+//! for 10 seconds.
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
@@ -37,6 +37,8 @@ pub fn ci() -> Result<()> {
     install_sarif_validator()?;
     install_readme_generator()?;
     install_action_tools()?;
+    // The site's builder, pinned; installed into target/tools when missing.
+    crate::docs::mdbook()?;
     times.push(("tools", started.elapsed()));
     let step_started = std::time::Instant::now();
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
@@ -73,7 +75,7 @@ pub fn ci() -> Result<()> {
         crate::precision::precision(&["--check".to_string()])
     } else {
         skipped.push(format!(
-            "precision and the corpus tests: no corpus at {} (README.md, \"The corpus\", says how to lay it out)",
+            "precision and the corpus tests: no corpus at {} (CONTRIBUTING.md, \"The corpus\", says how to lay it out)",
             corpus.display()
         ));
         Ok(())
@@ -130,16 +132,17 @@ pub fn ci() -> Result<()> {
 /// The steps of `ci` after the tests and the precision check, by name.
 type Step = fn() -> Result<()>;
 
-const STEPS: [(&str, Step); 5] = [
+const STEPS: [(&str, Step); 6] = [
     ("doc", doc),
+    ("docs", crate::docs::ci_step),
     ("dist", check_dist),
     ("publish", publish_dry_run),
     ("install", install_into_temp_root),
     ("portable", portable),
 ];
 
-/// `cargo xtask ci-step NAME`: one step of `ci` alone (doc, dist, publish, install,
-/// portable).
+/// `cargo xtask ci-step NAME`: one step of `ci` alone (doc, docs, dist, publish,
+/// install, portable).
 pub fn step(name: &str) -> Result<()> {
     let (_, step) = STEPS
         .iter()

@@ -1,5 +1,5 @@
 //! `cargo xtask codegen [--check]`: writes or checks the generated files
-//! (`docs/rules.md`, `schemas/tether.schema.json`).
+//! (`docs/src/rules.md`, `schemas/tether.schema.json`).
 //!
 //! The work is done by `tests/it/codegen.rs`, so `cargo test` checks exactly what this
 //! task writes; the task only runs that test with or without `TETHER_CODEGEN=write`.

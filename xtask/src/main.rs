@@ -10,6 +10,7 @@ mod bench_idem;
 mod ci;
 mod codegen;
 pub mod dist;
+mod docs;
 mod fuzz;
 mod new_rule;
 mod precision;
@@ -41,10 +42,11 @@ Tasks:
                          whole pipeline over the corpus: steadier than time
   ci                     install the tools the tests drive (git, make, GNU sed) if
                          missing, then run the whole test suite
-  ci-step NAME           one step of ci after the tests: doc, dist (archive, wheel,
-                         checksums, the wheel in a venv and under pre-commit),
-                         publish (cargo publish --dry-run), install, portable
-  codegen [--check]      write docs/rules.md and schemas/tether.schema.json from
+  ci-step NAME           one step of ci after the tests: doc, docs (the site),
+                         dist (archive, wheel, checksums, the wheel in a venv and
+                         under pre-commit), publish (cargo publish --dry-run),
+                         install, portable
+  codegen [--check]      write docs/src/rules.md and schemas/tether.schema.json from
                          the code; with --check, fail with a diff if they are stale
                          (both run `cargo test --test it codegen::`)
   dist [--target TRIPLE] [--no-wheel]
@@ -53,6 +55,10 @@ Tasks:
                          completions, man page, README, LICENSE, CHANGELOG), its
                          .tar.gz (.zip on Windows), the Python wheel (maturin),
                          a .sha256 beside each and SHA256SUMS
+  docs                   build the site (mdBook, docs/ into target/book; installs
+                         the pinned mdbook into target/tools if missing), then
+                         check its links, anchors and runnable examples
+                         (`cargo test --test it docs::`)
   fuzz [--seconds N] [--target NAME]...
                          run the cargo-fuzz targets in fuzz/ (lex_mask, model_bytes,
                          config, check_modes; default all) for N seconds each
@@ -63,9 +69,9 @@ Tasks:
                          lines in the registry and in tests/it/rules.rs
   precision [--corpus DIR] [--per-rule N] [--seed S] [--check]
                          run the release tether over the three corpora, print the
-                         findings per rule, and write docs/precision.md: a sample of
-                         N findings (default 20, seed 7) per corpus and rule to
-                         judge, keeping the verdicts already written; with --check,
+                         findings per rule, and write docs/src/precision.md: a
+                         sample of N findings (default 20, seed 7) per corpus and
+                         rule to judge, keeping the verdicts already written; with --check,
                          fail if it is stale, a finding is unjudged, or a rule has
                          more than one false finding in a corpus
   print-tree FILE        print FILE masked (if a template) and the tree-sitter tree
@@ -127,9 +133,13 @@ fn run() -> Result<()> {
         "ci" => ci::ci(),
         "ci-step" => match rest.as_slice() {
             [name] => ci::step(name),
-            _ => bail!("usage: cargo xtask ci-step doc|dist|publish|install|portable"),
+            _ => bail!("usage: cargo xtask ci-step doc|docs|dist|publish|install|portable"),
         },
         "dist" => dist::dist_args(&rest).map(|_| ()),
+        "docs" => match rest.as_slice() {
+            [] => docs::docs(),
+            _ => bail!("usage: cargo xtask docs"),
+        },
         "fuzz" => fuzz::fuzz(&fuzz::fuzz_args(&rest)?),
         "precision" => precision::precision(&rest),
         "new-rule" => match rest.as_slice() {

@@ -5,7 +5,7 @@
 //! rule's line in the registry's list (`src/rules/list.rs`) and the fixture's line in
 //! `tests/it/rules.rs`. Then
 //! `cargo test --test it rules::` shows the rule's first snapshot, and `cargo xtask
-//! codegen` puts it in `docs/rules.md` and the schema.
+//! codegen` puts it in `docs/src/rules.md` and the schema.
 
 use std::path::{Path, PathBuf};
 

@@ -1,5 +1,5 @@
 //! `cargo xtask precision`: runs the release `tether check` over the three corpora,
-//! counts findings per corpus and rule, and keeps `docs/precision.md`, a seeded sample
+//! counts findings per corpus and rule, and keeps `docs/src/precision.md`, a seeded sample
 //! of findings per corpus and rule with a verdict (real, debatable, false) written by
 //! hand for each. Regenerating the file keeps the verdicts; `--check` fails while the
 //! file is stale, a sampled finding has no verdict, or a rule has more than one false
@@ -23,7 +23,7 @@ const CORPORA: [&str; 5] = [
 ];
 
 /// The generated file, relative to the workspace root.
-const OUTPUT: &str = "docs/precision.md";
+const OUTPUT: &str = "docs/src/precision.md";
 
 const USAGE: &str =
     "usage: cargo xtask precision [--corpus DIR] [--per-rule N] [--seed S] [--check]";
@@ -453,7 +453,7 @@ struct OldRow {
     judgement: Judgement,
 }
 
-/// The verdicts and reasons of the rows of an existing `docs/precision.md`, by id.
+/// The verdicts and reasons of the rows of an existing `docs/src/precision.md`, by id.
 /// A row is a table line holding `<!-- id:HEX -->`; other lines are ignored.
 fn parse_judgements(text: &str) -> Result<HashMap<u64, OldRow>> {
     let mut judgements: HashMap<u64, OldRow> = HashMap::new();
@@ -536,7 +536,7 @@ fn split_cells(row: &str) -> Vec<String> {
     cells
 }
 
-/// The whole of `docs/precision.md`.
+/// The whole of `docs/src/precision.md`.
 fn render(sections: &[Section], args: &PrecisionArgs) -> String {
     let mut out = String::new();
     let per_rule = args.per_rule;
