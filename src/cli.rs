@@ -102,6 +102,11 @@ pub enum Command {
         /// Overwrite an existing `tether.toml`.
         #[arg(long)]
         force: bool,
+        /// In a chart folder, add tether's files (`tether.toml`, `.tether_cache/`,
+        /// `snapshots/`) to its `.helmignore` without asking, so `helm package`
+        /// leaves them out.
+        #[arg(long)]
+        helmignore: bool,
     },
     /// Pin which comment documents which key: compare every template and values
     /// file with its snapshot (`--check`, the default), or write the snapshots
@@ -139,7 +144,7 @@ pub enum CheckFormat {
     Human,
     /// One line a finding: `path:line:column: level[rule]: message`.
     Concise,
-    /// The stable JSON documented in the README.
+    /// The stable JSON documented in docs/src/check.md.
     Json,
     /// GitHub Actions workflow commands (annotations).
     Github,
@@ -309,12 +314,23 @@ pub fn run(args: Args) -> ExitCode {
             eprintln!("error: `tether idem` needs a Unix system (process groups, sh)");
             exit::TROUBLE
         }
-        Command::Init { folder, force } => or_trouble(init(&folder, force)),
+        Command::Init {
+            folder,
+            force,
+            helmignore,
+        } => or_trouble(init(&folder, force, helmignore)),
         Command::Snapshot(args) => or_trouble(snapshot(args)),
         Command::Completions { shell } => {
             let mut command = Args::command();
-            clap_complete::generate(shell, &mut command, "tether", &mut std::io::stdout());
-            exit::OK
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut command, "tether", &mut script);
+            // Printed as every output is: a closed pipe (`| head`) is an exit, not a
+            // panic.
+            if print_out(&String::from_utf8_lossy(&script)) {
+                exit::OK
+            } else {
+                exit::TROUBLE
+            }
         }
         Command::Man { subcommand } => or_trouble(man(subcommand.as_deref())),
     };
@@ -815,7 +831,7 @@ fn idem(args: IdemArgs) -> Result<u8, String> {
         return Err(broken.join("\n"));
     }
     if targets.is_empty() {
-        let note = "no [[idem]] entry in any tether.toml here or in the folders below, so nothing to prove; add one to the tether.toml of a chart with a regeneration command (see the README's `tether idem`), or pass --run";
+        let note = "no [[idem]] entry in any tether.toml here or in the folders below, so nothing to prove; add one to the tether.toml of a chart with a regeneration command (see docs/src/idem.md), or pass --run";
         eprintln!("note: {note}");
         let empty = format!(
             "{}\n",
@@ -953,7 +969,7 @@ fn rules(name: Option<&str>) -> Result<u8, String> {
     }
 }
 
-fn init(folder: &Path, force: bool) -> Result<u8, String> {
+fn init(folder: &Path, force: bool, helmignore: bool) -> Result<u8, String> {
     let path = folder.join("tether.toml");
     // Never written through a link, dangling or not.
     match path.symlink_metadata() {
@@ -971,13 +987,95 @@ fn init(folder: &Path, force: bool) -> Result<u8, String> {
         }
         _ => {}
     }
-    std::fs::write(&path, Config::starter_toml_in(folder))
+    let starter = Config::starter_toml_in(folder);
+    std::fs::write(&path, &starter)
         .map_err(|error| format!("cannot write {}: {error}", path.display()))?;
     println!(
         "wrote {}; run `tether check {}`",
         path.display(),
         folder.display()
     );
+    if let Some(line) = starter.lines().find(|line| line.starts_with("extend = ")) {
+        println!("it extends the configuration above it ({line})");
+    }
+    offer_helmignore(folder, helmignore)
+}
+
+/// What `helm package` would pack of tether's in a chart folder, as `.helmignore`
+/// lines.
+const HELMIGNORED: [&str; 3] = ["tether.toml", ".tether_cache/", "snapshots/"];
+
+/// In a chart folder, adds tether's files to `.helmignore` (with `--helmignore`, or
+/// when the person at the terminal says yes), or says which lines it lacks.
+fn offer_helmignore(folder: &Path, add: bool) -> Result<u8, String> {
+    if !folder.join("Chart.yaml").is_file() {
+        return Ok(exit::OK);
+    }
+    let file = folder.join(".helmignore");
+    if file.symlink_metadata().is_ok_and(|m| !m.is_file()) {
+        eprintln!(
+            "note: {} is not a regular file; add {} to it yourself so `helm package` leaves them out",
+            file.display(),
+            HELMIGNORED.join(", ")
+        );
+        return Ok(exit::OK);
+    }
+    let text = std::fs::read_to_string(&file).unwrap_or_default();
+    let listed: Vec<&str> = text.lines().map(str::trim).collect();
+    let missing: Vec<&str> = HELMIGNORED
+        .iter()
+        .copied()
+        .filter(|entry| {
+            let bare = entry.trim_end_matches('/');
+            !listed.iter().any(|line| *line == *entry || *line == bare)
+        })
+        .collect();
+    if missing.is_empty() {
+        return Ok(exit::OK);
+    }
+    let add = add
+        || (std::io::stdin().is_terminal()
+            && std::io::stderr().is_terminal()
+            && {
+                eprint!(
+                "{} is a chart folder: `helm package` would pack {}; add them to .helmignore? [y/N] ",
+                folder.display(),
+                missing.join(", ")
+            );
+                let mut answer = String::new();
+                std::io::stdin().read_line(&mut answer).is_ok()
+                    && matches!(answer.trim(), "y" | "Y" | "yes")
+            });
+    if !add {
+        eprintln!(
+            "note: {} is a chart folder and its .helmignore does not list {}: `helm package` would pack them; add those lines, or run `tether init --helmignore`",
+            folder.display(),
+            missing.join(", ")
+        );
+        return Ok(exit::OK);
+    }
+    let mut lines = String::new();
+    if !text.is_empty() && !text.ends_with('\n') {
+        lines.push('\n');
+    }
+    lines.push_str("# tether's files (tether init)\n");
+    for entry in &missing {
+        lines.push_str(entry);
+        lines.push('\n');
+    }
+    // Appended to the regular file checked above, or written new where nothing is
+    // (a link there, dangling or not, makes `create_new` fail).
+    let mut options = std::fs::OpenOptions::new();
+    if text.is_empty() && file.symlink_metadata().is_err() {
+        options.write(true).create_new(true);
+    } else {
+        options.append(true);
+    }
+    options
+        .open(&file)
+        .and_then(|mut opened| opened.write_all(lines.as_bytes()))
+        .map_err(|error| format!("cannot write {}: {error}", file.display()))?;
+    println!("added {} to {}", missing.join(", "), file.display());
     Ok(exit::OK)
 }
 

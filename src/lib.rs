@@ -42,6 +42,7 @@ mod analysis;
 mod cache_key;
 mod diagnostic;
 mod error;
+mod globs;
 #[cfg(unix)]
 #[allow(unsafe_code)]
 pub mod idem;

@@ -373,7 +373,7 @@ impl IdemReport {
 pub enum IdemFormat {
     /// For people.
     Text,
-    /// The JSON documented in the README.
+    /// The JSON documented in docs/src/idem.md.
     Json,
     /// GitHub Actions workflow commands: one annotation per failed check.
     Github {

@@ -434,6 +434,14 @@ pub fn check_resolved(
             }
         }
     }
+    // A nested tether.toml that replaces one above it with entries it drops is said
+    // on the configuration's first run (no cache of it yet), not on every run.
+    let shadowing: Vec<String> = configs
+        .iter()
+        .zip(&caches)
+        .filter(|(_, cache)| cache.as_ref().is_none_or(Cache::is_new))
+        .filter_map(|(config, _)| config.shadowing_note())
+        .collect();
     let mut notes = Vec::new();
     for (cache, fresh) in caches.into_iter().zip(fresh) {
         if let Some(cache) = cache {
@@ -446,9 +454,13 @@ pub fn check_resolved(
         .diagnostics
         .sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     report.failures = failures;
-    report.notes = notes
+    report.notes = shadowing
         .into_iter()
-        .map(|note| format!("cache not used: {note}"))
+        .chain(
+            notes
+                .into_iter()
+                .map(|note| format!("cache not used: {note}")),
+        )
         .collect();
     // A limit that turned a rule off is said, never taken for "no findings".
     let mut pin_errors: Vec<String> = configs
@@ -618,9 +630,14 @@ pub fn show_settings(
         config
             .file
             .as_ref()
-            .map_or("none (tether's defaults)".to_string(), |path| path
-                .display()
-                .to_string())
+            .map_or("none (tether's defaults)".to_string(), |path| {
+                match config.extends() {
+                    Some(extended) => {
+                        format!("{} (extends {})", path.display(), extended.display())
+                    }
+                    None => path.display().to_string(),
+                }
+            })
     ));
     out.push_str(&format!(
         "  yamllint:    {}\n",

@@ -176,7 +176,7 @@ struct JsonTarget<'a> {
     checks: &'a [CheckResult],
 }
 
-/// The JSON report (the contract in the README).
+/// The JSON report (the contract in docs/src/idem.md).
 pub fn json(report: &IdemReport) -> String {
     let targets = report
         .targets

@@ -1,4 +1,4 @@
-//! JSON output of `tether check`, the stable contract documented in the README:
+//! JSON output of `tether check`, the stable contract documented in docs/src/check.md:
 //! 1-based lines and columns (columns in characters), sorted findings, a summary.
 
 use serde::Serialize;

@@ -87,7 +87,7 @@ fn write_document(out: &mut String, document: &Document) {
     }
 }
 
-/// The JSON form of a set of models (`{"files":[…]}`), documented in the README.
+/// The JSON form of a set of models (`{"files":[…]}`), documented in docs/src/map.md.
 pub fn map_json(models: &[FileModel]) -> String {
     let files: Vec<JsonFile> = models.iter().map(JsonFile::from).collect();
     serde_json::to_string_pretty(&JsonMap { files }).unwrap_or_default()

@@ -30,7 +30,7 @@ pub enum Format {
         /// Colour the output.
         color: bool,
     },
-    /// The stable JSON documented in the README.
+    /// The stable JSON documented in docs/src/check.md.
     Json,
     /// GitHub Actions workflow commands (annotations), paths relative to `root`
     /// (see [`machine_root`]).

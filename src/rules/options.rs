@@ -2,7 +2,7 @@
 //! `required-comment`: `config.rs` assembles them from `tether.toml`, the rules read
 //! them through their `FileContext`. Imports no rule and not the configuration.
 
-use globset::GlobSet;
+use crate::globs::Globs;
 use regex::Regex;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -15,13 +15,16 @@ use crate::yaml::model::Placement;
 /// A compiled `[[require]]` entry.
 #[derive(Debug, Clone)]
 pub struct Require {
-    pub files: GlobSet,
+    pub files: Globs,
     pub key: KeyPattern,
     pub kind: Option<String>,
     pub placement: PlacementSetting,
     pub matches: Vec<Regex>,
     pub message: Option<String>,
-    /// 1-based line of the entry's `key` in `tether.toml`, for messages.
+    /// The file the entry is written in, relative to the folder of the
+    /// configuration that uses it (`tether.toml`, `../../tether.toml` when extended).
+    pub file: String,
+    /// 1-based line of the entry's `key` in that file, for messages.
     pub line: usize,
 }
 

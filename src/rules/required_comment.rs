@@ -94,8 +94,8 @@ fn covering<'a>(context: &'a FileContext) -> impl Iterator<Item = &'a Require> +
 
 fn why(require: &Require) -> String {
     match &require.message {
-        Some(message) => format!("tether.toml:{} requires it: {message}", require.line),
-        None => format!("tether.toml:{} requires it", require.line),
+        Some(message) => format!("{}:{} requires it: {message}", require.file, require.line),
+        None => format!("{}:{} requires it", require.file, require.line),
     }
 }
 

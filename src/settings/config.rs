@@ -11,6 +11,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+
+use crate::globs::Globs;
 use schemars::JsonSchema;
 use serde::de::{self, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
@@ -34,11 +36,19 @@ pub const DEFAULT_SNAPSHOT_DIR: &str = "snapshots";
 pub const MAX_CONFIG_BYTES: usize = 1024 * 1024;
 
 /// Configuration of tether (`tether check`, `tether idem`). Paths and globs are
-/// relative to this file's folder. Reference: docs/rules.md.
+/// relative to this file's folder. Reference: docs/src/configuration.md.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 #[schemars(title = "tether.toml")]
 pub struct ConfigFile {
+    /// Another `tether.toml` this one builds on, relative to this file's folder
+    /// (`"../tether.toml"`), as ruff's `extend`: its settings apply, with its paths
+    /// and globs relative to its own folder, and this file's come after. Lists of
+    /// entries (`[[require]]`, `[[idem]]`, `[[overrides]]`, `[[pin]]`, `exclude`,
+    /// `directives`, `chart-paths`) add to the other's; `include`, `[rules]` levels
+    /// and `yamllint-config` replace what the other sets.
+    #[schemars(with = "Option<String>")]
+    pub extend: Option<Spanned<String>>,
     /// Globs of the files to check, relative to this file's folder. Default:
     /// `**/*.yaml`, `**/*.yml`, `**/*.tpl`. Files ignored by git are skipped.
     #[serde(default)]
@@ -48,9 +58,14 @@ pub struct ConfigFile {
     #[serde(default)]
     #[schemars(with = "Vec<String>")]
     pub exclude: Vec<Spanned<String>>,
+    /// Leave out what chart tools leave out (default `true`): the charts vendored
+    /// under a chart's `charts/` folder (another project's files), helm-unittest
+    /// suites (`tests/*_test.yaml`) and chart-testing's value overrides
+    /// (`ci/*-values.yaml`), which chart-testing never lints. `false` checks them.
+    pub default_exclude: Option<bool>,
     /// More comment prefixes that address a tool rather than document a key, added to
     /// the defaults (`yamllint disable`, `tether:`, `prettier-ignore`, `@schema`,
-    /// `renovate:`, … listed in the README): such comments are never anchored to a
+    /// `renovate:`, … listed in docs/src/configuration.md): such comments are never anchored to a
     /// key, detached or counted as documentation.
     #[serde(default)]
     pub directives: Vec<String>,
@@ -74,7 +89,7 @@ pub struct ConfigFile {
     /// The yamllint configuration the comment rules follow where this file sets
     /// nothing for them (`".github/configs/lintconf.yaml"`), relative to this file's
     /// folder. Default: the nearest `.yamllint`, `.yamllint.yaml` or `.yamllint.yml`
-    /// at or above each file, else chart-testing's `lint-conf` (README: "Next to
+    /// at or above each file, else chart-testing's `lint-conf` (docs/src/configuration.md: "Next to
     /// yamllint and chart-testing").
     #[schemars(with = "Option<String>")]
     pub yamllint_config: Option<Spanned<String>>,
@@ -269,16 +284,20 @@ pub struct Config {
     pub(crate) root: PathBuf,
     /// The configuration file, if one was found.
     pub(crate) file: Option<PathBuf>,
+    /// The file it `extend`s, if any.
+    extends: Option<PathBuf>,
     /// Hash of the configuration's text: with the yamllint configuration, the
     /// selected rules and the pins, what `Config::fingerprint` keys the cache by.
     text_hash: u64,
-    include: GlobSet,
-    exclude: GlobSet,
+    include: Globs,
+    exclude: Globs,
+    /// Whether the files chart tools leave out are left out (`default-exclude`).
+    default_exclude: Option<bool>,
     /// Every rule's default level and options.
     settings: RuleSettings,
     /// `[rules]`, with where each is written.
     rules: Vec<CompiledSetting>,
-    overrides: Vec<(GlobSet, Vec<CompiledSetting>)>,
+    overrides: Vec<(Globs, Vec<CompiledSetting>)>,
     /// The yamllint configuration the comment rules follow, where `tether.toml`
     /// does not set them.
     pub(crate) yamllint: Option<Arc<Yamllint>>,
@@ -407,9 +426,11 @@ impl Config {
             snapshot_dir: root.join(DEFAULT_SNAPSHOT_DIR),
             root,
             file: None,
+            extends: None,
             text_hash: 0,
-            include: default_include(),
-            exclude: GlobSet::empty(),
+            include: Globs::new(default_include()),
+            exclude: Globs::default(),
+            default_exclude: None,
             settings: rules::default_settings(),
             rules: Vec::new(),
             overrides: Vec::new(),
@@ -482,6 +503,11 @@ impl Config {
         self.file.as_deref()
     }
 
+    /// The `tether.toml` this one `extend`s (directly), if any.
+    pub fn extends(&self) -> Option<&Path> {
+        self.extends.as_deref()
+    }
+
     /// The `[[idem]]` entries.
     pub fn idem_targets(&self) -> &[IdemTarget] {
         &self.idem
@@ -538,8 +564,14 @@ impl Config {
         found
     }
 
-    /// Reads and compiles a configuration file.
+    /// Reads and compiles a configuration file, and the files it `extend`s.
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        Config::load_extending(path, &mut Vec::new())
+    }
+
+    /// [`Config::load`], `chain` holding the files that extend this one (to refuse
+    /// a cycle).
+    fn load_extending(path: &Path, chain: &mut Vec<PathBuf>) -> Result<Config, ConfigError> {
         let bytes = crate::source::read_regular(path, MAX_CONFIG_BYTES).map_err(|error| {
             ConfigError::Unreadable {
                 path: path.display().to_string(),
@@ -576,11 +608,20 @@ impl Config {
             .parent()
             .filter(|parent| !parent.as_os_str().is_empty())
             .unwrap_or(Path::new("."));
-        Config::parse(&text, path, crate::paths::absolute(folder))
+        Config::parse_extending(&text, path, crate::paths::absolute(folder), chain)
     }
 
     /// Compiles configuration text; `path` is only used in messages.
     pub fn parse(text: &str, path: &Path, root: PathBuf) -> Result<Config, ConfigError> {
+        Config::parse_extending(text, path, root, &mut Vec::new())
+    }
+
+    fn parse_extending(
+        text: &str,
+        path: &Path,
+        root: PathBuf,
+        chain: &mut Vec<PathBuf>,
+    ) -> Result<Config, ConfigError> {
         let errors = ErrorContext::new(text, path);
         if let Some(offset) = text
             .char_indices()
@@ -606,18 +647,17 @@ impl Config {
             }
             errors.at(span, message)
         })?;
-        let include = match &file.include {
+        let include = Globs::new(match &file.include {
             Some(globs) => compile_globs(globs, "include", &errors)?,
             None => default_include(),
-        };
-
-        let exclude = compile_globs(&file.exclude, "exclude", &errors)?;
+        });
+        let exclude = Globs::new(compile_globs(&file.exclude, "exclude", &errors)?);
         let rules = compile_rules(&file.rules, "[rules]", &errors)?;
         let mut overrides = Vec::new();
         for entry in &file.overrides {
             let files = compile_globs(&entry.files, "overrides.files", &errors)?;
             overrides.push((
-                files,
+                Globs::new(files),
                 compile_rules(&entry.rules, "[[overrides]]", &errors)?,
             ));
         }
@@ -735,12 +775,14 @@ impl Config {
                 }
             }
         }
-        Ok(Config {
+        let config = Config {
             root,
             file: Some(path.to_path_buf()),
+            extends: None,
             text_hash: xxhash_rust::xxh3::xxh3_64(text.as_bytes()),
             include,
             exclude,
+            default_exclude: file.default_exclude,
             settings: rules::default_settings(),
             rules,
             overrides,
@@ -759,7 +801,122 @@ impl Config {
             idem,
             directives: Directives::with_extra(file.directives.clone()),
             snapshot_dir,
-        })
+        };
+        match &file.extend {
+            None => Ok(config),
+            Some(named) => {
+                let parent = Config::load_extended(named, path, &config.root, chain, &errors)?;
+                Ok(config.extending(parent, file.include.is_some()))
+            }
+        }
+    }
+
+    /// Loads the file `named` by `extend` in `path`, refusing a cycle and a chain
+    /// deeper than any setup needs.
+    fn load_extended(
+        named: &Spanned<String>,
+        path: &Path,
+        root: &Path,
+        chain: &mut Vec<PathBuf>,
+        errors: &ErrorContext,
+    ) -> Result<Config, ConfigError> {
+        const MAX_CHAIN: usize = 16;
+        let target = root.join(named.get_ref());
+        let Ok(canonical) = target.canonicalize() else {
+            return Err(errors.at(
+                named.span(),
+                format!(
+                    "`extend` names {:?}, which does not exist; write the path of another tether.toml relative to this file's folder, such as \"../tether.toml\"",
+                    named.get_ref()
+                ),
+            ));
+        };
+        let own = crate::paths::absolute(path);
+        if canonical == own || chain.contains(&canonical) {
+            return Err(errors.at(
+                named.span(),
+                format!(
+                    "`extend` makes a cycle: {:?} extends, directly or through others, this file; remove one `extend`",
+                    named.get_ref()
+                ),
+            ));
+        }
+        if chain.len() >= MAX_CHAIN {
+            return Err(errors.at(
+                named.span(),
+                format!("`extend` chains more than {MAX_CHAIN} files; no setup needs that many"),
+            ));
+        }
+        chain.push(own);
+        let parent = Config::load_extending(&canonical, chain);
+        chain.pop();
+        parent
+    }
+
+    /// This configuration on top of `parent`, the one it extends: the parent's
+    /// globs keep meaning what they say in its folder, its lists of entries come
+    /// first, and what this file sets replaces what the parent sets.
+    fn extending(mut self, parent: Config, own_include: bool) -> Config {
+        self.extends = parent.file.clone();
+        let offset = crate::paths::relative_path(&self.root, &parent.root);
+        if !own_include {
+            self.include = parent.include.rebased(&offset);
+        }
+        self.default_exclude = self.default_exclude.or(parent.default_exclude);
+        let mut exclude = parent.exclude.rebased(&offset);
+        exclude.extend(std::mem::take(&mut self.exclude));
+        self.exclude = exclude;
+        self.rules = parent.rules.into_iter().chain(self.rules).collect();
+        self.overrides = parent
+            .overrides
+            .into_iter()
+            .map(|(files, rules)| (files.rebased(&offset), rules))
+            .chain(self.overrides)
+            .collect();
+        if !self.yamllint_named && parent.yamllint_named {
+            self.yamllint = parent.yamllint;
+            self.yamllint_named = true;
+        }
+        self.configured_pins = parent
+            .configured_pins
+            .into_iter()
+            .chain(self.configured_pins)
+            .collect();
+        self.chart_scope.chart_paths = parent
+            .chart_scope
+            .chart_paths
+            .into_iter()
+            .chain(self.chart_scope.chart_paths)
+            .collect();
+        let parent_file = parent
+            .file
+            .as_deref()
+            .map(|file| crate::paths::slashed(&crate::paths::relative_path(file, &self.root)))
+            .unwrap_or_else(|| FILE_NAME.to_string());
+        self.require = parent
+            .require
+            .into_iter()
+            .map(|mut require| {
+                require.files = require.files.rebased(&offset);
+                if require.file == FILE_NAME {
+                    require.file = parent_file.clone();
+                } else {
+                    require.file = crate::paths::slashed(&crate::paths::relative_path(
+                        &parent.root.join(&require.file),
+                        &self.root,
+                    ));
+                }
+                require
+            })
+            .chain(self.require)
+            .collect();
+        self.idem = parent.idem.into_iter().chain(self.idem).collect();
+        self.directives = parent.directives.extended(&self.directives);
+        self.text_hash = crate::cache_key::CacheKey::new("extending")
+            .part("own", self.text_hash)
+            .part("extended", parent.text_hash)
+            .finish();
+        self
     }
 
     /// Runs only the named rules: each at its configured level, or `warn` where it is
@@ -840,9 +997,87 @@ impl Config {
             .finish()
     }
 
+    /// A note when this `tether.toml` replaces one above it that has `[[require]]`
+    /// or `[[idem]]` entries, which then do not apply below it: a nested
+    /// configuration stands alone unless it says `extend`.
+    pub(crate) fn shadowing_note(&self) -> Option<String> {
+        let file = self.file.as_ref()?;
+        if self.extends.is_some() {
+            return None;
+        }
+        let above = Config::find(self.root.parent()?)?;
+        let parent = Config::load(&above).ok()?;
+        let mut dropped = Vec::new();
+        for (count, what) in [
+            (parent.require.len(), "[[require]]"),
+            (parent.idem.len(), "[[idem]]"),
+        ] {
+            match count {
+                0 => {}
+                1 => dropped.push(format!("1 {what} entry")),
+                _ => dropped.push(format!("{count} {what} entries")),
+            }
+        }
+        if dropped.is_empty() {
+            return None;
+        }
+        let cwd = crate::paths::absolute(Path::new("."));
+        let shown = |path: &Path| {
+            crate::paths::slashed(&crate::paths::relative_path(
+                &crate::paths::absolute(path),
+                &cwd,
+            ))
+        };
+        Some(format!(
+            "{} replaces {} for the files below it, so its {} do not apply there; to keep them, add `extend = {:?}` to {}",
+            shown(file),
+            shown(&above),
+            dropped.join(" and "),
+            crate::paths::slashed(&crate::paths::relative_path(&above, &self.root)),
+            shown(file),
+        ))
+    }
+
     /// Whether a file (relative to [`Config::root`]) is to be checked.
     pub fn includes(&self, relative: &Path) -> bool {
-        self.include.is_match(relative) && !self.exclude.is_match(relative)
+        self.include.is_match(relative)
+            && !self.exclude.is_match(relative)
+            && !(self.default_exclude != Some(false) && self.left_out_by_default(relative))
+    }
+
+    /// Whether chart tools leave a file out (`default-exclude`): it belongs to a
+    /// chart vendored under another chart's `charts/` folder, or it is a
+    /// helm-unittest suite or a chart-testing values override.
+    fn left_out_by_default(&self, relative: &Path) -> bool {
+        static TOOLS: std::sync::OnceLock<GlobSet> = std::sync::OnceLock::new();
+        let tools = TOOLS.get_or_init(|| {
+            let mut builder = GlobSetBuilder::new();
+            for pattern in DEFAULT_EXCLUDE {
+                if let Ok(glob) = GlobBuilder::new(pattern).literal_separator(true).build() {
+                    builder.add(glob);
+                }
+            }
+            builder.build().unwrap_or_else(|_| GlobSet::empty())
+        });
+        if tools.is_match(relative) {
+            return true;
+        }
+        // `<chart>/charts/<dependency>/…`: a `charts` folder beside a Chart.yaml.
+        let mut folder = self.root.clone();
+        let mut components = relative.components().peekable();
+        while let Some(component) = components.next() {
+            if components.peek().is_none() {
+                break;
+            }
+            if component.as_os_str() == "charts"
+                && components.peek().is_some()
+                && std::fs::symlink_metadata(folder.join("Chart.yaml")).is_ok()
+            {
+                return true;
+            }
+            folder.push(component);
+        }
+        false
     }
 
     /// The rule settings for one file (relative to [`Config::root`]): the defaults,
@@ -1039,6 +1274,15 @@ pub const REGEX_SIZE_LIMIT: usize = 256 * 1024;
 pub const MAX_REGEXES: usize = 512;
 
 const DEFAULT_INCLUDE: [&str; 3] = ["**/*.yaml", "**/*.yml", "**/*.tpl"];
+
+/// What `default-exclude` leaves out by name: helm-unittest suites and
+/// chart-testing's value overrides.
+const DEFAULT_EXCLUDE: [&str; 4] = [
+    "**/tests/*_test.yaml",
+    "**/tests/*_test.yml",
+    "**/ci/*-values.yaml",
+    "**/ci/*-values.yml",
+];
 
 fn default_include() -> GlobSet {
     let mut builder = GlobSetBuilder::new();
@@ -1375,12 +1619,13 @@ fn compile_require(entry: &RequireEntry, errors: &ErrorContext) -> Result<Requir
         matches.push(regex);
     }
     Ok(Require {
-        files,
+        files: Globs::new(files),
         key,
         kind: entry.kind.clone(),
         placement: entry.placement,
         matches,
         message: entry.message.clone(),
+        file: FILE_NAME.to_string(),
         line: errors.line_of(&entry.key.span()),
     })
 }
@@ -1479,6 +1724,18 @@ pub fn starter() -> String {
 /// would not find it on its own (`.github/configs/lintconf.yaml`).
 pub fn starter_in(folder: &Path) -> String {
     let folder = crate::paths::absolute(folder);
+    // Under a configuration already, the new one builds on it rather than
+    // silently replacing it.
+    if let Some(above) = folder.parent().and_then(Config::find) {
+        let relative = crate::paths::relative_path(&above, &folder);
+        return starter_with(&format!(
+            "# This file builds on {0}: its settings, [[require]] and [[idem]] entries\n\
+             # apply here too, and what this file sets comes after them.\n\
+             extend = {1:?}\n\n",
+            relative.display(),
+            crate::paths::slashed(&relative)
+        ));
+    }
     let found = crate::settings::yamllint::discover(&folder);
     let mut out = String::new();
     let (yamllint, named) = match found {
@@ -1562,13 +1819,17 @@ fn starter_with(inherited: &str) -> String {
     let mut out = String::from(
         "# tether.toml: configuration of `tether check` and `tether idem`.\n\
          # Paths and globs are relative to this file's folder.\n\
-         # Reference: `tether rules` and docs/rules.md; schema: schemas/tether.schema.json.\n\n",
+         # Reference: `tether rules` and docs/src/configuration.md; schema: schemas/tether.schema.json.\n\n",
     );
     out.push_str(inherited);
     out.push_str(
         "# Files to check (these are the defaults); files ignored by git are skipped.\n\
          # include = [\"**/*.yaml\", \"**/*.yml\", \"**/*.tpl\"]\n\
-         # exclude = [\"charts/**\"]\n\n\
+         # exclude = [\"**/generated/**\"]\n\
+         # Left out by default, as chart tools leave them out: charts vendored under a\n\
+         # chart's charts/ folder (at any depth), helm-unittest suites (tests/*_test.yaml)\n\
+         # and chart-testing's value overrides (ci/*-values.yaml). `false` checks them.\n\
+         # default-exclude = true\n\n\
          # Rule levels: \"error\", \"warn\" or \"off\". The defaults:\n[rules]\n",
     );
     for registered in rules::RULES {
@@ -1587,9 +1848,9 @@ fn starter_with(inherited: &str) -> String {
          # placement = \"trailing\"                        # trailing | leading | any\n\
          # matches = [\"created after\", \"MachineHealthCheck\"]\n\
          # message = \"state the preconditions review asked for\"\n\n\
-         # Other levels for some files, e.g. vendored charts:\n\
+         # Other levels for some files, e.g. generated CRDs in any chart:\n\
          # [[overrides]]\n\
-         # files = [\"charts/**\"]\n\
+         # files = [\"**/crds/**\"]\n\
          # rules = { comment-indentation = \"off\", comment-starting-space = \"off\" }\n",
     );
     out

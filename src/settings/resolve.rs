@@ -6,9 +6,11 @@
 //! a folder's configuration is its `tether.toml`'s with the yamllint file nearest to
 //! it, so a `.yamllint` below a `tether.toml` applies to the files under it.
 //!
-//! Each configuration stands alone: tether does not merge a `tether.toml` with the
-//! ones above it (no `extend`, no `root = true`); the nearest one is the whole truth
-//! for the files below it.
+//! The nearest configuration is the whole truth for the files below it, unless it
+//! says `extend = "../tether.toml"` (as ruff's `extend`): then the one it names
+//! applies first (`Config::load` merges them). A nested one that does not extend
+//! the one above it, and so drops its `[[require]]` or `[[idem]]` entries, is said
+//! on its first run.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

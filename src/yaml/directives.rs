@@ -45,6 +45,13 @@ impl Directives {
         Directives { extra }
     }
 
+    /// These directives and `more`'s extra ones.
+    pub fn extended(&self, more: &Directives) -> Self {
+        let mut extra = self.extra.clone();
+        extra.extend(more.extra.iter().cloned());
+        Directives { extra }
+    }
+
     /// Whether a comment's text (without its markers) is a directive: it starts with
     /// one of the prefixes, followed by the end of the text or a character that is not
     /// part of a word (`nolint` matches `nolint:lll`, not `nolinting`).

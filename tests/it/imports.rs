@@ -239,6 +239,7 @@ const LEAVES: &[&str] = &[
     "cache_key.rs",
     "diagnostic.rs",
     "error.rs",
+    "globs.rs",
     "key_pattern.rs",
     "lines.rs",
     "paths.rs",

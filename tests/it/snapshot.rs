@@ -262,7 +262,7 @@ fn update_touches_only_the_snapshots_tether_wrote() {
     );
 }
 
-/// Every template and values file of the Cozystack corpus, copied: `--update` then
+/// Every template and values file of the Cozystack corpus (its own charts), copied: `--update` then
 /// `--check` passes, and a second `--update` writes nothing.
 #[test]
 fn cozystack_corpus_round_trips() {
@@ -283,7 +283,9 @@ fn cozystack_corpus_round_trips() {
         .and_then(|rest| rest.split(' ').next())
         .and_then(|count| count.parse().ok())
         .unwrap_or(0);
-    assert!(files > 1000, "only {files} files snapshotted: {check}");
+    // Cozystack's own templates and values files; the upstream charts vendored under
+    // its charts' `charts/` folders are left out by default.
+    assert!(files > 700, "only {files} files snapshotted: {check}");
 }
 
 /// Paths filter, as in `tether check`: `--update templates/x.yaml` writes that

@@ -140,3 +140,156 @@ fn colour_follows_the_flag_then_the_environment() {
     }
     common::assert_snapshot("surface__colour_choice", &table);
 }
+
+/// Writes `files` (path, text) under `root`.
+fn write_files(root: &Path, files: &[(&str, &str)]) {
+    for (path, text) in files {
+        let path = root.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+}
+
+/// `extend` builds a chart's configuration on the repository's: the root's
+/// `[[require]]`, `exclude` and levels apply with their globs as written at the
+/// root, the chart's own settings come after; a cycle and a missing file are
+/// refused with their line.
+#[test]
+fn a_configuration_extends_another() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write_files(
+        root,
+        &[
+            (
+                "tether.toml",
+                "exclude = [\"charts/app/skip.yaml\"]\n\n[rules]\ncomment-starting-space = \"off\"\n\n[[require]]\nfiles = [\"charts/*/values.yaml\"]\nkey = \"replicas\"\nmessage = \"say why this many\"\n",
+            ),
+            (
+                "charts/app/tether.toml",
+                "extend = \"../../tether.toml\"\n\n[rules]\ninline-comment-spacing = \"error\"\n",
+            ),
+            ("charts/app/Chart.yaml", "apiVersion: v2\nname: app\nversion: 1.0.0\n"),
+            ("charts/app/values.yaml", "replicas: 1\nimage: x #y\n"),
+            ("charts/app/skip.yaml", "a: 1 #z\n"),
+            ("cycle/a/tether.toml", "extend = \"../b/tether.toml\"\n"),
+            ("cycle/b/tether.toml", "extend = \"../a/tether.toml\"\n"),
+            ("cycle/a/values.yaml", "a: 1\n"),
+            ("missing/tether.toml", "# A typo:\nextend = \"../tether.tml\"\n"),
+            ("missing/values.yaml", "a: 1\n"),
+        ],
+    );
+    let check = run_in(root, &["check", "--no-cache", "charts/app"]);
+    let settings = run_in(
+        root,
+        &["check", "--show-settings", "charts/app/values.yaml"],
+    );
+    let cycle = run_in(root, &["check", "--no-cache", "cycle/a"]);
+    let missing = run_in(root, &["check", "--no-cache", "missing"]);
+    common::assert_snapshot(
+        "surface__extend",
+        &format!("### tether check charts/app\n{check}\n### --show-settings\n{settings}\n### a cycle\n{cycle}\n### a missing file\n{missing}"),
+    );
+}
+
+/// A nested configuration without `extend` under one with `[[require]]` or
+/// `[[idem]]` entries gets a note on its first run, not on later ones.
+#[test]
+fn a_nested_configuration_that_drops_entries_is_noted_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write_files(
+        root,
+        &[
+            (
+                "tether.toml",
+                "[[require]]\nfiles = [\"**/values.yaml\"]\nkey = \"replicas\"\n\n[[idem]]\nrun = \"true\"\nfiles = [\"charts/**\"]\n",
+            ),
+            ("charts/app/tether.toml", "[rules]\n"),
+            ("charts/app/values.yaml", "replicas: 1\n"),
+        ],
+    );
+    let first = run_in(root, &["check", "charts/app"]);
+    let second = run_in(root, &["check", "charts/app"]);
+    common::assert_snapshot(
+        "surface__shadowing_note",
+        &format!("### first run\n{first}\n### second run\n{second}"),
+    );
+}
+
+/// `tether init` under a configuration writes `extend`; in a chart folder it says
+/// which of tether's files `.helmignore` lacks, and `--helmignore` adds them.
+#[test]
+fn init_extends_and_minds_the_helmignore() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write_files(
+        root,
+        &[
+            ("tether.toml", "[rules]\n"),
+            (
+                "charts/app/Chart.yaml",
+                "apiVersion: v2\nname: app\nversion: 1.0.0\n",
+            ),
+            (
+                "charts/app/.helmignore",
+                "# Patterns to ignore\n.git/\nsnapshots\n",
+            ),
+        ],
+    );
+    let init = run_in(root, &["init", "charts/app"]);
+    let written = std::fs::read_to_string(root.join("charts/app/tether.toml")).unwrap();
+    let head: String = written.lines().take(8).collect::<Vec<_>>().join("\n");
+    let again = run_in(root, &["init", "charts/app", "--force", "--helmignore"]);
+    let helmignore = std::fs::read_to_string(root.join("charts/app/.helmignore")).unwrap();
+    let third = run_in(root, &["init", "charts/app", "--force"]);
+    let check = run_in(root, &["check", "--no-cache", "charts/app"]);
+    common::assert_snapshot(
+        "surface__init_extend_helmignore",
+        &format!("### tether init charts/app\n{init}\n### its first lines\n{head}\n### --force --helmignore\n{again}\n### .helmignore\n{helmignore}\n### once more: nothing to add\n{third}\n### the new file checks\n{check}"),
+    );
+}
+
+/// By default tether leaves out what chart tools leave out: a chart vendored
+/// under another's `charts/`, helm-unittest suites, chart-testing's value
+/// overrides; `default-exclude = false` checks them.
+#[test]
+fn chart_tools_defaults_leave_out_vendored_charts_and_test_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let bad = "a: 1 #x\n";
+    write_files(
+        root,
+        &[
+            ("tether.toml", "[rules]\n"),
+            (
+                "charts/app/Chart.yaml",
+                "apiVersion: v2\nname: app\nversion: 1.0.0\n",
+            ),
+            ("charts/app/values.yaml", bad),
+            (
+                "charts/app/charts/dep/Chart.yaml",
+                "apiVersion: v2\nname: dep\nversion: 1.0.0\n",
+            ),
+            ("charts/app/charts/dep/values.yaml", bad),
+            ("charts/app/tests/deployment_test.yaml", bad),
+            ("charts/app/ci/ha-values.yaml", bad),
+            ("charts/app/templates/cm.yaml", "data:\n  a: 1 #x\n"),
+        ],
+    );
+    let concise = [
+        "check",
+        "--no-cache",
+        "--output-format",
+        "concise",
+        "--select",
+        "comment-starting-space",
+    ];
+    let defaults = run_in(root, &concise);
+    std::fs::write(root.join("tether.toml"), "default-exclude = false\n").unwrap();
+    let everything = run_in(root, &concise);
+    common::assert_snapshot(
+        "surface__default_exclude",
+        &format!("### defaults\n{defaults}\n### default-exclude = false\n{everything}"),
+    );
+}

@@ -39,8 +39,10 @@ use values::{commented_names, missing_in, unused_under, Used};
 const MAX_VALUES_BYTES: usize = 4 * 1024 * 1024;
 /// Files of one chart read for what they read of the values.
 const MAX_FILES: usize = 20_000;
-/// Larger files are not read for reads (they are data, not templates).
-const MAX_FILE_BYTES: u64 = 1024 * 1024;
+/// Larger files are not read for reads, as `check` reads none larger: a template
+/// that large makes the chart's reads unknown (said, as a `.Files` read is). CRD
+/// templates of a megabyte or more are common, and read.
+const MAX_FILE_BYTES: u64 = crate::source::MAX_FILE_BYTES as u64;
 /// YAML nodes of a values file once aliases are expanded (the largest values file of
 /// the corpora has about 6,000).
 const MAX_NODES: usize = 500_000;
@@ -492,17 +494,24 @@ impl Chart {
 
     /// The text of one of the chart's files (`path` under [`Chart::root`]).
     fn text_of(&self, path: &Path) -> Option<(String, u64)> {
-        let relative = path.strip_prefix(&self.root).ok()?;
-        let relative = crate::paths::slashed(relative);
-        match read_chart_file(
-            self.archive.as_deref(),
-            &self.location,
-            &relative,
-            MAX_FILE_BYTES as usize,
-        ) {
+        match self.read_file(path) {
             Read::Text(text, hash) => Some((text, hash)),
             Read::Absent | Read::Unreadable(_) => None,
         }
+    }
+
+    /// One of the chart's files (`path` under [`Chart::root`]), or why it is not
+    /// text tether reads.
+    fn read_file(&self, path: &Path) -> Read {
+        let Ok(relative) = path.strip_prefix(&self.root) else {
+            return Read::Absent;
+        };
+        read_chart_file(
+            self.archive.as_deref(),
+            &self.location,
+            &crate::paths::slashed(relative),
+            MAX_FILE_BYTES as usize,
+        )
     }
 
     /// Whether `path` is one of the chart's files tether reads.
@@ -618,8 +627,18 @@ impl Chart {
         // Over the names and bytes of the files read, in listing order.
         let mut content = CacheKey::new("chart-files");
         for file in in_templates.iter() {
-            let Some((text, hash)) = self.text_of(file) else {
-                continue;
+            let (text, hash) = match self.read_file(file) {
+                Read::Text(text, hash) => (text, hash),
+                Read::Absent => continue,
+                // A template tether cannot read may read any value: the limit is
+                // said, never taken for "reads nothing".
+                Read::Unreadable(why) => {
+                    if scan.opaque.is_none() {
+                        scan.opaque =
+                            Some((file.clone(), format!("{why}, which tether does not read")));
+                    }
+                    continue;
+                }
             };
             content.add_bytes("template", file.as_os_str().as_encoded_bytes());
             content.add("bytes", hash);
@@ -1461,10 +1480,8 @@ fn chart_files(root: &Path) -> Vec<PathBuf> {
                 if !(folder == root && (name == "charts" || name == "crds")) {
                     folders.push(path);
                 }
-            } else if kind.is_file()
-                && keeps_file(&name, folder == root)
-                && entry.metadata().is_ok_and(|m| m.len() <= MAX_FILE_BYTES)
-            {
+            } else if kind.is_file() && keeps_file(&name, folder == root) {
+                // Listed whatever its size: reading it says when it is too large.
                 files.push(path);
             }
         }
@@ -1476,7 +1493,7 @@ fn chart_files(root: &Path) -> Vec<PathBuf> {
 /// The same files of a chart inside an archive, named under `root`.
 fn archive_files(archive: &Archive, prefix: &str, root: &Path) -> Vec<PathBuf> {
     let mut files = Vec::new();
-    for (name, bytes) in &archive.files {
+    for (name, _) in &archive.files {
         let Some(relative) = name.strip_prefix(prefix) else {
             continue;
         };
@@ -1485,11 +1502,7 @@ fn archive_files(archive: &Archive, prefix: &str, root: &Path) -> Vec<PathBuf> {
         let hidden = parts.iter().any(|part| part.starts_with('.'));
         let skipped = parts.len() > 1 && (parts[0] == "charts" || parts[0] == "crds");
         let file_name = parts.last().copied().unwrap_or_default();
-        if hidden
-            || skipped
-            || !keeps_file(file_name, at_top)
-            || bytes.len() as u64 > MAX_FILE_BYTES
-        {
+        if hidden || skipped || !keeps_file(file_name, at_top) {
             continue;
         }
         files.push(root.join(relative));
@@ -1677,6 +1690,52 @@ mod tests {
         let reasons = chart.partial().join("\n");
         assert!(
             reasons.contains("`lib.all`") && reasons.contains("outside the repository"),
+            "{reasons}"
+        );
+    }
+
+    /// A CRD template of a megabyte and more is read for its values like any
+    /// other (`{{- if .Values.crds.create }}` on its first line is a read); one past
+    /// the limit makes the chart's reads unknown, and the chart says why.
+    #[test]
+    fn large_templates_are_read_and_too_large_ones_said() {
+        let folder = tempfile::tempdir().unwrap();
+        let top = folder.path().canonicalize().unwrap();
+        let body = "# a line of a CRD\n".repeat(70_000);
+        for (name, size) in [("large", body.len()), ("huge", MAX_FILE_BYTES as usize + 1)] {
+            write(
+                &top,
+                &format!("{name}/Chart.yaml"),
+                &format!("apiVersion: v2\nname: {name}\nversion: 1.0.0\n"),
+            );
+            write(
+                &top,
+                &format!("{name}/values.yaml"),
+                "crds:\n  create: true\nunread: 1\n",
+            );
+            let mut text = String::from("{{- if .Values.crds.create }}\n");
+            while text.len() < size {
+                text.push_str(&body);
+            }
+            text.push_str("{{- end }}\n");
+            write(&top, &format!("{name}/templates/crds.yaml"), &text);
+        }
+        assert!(body.len() > 1024 * 1024);
+        let charts = Arc::new(Charts::default());
+        let large = charts.chart(&top.join("large"), &scope(&top)).unwrap();
+        let unused: Vec<String> = large
+            .unused()
+            .into_iter()
+            .map(|(path, _)| path.join("."))
+            .collect();
+        assert_eq!(unused, ["unread"]);
+        let huge = charts.chart(&top.join("huge"), &scope(&top)).unwrap();
+        assert!(huge.unused().is_empty());
+        let reasons = huge.partial().join("\n");
+        assert!(
+            reasons.contains(
+                "templates/crds.yaml is larger than 16384 KiB, which tether does not read"
+            ),
             "{reasons}"
         );
     }
