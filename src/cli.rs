@@ -847,8 +847,29 @@ fn idem(args: IdemArgs) -> Result<u8, String> {
         return Ok(exit::OK);
     }
     let cwd = absolute(Path::new("."));
+    let mut options = IdemOptions::default()
+        .discover(args.discover)
+        .contain(!args.no_contain)
+        .sandbox(match args.sandbox {
+            SandboxArg::Auto => helm_tether::idem::SandboxKind::Auto,
+            SandboxArg::Overlay => helm_tether::idem::SandboxKind::Overlay,
+            SandboxArg::Copy => helm_tether::idem::SandboxKind::Copy,
+        })
+        .display_root(cwd.clone());
+    if let Some(jobs) = args.jobs {
+        options = options.jobs(jobs);
+    }
+    for folder in args.only {
+        options = options.only(folder);
+    }
+    if let Some(revision) = args.changed_since {
+        options = options.changed_since(revision);
+    }
     if args.list {
-        for target in &targets {
+        // What a run would run: `--target` and `--changed-since` apply.
+        let listed =
+            helm_tether::idem::selected(&targets, &options).map_err(|error| error.to_string())?;
+        for target in &listed {
             let dir = target.dir().strip_prefix(&cwd).unwrap_or(target.dir());
             let dir = if dir.as_os_str().is_empty() {
                 Path::new(".")
@@ -871,24 +892,6 @@ fn idem(args: IdemArgs) -> Result<u8, String> {
         } else {
             exit::TROUBLE
         });
-    }
-    let mut options = IdemOptions::default()
-        .discover(args.discover)
-        .contain(!args.no_contain)
-        .sandbox(match args.sandbox {
-            SandboxArg::Auto => helm_tether::idem::SandboxKind::Auto,
-            SandboxArg::Overlay => helm_tether::idem::SandboxKind::Overlay,
-            SandboxArg::Copy => helm_tether::idem::SandboxKind::Copy,
-        })
-        .display_root(cwd.clone());
-    if let Some(jobs) = args.jobs {
-        options = options.jobs(jobs);
-    }
-    for folder in args.only {
-        options = options.only(folder);
-    }
-    if let Some(revision) = args.changed_since {
-        options = options.changed_since(revision);
     }
     let bar = std::io::stderr().is_terminal().then(|| {
         let bar = indicatif::ProgressBar::new_spinner();
@@ -937,7 +940,7 @@ fn idem(args: IdemArgs) -> Result<u8, String> {
     Ok(
         if !report.user_tree_changes.is_empty() || !report.errors.is_empty() || !broken.is_empty() {
             exit::TROUBLE
-        } else if report.failed() > 0 && !args.discover {
+        } else if report.failed() > 0 {
             exit::FINDINGS
         } else {
             exit::OK

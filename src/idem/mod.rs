@@ -297,6 +297,9 @@ pub enum IdemError {
     /// The command needs a tool that is not installed.
     #[error("{0}")]
     MissingTool(String),
+    /// A `--target` names no target's folder.
+    #[error("{0}")]
+    NoSuchTarget(String),
     /// The run was interrupted (Ctrl-C, SIGTERM, SIGHUP): nothing was judged.
     #[error("interrupted")]
     Interrupted,
@@ -354,16 +357,22 @@ pub struct Progress {
 impl IdemReport {
     /// How many checks failed.
     pub fn failed(&self) -> usize {
+        self.judged().filter(|check| !check.ok).count()
+    }
+
+    /// How many checks ran and were judged (with `--discover`, the blocks tried
+    /// are an answer, not a check).
+    pub fn checks(&self) -> usize {
+        self.judged().count()
+    }
+
+    /// The checks that pass or fail the run: with `--discover`, every one but the
+    /// blocks tried.
+    fn judged(&self) -> impl Iterator<Item = &CheckResult> {
         self.targets
             .iter()
             .flat_map(|target| &target.checks)
-            .filter(|check| !check.ok)
-            .count()
-    }
-
-    /// How many checks ran.
-    pub fn checks(&self) -> usize {
-        self.targets.iter().map(|target| target.checks.len()).sum()
+            .filter(|check| !(self.discovered && check.kind == CheckKind::SelfHeal))
     }
 }
 
@@ -398,6 +407,20 @@ pub enum IdemFormat {
 /// ```
 pub fn run(config: &Config, options: &IdemOptions) -> Result<IdemReport, IdemError> {
     run_targets(&config.idem, options)
+}
+
+/// The targets `--target` (`options.only`) and `--changed-since` keep, as [`run`]
+/// would run them (what `tether idem --list` prints); a `--target` that names no
+/// target is an error.
+pub fn selected(
+    targets: &[IdemTarget],
+    options: &IdemOptions,
+) -> Result<Vec<IdemTarget>, IdemError> {
+    let display_root = options
+        .display_root
+        .clone()
+        .unwrap_or_else(|| crate::paths::absolute(Path::new(".")));
+    select(targets, options, &display_root).map(|(selected, _)| selected)
 }
 
 /// [`run`] for targets built by hand ([`IdemTarget::new`]).
@@ -493,6 +516,31 @@ fn select(
             }
         }
         selected.push(target.clone());
+    }
+    // A `--target` that names no target is a mistake to say, not an empty run.
+    for (folder, named) in only.iter().zip(&options.only) {
+        let matched = targets
+            .iter()
+            .any(|target| crate::paths::absolute(&target.dir) == *folder);
+        if !matched {
+            let mut folders: Vec<String> = targets
+                .iter()
+                .map(|target| display(display_root, &target.dir))
+                .collect();
+            folders.dedup();
+            let shown = match folders.len() {
+                0 => "none".to_string(),
+                1..=5 => folders.join(", "),
+                n => format!(
+                    "{}, … ({n} in all; `tether idem --list` lists them)",
+                    folders[..5].join(", ")
+                ),
+            };
+            return Err(IdemError::NoSuchTarget(format!(
+                "--target {} names no target; the targets' folders are: {shown}",
+                named.display()
+            )));
+        }
     }
     Ok((selected, skipped))
 }

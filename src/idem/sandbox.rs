@@ -536,15 +536,17 @@ pub(super) fn register(folder: &Path) {
     lock_folder(folder);
 }
 
-/// Removes a sandbox's temporary folder and forgets it.
+/// Removes a sandbox's temporary folder and forgets it: forgotten only once it is
+/// gone, so an interrupt that waits for the owners never exits while one is still
+/// removing its folder.
 pub(super) fn unregister_and_remove(folder: &Path) {
-    if let Ok(mut active) = ACTIVE.lock() {
-        active.retain(|active| active != folder);
-    }
+    remove_folder(folder);
     if let Ok(mut locks) = LOCKS.lock() {
         locks.retain(|(locked, _)| locked != folder);
     }
-    remove_folder(folder);
+    if let Ok(mut active) = ACTIVE.lock() {
+        active.retain(|active| active != folder);
+    }
 }
 
 /// Removes a sandbox folder, its read-only folders made writable first; a folder
@@ -612,6 +614,16 @@ pub fn interrupt() -> Vec<String> {
         std::thread::sleep(std::time::Duration::from_millis(10));
     }
     super::command::kill_all();
+    // Each sandbox's owner removes it when it sees the stop (its `Drop`): wait for
+    // them, so that no owner writes into a folder (restores a file, makes a
+    // command's HOME) after the sweep below removed it, which would leave it behind.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while ACTIVE.lock().is_ok_and(|active| !active.is_empty())
+        && std::time::Instant::now() < deadline
+    {
+        super::command::kill_all();
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
     let folders: Vec<PathBuf> = ACTIVE
         .lock()
         .map(|mut a| a.drain(..).collect())

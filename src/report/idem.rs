@@ -17,13 +17,20 @@ pub fn human(report: &IdemReport) -> String {
                 Some(mutant) => format!("{} {mutant}", check.kind.as_str()),
                 None => check.kind.as_str().to_string(),
             };
-            let verdict = if check.ok { "ok  " } else { "FAIL" };
+            // With `--discover`, a block that does not heal is an answer, shown
+            // without its diff; the list of those that heal follows.
+            let tried = report.discovered && check.kind == crate::idem::CheckKind::SelfHeal;
+            let verdict = match (check.ok, tried) {
+                (true, _) => "ok  ",
+                (false, true) => "no  ",
+                (false, false) => "FAIL",
+            };
             let _ = writeln!(
                 out,
                 "  {verdict} {name} ({})",
                 format_duration(std::time::Duration::from_millis(check.duration_ms))
             );
-            if !check.ok {
+            if !check.ok && !tried {
                 failure(&mut out, check);
             }
         }
@@ -35,12 +42,28 @@ pub fn human(report: &IdemReport) -> String {
     if let crate::idem::Sandboxing::Copies(Some(_)) = report.sandbox {
         let _ = writeln!(out, "\nnote: {}", report.sandbox.describe());
     }
-    for skipped in &report.skipped {
-        let _ = writeln!(
-            out,
-            "skipped {}: `{}`: {}",
-            skipped.dir, skipped.run, skipped.reason
-        );
+    // Skipped targets, a line each while few; many skipped for one reason (79
+    // folders not named by `--target`) are one line.
+    let mut reasons: Vec<&str> = report.skipped.iter().map(|s| s.reason.as_str()).collect();
+    reasons.sort_unstable();
+    reasons.dedup();
+    for reason in reasons {
+        let alike: Vec<_> = report
+            .skipped
+            .iter()
+            .filter(|s| s.reason == reason)
+            .collect();
+        if alike.len() > 3 {
+            let _ = writeln!(out, "skipped {} targets: {reason}", alike.len());
+            continue;
+        }
+        for skipped in alike {
+            let _ = writeln!(
+                out,
+                "skipped {}: `{}`: {}",
+                skipped.dir, skipped.run, skipped.reason
+            );
+        }
     }
     if !report.user_tree_changes.is_empty() {
         let _ = writeln!(

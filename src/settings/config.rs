@@ -82,7 +82,8 @@ pub struct ConfigFile {
     pub overrides: Vec<OverrideEntry>,
     /// Regeneration commands `tether idem` proves honest.
     #[serde(default)]
-    pub idem: Vec<IdemEntry>,
+    #[schemars(with = "Vec<IdemEntry>")]
+    pub idem: Vec<Spanned<IdemEntry>>,
     /// Where `tether snapshot` keeps its comment-map snapshots.
     #[serde(default)]
     pub snapshot: SnapshotEntry,
@@ -149,7 +150,8 @@ pub struct IdemEntry {
     #[serde(default)]
     #[schemars(with = "Vec<String>")]
     pub dirs: Vec<Spanned<String>>,
-    /// Globs of the files the command regenerates, relative to `dir`.
+    /// Globs of the files the command regenerates, relative to `dir` (required).
+    #[serde(default)]
     #[schemars(with = "Vec<String>")]
     pub files: Vec<Spanned<String>>,
     /// The opening lines of the blocks the command must restore when they are
@@ -754,7 +756,13 @@ impl Config {
         }
         let mut idem = Vec::new();
         for entry in &file.idem {
-            idem.extend(compile_idem(entry, &root, &errors)?);
+            if entry.get_ref().files.is_empty() {
+                return Err(errors.at(
+                    entry.span().start..entry.span().start,
+                    "`[[idem]]` needs `files`: the globs of the files the command regenerates, relative to its `dir`, e.g. files = [\"templates/*.yaml\", \"values.yaml\"]; tether compares those, byte for byte, before and after the command".into(),
+                ));
+            }
+            idem.extend(compile_idem(entry.get_ref(), &root, &errors)?);
         }
         let mut chart_paths = Vec::new();
         for entry in &file.chart_paths {
@@ -1525,7 +1533,8 @@ fn compile_idem_dir(
                     ),
                 ));
             }
-            joined
+            // `dir = "."` is the folder itself, never `…/./templates/…` in output.
+            joined.components().collect()
         }
         None => root.to_path_buf(),
     };

@@ -15,8 +15,8 @@ pub struct SnapshotOptions {
     /// Only the files at or below these paths (relative ones from the working
     /// directory); none: every covered file.
     pub only: Vec<PathBuf>,
-    /// [`check_with`] writes the snapshot a changed or missing file would get as a
-    /// pending `.snap.new` beside its snapshot, for [`accept`] or [`reject`], as
+    /// [`check_with`](super::check_with) writes the snapshot a changed or missing file would get as a
+    /// pending `.snap.new` beside its snapshot, for [`accept`](super::accept) or [`reject`](super::reject), as
     /// insta does outside CI.
     pub pending: bool,
 }

@@ -471,3 +471,35 @@ fn report_json_never_writes_through_a_link_or_into_a_fifo() {
         &format!("a link:\n{linked}\na FIFO:\n{piped}"),
     );
 }
+
+/// What `tether idem` says about its targets: `--target` applies to `--list`, many
+/// targets skipped for one reason are one line, a `--target` that names no target
+/// and an entry without `files` are errors saying what to write, and `dir = "."`
+/// is shown as the folder.
+#[test]
+fn targets_are_named_and_skipped_plainly() {
+    let dir = tempfile::tempdir().unwrap();
+    for package in ["a", "b", "c", "d", "e", "f"] {
+        let folder = dir.path().join("packages").join(package);
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::write(
+            folder.join("tether.toml"),
+            format!("[[idem]]\nrun = \"true {package}\"\ndir = \".\"\nfiles = [\"*.yaml\"]\n"),
+        )
+        .unwrap();
+        std::fs::write(folder.join("values.yaml"), "a: 1\n").unwrap();
+    }
+    let list = idem_once(dir.path(), &["--list", "--target", "packages/a"]);
+    let run = idem_once(dir.path(), &["--target", "packages/a"]);
+    let nowhere = idem_once(dir.path(), &["--list", "--target", "packages/z"]);
+    std::fs::write(
+        dir.path().join("packages/f/tether.toml"),
+        "# make update rewrites the chart\n[[idem]]\nrun = \"make update\"\n",
+    )
+    .unwrap();
+    let no_files = idem_once(dir.path(), &["--list"]);
+    common::assert_snapshot(
+        "idem_targets_named_and_skipped",
+        &format!("### --list --target packages/a\n{list}\n### --target packages/a\n{run}\n### --list --target packages/z\n{nowhere}\n### an entry without files\n{no_files}"),
+    );
+}

@@ -4,8 +4,11 @@
 //! Arguments are parsed by hand, rust-analyzer style; paths are resolved from
 //! `CARGO_MANIFEST_DIR` so the tasks work from any directory in the workspace.
 
+#[cfg(feature = "library")]
 mod bench;
+#[cfg(feature = "library")]
 mod bench_check;
+#[cfg(feature = "library")]
 mod bench_idem;
 mod ci;
 mod codegen;
@@ -14,6 +17,7 @@ mod docs;
 mod fuzz;
 mod new_rule;
 mod precision;
+#[cfg(feature = "library")]
 mod print_tree;
 
 use std::path::{Path, PathBuf};
@@ -94,37 +98,14 @@ fn run() -> Result<()> {
     let mut args = std::env::args().skip(1);
     let task = args.next().unwrap_or_default();
     let rest: Vec<String> = args.collect();
+    if LIBRARY_TASKS.contains(&task.as_str()) && !cfg!(feature = "library") {
+        return with_library(&task, &rest);
+    }
+    #[cfg(feature = "library")]
+    if LIBRARY_TASKS.contains(&task.as_str()) {
+        return library_task(&task, &rest);
+    }
     match task.as_str() {
-        "bench" => bench::bench(&bench_args(&rest)?),
-        // Internal: what `bench` runs in the release binary.
-        "bench-run" => bench::bench_run(&bench_args(&rest)?),
-        // Internal: what `bench-run` runs in a fresh process to measure memory.
-        "bench-idem" => {
-            let args = bench_args(&rest)?;
-            if cfg!(debug_assertions) {
-                let release = build_profiling(&["--package", "xtask", "--package", "helm-tether"])?
-                    .join(format!("xtask{}", std::env::consts::EXE_SUFFIX));
-                let status = std::process::Command::new(release)
-                    .arg("bench-idem")
-                    .arg("--corpus")
-                    .arg(&args.corpus)
-                    .arg("--runs")
-                    .arg(args.runs.to_string())
-                    .status()?;
-                ensure!(status.success(), "bench-idem failed");
-                Ok(())
-            } else {
-                bench_idem::monorepo(&args)
-            }
-        }
-        "bench-rss" => bench::bench_rss(&bench_args(&rest)?.corpus),
-        // Instruction counts under valgrind, immune to the machine's noise.
-        "bench-instructions" => bench::bench_instructions(&bench_args(&rest)?),
-        // Internal: one phase, once, for `bench-instructions`.
-        "bench-phase" => match rest.split_first() {
-            Some((phase, rest)) => bench::bench_phase(phase, &bench_args(rest)?),
-            None => bail!("usage: xtask bench-phase none|parse|pipeline [--corpus DIR]"),
-        },
         "codegen" => match rest.as_slice() {
             [] => codegen::codegen(false),
             [check] if check == "--check" => codegen::codegen(true),
@@ -152,10 +133,6 @@ fn run() -> Result<()> {
             }
             _ => bail!("usage: cargo xtask new-rule NAME (kebab-case)"),
         },
-        "print-tree" => match rest.as_slice() {
-            [file] => print_tree::print_tree(Path::new(file)),
-            _ => bail!("usage: cargo xtask print-tree FILE"),
-        },
         "" | "help" | "-h" | "--help" => {
             print!("{HELP}");
             Ok(())
@@ -165,6 +142,90 @@ fn run() -> Result<()> {
 }
 
 /// What `bench` and its internal tasks take.
+/// The tasks that need tether's library in this process (feature `library`).
+const LIBRARY_TASKS: &[&str] = &[
+    "bench",
+    "bench-run",
+    "bench-idem",
+    "bench-rss",
+    "bench-instructions",
+    "bench-phase",
+    "print-tree",
+];
+
+/// Runs a library task in xtask built with the `library` feature.
+fn with_library(task: &str, rest: &[String]) -> Result<()> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let status = std::process::Command::new(cargo)
+        .args([
+            "run",
+            "--quiet",
+            "--package",
+            "xtask",
+            "--features",
+            "library",
+            "--",
+        ])
+        .arg(task)
+        .args(rest)
+        .current_dir(project_root())
+        .status()
+        .context("cannot run cargo run")?;
+    ensure!(status.success(), "cargo xtask {task} failed");
+    Ok(())
+}
+
+/// The tasks of [`LIBRARY_TASKS`].
+#[cfg(feature = "library")]
+fn library_task(task: &str, rest: &[String]) -> Result<()> {
+    let rest = rest.to_vec();
+    match task {
+        "bench" => bench::bench(&bench_args(&rest)?),
+        // Internal: what `bench` runs in the release binary.
+        "bench-run" => bench::bench_run(&bench_args(&rest)?),
+        // Internal: what `bench-run` runs in a fresh process to measure memory.
+        "bench-idem" => {
+            let args = bench_args(&rest)?;
+            if cfg!(debug_assertions) {
+                let release = build_profiling(&[
+                    "--package",
+                    "xtask",
+                    "--features",
+                    "xtask/library",
+                    "--package",
+                    "helm-tether",
+                ])?
+                .join(format!("xtask{}", std::env::consts::EXE_SUFFIX));
+                let status = std::process::Command::new(release)
+                    .arg("bench-idem")
+                    .arg("--corpus")
+                    .arg(&args.corpus)
+                    .arg("--runs")
+                    .arg(args.runs.to_string())
+                    .status()?;
+                ensure!(status.success(), "bench-idem failed");
+                Ok(())
+            } else {
+                bench_idem::monorepo(&args)
+            }
+        }
+        "bench-rss" => bench::bench_rss(&bench_args(&rest)?.corpus),
+        // Instruction counts under valgrind, immune to the machine's noise.
+        "bench-instructions" => bench::bench_instructions(&bench_args(&rest)?),
+        // Internal: one phase, once, for `bench-instructions`.
+        "bench-phase" => match rest.split_first() {
+            Some((phase, rest)) => bench::bench_phase(phase, &bench_args(rest)?),
+            None => bail!("usage: xtask bench-phase none|parse|pipeline [--corpus DIR]"),
+        },
+        "print-tree" => match rest.as_slice() {
+            [file] => print_tree::print_tree(Path::new(file)),
+            _ => bail!("usage: cargo xtask print-tree FILE"),
+        },
+        other => bail!("`{other}` is not a task of tether's library"),
+    }
+}
+
+#[cfg(feature = "library")]
 pub struct BenchArgs {
     pub corpus: PathBuf,
     /// Runs per phase; the best is kept.
@@ -172,6 +233,7 @@ pub struct BenchArgs {
 }
 
 /// `[--corpus DIR] [--runs N]`; the corpus defaults to `<repo>/../shared/corpus`.
+#[cfg(feature = "library")]
 fn bench_args(args: &[String]) -> Result<BenchArgs> {
     const USAGE: &str = "usage: cargo xtask bench [--corpus DIR] [--runs N]";
     let mut corpus = project_root().join("../shared/corpus");
