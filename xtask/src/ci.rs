@@ -472,11 +472,33 @@ fn publish_dry_run() -> Result<()> {
     );
     let root = crate::project_root();
     let version = env_version(&root)?;
-    let packaged = root.join(format!("target/package/helm-tether-{version}"));
+    // `publish --dry-run` leaves the archive in `tmp-crate/`, `cargo package` beside.
+    let name = format!("helm-tether-{version}.crate");
+    let archive = [
+        root.join("target/package/tmp-crate").join(&name),
+        root.join("target/package").join(&name),
+    ]
+    .into_iter()
+    .find(|path| path.is_file())
+    .with_context(|| format!("cargo publish --dry-run left no {name} in target/package"))?;
+    // The archive as crates.io would unpack it, into a folder of xtask's own.
+    let unpacked = root.join("target/package/unpacked");
+    if unpacked.exists() {
+        std::fs::remove_dir_all(&unpacked)?;
+    }
+    std::fs::create_dir_all(&unpacked)?;
+    let status = Command::new("tar")
+        .arg("-xzf")
+        .arg(&archive)
+        .arg("-C")
+        .arg(&unpacked)
+        .status()?;
+    ensure!(status.success(), "cannot unpack {}", archive.display());
+    let packaged = unpacked.join(format!("helm-tether-{version}"));
     ensure!(
         packaged.join("Cargo.toml").is_file(),
-        "cargo package left no {}",
-        packaged.display()
+        "{} holds no helm-tether-{version}/Cargo.toml",
+        archive.display()
     );
     let output = Command::new(&cargo)
         .args([
