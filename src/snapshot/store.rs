@@ -199,10 +199,7 @@ pub(super) fn write_snapshot(config: &Config, target: &Path, text: &str) -> Resu
 /// Removes a snapshot of a file that is gone: a regular `.snap` file inside the
 /// snapshot folder, nothing else.
 pub(super) fn remove_snapshot(config: &Config, target: &Path) -> Result<(), Error> {
-    let inside = target.starts_with(&config.snapshot_dir) && is_snapshot_name(target).is_some();
-    let regular = std::fs::symlink_metadata(target).is_ok_and(|m| m.is_file());
-    let ours = read_regular(target, MARK.len()).is_ok_and(|bytes| is_ours(&bytes));
-    if inside && regular && ours {
+    if written_by_tether(config, target) {
         std::fs::remove_file(target).map_err(|error| {
             Error::Snapshot(format!("cannot remove {}: {error}", target.display()))
         })?;
@@ -213,10 +210,7 @@ pub(super) fn remove_snapshot(config: &Config, target: &Path) -> Result<(), Erro
 /// Refuses a file that is not a regular snapshot file tether wrote inside the
 /// snapshot folder: accepting or rejecting never touches anything else.
 pub(super) fn check_ours(config: &Config, target: &Path) -> Result<(), Error> {
-    let inside = target.starts_with(&config.snapshot_dir) && is_snapshot_name(target).is_some();
-    let regular = std::fs::symlink_metadata(target).is_ok_and(|m| m.is_file());
-    let ours = read_regular(target, MARK.len()).is_ok_and(|bytes| is_ours(&bytes));
-    if inside && regular && ours {
+    if written_by_tether(config, target) {
         Ok(())
     } else {
         Err(Error::Snapshot(format!(
@@ -224,4 +218,14 @@ pub(super) fn check_ours(config: &Config, target: &Path) -> Result<(), Error> {
             relative_to(target, &config.root).display()
         )))
     }
+}
+
+/// Whether `target` is a regular snapshot (or pending snapshot) file inside the
+/// snapshot folder that starts with tether's mark: the only files tether replaces
+/// or removes there.
+fn written_by_tether(config: &Config, target: &Path) -> bool {
+    target.starts_with(&config.snapshot_dir)
+        && is_snapshot_name(target).is_some()
+        && std::fs::symlink_metadata(target).is_ok_and(|m| m.is_file())
+        && read_regular(target, MARK.len()).is_ok_and(|bytes| is_ours(&bytes))
 }

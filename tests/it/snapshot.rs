@@ -353,3 +353,43 @@ fn pending_snapshots_are_reviewed() {
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
+
+/// A pending snapshot planted by a stranger's pull request is never followed:
+/// a `.snap.new` that is a link to a file outside, or a file without tether's
+/// mark, is not listed, accepted or rejected, and what it points at is untouched.
+#[test]
+fn planted_pending_files_are_left_alone() {
+    let dir = example();
+    let chart = dir.path().join("kubevirt");
+    snapshot(&chart, &["--update"]);
+    let outside = dir.path().join("outside.txt");
+    std::fs::write(&outside, "# tether snapshot of secrets\n").unwrap();
+    let templates = chart.join("snapshots/templates");
+    std::os::unix::fs::symlink(&outside, templates.join("kubevirt-cr.yaml.snap.new")).unwrap();
+    std::fs::write(
+        templates.join("_helpers.tpl.snap.new"),
+        "another tool's file\n",
+    )
+    .unwrap();
+    for args in [&["--accept"][..], &["--reject"], &["--review"]] {
+        let output = run_snapshot(&chart, args, false, "a\n");
+        assert!(
+            output.contains("no pending snapshots") || output.starts_with("exit code: 2"),
+            "{output}"
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(&outside).unwrap(),
+        "# tether snapshot of secrets\n"
+    );
+    assert!(templates
+        .join("kubevirt-cr.yaml.snap.new")
+        .symlink_metadata()
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert_eq!(
+        std::fs::read_to_string(templates.join("_helpers.tpl.snap.new")).unwrap(),
+        "another tool's file\n"
+    );
+}

@@ -293,3 +293,28 @@ fn chart_tools_defaults_leave_out_vendored_charts_and_test_files() {
         &format!("### defaults\n{defaults}\n### default-exclude = false\n{everything}"),
     );
 }
+
+/// A chart's `.helmignore` that is a link (to a file outside the chart) is never
+/// written through, even with `--helmignore`.
+#[test]
+fn init_never_writes_through_a_linked_helmignore() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write_files(
+        root,
+        &[
+            (
+                "chart/Chart.yaml",
+                "apiVersion: v2\nname: c\nversion: 1.0.0\n",
+            ),
+            ("outside", "kept\n"),
+        ],
+    );
+    std::os::unix::fs::symlink(root.join("outside"), root.join("chart/.helmignore")).unwrap();
+    let output = run_in(root, &["init", "chart", "--helmignore"]);
+    assert!(output.contains("is not a regular file"), "{output}");
+    assert_eq!(
+        std::fs::read_to_string(root.join("outside")).unwrap(),
+        "kept\n"
+    );
+}

@@ -20,15 +20,7 @@ pub fn bench(args: &BenchArgs) -> Result<()> {
     if !cfg!(debug_assertions) {
         return bench_run(args);
     }
-    let release = crate::build_profiling(&[
-        "--package",
-        "xtask",
-        "--features",
-        "xtask/library",
-        "--package",
-        "helm-tether",
-    ])?
-    .join(format!("xtask{}", std::env::consts::EXE_SUFFIX));
+    let release = crate::profiling_xtask()?;
     let status = Command::new(&release)
         .arg("bench-run")
         .arg("--corpus")

@@ -187,15 +187,7 @@ fn library_task(task: &str, rest: &[String]) -> Result<()> {
         "bench-idem" => {
             let args = bench_args(&rest)?;
             if cfg!(debug_assertions) {
-                let release = build_profiling(&[
-                    "--package",
-                    "xtask",
-                    "--features",
-                    "xtask/library",
-                    "--package",
-                    "helm-tether",
-                ])?
-                .join(format!("xtask{}", std::env::consts::EXE_SUFFIX));
+                let release = profiling_xtask()?;
                 let status = std::process::Command::new(release)
                     .arg("bench-idem")
                     .arg("--corpus")
@@ -272,6 +264,21 @@ pub fn build_release(what: &[&str]) -> Result<PathBuf> {
 /// Builds `what` with the `profiling` profile (the release code with line tables)
 /// and returns `<target>/profiling`, where this xtask's twin and tether are: what
 /// `bench` measures.
+/// xtask with the library, built in the profiling profile (the release code with
+/// line tables): what the benchmarks run in, never a debug build.
+#[cfg(feature = "library")]
+pub fn profiling_xtask() -> Result<PathBuf> {
+    Ok(build_profiling(&[
+        "--package",
+        "xtask",
+        "--features",
+        "xtask/library",
+        "--package",
+        "helm-tether",
+    ])?
+    .join(format!("xtask{}", std::env::consts::EXE_SUFFIX)))
+}
+
 pub fn build_profiling(what: &[&str]) -> Result<PathBuf> {
     build_profile("profiling", what)
 }
