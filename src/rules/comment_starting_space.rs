@@ -1,7 +1,7 @@
 //! `comment-starting-space`: `#` must be followed by a space.
 
 use super::id::RuleId;
-use super::rule::{declare_rule, options_from, FileContext, Reporter, Rule};
+use super::rule::{declare_rule, FileContext, Reporter, Rule};
 use crate::diagnostic::{Edit, Fix};
 use crate::yaml::model::CommentStyle;
 
@@ -73,7 +73,9 @@ declare_rule! {
 
 impl Rule for CommentStartingSpace {
     fn check(&self, context: &FileContext, reporter: &mut Reporter) {
-        let options: Options = options_from(context.settings.options(RuleId::CommentStartingSpace));
+        let options = context
+            .settings
+            .typed::<Options>(RuleId::CommentStartingSpace);
         let shebang_at = context.source.bom_len;
         for comment in context.comments {
             if comment.style != CommentStyle::Yaml {

@@ -1,7 +1,7 @@
 //! `inline-comment-spacing`: enough spaces between content and an inline comment.
 
 use super::id::RuleId;
-use super::rule::{declare_rule, options_from, FileContext, Reporter, Rule};
+use super::rule::{declare_rule, FileContext, Reporter, Rule};
 use crate::diagnostic::{Edit, Fix};
 use crate::yaml::model::CommentStyle;
 
@@ -67,9 +67,10 @@ declare_rule! {
 
 impl Rule for InlineCommentSpacing {
     fn check(&self, context: &FileContext, reporter: &mut Reporter) {
-        let minimum =
-            options_from::<Options>(context.settings.options(RuleId::InlineCommentSpacing))
-                .min_spaces;
+        let minimum = context
+            .settings
+            .typed::<Options>(RuleId::InlineCommentSpacing)
+            .min_spaces;
         for comment in context.comments {
             if comment.style != CommentStyle::Yaml
                 || comment.own_line

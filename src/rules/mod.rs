@@ -9,7 +9,7 @@ mod comment_indentation;
 mod comment_starting_space;
 mod detached_comment;
 mod finding_limit;
-mod inline_comment_spacing;
+pub(crate) mod inline_comment_spacing;
 mod orphan_value_doc;
 mod parse_problem;
 mod read_error;
@@ -305,14 +305,14 @@ pub fn find(name: &str) -> Option<&'static Registered> {
 
 /// Every rule at its default level, with default options.
 pub fn default_settings() -> RuleSettings {
-    RuleSettings {
-        levels: RULES
+    RuleSettings::new(
+        RULES
             .iter()
             .map(|registered| (registered.rule.name(), registered.rule.default_level()))
             .collect(),
-        options: RULES
+        RULES
             .iter()
             .map(|registered| registered.rule.default_options())
             .collect(),
-    }
+    )
 }

@@ -8,6 +8,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::id::RuleId;
+use super::rule::TypedOptions;
 use crate::diagnostic::Severity;
 use crate::key_pattern::KeyPattern;
 use crate::yaml::model::Placement;
@@ -57,16 +58,71 @@ impl PlacementSetting {
 
 /// The level and options of every rule for one file, after every layer of the
 /// configuration.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Clone)]
 pub struct RuleSettings {
     /// Every rule's name and level, in the order of `RULES` (indexed by [`RuleId`]).
     pub levels: Vec<(&'static str, Level)>,
     /// Every rule's options, as merged tables (a later layer's keys win), in the
-    /// order of `RULES`; each rule reads its own into its options type.
+    /// order of `RULES`.
     pub options: Vec<toml::Table>,
+    /// The tables read into each rule's options type by [`RuleSettings::sealed`]:
+    /// a configuration reads them once for all the files its layers treat alike.
+    typed: Vec<TypedOptions>,
+}
+
+impl std::fmt::Debug for RuleSettings {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter
+            .debug_struct("RuleSettings")
+            .field("levels", &self.levels)
+            .field("options", &self.options)
+            .finish_non_exhaustive()
+    }
+}
+
+impl PartialEq for RuleSettings {
+    fn eq(&self, other: &RuleSettings) -> bool {
+        self.levels == other.levels && self.options == other.options
+    }
 }
 
 impl RuleSettings {
+    /// Settings of these levels and option tables, not yet read ([`RuleSettings::sealed`]).
+    pub fn new(levels: Vec<(&'static str, Level)>, options: Vec<toml::Table>) -> RuleSettings {
+        RuleSettings {
+            levels,
+            options,
+            typed: Vec::new(),
+        }
+    }
+
+    /// These settings with every rule's options table read into its options type,
+    /// once: what the rules of every file that shares them read.
+    pub fn sealed(mut self) -> RuleSettings {
+        self.typed = super::RULES
+            .iter()
+            .zip(&self.options)
+            .map(|(registered, table)| registered.rule.read_options(table))
+            .collect();
+        self
+    }
+
+    /// The options of `rule`, read into its options type `T`: as sealed, or read now
+    /// from the table when these settings were changed after sealing.
+    pub fn typed<T>(&self, rule: RuleId) -> std::borrow::Cow<'_, T>
+    where
+        T: serde::de::DeserializeOwned + Default + Clone + Send + Sync + 'static,
+    {
+        match self
+            .typed
+            .get(rule as usize)
+            .and_then(|typed| typed.downcast_ref::<T>())
+        {
+            Some(options) => std::borrow::Cow::Borrowed(options),
+            None => std::borrow::Cow::Owned(super::rule::options_from(self.options(rule))),
+        }
+    }
+
     /// The level of `rule`.
     pub fn level(&self, rule: RuleId) -> Level {
         self.levels
@@ -89,10 +145,12 @@ impl RuleSettings {
             .unwrap_or_else(|| EMPTY.get_or_init(toml::Table::new))
     }
 
-    /// Sets one option of `rule`.
+    /// Sets one option of `rule` (its read options are read again on the next
+    /// [`RuleSettings::typed`], unless sealed again).
     pub fn set_option(&mut self, rule: RuleId, key: &str, value: toml::Value) {
         if let Some(table) = self.options.get_mut(rule as usize) {
             table.insert(key.to_string(), value);
+            self.typed.clear();
         }
     }
 }

@@ -52,7 +52,15 @@ pub trait Described {
     fn default_options(&self) -> toml::Table;
     /// The JSON schema of the options (an object schema).
     fn options_schema(&self) -> serde_json::Value;
+    /// Reads a merged options table into the rule's options type, once per
+    /// configuration (see [`RuleSettings::typed`]); a table that does not fit
+    /// (refused when the configuration was read) gives the defaults.
+    fn read_options(&self, table: &toml::Table) -> TypedOptions;
 }
+
+/// A rule's options, read into its options type; [`RuleSettings::typed`] hands them
+/// to the rule.
+pub type TypedOptions = std::sync::Arc<dyn std::any::Any + Send + Sync>;
 
 /// Whether a rule's findings can be fixed without judgement.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -136,6 +144,9 @@ macro_rules! declare_rule {
             }
             fn options_schema(&self) -> serde_json::Value {
                 serde_json::to_value(schemars::schema_for!($options)).unwrap_or_default()
+            }
+            fn read_options(&self, table: &toml::Table) -> $crate::rules::rule::TypedOptions {
+                std::sync::Arc::new($crate::rules::rule::options_from::<$options>(table))
             }
         }
     };

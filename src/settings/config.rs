@@ -297,6 +297,9 @@ pub struct Config {
     default_exclude: Option<bool>,
     /// Every rule's default level and options.
     settings: RuleSettings,
+    /// The settings of every file no `[[overrides]]` entry and no yamllint `ignore`
+    /// singles out, built and read once (reset by whatever changes a layer).
+    common: std::sync::OnceLock<Arc<RuleSettings>>,
     /// `[rules]`, with where each is written.
     rules: Vec<CompiledSetting>,
     overrides: Vec<(Globs, Vec<CompiledSetting>)>,
@@ -434,6 +437,7 @@ impl Config {
             exclude: Globs::default(),
             default_exclude: None,
             settings: rules::default_settings(),
+            common: std::sync::OnceLock::new(),
             rules: Vec::new(),
             overrides: Vec::new(),
             yamllint: None,
@@ -792,6 +796,7 @@ impl Config {
             exclude,
             default_exclude: file.default_exclude,
             settings: rules::default_settings(),
+            common: std::sync::OnceLock::new(),
             rules,
             overrides,
             yamllint_named: yamllint.is_some(),
@@ -865,6 +870,7 @@ impl Config {
     /// globs keep meaning what they say in its folder, its lists of entries come
     /// first, and what this file sets replaces what the parent sets.
     fn extending(mut self, parent: Config, own_include: bool) -> Config {
+        self.common = std::sync::OnceLock::new();
         self.extends = parent.file.clone();
         let offset = crate::paths::relative_path(&self.root, &parent.root);
         if !own_include {
@@ -957,6 +963,7 @@ impl Config {
             }
         }
         self.ignored.sort_unstable();
+        self.common = std::sync::OnceLock::new();
         Ok(())
     }
 
@@ -972,6 +979,7 @@ impl Config {
             rules.retain(|(index, ..)| selected.contains(index));
         }
         self.selected = Some(selected);
+        self.common = std::sync::OnceLock::new();
         Ok(())
     }
 
@@ -1110,16 +1118,41 @@ impl Config {
                 .any(|(_, rules)| rules.iter().any(|(rule, ..)| *rule == index))
     }
 
-    pub(crate) fn settings_for(&self, relative: &Path) -> RuleSettings {
-        self.settings_traced(relative, None)
+    ///
+    /// Files that no `[[overrides]]` entry and no yamllint `ignore` singles out share
+    /// one value, built and read into each rule's options type once.
+    pub(crate) fn settings_for(&self, relative: &Path) -> Arc<RuleSettings> {
+        if self.singles_out(relative) {
+            return Arc::new(self.layered(Some(relative), None).sealed());
+        }
+        self.common
+            .get_or_init(|| Arc::new(self.layered(None, None).sealed()))
+            .clone()
+    }
+
+    /// Whether a layer speaks of `relative` alone: an `[[overrides]]` entry matches
+    /// it, or the yamllint configuration ignores it.
+    fn singles_out(&self, relative: &Path) -> bool {
+        self.overrides
+            .iter()
+            .any(|(files, _)| files.is_match(relative))
+            || self
+                .yamllint
+                .as_ref()
+                .is_some_and(|yamllint| yamllint.ignores(&self.root.join(relative)))
     }
 
     /// [`Config::settings_for`], recording in `trace` where each setting came from.
     pub(crate) fn settings_traced(
         &self,
         relative: &Path,
-        mut trace: Option<&mut Trace>,
+        trace: Option<&mut Trace>,
     ) -> RuleSettings {
+        self.layered(Some(relative), trace)
+    }
+
+    /// The layers applied in order; `relative: None` for a file no layer singles out.
+    fn layered(&self, relative: Option<&Path>, mut trace: Option<&mut Trace>) -> RuleSettings {
         let mut settings = self.settings.clone();
         if let Some(trace) = trace.as_deref_mut() {
             for (rule, level) in &settings.levels {
@@ -1132,13 +1165,14 @@ impl Config {
             }
         }
         if let Some(yamllint) = &self.yamllint {
-            yamllint.apply(&self.root.join(relative), &mut settings, &mut trace);
+            let absolute = relative.map(|relative| self.root.join(relative));
+            yamllint.apply(absolute.as_deref(), &mut settings, &mut trace);
         }
         for (index, setting, origin) in &self.rules {
             apply(&mut settings, *index, setting, origin, &mut trace);
         }
         for (files, rules) in &self.overrides {
-            if files.is_match(relative) {
+            if relative.is_some_and(|relative| files.is_match(relative)) {
                 for (index, setting, origin) in rules {
                     apply(&mut settings, *index, setting, origin, &mut trace);
                 }
@@ -1193,6 +1227,7 @@ impl Config {
         let mut config = self.clone();
         if !config.yamllint_named {
             config.yamllint = yamllint;
+            config.common = std::sync::OnceLock::new();
         }
         config
     }
@@ -1793,7 +1828,7 @@ pub fn starter_in(folder: &Path) -> String {
     let mut settings = rules::default_settings();
     let mut trace = Trace::default();
     yamllint.apply(
-        &folder.join("values.yaml"),
+        Some(&folder.join("values.yaml")),
         &mut settings,
         &mut Some(&mut trace),
     );
@@ -1863,4 +1898,46 @@ fn starter_with(inherited: &str) -> String {
          # rules = { comment-indentation = \"off\", comment-starting-space = \"off\" }\n",
     );
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Files that no layer singles out share one settings value, read once; an
+    /// override's file gets its own, with the override's options read.
+    #[test]
+    fn files_alike_share_settings_read_once() {
+        let config = Config::from_toml(
+            "[rules.inline-comment-spacing]\nmin-spaces = 3\n\
+             [[overrides]]\nfiles = [\"special/*.yaml\"]\n\
+             [overrides.rules.inline-comment-spacing]\nmin-spaces = 5\n",
+        )
+        .unwrap();
+        let min_spaces = |settings: &RuleSettings| {
+            settings
+                .typed::<crate::rules::inline_comment_spacing::Options>(
+                    RuleId::InlineCommentSpacing,
+                )
+                .min_spaces
+        };
+        let a = config.settings_for(Path::new("a/values.yaml"));
+        let b = config.settings_for(Path::new("b/templates/x.yaml"));
+        let special = config.settings_for(Path::new("special/values.yaml"));
+        assert!(Arc::ptr_eq(&a, &b));
+        assert!(!Arc::ptr_eq(&a, &special));
+        assert!(matches!(
+            a.typed::<crate::rules::inline_comment_spacing::Options>(RuleId::InlineCommentSpacing),
+            std::borrow::Cow::Borrowed(_)
+        ));
+        assert_eq!((min_spaces(&a), min_spaces(&special)), (3, 5));
+        // What `--select` changes is seen by the next file's settings.
+        let mut selected = config.clone();
+        selected
+            .select_rules(&["comment-starting-space".to_string()])
+            .unwrap();
+        let narrowed = selected.settings_for(Path::new("a/values.yaml"));
+        assert_eq!(narrowed.level(RuleId::InlineCommentSpacing), Level::Off);
+        assert_eq!(a.level(RuleId::InlineCommentSpacing), Level::Warn);
+    }
 }

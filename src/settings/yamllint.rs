@@ -219,14 +219,29 @@ impl Yamllint {
         })
     }
 
+    /// Whether an `ignore` of this configuration (the top-level one, or one of
+    /// the comment rules') matches the file at `absolute`.
+    pub fn ignores(&self, absolute: &Path) -> bool {
+        [
+            &self.ignore,
+            &self.comments.ignore,
+            &self.indentation.ignore,
+        ]
+        .into_iter()
+        .flatten()
+        .any(|ignore| ignore.matches(absolute))
+    }
+
     /// Sets the levels and options of tether's comment rules for the file at
-    /// `absolute`, recording where each came from in `trace`.
+    /// `absolute` (`None`: a file no `ignore` matches), recording where each came
+    /// from in `trace`.
     pub fn apply(
         &self,
-        absolute: &Path,
+        absolute: Option<&Path>,
         settings: &mut RuleSettings,
         trace: &mut Option<&mut Trace>,
     ) {
+        let matches = |ignore: &Ignore| absolute.is_some_and(|absolute| ignore.matches(absolute));
         fn off(
             settings: &mut RuleSettings,
             trace: &mut Option<&mut Trace>,
@@ -238,11 +253,7 @@ impl Yamllint {
                 trace.set(rule.name(), "level", "off", why);
             }
         }
-        if let Some(ignore) = self
-            .ignore
-            .as_ref()
-            .filter(|ignore| ignore.matches(absolute))
-        {
+        if let Some(ignore) = self.ignore.as_ref().filter(|ignore| matches(ignore)) {
             for rule in COMMENTS_RULES.into_iter().chain([INDENTATION_RULE]) {
                 off(
                     settings,
@@ -259,7 +270,7 @@ impl Yamllint {
                     off(settings, trace, rule, &self.comments.origin);
                 }
             }
-            (Some(_), Some(ignore)) if ignore.matches(absolute) => {
+            (Some(_), Some(ignore)) if matches(ignore) => {
                 for rule in COMMENTS_RULES {
                     off(
                         settings,
@@ -316,7 +327,7 @@ impl Yamllint {
         }
         match (&self.indentation.options, &self.indentation.ignore) {
             (None, _) => off(settings, trace, INDENTATION_RULE, &self.indentation.origin),
-            (Some(_), Some(ignore)) if ignore.matches(absolute) => off(
+            (Some(_), Some(ignore)) if matches(ignore) => off(
                 settings,
                 trace,
                 INDENTATION_RULE,
