@@ -60,26 +60,76 @@ pub fn slashed(path: &Path) -> String {
     }
 }
 
+/// What a file is to Helm, by its path: the one classification that the check, the
+/// rules, the template stage and the snapshots read, made once per file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileKind {
+    /// Rendered by Helm: under a `templates/` folder, or a `*.tpl` file.
+    Template,
+    /// `values.yaml`: a chart's values when a `Chart.yaml` is beside it.
+    Values,
+    /// Another values file (`values-prod.yaml`, `values.yml`): an override file.
+    OtherValues,
+    /// Any other file: plain YAML, where `{{` is text (unless its lines say it is
+    /// rendered with `tpl`, which only its text can tell).
+    Plain,
+}
+
+impl FileKind {
+    /// The kind of the file at `path` (relative or absolute: only the file's name,
+    /// its extension and its folders inside the path count).
+    pub fn of(path: &Path) -> FileKind {
+        let in_templates = path
+            .parent()
+            .is_some_and(|parent| parent.components().any(|c| c.as_os_str() == "templates"));
+        if in_templates || path.extension().is_some_and(|extension| extension == "tpl") {
+            return FileKind::Template;
+        }
+        match path.file_name().and_then(|name| name.to_str()) {
+            Some("values.yaml") => FileKind::Values,
+            Some(name) if is_values_file_name(name) => FileKind::OtherValues,
+            _ => FileKind::Plain,
+        }
+    }
+
+    /// Whether it is named like a values file (`values.yaml`, `values-prod.yaml`,
+    /// `values.yml`) outside `templates/`.
+    pub fn is_values(self) -> bool {
+        matches!(self, FileKind::Values | FileKind::OtherValues)
+    }
+}
+
 /// Whether a file name is a values file's (`values.yaml`, `values-prod.yaml`,
-/// `values.yml`): the one test of it, for the check, the rules and the snapshots.
-pub(crate) fn is_values_file_name(name: &str) -> bool {
+/// `values.yml`).
+fn is_values_file_name(name: &str) -> bool {
     name.starts_with("values") && (name.ends_with(".yaml") || name.ends_with(".yml"))
 }
 
 #[cfg(test)]
 mod tests {
+    use super::FileKind;
+    use std::path::Path;
+
     #[test]
-    fn values_file_names() {
-        for name in [
-            "values.yaml",
-            "values.yml",
-            "values-prod.yaml",
-            "values.dev.yml",
+    fn file_kinds() {
+        for (path, kind) in [
+            ("values.yaml", FileKind::Values),
+            ("chart/values.yaml", FileKind::Values),
+            ("chart/values.yml", FileKind::OtherValues),
+            ("chart/values-prod.yaml", FileKind::OtherValues),
+            ("chart/values.dev.yml", FileKind::OtherValues),
+            // Under `templates/`, a values file's name is a template's.
+            ("chart/templates/values.yaml", FileKind::Template),
+            ("chart/templates/sub/deploy.yaml", FileKind::Template),
+            ("chart/files/helpers.tpl", FileKind::Template),
+            ("chart/Chart.yaml", FileKind::Plain),
+            ("chart/myvalues.yaml", FileKind::Plain),
+            ("chart/values.json", FileKind::Plain),
+            ("chart/values", FileKind::Plain),
+            // A folder named `templates` only counts above the file.
+            ("chart/templates", FileKind::Plain),
         ] {
-            assert!(super::is_values_file_name(name), "{name}");
-        }
-        for name in ["Chart.yaml", "myvalues.yaml", "values.json", "values"] {
-            assert!(!super::is_values_file_name(name), "{name}");
+            assert_eq!(FileKind::of(Path::new(path)), kind, "{path}");
         }
     }
 }

@@ -16,6 +16,7 @@ use crate::linter::cache::Cache;
 use crate::linter::changes::Changes;
 use crate::linter::suppress::Suppressions;
 use crate::linter::walk::{self, FileToCheck};
+use crate::paths::FileKind;
 use crate::rules::rule::Verdict;
 use crate::rules::{CommentInfo, FileContext, Reporter, RuleId, RULES};
 use crate::settings::config::Config;
@@ -795,6 +796,8 @@ pub(crate) fn check_bytes_uncapped(
 
 /// What a file's findings depend on besides its bytes, looked up once per file.
 struct Surroundings {
+    /// What it is to Helm, by its path.
+    kind: FileKind,
     /// Its chart, when a rule that reads the whole chart may run on the file.
     chart: Option<(
         std::sync::Arc<crate::analysis::charts::Chart>,
@@ -810,9 +813,11 @@ struct Surroundings {
 
 impl Surroundings {
     fn of(config: &Config, relative: &Path) -> Surroundings {
+        let kind = FileKind::of(relative);
         Surroundings {
-            chart: chart_of(config, relative),
-            values: values_file(config, relative),
+            kind,
+            chart: chart_of(config, relative, kind),
+            values: values_file(config, relative, kind),
             cap: true,
         }
     }
@@ -840,7 +845,8 @@ fn check_source(
             ),
         ));
     }
-    let pipeline::Reading { is_template, front } = pipeline::read(&source, relative, &mut problems);
+    let pipeline::Reading { is_template, front } =
+        pipeline::read(&source, surroundings.kind, &mut problems);
     let masked_text = front.masked_text(&source);
     let line_starts = source.document_line_starts();
     let line_count = line_starts.len();
@@ -1015,13 +1021,13 @@ fn chart_rules_may_run(config: &Config) -> bool {
 fn chart_of(
     config: &Config,
     relative: &Path,
+    kind: FileKind,
 ) -> Option<(
     std::sync::Arc<crate::analysis::charts::Chart>,
     crate::analysis::charts::Role,
 )> {
-    let candidate = relative
-        .file_name()
-        .is_some_and(|name| name == "values.yaml")
+    // A chart renders what is under its `templates/` (not a `*.tpl` elsewhere).
+    let candidate = kind == FileKind::Values
         || relative
             .components()
             .any(|component| component.as_os_str() == "templates");
@@ -1039,10 +1045,12 @@ fn chart_of(
 
 /// What the documentation generators make of a file named like a values file
 /// (`values*.yaml`, `values*.yml`); `None` for any other file.
-fn values_file(config: &Config, relative: &Path) -> Option<crate::rules::ValuesFile> {
-    let name = relative.file_name()?.to_str()?;
-    if !crate::paths::is_values_file_name(name) || crate::yaml::pipeline::is_template_path(relative)
-    {
+fn values_file(
+    config: &Config,
+    relative: &Path,
+    kind: FileKind,
+) -> Option<crate::rules::ValuesFile> {
+    if !kind.is_values() {
         return None;
     }
     let absolute = config.root.join(relative);
@@ -1050,7 +1058,7 @@ fn values_file(config: &Config, relative: &Path) -> Option<crate::rules::ValuesF
     let in_chart = std::fs::symlink_metadata(folder.join("Chart.yaml"))
         .is_ok_and(|metadata| metadata.file_type().is_file());
     let helm_docs_reads = in_chart
-        && name == "values.yaml"
+        && kind == FileKind::Values
         && !helm_docs_ignores(
             folder,
             config.chart_scope.top.as_deref().unwrap_or(&config.root),

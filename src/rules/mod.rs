@@ -303,6 +303,17 @@ pub fn find(name: &str) -> Option<&'static Registered> {
         .find(|registered| registered.rule.name() == name)
 }
 
+impl RuleSettings {
+    /// These settings with every rule's options table read into its options type,
+    /// once: what the rules of every file that shares them read.
+    pub fn sealed(self) -> RuleSettings {
+        self.sealed_by(|index, table| match RULES.get(index) {
+            Some(registered) => registered.rule.read_options(table),
+            None => std::sync::Arc::new(()),
+        })
+    }
+}
+
 /// Every rule at its default level, with default options.
 pub fn default_settings() -> RuleSettings {
     RuleSettings::new(

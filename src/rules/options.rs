@@ -8,7 +8,6 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::id::RuleId;
-use super::rule::TypedOptions;
 use crate::diagnostic::Severity;
 use crate::key_pattern::KeyPattern;
 use crate::yaml::model::Placement;
@@ -56,6 +55,19 @@ impl PlacementSetting {
     }
 }
 
+/// A rule's options, read into its options type; [`RuleSettings::typed`] hands them
+/// to the rule.
+pub type TypedOptions = std::sync::Arc<dyn std::any::Any + Send + Sync>;
+
+/// A rule's options, read from its merged `[rules.NAME]` tables; anything that does
+/// not fit (checked when the configuration was read) gives the defaults.
+pub fn options_from<T: serde::de::DeserializeOwned + Default>(table: &toml::Table) -> T {
+    if table.is_empty() {
+        return T::default();
+    }
+    T::deserialize(toml::Value::Table(table.clone())).unwrap_or_default()
+}
+
 /// The level and options of every rule for one file, after every layer of the
 /// configuration.
 #[derive(Clone)]
@@ -96,13 +108,17 @@ impl RuleSettings {
         }
     }
 
-    /// These settings with every rule's options table read into its options type,
-    /// once: what the rules of every file that shares them read.
-    pub fn sealed(mut self) -> RuleSettings {
-        self.typed = super::RULES
+    /// These settings with every rule's options read by `read` (the registry's
+    /// `RuleSettings::sealed` passes each rule's reader), once.
+    pub(crate) fn sealed_by(
+        mut self,
+        read: impl Fn(usize, &toml::Table) -> TypedOptions,
+    ) -> RuleSettings {
+        self.typed = self
+            .options
             .iter()
-            .zip(&self.options)
-            .map(|(registered, table)| registered.rule.read_options(table))
+            .enumerate()
+            .map(|(index, table)| read(index, table))
             .collect();
         self
     }
@@ -119,7 +135,7 @@ impl RuleSettings {
             .and_then(|typed| typed.downcast_ref::<T>())
         {
             Some(options) => std::borrow::Cow::Borrowed(options),
-            None => std::borrow::Cow::Owned(super::rule::options_from(self.options(rule))),
+            None => std::borrow::Cow::Owned(options_from(self.options(rule))),
         }
     }
 

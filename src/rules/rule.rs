@@ -55,12 +55,8 @@ pub trait Described {
     /// Reads a merged options table into the rule's options type, once per
     /// configuration (see [`RuleSettings::typed`]); a table that does not fit
     /// (refused when the configuration was read) gives the defaults.
-    fn read_options(&self, table: &toml::Table) -> TypedOptions;
+    fn read_options(&self, table: &toml::Table) -> super::options::TypedOptions;
 }
-
-/// A rule's options, read into its options type; [`RuleSettings::typed`] hands them
-/// to the rule.
-pub type TypedOptions = std::sync::Arc<dyn std::any::Any + Send + Sync>;
 
 /// Whether a rule's findings can be fixed without judgement.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -77,15 +73,6 @@ pub enum Fixable {
 )]
 #[serde(deny_unknown_fields)]
 pub struct NoOptions {}
-
-/// A rule's options, read from its merged `[rules.NAME]` tables; anything that does
-/// not fit (checked when the configuration was read) gives the defaults.
-pub fn options_from<T: serde::de::DeserializeOwned + Default>(table: &toml::Table) -> T {
-    if table.is_empty() {
-        return T::default();
-    }
-    T::deserialize(toml::Value::Table(table.clone())).unwrap_or_default()
-}
 
 /// Declares a rule in its own file: its type, with the doc comment as its
 /// documentation (captured here, not read back from the source), its name, default
@@ -145,8 +132,8 @@ macro_rules! declare_rule {
             fn options_schema(&self) -> serde_json::Value {
                 serde_json::to_value(schemars::schema_for!($options)).unwrap_or_default()
             }
-            fn read_options(&self, table: &toml::Table) -> $crate::rules::rule::TypedOptions {
-                std::sync::Arc::new($crate::rules::rule::options_from::<$options>(table))
+            fn read_options(&self, table: &toml::Table) -> $crate::rules::options::TypedOptions {
+                std::sync::Arc::new($crate::rules::options::options_from::<$options>(table))
             }
         }
     };

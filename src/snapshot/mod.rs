@@ -359,11 +359,7 @@ struct State {
 /// Whether a covered file gets a snapshot: templates (as `tether map` reads them)
 /// and values files.
 fn is_snapshotted(model: &FileModel) -> bool {
-    model.is_template
-        || model
-            .path
-            .file_name()
-            .is_some_and(|name| crate::paths::is_values_file_name(&name.to_string_lossy()))
+    model.is_template || crate::paths::FileKind::of(&model.path).is_values()
 }
 
 fn state(config: &Config, selection: &Selection) -> Result<State, Error> {

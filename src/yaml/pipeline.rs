@@ -5,6 +5,7 @@
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
+use crate::paths::FileKind;
 use crate::source::{self, Problem, SourceFile, MAX_FILE_BYTES};
 use crate::template::mask::{self, Branch, Masked};
 use crate::template::{self, lex::Action, Define};
@@ -52,7 +53,7 @@ pub fn model_bytes_with(
         };
     }
     let (source, mut problems) = SourceFile::from_bytes(path.clone(), bytes);
-    let reading = read(&source, &path, &mut problems);
+    let reading = read(&source, FileKind::of(&path), &mut problems);
     let mut model = model_front(&source, reading.is_template, &reading.front, directives);
     problems.append(&mut model.problems);
     problems.sort_by_key(|problem| problem.line);
@@ -92,10 +93,7 @@ pub(crate) fn comment_map_with_directives(
 /// a `*.tpl` file. `values.yaml`, `Chart.yaml` and test files are plain YAML, where
 /// `{{` is literal text.
 pub fn is_template_path(path: &Path) -> bool {
-    path.extension().is_some_and(|extension| extension == "tpl")
-        || path
-            .parent()
-            .is_some_and(|parent| parent.components().any(|c| c.as_os_str() == "templates"))
+    FileKind::of(path) == FileKind::Template
 }
 
 /// The template stage's output for one file: its actions, masked text and top-level
@@ -147,8 +145,8 @@ pub struct Reading {
 /// line of template actions alone (`{{- if … }}`, `{{- include … }}`) outside
 /// its block scalars, which plain YAML never has: then it is a template rendered with `tpl` (a chart's
 /// `files/`). Lexing problems go to `problems`.
-pub fn read(source: &SourceFile, path: &Path, problems: &mut Vec<Problem>) -> Reading {
-    let mut is_template = is_template_path(path);
+pub fn read(source: &SourceFile, kind: FileKind, problems: &mut Vec<Problem>) -> Reading {
+    let mut is_template = kind == FileKind::Template;
     if !is_template && source.text.len() <= MAX_FILE_BYTES && source.text.contains("{{") {
         let (actions, _) = template::lex::lex(&source.text);
         is_template = mask::has_template_line_outside_block_scalars(&source.text, &actions);
@@ -376,7 +374,7 @@ pub struct ViewDocument {
 pub fn yaml_view(path: impl Into<PathBuf>, bytes: Vec<u8>) -> YamlView {
     let path = path.into();
     let (source, mut problems) = SourceFile::from_bytes(path.clone(), bytes);
-    let reading = read(&source, &path, &mut problems);
+    let reading = read(&source, FileKind::of(&path), &mut problems);
     let text = reading.front.masked_text(&source).to_string();
     let documents = view_documents(&source, &text, &reading.front.defines);
     YamlView {
