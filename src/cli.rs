@@ -492,28 +492,7 @@ fn check(
     flags: CheckFlags,
     rules: &RuleChoice,
 ) -> u8 {
-    // Machines read every outcome: a run that cannot start still prints the usual
-    // object, its `errors` saying why.
-    // In GitHub's format the error is an annotation (on the file and line it names),
-    // in SARIF a tool execution notification, never an empty file.
-    let trouble = |message: String| {
-        say_error(&message);
-        let root = || helm_tether::machine_root(&absolute(Path::new(".")));
-        let failed = CheckReport::failed(message);
-        match format {
-            CheckFormat::Json => {
-                print_out(&failed.render(&Format::Json));
-            }
-            CheckFormat::Github => {
-                print_out(&failed.render(&Format::Github { root: root() }));
-            }
-            CheckFormat::Sarif => {
-                print_out(&failed.render(&Format::Sarif { root: root() }));
-            }
-            CheckFormat::Human | CheckFormat::Concise => {}
-        }
-        exit::TROUBLE
-    };
+    let trouble = |message: String| check_trouble(format, message);
     // With `--config`, one configuration for every file; else each file's nearest
     // `tether.toml`, found below the first that the working directory (or the first
     // path) sits in.
@@ -536,7 +515,7 @@ fn check(
     let mut options = CheckOptions::default()
         .full(flags.full)
         .cache(!flags.no_cache);
-    if let Some(revision) = flags.changed_since {
+    if let Some(revision) = flags.changed_since.clone() {
         options = options.changed_since(
             ChangedSince::new(config.root(), revision).lines_only(flags.changed_lines),
         );
@@ -559,46 +538,8 @@ fn check(
             Ok(report) => report,
             Err(error) => return trouble(error.to_string()),
         };
-        for failure in &report.failures {
-            eprintln!("error: {}", helm_tether::escape_controls(failure));
-        }
-        for held in &report.held {
-            eprintln!("note: {}", helm_tether::escape_controls(&held.to_string()));
-        }
-        if flags.diff {
-            // A file's escape sequences never reach a terminal; piped, the diff
-            // stays byte for byte what `git apply` needs.
-            let diff = report.diff();
-            let diff = if std::io::stdout().is_terminal() {
-                helm_tether::escape_controls(&diff)
-            } else {
-                diff
-            };
-            if !print_out(&diff) {
-                return exit::TROUBLE;
-            }
-            eprintln!(
-                "tether: --fix would apply {} fixes in {} of {} files",
-                report.count(),
-                report.files.len(),
-                report.checked
-            );
-            return if !report.failures.is_empty() {
-                exit::TROUBLE
-            } else if report.files.is_empty() {
-                exit::OK
-            } else {
-                exit::FINDINGS
-            };
-        }
-        eprintln!(
-            "tether: fixed {} findings in {} file{}",
-            report.count(),
-            report.files.len(),
-            if report.files.len() == 1 { "" } else { "s" }
-        );
-        if !report.failures.is_empty() {
-            return exit::TROUBLE;
+        if let Some(code) = fixed(&report, flags.diff) {
+            return code;
         }
     }
     let configs = configs();
@@ -606,22 +547,7 @@ fn check(
         Ok(report) => report,
         Err(error) => return trouble(error.to_string()),
     };
-    // Nothing was checked because no input could be: the errors say it all.
-    let nothing_checked = report.files == 0 && !report.failures.is_empty();
-    let output = match format {
-        _ if flags.statistics && !nothing_checked => statistics(&report, format),
-        CheckFormat::Human | CheckFormat::Concise if nothing_checked => String::new(),
-        CheckFormat::Human => report.render(&Format::Human { color: flags.color }),
-        CheckFormat::Concise => report.render(&Format::Concise { color: flags.color }),
-        CheckFormat::Json => report.render(&Format::Json),
-        CheckFormat::Github => report.render(&Format::Github {
-            root: helm_tether::machine_root(&report.root),
-        }),
-        CheckFormat::Sarif => report.render(&Format::Sarif {
-            root: helm_tether::machine_root(&report.root),
-        }),
-    };
-    if !print_out(&output) {
+    if !print_out(&check_output(&report, format, &flags)) {
         return exit::TROUBLE;
     }
     eprint!("{}", report.render_messages());
@@ -636,6 +562,92 @@ fn check(
         exit::FINDINGS
     } else {
         exit::OK
+    }
+}
+
+/// A check that cannot start, said on standard error and, for machines, in the
+/// usual output with its `errors` saying why: in GitHub's format an annotation, in
+/// SARIF a tool execution notification, in JSON the `errors` list; never an empty
+/// file.
+fn check_trouble(format: CheckFormat, message: String) -> u8 {
+    say_error(&message);
+    let root = || helm_tether::machine_root(&absolute(Path::new(".")));
+    let failed = CheckReport::failed(message);
+    match format {
+        CheckFormat::Json => {
+            print_out(&failed.render(&Format::Json));
+        }
+        CheckFormat::Github => {
+            print_out(&failed.render(&Format::Github { root: root() }));
+        }
+        CheckFormat::Sarif => {
+            print_out(&failed.render(&Format::Sarif { root: root() }));
+        }
+        CheckFormat::Human | CheckFormat::Concise => {}
+    }
+    exit::TROUBLE
+}
+
+/// Says what `--fix` did, or with `--diff` shows what it would do (and then ends
+/// the run: `Some` exit code); `None` when the check goes on after the fixes.
+fn fixed(report: &helm_tether::FixReport, diff: bool) -> Option<u8> {
+    for failure in &report.failures {
+        eprintln!("error: {}", helm_tether::escape_controls(failure));
+    }
+    for held in &report.held {
+        eprintln!("note: {}", helm_tether::escape_controls(&held.to_string()));
+    }
+    if diff {
+        // A file's escape sequences never reach a terminal; piped, the diff stays
+        // byte for byte what `git apply` needs.
+        let text = report.diff();
+        let text = if std::io::stdout().is_terminal() {
+            helm_tether::escape_controls(&text)
+        } else {
+            text
+        };
+        if !print_out(&text) {
+            return Some(exit::TROUBLE);
+        }
+        eprintln!(
+            "tether: --fix would apply {} fixes in {} of {} files",
+            report.count(),
+            report.files.len(),
+            report.checked
+        );
+        return Some(if !report.failures.is_empty() {
+            exit::TROUBLE
+        } else if report.files.is_empty() {
+            exit::OK
+        } else {
+            exit::FINDINGS
+        });
+    }
+    eprintln!(
+        "tether: fixed {} findings in {} file{}",
+        report.count(),
+        report.files.len(),
+        if report.files.len() == 1 { "" } else { "s" }
+    );
+    (!report.failures.is_empty()).then_some(exit::TROUBLE)
+}
+
+/// What `tether check` prints on standard output for `report`.
+fn check_output(report: &CheckReport, format: CheckFormat, flags: &CheckFlags) -> String {
+    // Nothing was checked because no input could be: the errors say it all.
+    let nothing_checked = report.files == 0 && !report.failures.is_empty();
+    match format {
+        _ if flags.statistics && !nothing_checked => statistics(report, format),
+        CheckFormat::Human | CheckFormat::Concise if nothing_checked => String::new(),
+        CheckFormat::Human => report.render(&Format::Human { color: flags.color }),
+        CheckFormat::Concise => report.render(&Format::Concise { color: flags.color }),
+        CheckFormat::Json => report.render(&Format::Json),
+        CheckFormat::Github => report.render(&Format::Github {
+            root: helm_tether::machine_root(&report.root),
+        }),
+        CheckFormat::Sarif => report.render(&Format::Sarif {
+            root: helm_tether::machine_root(&report.root),
+        }),
     }
 }
 

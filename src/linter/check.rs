@@ -35,6 +35,16 @@ pub enum Mode {
     Full,
 }
 
+impl Mode {
+    /// `lazy` or `full`, as the cache names it.
+    fn name(self) -> &'static str {
+        match self {
+            Mode::Lazy => "lazy",
+            Mode::Full => "full",
+        }
+    }
+}
+
 /// Everything a check found. [`CheckReport::render`] prints it in the formats of
 /// `tether check`.
 #[derive(Debug, Default)]
@@ -295,20 +305,76 @@ pub fn check_resolved(
     let walk::Walked {
         mut files,
         root,
-        bad_inputs: mut failures,
+        bad_inputs,
         unreadable,
         excluded,
     } = walk::files(resolver, inputs);
     if let Some(changed) = changed {
         files.retain(|file| changed.changes.contains(&file.absolute));
     }
-    let mode_name = match mode {
-        Mode::Lazy => "lazy",
-        Mode::Full => "full",
-    };
     // One cache per configuration, beside its tether.toml.
+    let (configs, config_index) = configurations_of(&files);
+    let caches: Vec<Option<Cache>> = configs
+        .iter()
+        .map(|config| use_cache.then(|| Cache::load(config, mode.name())))
+        .collect();
+    // What each file's findings depend on besides its bytes (its chart, what the
+    // documentation generators make of it), looked up once and in parallel: finding
+    // a file's chart looks for `Chart.yaml` on disk, and reads the chart on first use.
+    let surroundings: Vec<Surroundings> = files
+        .par_iter()
+        .map(|file| Surroundings::of(&file.config, &file.relative))
+        .collect();
+    let partial_charts = partial_charts(&surroundings, &root);
+    let lines = changed
+        .filter(|changed| changed.lines_only)
+        .map(|changed| changed.changes);
+    let outcomes: Vec<Outcome> = files
+        .par_iter()
+        .zip(&config_index)
+        .zip(surroundings)
+        .map(|((file, &index), surroundings)| {
+            check_file(file, surroundings, mode, caches[index].as_ref(), lines)
+        })
+        .collect();
+    let mut report = CheckReport {
+        files: files.len(),
+        excluded,
+        partial_charts,
+        root,
+        failures: bad_inputs,
+        ..CheckReport::default()
+    };
+    let unreadable = unreadable.into_iter().map(|(path, message)| {
+        let outcome = Outcome::Unreadable {
+            path,
+            message,
+            folder: true,
+        };
+        (usize::MAX, outcome)
+    });
+    let mut fresh: Vec<Vec<Stored>> = vec![Vec::new(); configs.len()];
+    let keep_fresh = !changed.is_some_and(|changed| changed.lines_only);
+    for (index, outcome) in config_index.iter().copied().zip(outcomes).chain(unreadable) {
+        // Findings kept for changed lines only are not the file's findings.
+        let fresh = fresh.get_mut(index).filter(|_| keep_fresh);
+        report.take(outcome, fresh);
+    }
+    report
+        .diagnostics
+        .sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    report.notes = run_notes(&configs, caches, fresh);
+    report
+}
+
+/// A file's fresh findings, for its configuration's cache: its path, its key and
+/// its findings.
+type Stored = (PathBuf, u64, Vec<Diagnostic>);
+
+/// The configurations of `files`, each once, and the index of each file's.
+fn configurations_of(files: &[FileToCheck]) -> (Vec<Arc<Config>>, Vec<usize>) {
     let mut configs: Vec<Arc<Config>> = Vec::new();
-    let config_index: Vec<usize> = files
+    let config_index = files
         .iter()
         .map(|file| {
             configs
@@ -320,19 +386,13 @@ pub fn check_resolved(
                 })
         })
         .collect();
-    let caches: Vec<Option<Cache>> = configs
-        .iter()
-        .map(|config| use_cache.then(|| Cache::load(config, mode_name)))
-        .collect();
-    // What each file's findings depend on besides its bytes (its chart, what the
-    // documentation generators make of it), looked up once and in parallel: finding
-    // a file's chart looks for `Chart.yaml` on disk, and reads the chart on first use.
-    let surroundings: Vec<Surroundings> = files
-        .par_iter()
-        .map(|file| Surroundings::of(&file.config, &file.relative))
-        .collect();
-    // The charts the files belong to, analysed first and in parallel: the index
-    // every rule that needs a whole chart reads, never written by a check.
+    (configs, config_index)
+}
+
+/// The charts the files belong to, each analysed once and in parallel before any
+/// file is checked (the index every rule that needs a whole chart reads, never
+/// written by a check): those tether could not read whole, with why, by folder.
+fn partial_charts(surroundings: &[Surroundings], root: &Path) -> Vec<PartialChart> {
     let mut seen = std::collections::HashSet::new();
     let charts: Vec<&Arc<crate::analysis::charts::Chart>> = surroundings
         .iter()
@@ -340,51 +400,24 @@ pub fn check_resolved(
         .map(|(chart, _)| chart)
         .filter(|chart| seen.insert(chart.root.as_path()))
         .collect();
-    let partial_charts: Vec<(PathBuf, Vec<String>)> = charts
+    let mut partial: Vec<PartialChart> = charts
         .par_iter()
         .filter_map(|chart| {
             let reasons = chart.partial();
-            (!reasons.is_empty()).then(|| (chart.root.clone(), reasons))
-        })
-        .collect();
-    let check = |((file, &index), surroundings): ((&FileToCheck, &usize), Surroundings)| {
-        let lines = changed
-            .filter(|changed| changed.lines_only)
-            .map(|changed| changed.changes);
-        check_file(file, surroundings, mode, caches[index].as_ref(), lines)
-    };
-    let outcomes: Vec<Outcome> = files
-        .par_iter()
-        .zip(&config_index)
-        .zip(surroundings)
-        .map(check)
-        .collect();
-    let mut report = CheckReport {
-        files: files.len(),
-        excluded,
-        partial_charts: partial_charts
-            .into_iter()
-            .map(|(chart, reasons)| PartialChart {
-                chart: crate::paths::relative_to(&chart, &root),
+            (!reasons.is_empty()).then(|| PartialChart {
+                chart: crate::paths::relative_to(&chart.root, root),
                 reasons,
             })
-            .collect(),
-        root,
-        ..CheckReport::default()
-    };
-    report.partial_charts.sort_by(|a, b| a.chart.cmp(&b.chart));
-    let mut fresh: Vec<Vec<(PathBuf, u64, Vec<Diagnostic>)>> = vec![Vec::new(); configs.len()];
-    let unreadable = unreadable.into_iter().map(|(path, message)| {
-        (
-            usize::MAX,
-            Outcome::Unreadable {
-                path,
-                message,
-                folder: true,
-            },
-        )
-    });
-    for (index, outcome) in config_index.iter().copied().zip(outcomes).chain(unreadable) {
+        })
+        .collect();
+    partial.sort_by(|a, b| a.chart.cmp(&b.chart));
+    partial
+}
+
+impl CheckReport {
+    /// Takes one file's outcome into the report; its fresh findings go to `fresh`
+    /// (its configuration's cache) when given.
+    fn take(&mut self, outcome: Outcome, fresh: Option<&mut Vec<Stored>>) {
         match outcome {
             Outcome::Checked {
                 relative,
@@ -394,12 +427,8 @@ pub fn check_resolved(
                 from_cache,
             } => {
                 if from_cache {
-                    report.cached += 1;
-                } else if let Some(fresh) = fresh
-                    .get_mut(index)
-                    // Findings kept for changed lines only are not the file's findings.
-                    .filter(|_| !changed.is_some_and(|changed| changed.lines_only))
-                {
+                    self.cached += 1;
+                } else if let Some(fresh) = fresh {
                     let stored = diagnostics
                         .iter()
                         .cloned()
@@ -411,9 +440,9 @@ pub fn check_resolved(
                     fresh.push((relative, hash, stored));
                 }
                 if let Some(source) = source {
-                    report.sources.insert(source.path.clone(), source);
+                    self.sources.insert(source.path.clone(), source);
                 }
-                report.diagnostics.extend(diagnostics);
+                self.diagnostics.extend(diagnostics);
             }
             Outcome::Unreadable {
                 path,
@@ -421,7 +450,7 @@ pub fn check_resolved(
                 folder,
             } => {
                 let what = if folder { "folder" } else { "file" };
-                report.diagnostics.push(Diagnostic {
+                self.diagnostics.push(Diagnostic {
                     rule: RuleId::ReadError,
                     severity: Severity::Error,
                     path: path.clone(),
@@ -431,39 +460,35 @@ pub fn check_resolved(
                     labels: Vec::new(),
                     fix: None,
                 });
-                failures.push(format!("{}: {message}", path.display()));
+                self.failures.push(format!("{}: {message}", path.display()));
             }
         }
     }
-    // A nested tether.toml that replaces one above it with entries it drops is said
-    // on the configuration's first run (no cache of it yet), not on every run.
+}
+
+/// What the run says beside its findings: a nested configuration that drops the
+/// entries of the one above it (on its first run), why a cache was not used (after
+/// storing each configuration's fresh findings), and a limit that turned a rule off
+/// (never taken for "no findings").
+fn run_notes(
+    configs: &[Arc<Config>],
+    caches: Vec<Option<Cache>>,
+    fresh: Vec<Vec<Stored>>,
+) -> Vec<String> {
     let shadowing: Vec<String> = configs
         .iter()
         .zip(&caches)
         .filter(|(_, cache)| cache.as_ref().is_none_or(Cache::is_new))
         .filter_map(|(config, _)| config.shadowing_note())
         .collect();
-    let mut notes = Vec::new();
+    let mut cache_notes = Vec::new();
     for (cache, fresh) in caches.into_iter().zip(fresh) {
         if let Some(cache) = cache {
-            notes.extend(cache.disabled.clone());
-            notes.extend(cache.store(fresh));
+            cache_notes.extend(cache.disabled.clone());
+            cache_notes.extend(cache.store(fresh));
         }
     }
-    notes.dedup();
-    report
-        .diagnostics
-        .sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
-    report.failures = failures;
-    report.notes = shadowing
-        .into_iter()
-        .chain(
-            notes
-                .into_iter()
-                .map(|note| format!("cache not used: {note}")),
-        )
-        .collect();
-    // A limit that turned a rule off is said, never taken for "no findings".
+    cache_notes.dedup();
     let mut pin_errors: Vec<String> = configs
         .iter()
         .filter(|config| config.may_run(RuleId::StaleVersionReference))
@@ -471,8 +496,15 @@ pub fn check_resolved(
         .collect();
     pin_errors.sort();
     pin_errors.dedup();
-    report.notes.extend(pin_errors);
-    report
+    shadowing
+        .into_iter()
+        .chain(
+            cache_notes
+                .into_iter()
+                .map(|note| format!("cache not used: {note}")),
+        )
+        .chain(pin_errors)
+        .collect()
 }
 
 enum Outcome {
@@ -848,32 +880,12 @@ fn check_source(
     let pipeline::Reading { is_template, front } =
         pipeline::read(&source, surroundings.kind, &mut problems);
     let masked_text = front.masked_text(&source);
-    let line_starts = source.document_line_starts();
-    let line_count = line_starts.len();
+    let line_count = source.document_line_starts().len();
     let directive_lines = front.masked.as_ref().map_or_else(
         || vec![false; line_count + 1],
         |m| m.directive_lines.clone(),
     );
-
-    let mut block_scalar_lines = vec![false; line_count + 1];
-    let mut scanned = Vec::new();
-    if source.text.len() <= MAX_FILE_BYTES {
-        for segment in
-            parse::split_documents(masked_text, line_starts, source.bom_len, &front.defines)
-        {
-            let found = scan::scan(
-                &source.text,
-                masked_text,
-                line_starts,
-                segment.lines,
-                source.bom_len,
-            );
-            for line in found.block_scalar_lines {
-                block_scalar_lines[line] = true;
-            }
-            scanned.extend(found.comments);
-        }
-    }
+    let (block_scalar_lines, scanned) = scan_file(&source, masked_text, &front);
     let template_comments = template_comments(&source, &front.actions, &directive_lines);
     let scanned_comments = comment_infos(&source, scanned.iter(), &template_comments);
 
@@ -936,8 +948,54 @@ fn check_source(
         }
         context.model = Some(model);
     }
-    let suppressions = Suppressions::read(&source, context.comments);
+    let (mut diagnostics, dropped) = lint(&context, enabled, surroundings_cap);
+    drop(context);
+    if surroundings_cap {
+        cap_findings(&source, &mut diagnostics, dropped);
+    }
+    (source, diagnostics)
+}
 
+/// The comments of a file as the scanner finds them, document by document, and
+/// which lines are inside a block scalar.
+fn scan_file(
+    source: &SourceFile,
+    masked_text: &str,
+    front: &pipeline::Front,
+) -> (Vec<bool>, Vec<crate::yaml::syntax::RawComment>) {
+    let line_starts = source.document_line_starts();
+    let mut block_scalar_lines = vec![false; line_starts.len() + 1];
+    let mut scanned = Vec::new();
+    if source.text.len() <= MAX_FILE_BYTES {
+        for segment in
+            parse::split_documents(masked_text, line_starts, source.bom_len, &front.defines)
+        {
+            let found = scan::scan(
+                &source.text,
+                masked_text,
+                line_starts,
+                segment.lines,
+                source.bom_len,
+            );
+            for line in found.block_scalar_lines {
+                block_scalar_lines[line] = true;
+            }
+            scanned.extend(found.comments);
+        }
+    }
+    (block_scalar_lines, scanned)
+}
+
+/// Runs the `enabled` rules on one file, then the suppression pass: the findings
+/// that count (each rule's first [`MAX_FINDINGS_PER_FILE`] when `cap`), and how many
+/// bounded reporters dropped, with whether any of those was an error.
+fn lint(
+    context: &FileContext,
+    enabled: Vec<(&crate::rules::Registered, Severity)>,
+    cap: bool,
+) -> (Vec<Diagnostic>, (usize, bool)) {
+    let (source, relative, settings) = (context.source, context.path, context.settings);
+    let suppressions = Suppressions::read(source, context.comments);
     // yamllint's own suppression comments, for the rules that mirror its rules.
     let yamllint_directives = crate::settings::yamllint::Directives::read(
         source.line_text(0),
@@ -975,12 +1033,12 @@ fn check_source(
         let id = registered.id;
         // A report keeps each rule's first findings only, so a hostile file's
         // findings take bounded memory; the fixer sees them all.
-        let mut reporter = if surroundings_cap {
+        let mut reporter = if cap {
             Reporter::bounded(id, severity, relative, MAX_FINDINGS_PER_FILE, &counts)
         } else {
             Reporter::new(id, severity, relative)
         };
-        registered.rule.check(&context, &mut reporter);
+        registered.rule.check(context, &mut reporter);
         let (mut found, dropped_here, mut used_here) = reporter.into_bounded();
         dropped.0 += dropped_here;
         dropped.1 |= dropped_here > 0 && severity == Severity::Error;
@@ -990,15 +1048,11 @@ fn check_source(
         }
         diagnostics.extend(found);
     }
-    drop(context);
     // The suppression pass: what no finding used.
     if let Some(severity) = settings.level(RuleId::UnusedSuppression).severity() {
-        diagnostics.extend(suppressions.unused(&used, &settings, severity, relative));
+        diagnostics.extend(suppressions.unused(&used, settings, severity, relative));
     }
-    if surroundings_cap {
-        cap_findings(&source, &mut diagnostics, dropped);
-    }
-    (source, diagnostics)
+    (diagnostics, dropped)
 }
 
 /// Whether a rule that reads the whole chart is on in `settings`.

@@ -629,30 +629,7 @@ impl Config {
         chain: &mut Vec<PathBuf>,
     ) -> Result<Config, ConfigError> {
         let errors = ErrorContext::new(text, path);
-        if let Some(offset) = text
-            .char_indices()
-            .find(|&(_, c)| c.is_control() && !matches!(c, '\t' | '\n' | '\r'))
-            .map(|(offset, _)| offset)
-        {
-            let code = text[offset..].chars().next().map_or(0, |c| c as u32);
-            return Err(errors.at(
-                offset..offset,
-                format!("control character U+{code:04X} is not allowed in TOML, not even in a comment; remove it"),
-            ));
-        }
-        let file: ConfigFile = toml::from_str(text).map_err(|error| {
-            let span = error.span().unwrap_or(0..0);
-            let mut message = error.message().trim_end_matches('\n').to_string();
-            if message.contains("expected a sequence") {
-                message.push_str("; write a list, such as [\"charts/**\"]");
-            }
-            if message.contains("duplicate key") {
-                message.push_str(
-                    "; set a rule once: either `NAME = \"warn\"` under [rules], or a table [rules.NAME] with `level = \"warn\"` and the rule's options",
-                );
-            }
-            errors.at(span, message)
-        })?;
+        let file = read_file(text, &errors)?;
         let include = Globs::new(match &file.include {
             Some(globs) => compile_globs(globs, "include", &errors)?,
             None => default_include(),
@@ -668,96 +645,15 @@ impl Config {
             ));
         }
         let yamllint = match &file.yamllint_config {
-            Some(named) => {
-                let target = root.join(named.get_ref());
-                if named.get_ref().is_empty() || !target.is_file() {
-                    return Err(errors.at(
-                        named.span(),
-                        format!(
-                            "`yamllint-config` names {:?}, which is not a file; write its path relative to this file's folder, such as \".github/configs/lintconf.yaml\"",
-                            named.get_ref()
-                        ),
-                    ));
-                }
-                let top = crate::paths::repository_top(&root).unwrap_or_else(|| root.clone());
-                if !inside(&target, &top) {
-                    return Err(errors.at(
-                        named.span(),
-                        outside_message("yamllint-config", named.get_ref(), &top),
-                    ));
-                }
-                Some(Arc::new(Yamllint::read(
-                    &target,
-                    &top,
-                    format!(
-                        "`yamllint-config` in {}:{}",
-                        path.display(),
-                        errors.line_of(&named.span())
-                    ),
-                )?))
-            }
+            Some(named) => Some(compile_yamllint(named, &root, &errors)?),
             None => None,
         };
-        if let Some(pattern) = file
-            .require
-            .iter()
-            .flat_map(|entry| entry.matches.iter())
-            .nth(MAX_REGEXES)
-        {
-            return Err(errors.at(
-                pattern.span(),
-                format!(
-                    "more than {MAX_REGEXES} `matches` regexes in all; no configuration needs that many, so tether refuses it"
-                ),
-            ));
-        }
-        let mut require = Vec::new();
-        for entry in &file.require {
-            require.push(compile_require(entry, &errors)?);
-        }
+        let require = compile_requires(&file.require, &errors)?;
         let snapshot_dir = match &file.snapshot.dir {
-            Some(dir) => {
-                let relative = Path::new(dir.get_ref());
-                if dir.get_ref().is_empty() || !stays_inside(relative) {
-                    return Err(errors.at(
-                        dir.span(),
-                        format!("snapshot `dir` {:?} is not a folder inside this file's folder; write a relative path without `..`, such as \"snapshots\"", dir.get_ref()),
-                    ));
-                }
-                root.join(relative)
-            }
+            Some(dir) => compile_snapshot_dir(dir, &root, &errors)?,
             None => root.join(DEFAULT_SNAPSHOT_DIR),
         };
-        let mut configured_pins = Vec::new();
-        for entry in &file.pin {
-            let regex = regex::RegexBuilder::new(entry.regex.get_ref())
-                .size_limit(REGEX_SIZE_LIMIT)
-                .build()
-                .map_err(|error| {
-                    errors.at(entry.regex.span(), format!("invalid `regex`: {error}"))
-                })?;
-            let relative = Path::new(entry.file.get_ref());
-            let top = crate::paths::repository_top(&root).unwrap_or_else(|| root.clone());
-            if !inside(&root.join(relative), &top) {
-                return Err(errors.at(
-                    entry.file.span(),
-                    outside_message("[[pin]] file", entry.file.get_ref(), &top),
-                ));
-            }
-            let pin = crate::analysis::pins::configured_pin(
-                entry.name.get_ref(),
-                &root.join(relative),
-                relative,
-                &regex,
-            )
-            .map_err(|message| {
-                errors.at(
-                    entry.file.span(),
-                    format!("pin `{}`: {message}", entry.name.get_ref()),
-                )
-            })?;
-            configured_pins.push(pin);
-        }
+        let configured_pins = compile_pins(&file.pin, &root, &errors)?;
         let mut idem = Vec::new();
         for entry in &file.idem {
             if entry.get_ref().files.is_empty() {
@@ -768,25 +664,7 @@ impl Config {
             }
             idem.extend(compile_idem(entry.get_ref(), &root, &errors)?);
         }
-        let mut chart_paths = Vec::new();
-        for entry in &file.chart_paths {
-            // The user's own configuration may name a folder outside the
-            // repository: that is what the setting is for.
-            let folder = root.join(entry.get_ref());
-            match folder.canonicalize() {
-                Ok(folder) if folder.is_dir() => chart_paths.push(folder),
-                _ => {
-                    return Err(errors.at(
-                        entry.span(),
-                        format!(
-                            "`chart-paths` entry {:?} is not a folder (from {}); check out the charts it names there, or remove the entry",
-                            entry.get_ref(),
-                            root.display()
-                        ),
-                    ))
-                }
-            }
-        }
+        let chart_paths = compile_chart_paths(&file.chart_paths, &root, &errors)?;
         let config = Config {
             root,
             file: Some(path.to_path_buf()),
@@ -1326,6 +1204,172 @@ const DEFAULT_EXCLUDE: [&str; 4] = [
     "**/ci/*-values.yaml",
     "**/ci/*-values.yml",
 ];
+
+/// The configuration's text read as TOML, with the help a reader needs where the
+/// parser's message alone does not say what to write.
+fn read_file(text: &str, errors: &ErrorContext) -> Result<ConfigFile, ConfigError> {
+    if let Some(offset) = text
+        .char_indices()
+        .find(|&(_, c)| c.is_control() && !matches!(c, '\t' | '\n' | '\r'))
+        .map(|(offset, _)| offset)
+    {
+        let code = text[offset..].chars().next().map_or(0, |c| c as u32);
+        return Err(errors.at(
+            offset..offset,
+            format!("control character U+{code:04X} is not allowed in TOML, not even in a comment; remove it"),
+        ));
+    }
+    toml::from_str(text).map_err(|error| {
+        let span = error.span().unwrap_or(0..0);
+        let mut message = error.message().trim_end_matches('\n').to_string();
+        if message.contains("expected a sequence") {
+            message.push_str("; write a list, such as [\"charts/**\"]");
+        }
+        if message.contains("duplicate key") {
+            message.push_str(
+                "; set a rule once: either `NAME = \"warn\"` under [rules], or a table [rules.NAME] with `level = \"warn\"` and the rule's options",
+            );
+        }
+        errors.at(span, message)
+    })
+}
+
+/// `yamllint-config`: the file it names, inside the repository, read.
+fn compile_yamllint(
+    named: &Spanned<String>,
+    root: &Path,
+    errors: &ErrorContext,
+) -> Result<Arc<Yamllint>, ConfigError> {
+    let target = root.join(named.get_ref());
+    if named.get_ref().is_empty() || !target.is_file() {
+        return Err(errors.at(
+            named.span(),
+            format!(
+                "`yamllint-config` names {:?}, which is not a file; write its path relative to this file's folder, such as \".github/configs/lintconf.yaml\"",
+                named.get_ref()
+            ),
+        ));
+    }
+    let top = crate::paths::repository_top(root).unwrap_or_else(|| root.to_path_buf());
+    if !inside(&target, &top) {
+        return Err(errors.at(
+            named.span(),
+            outside_message("yamllint-config", named.get_ref(), &top),
+        ));
+    }
+    Ok(Arc::new(Yamllint::read(
+        &target,
+        &top,
+        format!(
+            "`yamllint-config` in {}:{}",
+            errors.path.display(),
+            errors.line_of(&named.span())
+        ),
+    )?))
+}
+
+/// The `[[require]]` entries, with a bound on their regular expressions in all.
+fn compile_requires(
+    entries: &[RequireEntry],
+    errors: &ErrorContext,
+) -> Result<Vec<Require>, ConfigError> {
+    if let Some(pattern) = entries
+        .iter()
+        .flat_map(|entry| entry.matches.iter())
+        .nth(MAX_REGEXES)
+    {
+        return Err(errors.at(
+            pattern.span(),
+            format!(
+                "more than {MAX_REGEXES} `matches` regexes in all; no configuration needs that many, so tether refuses it"
+            ),
+        ));
+    }
+    entries
+        .iter()
+        .map(|entry| compile_require(entry, errors))
+        .collect()
+}
+
+/// `[snapshot] dir`: a folder inside the configuration's, absolute.
+fn compile_snapshot_dir(
+    dir: &Spanned<String>,
+    root: &Path,
+    errors: &ErrorContext,
+) -> Result<PathBuf, ConfigError> {
+    let relative = Path::new(dir.get_ref());
+    if dir.get_ref().is_empty() || !stays_inside(relative) {
+        return Err(errors.at(
+            dir.span(),
+            format!("snapshot `dir` {:?} is not a folder inside this file's folder; write a relative path without `..`, such as \"snapshots\"", dir.get_ref()),
+        ));
+    }
+    Ok(root.join(relative))
+}
+
+/// The `[[pin]]` entries, each read from its file inside the repository.
+fn compile_pins(
+    entries: &[PinEntry],
+    root: &Path,
+    errors: &ErrorContext,
+) -> Result<Vec<Pin>, ConfigError> {
+    let mut pins = Vec::new();
+    for entry in entries {
+        let regex = regex::RegexBuilder::new(entry.regex.get_ref())
+            .size_limit(REGEX_SIZE_LIMIT)
+            .build()
+            .map_err(|error| errors.at(entry.regex.span(), format!("invalid `regex`: {error}")))?;
+        let relative = Path::new(entry.file.get_ref());
+        let top = crate::paths::repository_top(root).unwrap_or_else(|| root.to_path_buf());
+        if !inside(&root.join(relative), &top) {
+            return Err(errors.at(
+                entry.file.span(),
+                outside_message("[[pin]] file", entry.file.get_ref(), &top),
+            ));
+        }
+        let pin = crate::analysis::pins::configured_pin(
+            entry.name.get_ref(),
+            &root.join(relative),
+            relative,
+            &regex,
+        )
+        .map_err(|message| {
+            errors.at(
+                entry.file.span(),
+                format!("pin `{}`: {message}", entry.name.get_ref()),
+            )
+        })?;
+        pins.push(pin);
+    }
+    Ok(pins)
+}
+
+/// `chart-paths`: folders that exist, canonical. The user's own configuration may
+/// name a folder outside the repository: that is what the setting is for.
+fn compile_chart_paths(
+    entries: &[Spanned<String>],
+    root: &Path,
+    errors: &ErrorContext,
+) -> Result<Vec<PathBuf>, ConfigError> {
+    let mut chart_paths = Vec::new();
+    for entry in entries {
+        let folder = root.join(entry.get_ref());
+        match folder.canonicalize() {
+            Ok(folder) if folder.is_dir() => chart_paths.push(folder),
+            _ => {
+                return Err(errors.at(
+                    entry.span(),
+                    format!(
+                        "`chart-paths` entry {:?} is not a folder (from {}); check out the charts it names there, or remove the entry",
+                        entry.get_ref(),
+                        root.display()
+                    ),
+                ))
+            }
+        }
+    }
+    Ok(chart_paths)
+}
 
 fn default_include() -> GlobSet {
     let mut builder = GlobSetBuilder::new();

@@ -242,17 +242,6 @@ impl Yamllint {
         trace: &mut Option<&mut Trace>,
     ) {
         let matches = |ignore: &Ignore| absolute.is_some_and(|absolute| ignore.matches(absolute));
-        fn off(
-            settings: &mut RuleSettings,
-            trace: &mut Option<&mut Trace>,
-            rule: RuleId,
-            why: &str,
-        ) {
-            settings.set_level(rule, Level::Off);
-            if let Some(trace) = trace.as_deref_mut() {
-                trace.set(rule.name(), "level", "off", why);
-            }
-        }
         if let Some(ignore) = self.ignore.as_ref().filter(|ignore| matches(ignore)) {
             for rule in COMMENTS_RULES.into_iter().chain([INDENTATION_RULE]) {
                 off(
@@ -283,47 +272,7 @@ impl Yamllint {
                     );
                 }
             }
-            (Some(options), _) => {
-                for (key, value, origin) in options {
-                    match (key.as_str(), value) {
-                        ("require-starting-space", Scalar::Bool(false)) => {
-                            off(settings, trace, COMMENTS_RULES[0], origin);
-                        }
-                        ("ignore-shebangs", Scalar::Bool(value)) => {
-                            settings.set_option(
-                                COMMENTS_RULES[0],
-                                "ignore-shebangs",
-                                toml::Value::Boolean(*value),
-                            );
-                            if let Some(trace) = trace.as_deref_mut() {
-                                trace.set(
-                                    COMMENTS_RULES[0].name(),
-                                    "ignore-shebangs",
-                                    &value.to_string(),
-                                    origin,
-                                );
-                            }
-                        }
-                        ("min-spaces-from-content", Scalar::Int(value)) => {
-                            let value = (*value).max(0) as usize;
-                            settings.set_option(
-                                COMMENTS_RULES[1],
-                                "min-spaces",
-                                toml::Value::Integer(value as i64),
-                            );
-                            if let Some(trace) = trace.as_deref_mut() {
-                                trace.set(
-                                    COMMENTS_RULES[1].name(),
-                                    "min-spaces",
-                                    &value.to_string(),
-                                    origin,
-                                );
-                            }
-                        }
-                        _ => {}
-                    }
-                }
-            }
+            (Some(options), _) => apply_comments_options(options, settings, trace),
         }
         match (&self.indentation.options, &self.indentation.ignore) {
             (None, _) => off(settings, trace, INDENTATION_RULE, &self.indentation.origin),
@@ -337,6 +286,61 @@ impl Yamllint {
                 ),
             ),
             (Some(_), _) => {}
+        }
+    }
+}
+
+/// Turns `rule` off, saying why in `trace`.
+fn off(settings: &mut RuleSettings, trace: &mut Option<&mut Trace>, rule: RuleId, why: &str) {
+    settings.set_level(rule, Level::Off);
+    if let Some(trace) = trace.as_deref_mut() {
+        trace.set(rule.name(), "level", "off", why);
+    }
+}
+
+/// yamllint's `comments` options, as tether's comment rules take them.
+fn apply_comments_options(
+    options: &[(String, Scalar, String)],
+    settings: &mut RuleSettings,
+    trace: &mut Option<&mut Trace>,
+) {
+    for (key, value, origin) in options {
+        match (key.as_str(), value) {
+            ("require-starting-space", Scalar::Bool(false)) => {
+                off(settings, trace, COMMENTS_RULES[0], origin);
+            }
+            ("ignore-shebangs", Scalar::Bool(value)) => {
+                settings.set_option(
+                    COMMENTS_RULES[0],
+                    "ignore-shebangs",
+                    toml::Value::Boolean(*value),
+                );
+                if let Some(trace) = trace.as_deref_mut() {
+                    trace.set(
+                        COMMENTS_RULES[0].name(),
+                        "ignore-shebangs",
+                        &value.to_string(),
+                        origin,
+                    );
+                }
+            }
+            ("min-spaces-from-content", Scalar::Int(value)) => {
+                let value = (*value).max(0) as usize;
+                settings.set_option(
+                    COMMENTS_RULES[1],
+                    "min-spaces",
+                    toml::Value::Integer(value as i64),
+                );
+                if let Some(trace) = trace.as_deref_mut() {
+                    trace.set(
+                        COMMENTS_RULES[1].name(),
+                        "min-spaces",
+                        &value.to_string(),
+                        origin,
+                    );
+                }
+            }
+            _ => {}
         }
     }
 }
@@ -411,50 +415,10 @@ fn read_chain(
                 ));
             };
             match name {
-                "default" | "relaxed" => {
-                    let mut rules: Vec<(String, RuleValue, String)> = builtin_default()
-                        .into_iter()
-                        .map(|(rule, value)| {
-                            (
-                                rule,
-                                value,
-                                "yamllint's `default` configuration".to_string(),
-                            )
-                        })
-                        .collect();
-                    if name == "relaxed" {
-                        for (_, value, origin) in &mut rules {
-                            *value = RuleValue::Disabled;
-                            *origin = "yamllint's `relaxed` configuration".into();
-                        }
-                    }
-                    Chain {
-                        rules,
-                        ignore: None,
-                        fingerprint: xxhash_rust::xxh3::xxh3_64(name.as_bytes()),
-                    }
-                }
+                "default" | "relaxed" => builtin_chain(name),
                 file => {
-                    let folder = path.parent().unwrap_or(Path::new("."));
-                    let candidates = [
-                        Some(folder.join(file)),
-                        crate::paths::repository_top(folder).map(|top| top.join(file)),
-                    ];
-                    // Only places inside the repository are looked at, so the answer
-                    // is the same whether or not a file outside exists.
-                    let candidates = candidates
-                        .map(|candidate| candidate.filter(|candidate| within(top, candidate)));
-                    if candidates.iter().all(Option::is_none) {
-                        return Err(invalid(extends, outside(&format!("extends: {file}"), top)));
-                    }
-                    let Some(base) = candidates
-                        .into_iter()
-                        .flatten()
-                        .find(|candidate| candidate.is_file())
-                    else {
-                        return Err(invalid(extends, format!("`extends: {file}` names no file (looked beside this file and at the repository's top)")));
-                    };
-                    let base = crate::paths::absolute(&base);
+                    let base = extended_file(path, file, top)
+                        .map_err(|message| invalid(extends, message))?;
                     if depth >= MAX_EXTENDS || seen.contains(&base) {
                         return Err(invalid(
                             extends,
@@ -476,34 +440,7 @@ fn read_chain(
         let Value::Map(entries) = &rules.value else {
             return Err(invalid(rules, "`rules` is a mapping of rule names".into()));
         };
-        for (key, value) in entries {
-            let Some(name) = key.as_str() else { continue };
-            if name != "comments" && name != "comments-indentation" {
-                continue;
-            }
-            let origin = format!("{shown}:{}", key.line);
-            let parsed = rule_value(name, value, &shown)?;
-            match (
-                chain.rules.iter_mut().find(|(rule, ..)| rule == name),
-                parsed,
-            ) {
-                (
-                    Some((_, RuleValue::Table(base, base_ignore), base_origin)),
-                    RuleValue::Table(mine, ignore),
-                ) => {
-                    for (option, scalar, line) in mine {
-                        base.retain(|(key, ..)| *key != option);
-                        base.push((option, scalar, line));
-                    }
-                    if ignore.is_some() {
-                        *base_ignore = ignore;
-                    }
-                    *base_origin = origin;
-                }
-                (Some(entry), parsed) => *entry = (name.to_string(), parsed, origin),
-                (None, parsed) => chain.rules.push((name.to_string(), parsed, origin)),
-            }
-        }
+        merge_rules(&mut chain, entries, &shown)?;
     }
     if let Some(ignore) = document.get("ignore") {
         chain.ignore = Some((
@@ -512,6 +449,96 @@ fn read_chain(
         ));
     }
     Ok(chain)
+}
+
+/// yamllint's `default` or `relaxed` configuration, as far as the comment rules go.
+fn builtin_chain(name: &str) -> Chain {
+    let mut rules: Vec<(String, RuleValue, String)> = builtin_default()
+        .into_iter()
+        .map(|(rule, value)| {
+            (
+                rule,
+                value,
+                "yamllint's `default` configuration".to_string(),
+            )
+        })
+        .collect();
+    if name == "relaxed" {
+        for (_, value, origin) in &mut rules {
+            *value = RuleValue::Disabled;
+            *origin = "yamllint's `relaxed` configuration".into();
+        }
+    }
+    Chain {
+        rules,
+        ignore: None,
+        fingerprint: xxhash_rust::xxh3::xxh3_64(name.as_bytes()),
+    }
+}
+
+/// The file `extends: FILE` in the configuration at `path` names: beside it, else
+/// at the repository's top; only places inside the repository (`top`) are looked
+/// at, so the answer is the same whether or not a file outside exists.
+fn extended_file(path: &Path, file: &str, top: &Path) -> Result<PathBuf, String> {
+    let folder = path.parent().unwrap_or(Path::new("."));
+    let candidates = [
+        Some(folder.join(file)),
+        crate::paths::repository_top(folder).map(|top| top.join(file)),
+    ];
+    let candidates =
+        candidates.map(|candidate| candidate.filter(|candidate| within(top, candidate)));
+    if candidates.iter().all(Option::is_none) {
+        return Err(outside(&format!("extends: {file}"), top));
+    }
+    let Some(base) = candidates
+        .into_iter()
+        .flatten()
+        .find(|candidate| candidate.is_file())
+    else {
+        return Err(format!(
+            "`extends: {file}` names no file (looked beside this file and at the repository's top)"
+        ));
+    };
+    Ok(crate::paths::absolute(&base))
+}
+
+/// Merges the comment rules of one file's `rules:` over those it extends, as
+/// yamllint merges them: a table's options over the extended table's, anything else
+/// replacing it.
+fn merge_rules(
+    chain: &mut Chain,
+    entries: &[(Node, Node)],
+    shown: &str,
+) -> Result<(), ConfigError> {
+    for (key, value) in entries {
+        let Some(name) = key.as_str() else { continue };
+        if name != "comments" && name != "comments-indentation" {
+            continue;
+        }
+        let origin = format!("{shown}:{}", key.line);
+        let parsed = rule_value(name, value, shown)?;
+        match (
+            chain.rules.iter_mut().find(|(rule, ..)| rule == name),
+            parsed,
+        ) {
+            (
+                Some((_, RuleValue::Table(base, base_ignore), base_origin)),
+                RuleValue::Table(mine, ignore),
+            ) => {
+                for (option, scalar, line) in mine {
+                    base.retain(|(key, ..)| *key != option);
+                    base.push((option, scalar, line));
+                }
+                if ignore.is_some() {
+                    *base_ignore = ignore;
+                }
+                *base_origin = origin;
+            }
+            (Some(entry), parsed) => *entry = (name.to_string(), parsed, origin),
+            (None, parsed) => chain.rules.push((name.to_string(), parsed, origin)),
+        }
+    }
+    Ok(())
 }
 
 /// `enable`, `disable` or a table; the options tether reads checked for their type.
