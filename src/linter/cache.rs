@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::diagnostic::Diagnostic;
 use crate::settings::config::Config;
+use crate::settings::project::Project;
 
 /// The folder, relative to the configuration's.
 pub const FOLDER: &str = ".tether_cache";
@@ -56,9 +57,9 @@ impl Cache {
     /// Loads the cache for this configuration and mode (`mode` is part of the key).
     /// An absent or outdated cache is an empty one; an untrusted one disables the
     /// cache for the run.
-    pub fn load(config: &Config, mode: &str) -> Cache {
+    pub fn load(config: &Config, project: &Project, mode: &str) -> Cache {
         let folder = config.root.join(FOLDER);
-        let key = cache_key(config, mode);
+        let key = cache_key(config, project, mode);
         let empty = Stored {
             key: key.clone(),
             checksum: 0,
@@ -271,7 +272,7 @@ fn tracked_by_git(folder: &Path) -> bool {
 
 /// tether's version, the running build (a rebuilt binary may check differently
 /// under the same version), the configuration and the mode.
-fn cache_key(config: &Config, mode: &str) -> String {
+fn cache_key(config: &Config, project: &Project, mode: &str) -> String {
     let build = std::env::current_exe()
         .and_then(std::fs::metadata)
         .map(|metadata| {
@@ -286,6 +287,6 @@ fn cache_key(config: &Config, mode: &str) -> String {
     format!(
         "{}-{build}-{:016x}-{mode}",
         env!("CARGO_PKG_VERSION"),
-        config.fingerprint()
+        project.cache_fingerprint(config)
     )
 }

@@ -20,6 +20,7 @@ use crate::paths::FileKind;
 use crate::rules::rule::Verdict;
 use crate::rules::{CommentInfo, FileContext, Reporter, RuleId, RULES};
 use crate::settings::config::Config;
+use crate::settings::project::{Project, Resolved};
 use crate::settings::resolve::Resolver;
 use crate::source::{binary_offset, Problem, SourceFile, MAX_FILE_BYTES};
 use crate::template::{self, lex::ActionKind};
@@ -316,14 +317,16 @@ pub fn check_resolved(
     let (configs, config_index) = configurations_of(&files);
     let caches: Vec<Option<Cache>> = configs
         .iter()
-        .map(|config| use_cache.then(|| Cache::load(config, mode.name())))
+        .map(|resolved| {
+            use_cache.then(|| Cache::load(&resolved.config, &resolved.project, mode.name()))
+        })
         .collect();
     // What each file's findings depend on besides its bytes (its chart, what the
     // documentation generators make of it), looked up once and in parallel: finding
     // a file's chart looks for `Chart.yaml` on disk, and reads the chart on first use.
     let surroundings: Vec<Surroundings> = files
         .par_iter()
-        .map(|file| Surroundings::of(&file.config, &file.relative))
+        .map(|file| Surroundings::of(&file.config, &file.project, &file.relative))
         .collect();
     let partial_charts = partial_charts(&surroundings, &root);
     let lines = changed
@@ -372,16 +375,19 @@ pub fn check_resolved(
 type Stored = (PathBuf, u64, Vec<Diagnostic>);
 
 /// The configurations of `files`, each once, and the index of each file's.
-fn configurations_of(files: &[FileToCheck]) -> (Vec<Arc<Config>>, Vec<usize>) {
-    let mut configs: Vec<Arc<Config>> = Vec::new();
+fn configurations_of(files: &[FileToCheck]) -> (Vec<Resolved>, Vec<usize>) {
+    let mut configs: Vec<Resolved> = Vec::new();
     let config_index = files
         .iter()
         .map(|file| {
             configs
                 .iter()
-                .position(|config| Arc::ptr_eq(config, &file.config))
+                .position(|resolved| Arc::ptr_eq(&resolved.config, &file.config))
                 .unwrap_or_else(|| {
-                    configs.push(file.config.clone());
+                    configs.push(Resolved {
+                        config: file.config.clone(),
+                        project: file.project.clone(),
+                    });
                     configs.len() - 1
                 })
         })
@@ -471,7 +477,7 @@ impl CheckReport {
 /// storing each configuration's fresh findings), and a limit that turned a rule off
 /// (never taken for "no findings").
 fn run_notes(
-    configs: &[Arc<Config>],
+    configs: &[Resolved],
     caches: Vec<Option<Cache>>,
     fresh: Vec<Vec<Stored>>,
 ) -> Vec<String> {
@@ -479,7 +485,7 @@ fn run_notes(
         .iter()
         .zip(&caches)
         .filter(|(_, cache)| cache.as_ref().is_none_or(Cache::is_new))
-        .filter_map(|(config, _)| config.shadowing_note())
+        .filter_map(|(resolved, _)| resolved.config.shadowing_note())
         .collect();
     let mut cache_notes = Vec::new();
     for (cache, fresh) in caches.into_iter().zip(fresh) {
@@ -491,8 +497,11 @@ fn run_notes(
     cache_notes.dedup();
     let mut pin_errors: Vec<String> = configs
         .iter()
-        .filter(|config| config.may_run(RuleId::StaleVersionReference))
-        .flat_map(|config| config.pins.iter().flat_map(|pins| pins.problems.clone()))
+        .filter(|resolved| resolved.config.may_run(RuleId::StaleVersionReference))
+        .flat_map(|resolved| {
+            let pins = resolved.project.pins.iter();
+            pins.flat_map(|pins| pins.problems.clone())
+        })
         .collect();
     pin_errors.sort();
     pin_errors.dedup();
@@ -600,7 +609,7 @@ pub fn comment_maps<P: AsRef<Path>>(
     for path in paths.iter().map(AsRef::as_ref) {
         if !path.is_dir() {
             match resolver.config_for(&crate::paths::absolute(path)) {
-                Ok(config) => named.push((path.to_path_buf(), config)),
+                Ok(resolved) => named.push((path.to_path_buf(), resolved.config)),
                 Err(message) => errors.push(message),
             }
             continue;
@@ -653,7 +662,8 @@ pub fn show_settings(
     }
     let config = resolver
         .config_for(&absolute)
-        .map_err(crate::error::Error::Configuration)?;
+        .map_err(crate::error::Error::Configuration)?
+        .config;
     let relative = crate::paths::relative_to(&absolute, &config.root);
     let mut trace = crate::settings::yamllint::Trace::default();
     let settings = config.settings_traced(&relative, Some(&mut trace));
@@ -781,8 +791,14 @@ fn check_file(
             from_cache: true,
         };
     }
-    let (mut source, diagnostics) =
-        check_source(&file.config, &file.relative, bytes, mode, surroundings);
+    let (mut source, diagnostics) = check_source(
+        &file.config,
+        &file.project,
+        &file.relative,
+        bytes,
+        mode,
+        surroundings,
+    );
     source.path = file.display.clone();
     let diagnostics = shown(diagnostics, &source);
     Outcome::Checked {
@@ -804,26 +820,23 @@ pub fn check_bytes(
     bytes: Vec<u8>,
     mode: Mode,
 ) -> (SourceFile, Vec<Diagnostic>) {
-    check_source(
-        config,
-        relative,
-        bytes,
-        mode,
-        Surroundings::of(config, relative),
-    )
+    let project = Project::unattached(config);
+    let surroundings = Surroundings::of(config, &project, relative);
+    check_source(config, &project, relative, bytes, mode, surroundings)
 }
 
 /// [`check_bytes`] with every finding, none held back by the per-file limit: what
 /// `--fix` applies in one round.
 pub(crate) fn check_bytes_uncapped(
     config: &Config,
+    project: &Project,
     relative: &Path,
     bytes: Vec<u8>,
     mode: Mode,
 ) -> (SourceFile, Vec<Diagnostic>) {
-    let mut surroundings = Surroundings::of(config, relative);
+    let mut surroundings = Surroundings::of(config, project, relative);
     surroundings.cap = false;
-    check_source(config, relative, bytes, mode, surroundings)
+    check_source(config, project, relative, bytes, mode, surroundings)
 }
 
 /// What a file's findings depend on besides its bytes, looked up once per file.
@@ -844,12 +857,12 @@ struct Surroundings {
 }
 
 impl Surroundings {
-    fn of(config: &Config, relative: &Path) -> Surroundings {
+    fn of(config: &Config, project: &Project, relative: &Path) -> Surroundings {
         let kind = FileKind::of(relative);
         Surroundings {
             kind,
-            chart: chart_of(config, relative, kind),
-            values: values_file(config, relative, kind),
+            chart: chart_of(config, project, relative, kind),
+            values: values_file(config, project, relative, kind),
             cap: true,
         }
     }
@@ -857,6 +870,7 @@ impl Surroundings {
 
 fn check_source(
     config: &Config,
+    project: &Project,
     relative: &Path,
     bytes: Vec<u8>,
     mode: Mode,
@@ -910,7 +924,7 @@ fn check_source(
         problems: &problems,
         requires: &config.require,
         settings: &settings,
-        pins: config.pins.as_deref(),
+        pins: project.pins.as_deref(),
         chart: chart.as_ref().map(|(chart, role)| (chart.as_ref(), *role)),
         values_file: surroundings.values,
         value_reads: std::cell::OnceCell::new(),
@@ -1074,6 +1088,7 @@ fn chart_rules_may_run(config: &Config) -> bool {
 /// may run on some file of the configuration (the file's own settings decide later).
 fn chart_of(
     config: &Config,
+    project: &Project,
     relative: &Path,
     kind: FileKind,
 ) -> Option<(
@@ -1089,18 +1104,14 @@ fn chart_of(
         return None;
     }
     let absolute = config.root.join(relative);
-    match &config.charts {
-        Some(charts) => charts.of(&absolute, &config.chart_scope),
-        None => {
-            Arc::new(crate::analysis::charts::Charts::default()).of(&absolute, &config.chart_scope)
-        }
-    }
+    project.charts.of(&absolute, &project.chart_scope)
 }
 
 /// What the documentation generators make of a file named like a values file
 /// (`values*.yaml`, `values*.yml`); `None` for any other file.
 fn values_file(
     config: &Config,
+    project: &Project,
     relative: &Path,
     kind: FileKind,
 ) -> Option<crate::rules::ValuesFile> {
@@ -1115,7 +1126,7 @@ fn values_file(
         && kind == FileKind::Values
         && !helm_docs_ignores(
             folder,
-            config.chart_scope.top.as_deref().unwrap_or(&config.root),
+            project.chart_scope.top.as_deref().unwrap_or(&config.root),
         );
     Some(crate::rules::ValuesFile {
         in_chart,

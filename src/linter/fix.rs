@@ -13,6 +13,7 @@ use crate::diagnostic::{Applicability, Diagnostic, Edit};
 use crate::linter::check::{check_bytes_uncapped as check_bytes, ConfigSource, Mode};
 use crate::rules::RuleId;
 use crate::settings::config::Config;
+use crate::settings::project::Project;
 
 /// Rounds of fixing one file before tether gives up on it.
 pub const MAX_ROUNDS: usize = 50;
@@ -158,7 +159,19 @@ pub struct FixedText {
 /// comments left out (see [`crate::yaml::data`]), must mean what it meant before;
 /// a round that would change it is applied a fix at a time, and a fix that changes
 /// the data is held and said.
+// The entry point of the fuzz targets (`helm_tether::internals`).
+#[cfg_attr(not(feature = "internals"), allow(dead_code))]
 pub fn fix_text(config: &Config, relative: &Path, text: &str) -> Result<FixedText, String> {
+    fix_text_in(config, &Project::unattached(config), relative, text)
+}
+
+/// [`fix_text`] for a file of a run, with the run's state of its repository.
+pub(crate) fn fix_text_in(
+    config: &Config,
+    project: &Project,
+    relative: &Path,
+    text: &str,
+) -> Result<FixedText, String> {
     let mut current = text.to_string();
     let mut total: BTreeMap<String, usize> = BTreeMap::new();
     let map = comment_map_signature(relative, text);
@@ -170,8 +183,13 @@ pub fn fix_text(config: &Config, relative: &Path, text: &str) -> Result<FixedTex
     // The same, to look up per finding in constant time.
     let mut held_set: std::collections::HashSet<(usize, RuleId)> = std::collections::HashSet::new();
     for _ in 0..MAX_ROUNDS {
-        let (_, mut diagnostics) =
-            check_bytes(config, relative, current.as_bytes().to_vec(), Mode::Lazy);
+        let (_, mut diagnostics) = check_bytes(
+            config,
+            project,
+            relative,
+            current.as_bytes().to_vec(),
+            Mode::Lazy,
+        );
         let lines = Lines::of(&current);
         diagnostics.retain(|diagnostic| {
             let line = lines.line_of(diagnostic.range.start);
@@ -240,7 +258,13 @@ pub fn fix_text(config: &Config, relative: &Path, text: &str) -> Result<FixedTex
         }
         current = next;
     }
-    let (_, diagnostics) = check_bytes(config, relative, current.as_bytes().to_vec(), Mode::Lazy);
+    let (_, diagnostics) = check_bytes(
+        config,
+        project,
+        relative,
+        current.as_bytes().to_vec(),
+        Mode::Lazy,
+    );
     let mut rules: Vec<&str> = diagnostics
         .iter()
         .filter(|diagnostic| diagnostic.fix.is_some())
@@ -394,7 +418,8 @@ pub fn fix_paths<P: AsRef<Path>>(
             if text.contains('\0') {
                 return Ok((None, Vec::new()));
             }
-            let fixed = fix_text(&file.config, &file.relative, &text).map_err(named)?;
+            let fixed =
+                fix_text_in(&file.config, &file.project, &file.relative, &text).map_err(named)?;
             let held: Vec<HeldFix> = fixed
                 .held
                 .into_iter()

@@ -19,6 +19,7 @@ use std::sync::Arc;
 
 use crate::paths::{absolute, relative_to};
 use crate::settings::config::Config;
+use crate::settings::project::{Project, Resolved};
 use crate::settings::resolve::Resolver;
 
 /// A file to check: where it is, its configuration, its path relative to that
@@ -27,6 +28,8 @@ use crate::settings::resolve::Resolver;
 pub struct FileToCheck {
     pub absolute: PathBuf,
     pub config: Arc<Config>,
+    /// The run's state of its configuration's repository (pins, charts).
+    pub project: Arc<Project>,
     /// Relative to `config.root`.
     pub relative: PathBuf,
     /// Relative to [`Walked::root`].
@@ -130,7 +133,7 @@ pub fn files(resolver: &Resolver, inputs: &[PathBuf]) -> Walked {
     // Output paths: relative to the one configuration's folder, or to the folder
     // above all of them.
     // (and to a file's own folder when `--config` names a file it is not below).
-    let mut roots = found.iter().map(|(path, config, _)| {
+    let mut roots = found.iter().map(|(path, Resolved { config, .. }, _)| {
         if path.starts_with(&config.root) {
             config.root.as_path()
         } else {
@@ -150,12 +153,15 @@ pub fn files(resolver: &Resolver, inputs: &[PathBuf]) -> Walked {
         .collect();
     walked.files = found
         .into_par_iter()
-        .map(|(absolute, config, relative)| FileToCheck {
-            display: relative_to(&absolute, &root),
-            absolute,
-            config,
-            relative,
-        })
+        .map(
+            |(absolute, Resolved { config, project }, relative)| FileToCheck {
+                display: relative_to(&absolute, &root),
+                absolute,
+                config,
+                project,
+                relative,
+            },
+        )
         .collect();
     walked
         .files
@@ -195,20 +201,20 @@ fn list_input(input: &Path, walked: &mut Walked) -> Option<Result<Listing, PathB
 /// The files a walk keeps, and the errors of the configurations it met.
 #[derive(Default)]
 struct Collected {
-    found: Vec<(PathBuf, Arc<Config>, PathBuf)>,
+    found: Vec<(PathBuf, Resolved, PathBuf)>,
     config_errors: Vec<String>,
 }
 
 impl Collected {
     /// Keeps the file if its configuration includes it; whether it did. A broken
     /// configuration is an error, said once.
-    fn keep(&mut self, path: PathBuf, config: Result<Arc<Config>, String>) -> bool {
-        match config {
-            Ok(config) => {
-                let relative = relative_to(&path, &config.root);
-                let included = config.includes(&relative);
+    fn keep(&mut self, path: PathBuf, resolved: Result<Resolved, String>) -> bool {
+        match resolved {
+            Ok(resolved) => {
+                let relative = relative_to(&path, &resolved.config.root);
+                let included = resolved.config.includes(&relative);
                 if included {
-                    self.found.push((path, config, relative));
+                    self.found.push((path, resolved, relative));
                 }
                 included
             }

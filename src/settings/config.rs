@@ -18,7 +18,7 @@ use serde::de::{self, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 use toml::Spanned;
 
-use crate::analysis::pins::{Pin, PinIndex};
+use crate::analysis::pins::Pin;
 use crate::cache_key::CacheKey;
 use crate::error::ConfigError;
 use crate::key_pattern::KeyPattern;
@@ -314,15 +314,9 @@ pub struct Config {
     ignored: Vec<usize>,
     /// The `[[pin]]` entries, read.
     pub(crate) configured_pins: Vec<Pin>,
-    /// Every pin of the repository with the `[[pin]]` entries, attached by the
-    /// resolver (`stale-version-reference`).
-    pub(crate) pins: Option<Arc<PinIndex>>,
-    /// The charts of the run, analysed once each (`undefined-value`,
-    /// `unused-value`); attached by the resolver.
-    pub(crate) charts: Option<Arc<crate::analysis::charts::Charts>>,
-    /// Where chart dependencies are looked for beyond `charts/`: the repository
-    /// (attached by the resolver) and `chart-paths`.
-    pub(crate) chart_scope: crate::analysis::charts::Scope,
+    /// `chart-paths`, absolute: folders holding charts kept in another checkout,
+    /// where chart dependencies are looked for beyond `charts/` and the repository.
+    pub(crate) chart_paths: Vec<PathBuf>,
     pub(crate) require: Vec<Require>,
     pub(crate) idem: Vec<IdemTarget>,
     /// Comments addressed to tools, which document no key.
@@ -445,9 +439,7 @@ impl Config {
             selected: None,
             ignored: Vec::new(),
             configured_pins: Vec::new(),
-            pins: None,
-            charts: None,
-            chart_scope: crate::analysis::charts::Scope::default(),
+            chart_paths: Vec::new(),
             require: Vec::new(),
             idem: Vec::new(),
             directives: Directives::default(),
@@ -682,12 +674,7 @@ impl Config {
             selected: None,
             ignored: Vec::new(),
             configured_pins,
-            pins: None,
-            charts: None,
-            chart_scope: crate::analysis::charts::Scope {
-                top: None,
-                chart_paths,
-            },
+            chart_paths,
             require,
             idem,
             directives: Directives::with_extra(file.directives.clone()),
@@ -774,11 +761,10 @@ impl Config {
             .into_iter()
             .chain(self.configured_pins)
             .collect();
-        self.chart_scope.chart_paths = parent
-            .chart_scope
+        self.chart_paths = parent
             .chart_paths
             .into_iter()
-            .chain(self.chart_scope.chart_paths)
+            .chain(self.chart_paths)
             .collect();
         let parent_file = parent
             .file
@@ -863,8 +849,8 @@ impl Config {
 
     /// What cached findings of this configuration depend on: its text, its
     /// yamllint configuration, the rules `--select` chose and `--ignore` left out,
-    /// and the pins.
-    pub(crate) fn fingerprint(&self) -> u64 {
+    /// and the pins of its repository (`pins`: their fingerprint, if read).
+    pub(crate) fn fingerprint(&self, pins: Option<u64>) -> u64 {
         let ignored = (!self.ignored.is_empty()).then(|| {
             let mut key = CacheKey::new("ignored");
             for &index in &self.ignored {
@@ -887,7 +873,7 @@ impl Config {
             )
             .optional("selected", selected)
             .optional("ignored", ignored)
-            .optional("pins", self.pins.as_ref().map(|pins| pins.fingerprint))
+            .optional("pins", pins)
             .finish()
     }
 
@@ -1082,21 +1068,6 @@ impl Config {
             }
         }
         settings
-    }
-
-    /// This configuration with the pins of its repository (`repository`) and its
-    /// `[[pin]]` entries attached.
-    /// The repository's index is shared by every configuration without `[[pin]]`.
-    pub(crate) fn with_pins(mut self, repository: &Arc<PinIndex>) -> Config {
-        let index = if self.configured_pins.is_empty() {
-            repository.clone()
-        } else {
-            let mut pins = repository.pins.clone();
-            pins.extend(self.configured_pins.iter().cloned());
-            Arc::new(PinIndex::new(pins, repository.problems.clone()))
-        };
-        self.pins = Some(index);
-        self
     }
 
     /// This configuration with `yamllint` as the yamllint configuration of its files

@@ -1,8 +1,10 @@
 //! Settings as data: `tether.toml` (`config.rs`), the yamllint configuration it
 //! follows, key patterns, idem targets, and the resolver that finds each file's
-//! configuration.
+//! configuration. The run's state of a configuration's repository (its pins, the
+//! charts) is apart, in `project.rs`.
 
 pub(crate) mod config;
 pub(crate) mod idem_targets;
+pub(crate) mod project;
 pub(crate) mod resolve;
 pub(crate) mod yamllint;

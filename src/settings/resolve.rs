@@ -14,10 +14,11 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::analysis::pins::PinIndex;
 use crate::settings::config::{Config, FILE_NAME};
+use crate::settings::project::{Project, Resolved};
 use crate::settings::yamllint::Yamllint;
 
 /// A folder's yamllint configuration, once looked up.
@@ -27,7 +28,7 @@ type FoundYamllint = Result<Option<Arc<Yamllint>>, String>;
 #[derive(Debug)]
 pub struct Resolver {
     /// `--config`: one configuration for every file (or why it cannot be used).
-    explicit: Option<Result<Arc<Config>, String>>,
+    explicit: Option<Result<Resolved, String>>,
     /// Where no `tether.toml` is found: the defaults, paths relative to the working
     /// directory.
     fallback: Arc<Config>,
@@ -36,15 +37,15 @@ pub struct Resolver {
     /// `--ignore`, applied to every configuration found.
     ignore: Vec<String>,
     /// Per folder: the configuration that applies there, once looked up.
-    found: Mutex<HashMap<PathBuf, Result<Arc<Config>, String>>>,
+    found: Mutex<HashMap<PathBuf, Result<Resolved, String>>>,
     /// Per folder: the yamllint configuration that applies there, once looked up.
     yamllint: Mutex<HashMap<PathBuf, FoundYamllint>>,
     /// Per repository top: its pins, read and indexed once.
     pins: Mutex<HashMap<PathBuf, Arc<PinIndex>>>,
     /// The fallback with its pins, made when first needed.
-    fallback_pinned: Mutex<Option<Arc<Config>>>,
-    /// The folder the run covers, set by the walk.
-    input_root: Mutex<Option<PathBuf>>,
+    fallback_pinned: OnceLock<Resolved>,
+    /// The folder the run covers, set by the walk before any file is looked up.
+    input_root: OnceLock<PathBuf>,
     /// The charts of the run, shared by every configuration.
     charts: Arc<crate::analysis::charts::Charts>,
 }
@@ -60,17 +61,20 @@ impl Resolver {
             found: Mutex::new(HashMap::new()),
             yamllint: Mutex::new(HashMap::new()),
             pins: Mutex::new(HashMap::new()),
-            fallback_pinned: Mutex::new(None),
-            input_root: Mutex::new(None),
+            fallback_pinned: OnceLock::new(),
+            input_root: OnceLock::new(),
             charts: Arc::default(),
         };
-        let config = resolver.with_pins(config);
-        let explicit = if config.yamllint_named {
-            Ok(Arc::new(config))
+        let resolved = resolver.with_pins(config);
+        let explicit = if resolved.config.yamllint_named {
+            Ok(resolved)
         } else {
             resolver
-                .yamllint_of_folder(&config.root)
-                .map(|yamllint| Arc::new(config.with_yamllint(yamllint)))
+                .yamllint_of_folder(&resolved.config.root)
+                .map(|yamllint| Resolved {
+                    config: Arc::new(resolved.config.with_yamllint(yamllint)),
+                    project: resolved.project,
+                })
         };
         resolver.explicit = Some(explicit);
         resolver
@@ -87,8 +91,8 @@ impl Resolver {
             found: Mutex::new(HashMap::new()),
             yamllint: Mutex::new(HashMap::new()),
             pins: Mutex::new(HashMap::new()),
-            fallback_pinned: Mutex::new(None),
-            input_root: Mutex::new(None),
+            fallback_pinned: OnceLock::new(),
+            input_root: OnceLock::new(),
             charts: Arc::default(),
         }
     }
@@ -100,7 +104,7 @@ impl Resolver {
 
     /// The configuration of the file at `absolute`, or the error of the
     /// `tether.toml` that should have configured it.
-    pub fn config_for(&self, absolute: &Path) -> Result<Arc<Config>, String> {
+    pub fn config_for(&self, absolute: &Path) -> Result<Resolved, String> {
         if let Some(config) = &self.explicit {
             return config.clone();
         }
@@ -108,7 +112,7 @@ impl Resolver {
         self.config_of_folder(folder)
     }
 
-    fn config_of_folder(&self, folder: &Path) -> Result<Arc<Config>, String> {
+    fn config_of_folder(&self, folder: &Path) -> Result<Resolved, String> {
         if let Some(known) = self.lock().get(folder) {
             return known.clone();
         }
@@ -121,7 +125,7 @@ impl Resolver {
                         config.select_rules(&self.select)?;
                     }
                     config.ignore_rules(&self.ignore)?;
-                    Ok(Arc::new(self.with_pins(config)))
+                    Ok(self.with_pins(config))
                 })
         } else {
             match folder.parent() {
@@ -129,28 +133,32 @@ impl Resolver {
                 None => Ok(self.fallback_with_pins()),
             }
         };
-        let resolved = resolved.and_then(|config| {
-            if config.yamllint_named {
-                return Ok(config);
+        let resolved = resolved.and_then(|resolved| {
+            if resolved.config.yamllint_named {
+                return Ok(resolved);
             }
             let yamllint = self.yamllint_of_folder(folder)?;
-            let same = match (&config.yamllint, &yamllint) {
+            let same = match (&resolved.config.yamllint, &yamllint) {
                 (Some(a), Some(b)) => Arc::ptr_eq(a, b),
                 (None, None) => true,
                 _ => false,
             };
             Ok(if same {
-                config
+                resolved
             } else {
-                Arc::new(config.with_yamllint(yamllint))
+                Resolved {
+                    config: Arc::new(resolved.config.with_yamllint(yamllint)),
+                    project: resolved.project,
+                }
             })
         });
         self.lock().insert(folder.to_path_buf(), resolved.clone());
         resolved
     }
 
-    /// `config` with the pins of its repository, read once per repository.
-    fn with_pins(&self, config: Config) -> Config {
+    /// `config` with the run's state of its repository: its pins, read once per
+    /// repository, and the run's charts.
+    fn with_pins(&self, config: Config) -> Resolved {
         // The top of the repository of the `tether.toml`, or (for the defaults) of
         // the folder the run covers, never the working directory's as such; outside a
         // repository, that folder itself.
@@ -158,47 +166,37 @@ impl Resolver {
             Some(_) => config.root.clone(),
             None => self
                 .input_root
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .clone()
+                .get()
+                .cloned()
                 .unwrap_or_else(|| config.root.clone()),
         };
         let top = crate::paths::repository_top(&base).unwrap_or(base);
-        let top_for_charts = top.clone();
         // Under the lock: files of one repository resolved on several threads wait
         // for one walk rather than each making its own.
         let pins = self
             .lock_pins()
-            .entry(top)
+            .entry(top.clone())
             .or_insert_with_key(|top| {
                 let (pins, problems) = crate::analysis::pins::repository_pins(top);
                 Arc::new(PinIndex::new(pins, problems))
             })
             .clone();
-        let mut config = config.with_pins(&pins);
-        config.charts = Some(self.charts.clone());
-        config.chart_scope.top = Some(top_for_charts);
-        config
+        Resolved {
+            project: Arc::new(Project::of(&config, top, &pins, &self.charts)),
+            config: Arc::new(config),
+        }
     }
 
     /// The folder the run covers (the inputs' common folder), where the pins of files
     /// outside any repository and any `tether.toml` are read from.
     pub fn set_input_root(&self, root: PathBuf) {
-        let mut slot = self
-            .input_root
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        slot.get_or_insert(root);
+        let _ = self.input_root.set(root);
     }
 
     /// The fallback configuration, with its pins (attached once).
-    fn fallback_with_pins(&self) -> Arc<Config> {
-        let mut fallback = self
-            .fallback_pinned
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        fallback
-            .get_or_insert_with(|| Arc::new(self.with_pins((*self.fallback).clone())))
+    fn fallback_with_pins(&self) -> Resolved {
+        self.fallback_pinned
+            .get_or_init(|| self.with_pins((*self.fallback).clone()))
             .clone()
     }
 
@@ -234,7 +232,7 @@ impl Resolver {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<PathBuf, Result<Arc<Config>, String>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<PathBuf, Result<Resolved, String>>> {
         self.found
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
