@@ -77,43 +77,9 @@ pub fn scan(
         }
         let text = &bytes[start..end];
         let indent = count_spaces(text);
-        let is_blank = || text[indent..].iter().all(u8::is_ascii_whitespace);
-        let mut from = 0;
-        match state {
-            State::BlockScalar {
-                parent,
-                indent: content,
-            } => {
-                if is_blank() {
-                    continue;
-                }
-                match content {
-                    None if indent > parent => {
-                        state = State::BlockScalar {
-                            parent,
-                            indent: Some(indent),
-                        };
-                        block_scalar_lines.push(line);
-                        continue;
-                    }
-                    Some(content) if indent >= content => {
-                        block_scalar_lines.push(line);
-                        continue;
-                    }
-                    _ => state = State::Normal,
-                }
-            }
-            State::Quoted(quote) => match closing_quote(text, 0, quote) {
-                Some(after) => {
-                    state = State::Normal;
-                    from = after;
-                }
-                None => continue,
-            },
-            State::Plain { .. } if is_blank() => continue,
-            State::Plain { node } if node == usize::MAX || indent > node => {}
-            State::Plain { .. } | State::Normal => state = State::Normal,
-        }
+        let Some(from) = state.resume(text, indent, line, &mut block_scalar_lines) else {
+            continue;
+        };
         let continued = match state {
             State::Plain { node } => Some(node),
             _ => None,
@@ -133,17 +99,12 @@ pub fn scan(
         };
         let code_end = comment_at.unwrap_or(text.len());
         if let Some(column) = comment_at {
-            let span = start + column..end;
             let line_start = line_starts[line];
-            let before = &original[line_start..start + column];
             comments.push(RawComment {
-                span,
+                span: start + column..end,
                 line,
                 column: start + column - line_start,
-                own_line: before
-                    .trim_start_matches('\u{feff}')
-                    .bytes()
-                    .all(|b| b == b' ' || b == b'\t'),
+                own_line: is_own_line(&original[line_start..start + column]),
             });
         }
         if let Some(header) = block_scalar_header(&text[..code_end]) {
@@ -157,6 +118,69 @@ pub fn scan(
         comments,
         block_scalar_lines,
     }
+}
+
+impl State {
+    /// Where the scan of a line (`text`, indented by `indent`) starts, given what the
+    /// lines above left open, which the line may close. `None` when there is nothing
+    /// to scan on it: a blank line inside a block scalar or after a plain scalar
+    /// that may continue, a line of a block scalar's content (added to
+    /// `block_scalar_lines`), or a line inside a quoted scalar that does not close it.
+    fn resume(
+        &mut self,
+        text: &[u8],
+        indent: usize,
+        line: usize,
+        block_scalar_lines: &mut Vec<usize>,
+    ) -> Option<usize> {
+        let is_blank = || text[indent..].iter().all(u8::is_ascii_whitespace);
+        let mut from = 0;
+        match *self {
+            State::BlockScalar {
+                parent,
+                indent: content,
+            } => {
+                if is_blank() {
+                    return None;
+                }
+                match content {
+                    None if indent > parent => {
+                        *self = State::BlockScalar {
+                            parent,
+                            indent: Some(indent),
+                        };
+                        block_scalar_lines.push(line);
+                        return None;
+                    }
+                    Some(content) if indent >= content => {
+                        block_scalar_lines.push(line);
+                        return None;
+                    }
+                    _ => *self = State::Normal,
+                }
+            }
+            State::Quoted(quote) => match closing_quote(text, 0, quote) {
+                Some(after) => {
+                    *self = State::Normal;
+                    from = after;
+                }
+                None => return None,
+            },
+            State::Plain { .. } if is_blank() => return None,
+            State::Plain { node } if node == usize::MAX || indent > node => {}
+            State::Plain { .. } | State::Normal => *self = State::Normal,
+        }
+        Some(from)
+    }
+}
+
+/// Whether a comment is alone on its line: `before` (the file's text from the line's
+/// start to the `#`) is only whitespace, after a byte-order mark.
+fn is_own_line(before: &str) -> bool {
+    before
+        .trim_start_matches('\u{feff}')
+        .bytes()
+        .all(|b| b == b' ' || b == b'\t')
 }
 
 /// What one line holds for the scanner.
