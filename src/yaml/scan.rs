@@ -195,6 +195,15 @@ struct Line {
     plain_node: Option<usize>,
 }
 
+impl Line {
+    /// A line with no comment that leaves nothing open for the next.
+    const NOTHING_OPEN: Line = Line {
+        comment: None,
+        open_quote: None,
+        plain_node: None,
+    };
+}
+
 /// Scans one line from `from`; `indent` is how many spaces it starts with;
 /// `continues` says it may continue a plain scalar from the line above, where a
 /// leading quote is text.
@@ -221,8 +230,7 @@ fn scan_line(text: &[u8], indent: usize, from: usize, continues: bool, depth: &m
             b'#' if position == 0 || matches!(text[position - 1], b' ' | b'\t') => {
                 return Line {
                     comment: Some(position),
-                    open_quote: None,
-                    plain_node: None,
+                    ..Line::NOTHING_OPEN
                 };
             }
             b'"' | b'\'' if value_start => match closing_quote(text, position + 1, byte) {
@@ -234,9 +242,8 @@ fn scan_line(text: &[u8], indent: usize, from: usize, continues: bool, depth: &m
                 }
                 None => {
                     return Line {
-                        comment: None,
                         open_quote: Some(byte),
-                        plain_node: None,
+                        ..Line::NOTHING_OPEN
                     }
                 }
             },
@@ -288,22 +295,21 @@ fn scan_line(text: &[u8], indent: usize, from: usize, continues: bool, depth: &m
     // A plain scalar at the top of a document (no `- ` or key before it, at column
     // 0) continues on any line below, however little indented. Document markers and
     // directives are no scalar.
-    let marker = [&b"---"[..], b"...", b"%"].iter().any(|m| {
-        text.starts_with(m) && (m == b"%" || text.get(3).is_none_or(|&b| b == b' ' || b == b'\t'))
-    });
-    if marker && !continues {
-        return Line {
-            comment: None,
-            open_quote: None,
-            plain_node: None,
-        };
+    if is_marker_or_directive(text) && !continues {
+        return Line::NOTHING_OPEN;
     }
     let root = !continues && node == 0 && !indicated && token == Some(0);
     Line {
-        comment: None,
-        open_quote: None,
         plain_node: (plain && !flow).then_some(if root { usize::MAX } else { node }),
+        ..Line::NOTHING_OPEN
     }
+}
+
+/// Whether a line is a document marker (`---`, `...`) or a directive (`%YAML`).
+fn is_marker_or_directive(text: &[u8]) -> bool {
+    [&b"---"[..], b"...", b"%"].iter().any(|m| {
+        text.starts_with(m) && (m == b"%" || text.get(3).is_none_or(|&b| b == b' ' || b == b'\t'))
+    })
 }
 
 /// The position just after the quote that closes a scalar opened before `from`.
