@@ -700,107 +700,8 @@ fn lex_line(
             in_flow[key_index] = state.flow_depth > 0;
             key_index += 1;
         }
-        let next = bytes.get(position + 1).copied();
-        let next_is_space = next.is_none_or(|b| b == b' ' || b == b'\t');
-        let in_flow_collection = state.flow_depth > 0;
-        let is_flow_indicator = |b: Option<u8>| matches!(b, Some(b',' | b'[' | b']' | b'{' | b'}'));
-        let token = match byte {
-            b'"' | b'\'' if state.expect_node => {
-                content.last = LastToken::Other;
-                state.expect_node = false;
-                match closing_quote(bytes, position + 1, byte) {
-                    Some(after) => position = after,
-                    None => {
-                        state.quote = Some(byte);
-                        position = bytes.len();
-                    }
-                }
-                Token::Other
-            }
-            b'[' | b'{' if state.expect_node || in_flow_collection => {
-                state.flow_depth += 1;
-                state.expect_node = true;
-                content.last = LastToken::Other;
-                position += 1;
-                Token::Other
-            }
-            b']' | b'}' if in_flow_collection => {
-                state.flow_depth -= 1;
-                state.expect_node = false;
-                content.last = LastToken::Other;
-                position += 1;
-                Token::Other
-            }
-            b',' if in_flow_collection => {
-                state.expect_node = true;
-                content.last = LastToken::Other;
-                position += 1;
-                Token::Other
-            }
-            b'-' if next_is_space && state.expect_node => {
-                content.last = LastToken::Other;
-                position += 1;
-                Token::Dash
-            }
-            b'?' if next_is_space && state.expect_node => {
-                content.last = LastToken::Other;
-                position += 1;
-                Token::Other
-            }
-            b':' if next_is_space || (in_flow_collection && is_flow_indicator(next)) => {
-                state.expect_node = true;
-                content.last = if in_flow_collection {
-                    LastToken::Other
-                } else {
-                    LastToken::Value
-                };
-                position += 1;
-                Token::Other
-            }
-            b'&' | b'!' | b'*' if state.expect_node => {
-                while position < bytes.len()
-                    && !matches!(bytes[position], b' ' | b'\t')
-                    && !(in_flow_collection && is_flow_indicator(Some(bytes[position])))
-                {
-                    position += 1;
-                }
-                content.last = LastToken::Other;
-                if byte == b'*' {
-                    state.expect_node = false;
-                    Token::Other
-                } else {
-                    Token::Property
-                }
-            }
-            b'|' | b'>' if state.expect_node && !in_flow_collection => {
-                // A block scalar header: its content is on the next lines.
-                content.last = LastToken::Scalar;
-                position = bytes.len();
-                Token::Other
-            }
-            _ => {
-                // A plain scalar: up to `: `, ` #`, or a flow indicator in a flow.
-                content.last = LastToken::Scalar;
-                state.expect_node = false;
-                position += 1;
-                while position < bytes.len() {
-                    let byte = bytes[position];
-                    let next = bytes.get(position + 1).copied();
-                    let ends_at_colon = byte == b':'
-                        && (next.is_none_or(|b| b == b' ' || b == b'\t')
-                            || (in_flow_collection && is_flow_indicator(next)));
-                    let ends_at_comment = matches!(byte, b' ' | b'\t') && next == Some(b'#');
-                    if ends_at_colon
-                        || ends_at_comment
-                        || (in_flow_collection && is_flow_indicator(Some(byte)))
-                    {
-                        break;
-                    }
-                    position += 1;
-                }
-                Token::Other
-            }
-        };
+        let (token, after) = lex_token(bytes, position, state, &mut content.last);
+        position = after;
         shape = match (shape, token) {
             (Shape::Empty, Token::Dash) => Shape::Dash,
             (Shape::Dash | Shape::DashProperties, Token::Property) => Shape::DashProperties,
@@ -811,7 +712,130 @@ fn lex_line(
     content
 }
 
-/// A token, as far as [`lex_line`] tells them apart.
+/// Reads the token that starts at `position` (no space, no comment) and moves
+/// `state` past it; `last` becomes its kind. Returns the token and the position
+/// after it.
+fn lex_token(
+    bytes: &[u8],
+    mut position: usize,
+    state: &mut LexState,
+    last: &mut LastToken,
+) -> (Token, usize) {
+    let byte = bytes[position];
+    let next = bytes.get(position + 1).copied();
+    let next_is_space = next.is_none_or(|b| b == b' ' || b == b'\t');
+    let in_flow_collection = state.flow_depth > 0;
+    let token = match byte {
+        b'"' | b'\'' if state.expect_node => {
+            *last = LastToken::Other;
+            state.expect_node = false;
+            match closing_quote(bytes, position + 1, byte) {
+                Some(after) => position = after,
+                None => {
+                    state.quote = Some(byte);
+                    position = bytes.len();
+                }
+            }
+            Token::Other
+        }
+        b'[' | b'{' if state.expect_node || in_flow_collection => {
+            state.flow_depth += 1;
+            state.expect_node = true;
+            *last = LastToken::Other;
+            position += 1;
+            Token::Other
+        }
+        b']' | b'}' if in_flow_collection => {
+            state.flow_depth -= 1;
+            state.expect_node = false;
+            *last = LastToken::Other;
+            position += 1;
+            Token::Other
+        }
+        b',' if in_flow_collection => {
+            state.expect_node = true;
+            *last = LastToken::Other;
+            position += 1;
+            Token::Other
+        }
+        b'-' if next_is_space && state.expect_node => {
+            *last = LastToken::Other;
+            position += 1;
+            Token::Dash
+        }
+        b'?' if next_is_space && state.expect_node => {
+            *last = LastToken::Other;
+            position += 1;
+            Token::Other
+        }
+        b':' if next_is_space || (in_flow_collection && is_flow_indicator(next)) => {
+            state.expect_node = true;
+            *last = if in_flow_collection {
+                LastToken::Other
+            } else {
+                LastToken::Value
+            };
+            position += 1;
+            Token::Other
+        }
+        b'&' | b'!' | b'*' if state.expect_node => {
+            while position < bytes.len()
+                && !matches!(bytes[position], b' ' | b'\t')
+                && !(in_flow_collection && is_flow_indicator(Some(bytes[position])))
+            {
+                position += 1;
+            }
+            *last = LastToken::Other;
+            if byte == b'*' {
+                state.expect_node = false;
+                Token::Other
+            } else {
+                Token::Property
+            }
+        }
+        b'|' | b'>' if state.expect_node && !in_flow_collection => {
+            // A block scalar header: its content is on the next lines.
+            *last = LastToken::Scalar;
+            position = bytes.len();
+            Token::Other
+        }
+        _ => {
+            // A plain scalar: up to `: `, ` #`, or a flow indicator in a flow.
+            *last = LastToken::Scalar;
+            state.expect_node = false;
+            position = plain_scalar_end(bytes, position, in_flow_collection);
+            Token::Other
+        }
+    };
+    (token, position)
+}
+
+/// Where the plain scalar that starts at `position` ends: at `: `, ` #`, or in a
+/// flow collection at a flow indicator, after its first character.
+fn plain_scalar_end(bytes: &[u8], mut position: usize, in_flow_collection: bool) -> usize {
+    position += 1;
+    while position < bytes.len() {
+        let byte = bytes[position];
+        let next = bytes.get(position + 1).copied();
+        let ends_at_colon = byte == b':'
+            && (next.is_none_or(|b| b == b' ' || b == b'\t')
+                || (in_flow_collection && is_flow_indicator(next)));
+        let ends_at_comment = matches!(byte, b' ' | b'\t') && next == Some(b'#');
+        if ends_at_colon || ends_at_comment || (in_flow_collection && is_flow_indicator(Some(byte)))
+        {
+            break;
+        }
+        position += 1;
+    }
+    position
+}
+
+/// A flow indicator: `,`, `[`, `]`, `{`, `}`.
+fn is_flow_indicator(byte: Option<u8>) -> bool {
+    matches!(byte, Some(b',' | b'[' | b']' | b'{' | b'}'))
+}
+
+/// A token, as far as [`lex_token`] tells them apart.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Token {
     Dash,
