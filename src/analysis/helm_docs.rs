@@ -396,8 +396,7 @@ fn split_comments(file: &FileLines, keys: &[SimKey]) -> Split {
         carried: Vec::new(),
     };
     let mut next_key = 0;
-    let mut indents: Vec<isize> = Vec::new();
-    let mut indent: isize = -1;
+    let mut blocks = BlockIndents::new();
     let mut lex = LexState::default();
     let mut in_flow = Vec::new();
     let mut previous: Option<ContentLine> = None;
@@ -409,38 +408,25 @@ fn split_comments(file: &FileLines, keys: &[SimKey]) -> Split {
         if file.kinds[line] != LineKind::Content {
             continue;
         }
-        while next_key < keys.len() && keys[next_key].line < line {
-            next_key += 1;
-        }
-        let line_keys = next_key;
-        while next_key < keys.len() && keys[next_key].line == line {
-            next_key += 1;
-        }
+        let line_keys = keys_on_line(keys, &mut next_key, line);
         in_flow.clear();
-        in_flow.resize(next_key - line_keys, false);
-        let content = lex_line(
-            file,
-            line,
-            &mut lex,
-            &keys[line_keys..next_key],
-            &mut in_flow,
-        );
+        in_flow.resize(line_keys.len(), false);
+        let content = lex_line(file, line, &mut lex, &keys[line_keys.clone()], &mut in_flow);
         let ends_document = match content.document_marker {
             Some("---") => seen_token || explicit_document,
             Some(_) => true,
             None => false,
         };
-        let next_indent = indent.max(0) as usize;
         let pieces = scan_gap(
             file,
             gap_start..line,
             previous.as_ref(),
             Some(&content),
-            next_indent,
+            blocks.innermost(),
         );
         let next = Next {
             content: &content,
-            keys: line_keys..next_key,
+            keys: line_keys.clone(),
             implicit_document_start: !seen_token && !explicit_document,
         };
         router.route(pieces, (!ends_document).then_some(next));
@@ -450,33 +436,24 @@ fn split_comments(file: &FileLines, keys: &[SimKey]) -> Split {
         }
         if content.document_marker.is_some() {
             explicit_document = true;
-            indents.clear();
-            indent = -1;
+            blocks.reset();
         } else {
             seen_token = true;
             if content.starts_in_block {
-                while indent > content.first_column as isize {
-                    indent = indents.pop().unwrap_or(-1);
-                }
+                blocks.close_past(content.first_column);
             }
-            for (key, &flow) in keys[line_keys..next_key].iter().zip(&in_flow) {
-                if !flow && key.column as isize > indent {
-                    indents.push(indent);
-                    indent = key.column as isize;
-                }
-            }
+            blocks.open(&keys[line_keys], &in_flow);
         }
         previous = Some(content);
         gap_start = line + 1;
     }
     if end.is_none() {
-        let next_indent = indent.max(0) as usize;
         let pieces = scan_gap(
             file,
             gap_start..file.len(),
             previous.as_ref(),
             None,
-            next_indent,
+            blocks.innermost(),
         );
         router.route(pieces, None);
     }
@@ -490,6 +467,69 @@ fn split_comments(file: &FileLines, keys: &[SimKey]) -> Split {
         );
     }
     split
+}
+
+/// The keys that start on `line`, as indices into `keys`. `next_key` is the first
+/// key not passed yet; it moves past them, and past the keys of the lines before
+/// (which the split skips when they hold no content of their own).
+fn keys_on_line(keys: &[SimKey], next_key: &mut usize, line: usize) -> Range<usize> {
+    while *next_key < keys.len() && keys[*next_key].line < line {
+        *next_key += 1;
+    }
+    let first = *next_key;
+    while *next_key < keys.len() && keys[*next_key].line == line {
+        *next_key += 1;
+    }
+    first..*next_key
+}
+
+/// yaml.v3's stack of block indentations: the column of the innermost open block
+/// (-1 at the top of a document, where none is open) and those of the blocks around
+/// it. A comment run that dedents past the innermost block is a foot.
+struct BlockIndents {
+    /// The columns of the blocks around the innermost one, outermost first.
+    outer: Vec<isize>,
+    innermost: isize,
+}
+
+impl BlockIndents {
+    fn new() -> Self {
+        BlockIndents {
+            outer: Vec::new(),
+            innermost: -1,
+        }
+    }
+
+    /// The column of the innermost open block, 0 at the top of a document: what a
+    /// comment run's dedent is measured against.
+    fn innermost(&self) -> usize {
+        self.innermost.max(0) as usize
+    }
+
+    /// Closes every block, as a document marker (`---`, `...`) does.
+    fn reset(&mut self) {
+        self.outer.clear();
+        self.innermost = -1;
+    }
+
+    /// Closes the blocks indented past `column`, where a line's first token starts
+    /// in block context.
+    fn close_past(&mut self, column: usize) {
+        while self.innermost > column as isize {
+            self.innermost = self.outer.pop().unwrap_or(-1);
+        }
+    }
+
+    /// Opens a block at each key of a line that is outside flow collections (per
+    /// `in_flow`) and indented past the innermost block.
+    fn open(&mut self, keys: &[SimKey], in_flow: &[bool]) {
+        for (key, &flow) in keys.iter().zip(in_flow) {
+            if !flow && key.column as isize > self.innermost {
+                self.outer.push(self.innermost);
+                self.innermost = key.column as isize;
+            }
+        }
+    }
 }
 
 /// The token that ends a run of comment lines.
@@ -660,107 +700,8 @@ fn lex_line(
             in_flow[key_index] = state.flow_depth > 0;
             key_index += 1;
         }
-        let next = bytes.get(position + 1).copied();
-        let next_is_space = next.is_none_or(|b| b == b' ' || b == b'\t');
-        let in_flow_collection = state.flow_depth > 0;
-        let is_flow_indicator = |b: Option<u8>| matches!(b, Some(b',' | b'[' | b']' | b'{' | b'}'));
-        let token = match byte {
-            b'"' | b'\'' if state.expect_node => {
-                content.last = LastToken::Other;
-                state.expect_node = false;
-                match closing_quote(bytes, position + 1, byte) {
-                    Some(after) => position = after,
-                    None => {
-                        state.quote = Some(byte);
-                        position = bytes.len();
-                    }
-                }
-                Token::Other
-            }
-            b'[' | b'{' if state.expect_node || in_flow_collection => {
-                state.flow_depth += 1;
-                state.expect_node = true;
-                content.last = LastToken::Other;
-                position += 1;
-                Token::Other
-            }
-            b']' | b'}' if in_flow_collection => {
-                state.flow_depth -= 1;
-                state.expect_node = false;
-                content.last = LastToken::Other;
-                position += 1;
-                Token::Other
-            }
-            b',' if in_flow_collection => {
-                state.expect_node = true;
-                content.last = LastToken::Other;
-                position += 1;
-                Token::Other
-            }
-            b'-' if next_is_space && state.expect_node => {
-                content.last = LastToken::Other;
-                position += 1;
-                Token::Dash
-            }
-            b'?' if next_is_space && state.expect_node => {
-                content.last = LastToken::Other;
-                position += 1;
-                Token::Other
-            }
-            b':' if next_is_space || (in_flow_collection && is_flow_indicator(next)) => {
-                state.expect_node = true;
-                content.last = if in_flow_collection {
-                    LastToken::Other
-                } else {
-                    LastToken::Value
-                };
-                position += 1;
-                Token::Other
-            }
-            b'&' | b'!' | b'*' if state.expect_node => {
-                while position < bytes.len()
-                    && !matches!(bytes[position], b' ' | b'\t')
-                    && !(in_flow_collection && is_flow_indicator(Some(bytes[position])))
-                {
-                    position += 1;
-                }
-                content.last = LastToken::Other;
-                if byte == b'*' {
-                    state.expect_node = false;
-                    Token::Other
-                } else {
-                    Token::Property
-                }
-            }
-            b'|' | b'>' if state.expect_node && !in_flow_collection => {
-                // A block scalar header: its content is on the next lines.
-                content.last = LastToken::Scalar;
-                position = bytes.len();
-                Token::Other
-            }
-            _ => {
-                // A plain scalar: up to `: `, ` #`, or a flow indicator in a flow.
-                content.last = LastToken::Scalar;
-                state.expect_node = false;
-                position += 1;
-                while position < bytes.len() {
-                    let byte = bytes[position];
-                    let next = bytes.get(position + 1).copied();
-                    let ends_at_colon = byte == b':'
-                        && (next.is_none_or(|b| b == b' ' || b == b'\t')
-                            || (in_flow_collection && is_flow_indicator(next)));
-                    let ends_at_comment = matches!(byte, b' ' | b'\t') && next == Some(b'#');
-                    if ends_at_colon
-                        || ends_at_comment
-                        || (in_flow_collection && is_flow_indicator(Some(byte)))
-                    {
-                        break;
-                    }
-                    position += 1;
-                }
-                Token::Other
-            }
-        };
+        let (token, after) = lex_token(bytes, position, state, &mut content.last);
+        position = after;
         shape = match (shape, token) {
             (Shape::Empty, Token::Dash) => Shape::Dash,
             (Shape::Dash | Shape::DashProperties, Token::Property) => Shape::DashProperties,
@@ -771,7 +712,130 @@ fn lex_line(
     content
 }
 
-/// A token, as far as [`lex_line`] tells them apart.
+/// Reads the token that starts at `position` (no space, no comment) and moves
+/// `state` past it; `last` becomes its kind. Returns the token and the position
+/// after it.
+fn lex_token(
+    bytes: &[u8],
+    mut position: usize,
+    state: &mut LexState,
+    last: &mut LastToken,
+) -> (Token, usize) {
+    let byte = bytes[position];
+    let next = bytes.get(position + 1).copied();
+    let next_is_space = next.is_none_or(|b| b == b' ' || b == b'\t');
+    let in_flow_collection = state.flow_depth > 0;
+    let token = match byte {
+        b'"' | b'\'' if state.expect_node => {
+            *last = LastToken::Other;
+            state.expect_node = false;
+            match closing_quote(bytes, position + 1, byte) {
+                Some(after) => position = after,
+                None => {
+                    state.quote = Some(byte);
+                    position = bytes.len();
+                }
+            }
+            Token::Other
+        }
+        b'[' | b'{' if state.expect_node || in_flow_collection => {
+            state.flow_depth += 1;
+            state.expect_node = true;
+            *last = LastToken::Other;
+            position += 1;
+            Token::Other
+        }
+        b']' | b'}' if in_flow_collection => {
+            state.flow_depth -= 1;
+            state.expect_node = false;
+            *last = LastToken::Other;
+            position += 1;
+            Token::Other
+        }
+        b',' if in_flow_collection => {
+            state.expect_node = true;
+            *last = LastToken::Other;
+            position += 1;
+            Token::Other
+        }
+        b'-' if next_is_space && state.expect_node => {
+            *last = LastToken::Other;
+            position += 1;
+            Token::Dash
+        }
+        b'?' if next_is_space && state.expect_node => {
+            *last = LastToken::Other;
+            position += 1;
+            Token::Other
+        }
+        b':' if next_is_space || (in_flow_collection && is_flow_indicator(next)) => {
+            state.expect_node = true;
+            *last = if in_flow_collection {
+                LastToken::Other
+            } else {
+                LastToken::Value
+            };
+            position += 1;
+            Token::Other
+        }
+        b'&' | b'!' | b'*' if state.expect_node => {
+            while position < bytes.len()
+                && !matches!(bytes[position], b' ' | b'\t')
+                && !(in_flow_collection && is_flow_indicator(Some(bytes[position])))
+            {
+                position += 1;
+            }
+            *last = LastToken::Other;
+            if byte == b'*' {
+                state.expect_node = false;
+                Token::Other
+            } else {
+                Token::Property
+            }
+        }
+        b'|' | b'>' if state.expect_node && !in_flow_collection => {
+            // A block scalar header: its content is on the next lines.
+            *last = LastToken::Scalar;
+            position = bytes.len();
+            Token::Other
+        }
+        _ => {
+            // A plain scalar: up to `: `, ` #`, or a flow indicator in a flow.
+            *last = LastToken::Scalar;
+            state.expect_node = false;
+            position = plain_scalar_end(bytes, position, in_flow_collection);
+            Token::Other
+        }
+    };
+    (token, position)
+}
+
+/// Where the plain scalar that starts at `position` ends: at `: `, ` #`, or in a
+/// flow collection at a flow indicator, after its first character.
+fn plain_scalar_end(bytes: &[u8], mut position: usize, in_flow_collection: bool) -> usize {
+    position += 1;
+    while position < bytes.len() {
+        let byte = bytes[position];
+        let next = bytes.get(position + 1).copied();
+        let ends_at_colon = byte == b':'
+            && (next.is_none_or(|b| b == b' ' || b == b'\t')
+                || (in_flow_collection && is_flow_indicator(next)));
+        let ends_at_comment = matches!(byte, b' ' | b'\t') && next == Some(b'#');
+        if ends_at_colon || ends_at_comment || (in_flow_collection && is_flow_indicator(Some(byte)))
+        {
+            break;
+        }
+        position += 1;
+    }
+    position
+}
+
+/// A flow indicator: `,`, `[`, `]`, `{`, `}`.
+fn is_flow_indicator(byte: Option<u8>) -> bool {
+    matches!(byte, Some(b',' | b'[' | b']' | b'{' | b'}'))
+}
+
+/// A token, as far as [`lex_token`] tells them apart.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Token {
     Dash,
@@ -823,87 +887,123 @@ fn scan_gap(
             Some(previous.line + 1)
         }
     });
-    let previous_is_value = previous.is_some_and(|previous| previous.last == LastToken::Value);
-    let mut first_empty = match previous {
-        Some(previous) => first_comment == previous.line + 1,
-        None => first_comment <= 1,
-    };
-    let mut recent_empty = false;
-    let mut text: Head = Vec::new();
-    let mut start = (0, 0);
-    let mut pieces = Vec::new();
-    let is_foot_at_break = |first_empty: bool, start: (usize, usize)| {
-        first_empty && ((Some(start.0) == foot_line && !previous_is_value) || start.1 < next_indent)
-    };
-    let blank = |text: &mut Head,
-                 pieces: &mut Vec<Piece>,
-                 first_empty: &mut bool,
-                 recent_empty: &mut bool,
-                 start: (usize, usize)| {
-        if !*recent_empty {
-            if is_foot_at_break(*first_empty, start) {
-                if !text.is_empty() {
-                    pieces.push(Piece {
-                        foot: true,
-                        text: std::mem::take(text),
-                    });
-                }
-            } else if !text.is_empty() {
-                text.push(None);
-            }
-        }
-        *first_empty = false;
-        *recent_empty = true;
+    let mut scan = GapScan {
+        foot_line,
+        previous_is_value: previous.is_some_and(|previous| previous.last == LastToken::Value),
+        next_indent,
+        first_empty: match previous {
+            Some(previous) => first_comment == previous.line + 1,
+            None => first_comment <= 1,
+        },
+        recent_empty: false,
+        text: Vec::new(),
+        start: (0, 0),
+        pieces: Vec::new(),
     };
     for line in first_comment..gap.end {
         match file.kinds[line] {
-            LineKind::Comment { column } => {
-                if !text.is_empty() && column < next_indent && column != start.1 {
-                    pieces.push(Piece {
-                        foot: true,
-                        text: std::mem::take(&mut text),
-                    });
+            LineKind::Comment { column } => scan.comment(line, column),
+            _ => scan.blank(),
+        }
+    }
+    scan.finish(next)
+}
+
+/// What [`scan_gap`] carries from line to line: yaml.v3's flags, the run of comment
+/// lines read so far, and the pieces already cut off.
+struct GapScan {
+    /// The line where a comment starts a candidate foot (see [`scan_gap`]).
+    foot_line: Option<usize>,
+    /// The previous content line ends with `key:`, whose value is still to come: a
+    /// run right below it is no foot.
+    previous_is_value: bool,
+    /// The column of the innermost open block.
+    next_indent: usize,
+    /// No blank line yet, and the first comment right below the previous content
+    /// (yaml.v3's `first_empty`).
+    first_empty: bool,
+    /// The last line read was blank.
+    recent_empty: bool,
+    /// The run being read.
+    text: Head,
+    /// The line and column of the run's first comment.
+    start: (usize, usize),
+    pieces: Vec<Piece>,
+}
+
+impl GapScan {
+    /// Whether a break after the run (a blank line, the end of the file) makes it a
+    /// foot: it started right below content that is not `key:`, or left of the
+    /// innermost block, with no blank line before it.
+    fn is_foot_at_break(&self) -> bool {
+        self.first_empty
+            && ((Some(self.start.0) == self.foot_line && !self.previous_is_value)
+                || self.start.1 < self.next_indent)
+    }
+
+    /// Cuts the run read so far, if any, off as a foot.
+    fn cut_foot(&mut self) {
+        if !self.text.is_empty() {
+            self.pieces.push(Piece {
+                foot: true,
+                text: std::mem::take(&mut self.text),
+            });
+        }
+    }
+
+    /// A comment line at `column`: one left of the innermost block, at another
+    /// column than the run's, makes the run above it a foot and starts a new one.
+    fn comment(&mut self, line: usize, column: usize) {
+        if !self.text.is_empty() && column < self.next_indent && column != self.start.1 {
+            self.cut_foot();
+        }
+        if self.text.is_empty() {
+            self.start = (line, column);
+        }
+        self.text.push(Some(line));
+        self.recent_empty = false;
+    }
+
+    /// A blank line: the first after a run either makes the run a foot (see
+    /// [`GapScan::is_foot_at_break`]) or joins it to what follows with an empty line.
+    fn blank(&mut self) {
+        if !self.recent_empty {
+            if self.is_foot_at_break() {
+                self.cut_foot();
+            } else if !self.text.is_empty() {
+                self.text.push(None);
+            }
+        }
+        self.first_empty = false;
+        self.recent_empty = true;
+    }
+
+    /// The pieces of the gap, once the run meets `next` (`None` at the end of the
+    /// file): above a token that closes a flow collection, or dedents to another
+    /// column than the run's, the run is a foot; otherwise it is a head.
+    fn finish(mut self, next: Option<&ContentLine>) -> Vec<Piece> {
+        match next {
+            Some(next) => {
+                if next.closes_flow
+                    || (next.first_column < self.next_indent && next.first_column != self.start.1)
+                {
+                    self.cut_foot();
                 }
-                if text.is_empty() {
-                    start = (line, column);
+            }
+            None => {
+                if !self.recent_empty && self.is_foot_at_break() {
+                    self.cut_foot();
                 }
-                text.push(Some(line));
-                recent_empty = false;
-            }
-            _ => blank(
-                &mut text,
-                &mut pieces,
-                &mut first_empty,
-                &mut recent_empty,
-                start,
-            ),
-        }
-    }
-    match next {
-        Some(next) => {
-            if !text.is_empty()
-                && (next.closes_flow
-                    || (next.first_column < next_indent && next.first_column != start.1))
-            {
-                pieces.push(Piece {
-                    foot: true,
-                    text: std::mem::take(&mut text),
-                });
             }
         }
-        None => {
-            if !recent_empty && is_foot_at_break(first_empty, start) && !text.is_empty() {
-                pieces.push(Piece {
-                    foot: true,
-                    text: std::mem::take(&mut text),
-                });
-            }
+        if !self.text.is_empty() {
+            self.pieces.push(Piece {
+                foot: false,
+                text: self.text,
+            });
         }
+        self.pieces
     }
-    if !text.is_empty() {
-        pieces.push(Piece { foot: false, text });
-    }
-    pieces
 }
 
 // ---------------------------------------------------------------------------------
@@ -1092,6 +1192,8 @@ struct NewStyle {
     start: usize,
 }
 
+/// helm-docs' reading of the split: each kept key's description, from its head or an
+/// old-style line, and where every `# --` comment of the file goes.
 fn describe(
     file: &FileLines,
     keys: &[SimKey],
@@ -1106,114 +1208,158 @@ fn describe(
     for &line in &split.document_head {
         destinations[line] = Some(Destination::DocumentHead);
     }
-
-    // `@ignore` anywhere in a head removes the key with everything under it, and
-    // the later items of its sequence move up.
-    let mut ignored_items: HashMap<&str, Vec<usize>> = HashMap::new();
-    let mut open: Vec<usize> = Vec::new();
-    let mut ignored = vec![false; heads.len()];
-    for (index, head) in heads.iter().enumerate() {
-        let path = keys[index].path;
-        while open
-            .last()
-            .is_some_and(|&parent| !is_ancestor(keys[parent].path, path))
-        {
-            open.pop();
-        }
-        let parent_ignored = open.last().is_some_and(|&parent| ignored[parent]);
-        let own = head
-            .iter()
-            .flatten()
-            .any(|&line| file.comment_text(line).contains("@ignore"));
-        ignored[index] = parent_ignored || own;
-        if own && !parent_ignored && path.ends_with(']') {
-            if let Some((start, Segment::Index(item))) = Segments::new(path).last() {
-                ignored_items.entry(&path[..start]).or_default().push(item);
-            }
-        }
-        open.push(index);
-    }
-
+    let ignored = Ignored::find(file, keys, &heads);
     let mut descriptions = BTreeMap::new();
     for (index, head) in heads.iter().enumerate() {
-        let key = &keys[index];
-        let lines: Vec<&str> = head
-            .iter()
-            .map(|line| line.map_or("", |line| file.comment_text(line)))
-            .collect();
-        let new_style = lines.iter().any(|line| line.contains("# --")).then(|| {
-            let (parsed, start) = parse_comment(&lines);
-            NewStyle { parsed, start }
-        });
-        let markers: Vec<usize> = head
-            .iter()
-            .flatten()
-            .copied()
-            .filter(|&line| is_marker(file.comment_text(line)))
-            .collect();
-        if ignored[index] {
-            for line in markers {
+        if ignored.keys[index] {
+            for line in marker_lines(file, head) {
                 destinations[line] = Some(Destination::Ignored);
             }
             continue;
         }
-        let path = if ignored_items.is_empty() {
-            helm_docs_path(key.path)
-        } else {
-            renumbered_path(key.path, &ignored_items)
-        };
+        let path = ignored.path_of(keys[index].path);
         let old = old_style.get(&path);
-        let old_wins = old.is_some_and(|old| !old.parsed.description.is_empty());
-        let last_group = head
-            .iter()
-            .rposition(|line| line.is_some_and(|line| file.comment_text(line).starts_with("# --")))
-            .and_then(|index| head[index]);
-        for line in markers {
-            let destination = if Some(line) != last_group {
-                Destination::Superseded {
-                    by_line: last_group.unwrap_or(line),
-                }
-            } else if new_style
-                .as_ref()
-                .is_some_and(|new| !new.parsed.key.is_empty())
-            {
-                Destination::Keyed
-            } else if let (true, Some(old)) = (old_wins, old) {
-                Destination::Superseded {
-                    by_line: old.lines.start,
-                }
-            } else {
-                Destination::Key(path.clone())
-            };
-            destinations[line] = Some(destination);
-        }
-        let new_description = new_style
-            .filter(|new| new.parsed.key.is_empty())
-            .map(|new| {
-                let first = head[new.start..].iter().flatten().next().copied();
-                let last = head.iter().flatten().last().copied();
-                Description {
-                    text: new.parsed.description,
-                    lines: first.unwrap_or(0)..last.map_or(0, |last| last + 1),
-                }
-            });
-        let old_description = old.map(|old| Description {
-            text: old.parsed.description.clone(),
-            lines: old.lines.clone(),
-        });
-        let description = match (old_description, new_description) {
-            (Some(old), _) if old_wins => Some(old),
-            (_, Some(new)) => Some(new),
-            (old, None) => old,
-        };
+        let description = describe_key(file, head, &path, old, &mut destinations);
         if let Some(description) = description {
             descriptions.insert(path, description);
         }
     }
+    HelmDocs {
+        descriptions,
+        markers: markers_of(file, destinations),
+    }
+}
 
-    // A marker the split never reached is in a later document: helm-docs never
-    // reads it either.
-    let markers = destinations
+/// The keys that `@ignore` removes from helm-docs' table.
+struct Ignored<'a> {
+    /// Per key: removed, by its own head or by an ancestor's.
+    keys: Vec<bool>,
+    /// The indices of the removed items of each sequence (by the sequence's path),
+    /// in file order.
+    items: HashMap<&'a str, Vec<usize>>,
+}
+
+impl<'a> Ignored<'a> {
+    /// `@ignore` anywhere in a head removes the key with everything under it, and the
+    /// later items of its sequence move up.
+    fn find(file: &FileLines, keys: &[SimKey<'a>], heads: &[Head]) -> Self {
+        let mut items: HashMap<&str, Vec<usize>> = HashMap::new();
+        let mut open: Vec<usize> = Vec::new();
+        let mut ignored = vec![false; heads.len()];
+        for (index, head) in heads.iter().enumerate() {
+            let path = keys[index].path;
+            while open
+                .last()
+                .is_some_and(|&parent| !is_ancestor(keys[parent].path, path))
+            {
+                open.pop();
+            }
+            let parent_ignored = open.last().is_some_and(|&parent| ignored[parent]);
+            let own = head
+                .iter()
+                .flatten()
+                .any(|&line| file.comment_text(line).contains("@ignore"));
+            ignored[index] = parent_ignored || own;
+            if own && !parent_ignored && path.ends_with(']') {
+                if let Some((start, Segment::Index(item))) = Segments::new(path).last() {
+                    items.entry(&path[..start]).or_default().push(item);
+                }
+            }
+            open.push(index);
+        }
+        Ignored {
+            keys: ignored,
+            items,
+        }
+    }
+
+    /// A kept key's path in helm-docs notation, its items renumbered past the
+    /// removed ones.
+    fn path_of(&self, path: &str) -> String {
+        if self.items.is_empty() {
+            helm_docs_path(path)
+        } else {
+            renumbered_path(path, &self.items)
+        }
+    }
+}
+
+/// The lines of a head that are `# --` markers.
+fn marker_lines(file: &FileLines, head: &Head) -> Vec<usize> {
+    head.iter()
+        .flatten()
+        .copied()
+        .filter(|&line| is_marker(file.comment_text(line)))
+        .collect()
+}
+
+/// helm-docs' reading of one kept key's head (`path` in its notation) against the
+/// old-style description for the same path, if any: sets where each marker of the
+/// head goes in `destinations`, and returns the key's description.
+fn describe_key(
+    file: &FileLines,
+    head: &Head,
+    path: &str,
+    old: Option<&OldStyle>,
+    destinations: &mut [Option<Destination>],
+) -> Option<Description> {
+    let lines: Vec<&str> = head
+        .iter()
+        .map(|line| line.map_or("", |line| file.comment_text(line)))
+        .collect();
+    let new_style = lines.iter().any(|line| line.contains("# --")).then(|| {
+        let (parsed, start) = parse_comment(&lines);
+        NewStyle { parsed, start }
+    });
+    let old_wins = old.is_some_and(|old| !old.parsed.description.is_empty());
+    let last_group = head
+        .iter()
+        .rposition(|line| line.is_some_and(|line| file.comment_text(line).starts_with("# --")))
+        .and_then(|index| head[index]);
+    for line in marker_lines(file, head) {
+        let destination = if Some(line) != last_group {
+            Destination::Superseded {
+                by_line: last_group.unwrap_or(line),
+            }
+        } else if new_style
+            .as_ref()
+            .is_some_and(|new| !new.parsed.key.is_empty())
+        {
+            Destination::Keyed
+        } else if let (true, Some(old)) = (old_wins, old) {
+            Destination::Superseded {
+                by_line: old.lines.start,
+            }
+        } else {
+            Destination::Key(path.to_string())
+        };
+        destinations[line] = Some(destination);
+    }
+    let new_description = new_style
+        .filter(|new| new.parsed.key.is_empty())
+        .map(|new| {
+            let first = head[new.start..].iter().flatten().next().copied();
+            let last = head.iter().flatten().last().copied();
+            Description {
+                text: new.parsed.description,
+                lines: first.unwrap_or(0)..last.map_or(0, |last| last + 1),
+            }
+        });
+    let old_description = old.map(|old| Description {
+        text: old.parsed.description.clone(),
+        lines: old.lines.clone(),
+    });
+    match (old_description, new_description) {
+        (Some(old), _) if old_wins => Some(old),
+        (_, Some(new)) => Some(new),
+        (old, None) => old,
+    }
+}
+
+/// Every `# --` comment of the file with where it went. A marker the split never
+/// reached is in a later document: helm-docs never reads it either.
+fn markers_of(file: &FileLines, destinations: Vec<Option<Destination>>) -> Vec<Marker> {
+    destinations
         .into_iter()
         .enumerate()
         .filter(|&(line, _)| {
@@ -1226,11 +1372,7 @@ fn describe(
                 _ => Destination::LineComment,
             },
         })
-        .collect();
-    HelmDocs {
-        descriptions,
-        markers,
-    }
+        .collect()
 }
 
 /// Whether `ancestor` is the path of a collection that holds `path`.

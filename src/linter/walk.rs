@@ -62,17 +62,7 @@ pub fn files(resolver: &Resolver, inputs: &[PathBuf]) -> Walked {
     let mut unreadable: Vec<(PathBuf, String)> = Vec::new();
     // What the run covers: outside a repository, the pins of the files are read from
     // here (`stale-version-reference`), not from the working directory.
-    let folders: Vec<PathBuf> = inputs
-        .iter()
-        .map(|input| absolute(input))
-        .map(|path| {
-            if path.is_dir() {
-                path
-            } else {
-                path.parent().map(Path::to_path_buf).unwrap_or(path)
-            }
-        })
-        .collect();
+    let folders = input_folders(inputs);
     if let Some(first) = folders.first() {
         let covered = folders
             .iter()
@@ -130,22 +120,7 @@ pub fn files(resolver: &Resolver, inputs: &[PathBuf]) -> Walked {
         config_errors,
     } = collected;
     walked.bad_inputs.extend(config_errors);
-    // Output paths: relative to the one configuration's folder, or to the folder
-    // above all of them.
-    // (and to a file's own folder when `--config` names a file it is not below).
-    let mut roots = found.iter().map(|(path, Resolved { config, .. }, _)| {
-        if path.starts_with(&config.root) {
-            config.root.as_path()
-        } else {
-            path.parent().unwrap_or(path)
-        }
-    });
-    walked.root = match roots.next() {
-        Some(first) => roots.fold(first.to_path_buf(), |common, root| {
-            common_ancestor(&common, root)
-        }),
-        None => resolver.fallback_root().to_path_buf(),
-    };
+    walked.root = output_root(resolver, &found);
     let root = walked.root.clone();
     walked.unreadable = unreadable
         .into_iter()
@@ -168,6 +143,40 @@ pub fn files(resolver: &Resolver, inputs: &[PathBuf]) -> Walked {
         .par_sort_by(|a, b| a.display.cmp(&b.display).then(a.absolute.cmp(&b.absolute)));
     walked.files.dedup_by(|a, b| a.absolute == b.absolute);
     walked
+}
+
+/// What the run covers: each input folder, and the folder of each input file.
+fn input_folders(inputs: &[PathBuf]) -> Vec<PathBuf> {
+    inputs
+        .iter()
+        .map(|input| absolute(input))
+        .map(|path| {
+            if path.is_dir() {
+                path
+            } else {
+                path.parent().map(Path::to_path_buf).unwrap_or(path)
+            }
+        })
+        .collect()
+}
+
+/// The folder output paths are relative to: the one configuration's folder, or the
+/// folder above all of them (and a file's own folder when `--config` names a file
+/// it is not below); the resolver's fallback when nothing was found.
+fn output_root(resolver: &Resolver, found: &[(PathBuf, Resolved, PathBuf)]) -> PathBuf {
+    let mut roots = found.iter().map(|(path, Resolved { config, .. }, _)| {
+        if path.starts_with(&config.root) {
+            config.root.as_path()
+        } else {
+            path.parent().unwrap_or(path)
+        }
+    });
+    match roots.next() {
+        Some(first) => roots.fold(first.to_path_buf(), |common, root| {
+            common_ancestor(&common, root)
+        }),
+        None => resolver.fallback_root().to_path_buf(),
+    }
 }
 
 /// What one input holds: a folder's listing, the input itself when it is a file

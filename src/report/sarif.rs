@@ -7,7 +7,7 @@
 
 use serde::Serialize;
 
-use crate::diagnostic::Severity;
+use crate::diagnostic::{Diagnostic, Severity};
 use crate::linter::check::CheckReport;
 use crate::report::json::region;
 use crate::rules::{Level, RULES};
@@ -173,7 +173,53 @@ struct Region {
 /// One run with every rule described and every finding located, paths relative to
 /// `base` (the repository's top level).
 pub fn render(report: &CheckReport, base: &std::path::Path) -> String {
-    let rules = RULES
+    let results = report
+        .diagnostics
+        .iter()
+        .map(|diagnostic| result_of(report, diagnostic, base))
+        .collect();
+    let root_uri = format!(
+        "file://{}/",
+        percent_encoded(base.to_string_lossy().trim_end_matches('/'))
+    );
+    let notifications = report
+        .failures_beyond_findings()
+        .into_iter()
+        .map(|failure| notification_of(failure, base))
+        .collect();
+    let log = Log {
+        schema: "https://json.schemastore.org/sarif-2.1.0.json",
+        version: "2.1.0",
+        runs: vec![Run {
+            tool: Tool {
+                driver: Driver {
+                    name: "tether",
+                    version: env!("CARGO_PKG_VERSION"),
+                    semantic_version: env!("CARGO_PKG_VERSION"),
+                    information_uri: INFORMATION_URI,
+                    rules: rule_descriptors(),
+                },
+            },
+            invocations: vec![Invocation {
+                execution_successful: report.failures.is_empty(),
+                tool_execution_notifications: notifications,
+            }],
+            column_kind: "unicodeCodePoints",
+            original_uri_base_ids: OriginalUriBaseIds {
+                source_root: ArtifactLocation {
+                    uri: root_uri,
+                    uri_base_id: None,
+                },
+            },
+            results,
+        }],
+    };
+    serde_json::to_string_pretty(&log).unwrap_or_default() + "\n"
+}
+
+/// Every registered rule, described with its documentation and default level.
+fn rule_descriptors() -> Vec<ReportingDescriptor> {
+    RULES
         .iter()
         .map(|registered| ReportingDescriptor {
             id: registered.rule.name(),
@@ -195,116 +241,85 @@ pub fn render(report: &CheckReport, base: &std::path::Path) -> String {
                 },
             },
         })
-        .collect();
-    let results = report
-        .diagnostics
-        .iter()
-        .map(|diagnostic| {
-            let (line, column, end_line, end_column) = region(report, diagnostic);
-            let path = report.path_from(diagnostic, base);
-            let line_text = report
-                .sources
-                .get(&diagnostic.path)
-                .filter(|source| line <= source.line_count() && line > 0)
-                .map_or("", |source| source.line_text(line - 1).trim());
-            let fingerprint = xxhash_rust::xxh3::xxh3_64(
-                format!("{}\0{path}\0{line_text}", diagnostic.rule).as_bytes(),
-            );
-            SarifResult {
-                rule_id: diagnostic.rule.name(),
-                rule_index: RULES
-                    .iter()
-                    .position(|registered| registered.id == diagnostic.rule),
-                level: match diagnostic.severity {
-                    Severity::Error => "error",
-                    Severity::Warning => "warning",
+        .collect()
+}
+
+/// One finding, located relative to `base`, with a fingerprint that survives
+/// unrelated lines moving.
+fn result_of<'a>(
+    report: &CheckReport,
+    diagnostic: &'a Diagnostic,
+    base: &std::path::Path,
+) -> SarifResult<'a> {
+    let (line, column, end_line, end_column) = region(report, diagnostic);
+    let path = report.path_from(diagnostic, base);
+    let line_text = report
+        .sources
+        .get(&diagnostic.path)
+        .filter(|source| line <= source.line_count() && line > 0)
+        .map_or("", |source| source.line_text(line - 1).trim());
+    let fingerprint =
+        xxhash_rust::xxh3::xxh3_64(format!("{}\0{path}\0{line_text}", diagnostic.rule).as_bytes());
+    SarifResult {
+        rule_id: diagnostic.rule.name(),
+        rule_index: RULES
+            .iter()
+            .position(|registered| registered.id == diagnostic.rule),
+        level: match diagnostic.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        },
+        message: Text {
+            text: diagnostic.message_with_help(),
+        },
+        locations: vec![Location {
+            physical_location: PhysicalLocation {
+                artifact_location: ArtifactLocation {
+                    uri: percent_encoded(&path),
+                    uri_base_id: Some("%SRCROOT%"),
                 },
-                message: Text {
-                    text: diagnostic.message_with_help(),
-                },
-                locations: vec![Location {
-                    physical_location: PhysicalLocation {
-                        artifact_location: ArtifactLocation {
-                            uri: percent_encoded(&path),
-                            uri_base_id: Some("%SRCROOT%"),
-                        },
-                        region: Region {
-                            start_line: line,
-                            start_column: column,
-                            end_line,
-                            end_column,
-                        },
-                    },
-                }],
-                partial_fingerprints: Fingerprints {
-                    tether: format!("{fingerprint:016x}"),
-                },
-            }
-        })
-        .collect();
-    let root_uri = format!(
-        "file://{}/",
-        percent_encoded(base.to_string_lossy().trim_end_matches('/'))
-    );
-    let notifications = report
-        .failures_beyond_findings()
-        .into_iter()
-        .map(
-            |failure| match crate::report::failure::failure_location(failure, base) {
-                Some((path, line, column, message)) => Notification {
-                    level: "error",
-                    message: Text { text: message },
-                    locations: vec![NotificationLocation {
-                        physical_location: NotificationPlace {
-                            artifact_location: ArtifactLocation {
-                                uri: percent_encoded(&path),
-                                uri_base_id: Some("%SRCROOT%"),
-                            },
-                            region: StartRegion {
-                                start_line: line,
-                                start_column: column,
-                            },
-                        },
-                    }],
-                },
-                None => Notification {
-                    level: "error",
-                    message: Text {
-                        text: failure.clone(),
-                    },
-                    locations: Vec::new(),
+                region: Region {
+                    start_line: line,
+                    start_column: column,
+                    end_line,
+                    end_column,
                 },
             },
-        )
-        .collect();
-    let log = Log {
-        schema: "https://json.schemastore.org/sarif-2.1.0.json",
-        version: "2.1.0",
-        runs: vec![Run {
-            tool: Tool {
-                driver: Driver {
-                    name: "tether",
-                    version: env!("CARGO_PKG_VERSION"),
-                    semantic_version: env!("CARGO_PKG_VERSION"),
-                    information_uri: INFORMATION_URI,
-                    rules,
-                },
-            },
-            invocations: vec![Invocation {
-                execution_successful: report.failures.is_empty(),
-                tool_execution_notifications: notifications,
-            }],
-            column_kind: "unicodeCodePoints",
-            original_uri_base_ids: OriginalUriBaseIds {
-                source_root: ArtifactLocation {
-                    uri: root_uri,
-                    uri_base_id: None,
-                },
-            },
-            results,
         }],
-    };
-    serde_json::to_string_pretty(&log).unwrap_or_default() + "\n"
+        partial_fingerprints: Fingerprints {
+            tether: format!("{fingerprint:016x}"),
+        },
+    }
+}
+
+/// A failure of the run as a tool execution notification, located where it names a
+/// file and line.
+fn notification_of(failure: &str, base: &std::path::Path) -> Notification {
+    match crate::report::failure::failure_location(failure, base) {
+        Some((path, line, column, message)) => Notification {
+            level: "error",
+            message: Text { text: message },
+            locations: vec![NotificationLocation {
+                physical_location: NotificationPlace {
+                    artifact_location: ArtifactLocation {
+                        uri: percent_encoded(&path),
+                        uri_base_id: Some("%SRCROOT%"),
+                    },
+                    region: StartRegion {
+                        start_line: line,
+                        start_column: column,
+                    },
+                },
+            }],
+        },
+        None => Notification {
+            level: "error",
+            message: Text {
+                text: failure.to_string(),
+            },
+            locations: Vec::new(),
+        },
+    }
 }
 
 /// A path as a URI path (RFC 3986): every byte but unreserved characters and `/`

@@ -1,6 +1,6 @@
 //! `comment-indentation`: comment lines indented like the content around them.
 
-use super::rule::{declare_rule, FileContext, NoOptions, Reporter, Rule};
+use super::rule::{declare_rule, CommentInfo, FileContext, NoOptions, Reporter, Rule};
 use crate::diagnostic::{Edit, Fix};
 use crate::lines::{code_before_comment, count_spaces};
 use crate::yaml::model::CommentStyle;
@@ -75,20 +75,74 @@ impl Rule for CommentIndentation {
             .directive_lines
             .len()
             .max(context.source.line_count());
-        // Per line (a few bytes each: a file may hold millions of lines): the comment
-        // alone on it, if any (`NONE` else).
-        const NONE: u32 = u32::MAX;
-        let mut comment_index: Vec<u32> = vec![NONE; line_count];
-        // Lines that continue a trailing comment: comment lines right below a line
-        // with an inline comment, their `#` under its `#`.
+        let comments = CommentLines::new(context.comments, line_count);
+        let shape: Vec<LineShape> = (0..line_count)
+            .map(|line| line_shape(context, line, comments.column(line).is_some()))
+            .collect();
+        let next_indent = next_indents(&shape);
+        let mut open = OpenBlocks::default();
+        for line in 0..line_count {
+            match shape[line] {
+                LineShape::Content {
+                    indent,
+                    opens,
+                    inner,
+                } => open.content(indent as usize, inner as usize, opens),
+                LineShape::DocumentMarker => open.document_marker(),
+                LineShape::Blank => open.blank(),
+                LineShape::Other => {}
+                LineShape::Comment if comments.continues_trailing[line] => {}
+                LineShape::Comment => {
+                    let column = comments.column(line).unwrap_or(0);
+                    let next = next_indent[line] as usize;
+                    if !open.allows(column, next) && !directive_next_to(context, line, column) {
+                        let comment = comments.on(line);
+                        reporter
+                            .report(
+                                comment.span.start..comment.span.start + 1,
+                                format!(
+                                    "comment not indented like the content around it: column {}, expected {}",
+                                    column + 1,
+                                    open.expected(next)
+                                ),
+                            )
+                            .with_help("indent the comment like the key it documents")
+                            .with_fix(Fix::safe(comments.fix(context, line, column, next)));
+                    }
+                    // The next comment of the run may line up with this one.
+                    open.comment(column);
+                }
+            }
+        }
+    }
+}
+
+/// The comments alone on their lines, by line.
+struct CommentLines<'a> {
+    comments: &'a [CommentInfo],
+    /// Per line (a few bytes each: a file may hold millions of lines): the index of
+    /// the comment alone on it, if any (`NONE` else).
+    index: Vec<u32>,
+    /// Lines that continue a trailing comment: comment lines right below a line
+    /// with an inline comment, their `#` under its `#`.
+    continues_trailing: Vec<bool>,
+}
+
+impl<'a> CommentLines<'a> {
+    /// No comment on the line.
+    const NONE: u32 = u32::MAX;
+
+    /// Indexes the YAML comments of a file of `line_count` lines.
+    fn new(comments: &'a [CommentInfo], line_count: usize) -> Self {
+        let mut index: Vec<u32> = vec![Self::NONE; line_count];
         let mut continues_trailing = vec![false; line_count];
         let mut trailing_indent: Vec<Option<u32>> = vec![None; line_count];
-        for (index, comment) in context.comments.iter().enumerate() {
+        for (position, comment) in comments.iter().enumerate() {
             if comment.style != CommentStyle::Yaml || comment.line >= line_count {
                 continue;
             }
             if comment.own_line {
-                comment_index[comment.line] = u32::try_from(index).unwrap_or(NONE);
+                index[comment.line] = u32::try_from(position).unwrap_or(Self::NONE);
                 let above = comment
                     .line
                     .checked_sub(1)
@@ -101,120 +155,145 @@ impl Rule for CommentIndentation {
                 trailing_indent[comment.line] = u32::try_from(comment.column).ok();
             }
         }
-        let comment_at = |line: usize| -> Option<usize> {
-            let index = *comment_index.get(line)?;
-            (index != NONE).then(|| context.comments[index as usize].column)
-        };
-        let shape: Vec<LineShape> = (0..line_count)
-            .map(|line| line_shape(context, line, comment_at(line).is_some()))
-            .collect();
-        // Indentation of the next content line below each line, 0 at a document's end.
-        let mut next_indent: Vec<u32> = vec![0; line_count];
-        let mut next = 0;
-        for line in (0..line_count).rev() {
-            next_indent[line] = u32::try_from(next).unwrap_or(u32::MAX);
-            match shape[line] {
-                LineShape::Content { indent, .. } => next = indent as usize,
-                LineShape::DocumentMarker => next = 0,
-                _ => {}
-            }
+        CommentLines {
+            comments,
+            index,
+            continues_trailing,
         }
+    }
 
-        let mut levels: Vec<usize> = Vec::new();
-        let mut opens_block = false;
-        let mut comment_above: Option<usize> = None;
-        // The columns of the comment lines of the current run, so a line may come
-        // back to a column the run used (a deeper example line inside a run does not
-        // make the next line wrong).
-        // A set: a run of thousands of lines at a few columns must not compare each
-        // line with every line above it.
-        let mut run_columns: std::collections::HashSet<usize> = Default::default();
-        for line in 0..line_count {
-            match shape[line] {
-                LineShape::Content {
-                    indent,
-                    opens,
-                    inner,
-                } => {
-                    let (indent, inner) = (indent as usize, inner as usize);
-                    while levels.last().is_some_and(|&top| top > indent) {
-                        levels.pop();
-                    }
-                    if levels.last().is_none_or(|&top| top < indent) {
-                        levels.push(indent);
-                    }
-                    // `- key: value` opens a mapping at the key's column too.
-                    if inner > indent {
-                        levels.push(inner);
-                    }
-                    opens_block = opens;
-                    comment_above = None;
-                    run_columns = Default::default();
-                }
-                LineShape::DocumentMarker => {
-                    levels.clear();
-                    opens_block = false;
-                    comment_above = None;
-                    run_columns = Default::default();
-                }
-                LineShape::Blank => {
-                    comment_above = None;
-                    run_columns = Default::default();
-                }
-                LineShape::Other => {}
-                LineShape::Comment if continues_trailing[line] => {}
-                LineShape::Comment => {
-                    let column = comment_at(line).unwrap_or(0);
-                    let next = next_indent[line] as usize;
-                    let previous = levels.last().copied().unwrap_or(0);
-                    // In a run, an open block's level may follow only outwards (a
-                    // comment at column 0 closes the blocks deeper than it), and
-                    // commented-out content only inwards.
-                    let outwards = comment_above.is_none_or(|above| column <= above);
-                    let inwards = comment_above.is_none_or(|above| column >= above);
-                    let allowed = column == next
-                        || run_columns.contains(&column)
-                        || (outwards && column >= next && levels.contains(&column))
-                        || (inwards && opens_block && column > previous && next <= previous)
-                        || directive_next_to(context, line, column);
-                    if !allowed {
-                        let comment = &context.comments[comment_index[line] as usize];
-                        let expected = if previous > next && comment_above.is_none() {
-                            format!("column {} or {}", next + 1, previous + 1)
-                        } else {
-                            format!("column {}", next + 1)
-                        };
-                        // The fix moves the comment to the next content line's column,
-                        // with the comment lines directly below it at the same column
-                        // (a run written at the wrong column moves as one).
-                        let mut edits = Vec::new();
-                        let mut below = line;
-                        while below < line_count
-                            && (below == line
-                                || (comment_at(below) == Some(column)
-                                    && !continues_trailing[below]))
-                        {
-                            let start = context.source.content_start(below);
-                            edits.push(Edit::replace(start..start + column, " ".repeat(next)));
-                            below += 1;
-                        }
-                        reporter
-                            .report(
-                                comment.span.start..comment.span.start + 1,
-                                format!(
-                                    "comment not indented like the content around it: column {}, expected {expected}",
-                                    column + 1
-                                ),
-                            )
-                            .with_help("indent the comment like the key it documents")
-                            .with_fix(Fix::safe(edits));
-                    }
-                    // The next comment of the run may line up with this one.
-                    comment_above = Some(column);
-                    run_columns.insert(column);
-                }
-            }
+    /// The column of the comment alone on `line`, if any.
+    fn column(&self, line: usize) -> Option<usize> {
+        let index = *self.index.get(line)?;
+        (index != Self::NONE).then(|| self.comments[index as usize].column)
+    }
+
+    /// The comment alone on `line`, which has one.
+    fn on(&self, line: usize) -> &'a CommentInfo {
+        &self.comments[self.index[line] as usize]
+    }
+
+    /// The fix of the comment on `line` at `column`: it moves to `next`, the next
+    /// content line's column, with the comment lines directly below it at the same
+    /// column (a run written at the wrong column moves as one).
+    fn fix(&self, context: &FileContext, line: usize, column: usize, next: usize) -> Vec<Edit> {
+        let mut edits = Vec::new();
+        let mut below = line;
+        while below < self.index.len()
+            && (below == line
+                || (self.column(below) == Some(column) && !self.continues_trailing[below]))
+        {
+            let start = context.source.content_start(below);
+            edits.push(Edit::replace(start..start + column, " ".repeat(next)));
+            below += 1;
         }
+        edits
+    }
+}
+
+/// Per line: the indentation of the next content line below it, 0 at a document's
+/// end.
+fn next_indents(shape: &[LineShape]) -> Vec<u32> {
+    let mut next_indent: Vec<u32> = vec![0; shape.len()];
+    let mut next = 0;
+    for line in (0..shape.len()).rev() {
+        next_indent[line] = u32::try_from(next).unwrap_or(u32::MAX);
+        match shape[line] {
+            LineShape::Content { indent, .. } => next = indent as usize,
+            LineShape::DocumentMarker => next = 0,
+            _ => {}
+        }
+    }
+    next_indent
+}
+
+/// What a comment line's indentation is compared with: the blocks still open above
+/// it, and the run of comment lines it is in.
+#[derive(Default)]
+struct OpenBlocks {
+    /// The columns of the open blocks, outermost first.
+    levels: Vec<usize>,
+    /// The last content line ends with a key with no value, or an empty one.
+    opens_block: bool,
+    /// The column of the comment line directly above, in the run.
+    comment_above: Option<usize>,
+    /// The columns of the comment lines of the current run, so a line may come
+    /// back to a column the run used (a deeper example line inside a run does not
+    /// make the next line wrong).
+    /// A set: a run of thousands of lines at a few columns must not compare each
+    /// line with every line above it.
+    run_columns: std::collections::HashSet<usize>,
+}
+
+impl OpenBlocks {
+    /// A content line at `indent` (its key after the dashes of items at `inner`)
+    /// closes the blocks deeper than it and opens its own; it ends the run.
+    fn content(&mut self, indent: usize, inner: usize, opens: bool) {
+        let levels = &mut self.levels;
+        while levels.last().is_some_and(|&top| top > indent) {
+            levels.pop();
+        }
+        if levels.last().is_none_or(|&top| top < indent) {
+            levels.push(indent);
+        }
+        // `- key: value` opens a mapping at the key's column too.
+        if inner > indent {
+            levels.push(inner);
+        }
+        self.opens_block = opens;
+        self.comment_above = None;
+        self.run_columns = Default::default();
+    }
+
+    /// A document marker closes every block and ends the run.
+    fn document_marker(&mut self) {
+        self.levels.clear();
+        self.opens_block = false;
+        self.comment_above = None;
+        self.run_columns = Default::default();
+    }
+
+    /// A blank line ends the run.
+    fn blank(&mut self) {
+        self.comment_above = None;
+        self.run_columns = Default::default();
+    }
+
+    /// Whether a comment line may sit at `column` when the next content line is at
+    /// `next`: like it, like a line of its run, like an open block, or deeper than
+    /// the content above as its commented-out content.
+    fn allows(&self, column: usize, next: usize) -> bool {
+        let previous = self.previous();
+        // In a run, an open block's level may follow only outwards (a
+        // comment at column 0 closes the blocks deeper than it), and
+        // commented-out content only inwards.
+        let outwards = self.comment_above.is_none_or(|above| column <= above);
+        let inwards = self.comment_above.is_none_or(|above| column >= above);
+        column == next
+            || self.run_columns.contains(&column)
+            || (outwards && column >= next && self.levels.contains(&column))
+            || (inwards && self.opens_block && column > previous && next <= previous)
+    }
+
+    /// The columns a misplaced comment line is told to use, 1-based.
+    fn expected(&self, next: usize) -> String {
+        let previous = self.previous();
+        if previous > next && self.comment_above.is_none() {
+            format!("column {} or {}", next + 1, previous + 1)
+        } else {
+            format!("column {}", next + 1)
+        }
+    }
+
+    /// The innermost open block's column, 0 when none is open.
+    fn previous(&self) -> usize {
+        self.levels.last().copied().unwrap_or(0)
+    }
+
+    /// A comment line at `column`: the next line of the run may line up with it.
+    fn comment(&mut self, column: usize) {
+        self.comment_above = Some(column);
+        self.run_columns.insert(column);
     }
 }
 

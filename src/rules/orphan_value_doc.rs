@@ -110,8 +110,46 @@ fn report_helm_docs(context: &FileContext, model: &FileModel, reporter: &mut Rep
     if docs.markers.is_empty() {
         return;
     }
-    // Which comment every comment line belongs to, and the key it documents there.
-    let mut owners: HashMap<usize, (Option<&Key>, &Comment)> = HashMap::new();
+    let (owners, keys) = comment_owners(model);
+    for marker in &docs.markers {
+        let Some(&(key, comment)) = owners.get(&marker.line) else {
+            continue;
+        };
+        let site = MarkerSite {
+            marker,
+            comment,
+            written_for: key.map(|key| helm_docs::helm_docs_path(&key.path)),
+            group: marker_group(comment, marker.line),
+            commented_keys: commented_keys(comment, marker.line),
+        };
+        let index = marker.line - comment.line;
+        let span = comment
+            .spans
+            .get(index)
+            .or(comment.spans.first())
+            .cloned()
+            .unwrap_or(0..0);
+        let Some(message) = site.message(context, &docs, &keys) else {
+            continue;
+        };
+        let help = match &marker.destination {
+            Destination::Keyed => "write ` -- ` once, after `#`",
+            Destination::Key(_) => "end the commented-out block with a blank line and give the key below its own `# --`, or remove the description",
+            Destination::Superseded { .. } => "merge the two descriptions into one `# --` block",
+            _ => "put the description directly above its key, with no blank line between",
+        };
+        reporter.report(span, message).with_help(help);
+    }
+}
+
+/// Per comment line: the comment it belongs to, and the key that comment documents.
+type Owners<'a> = HashMap<usize, (Option<&'a Key>, &'a Comment)>;
+
+/// Which comment every comment line of the model belongs to, and the key it
+/// documents there (leading comments; free comments document none), with every key
+/// in file order.
+fn comment_owners(model: &FileModel) -> (Owners<'_>, Vec<&Key>) {
+    let mut owners = Owners::new();
     let mut keys: Vec<&Key> = Vec::new();
     for document in &model.documents {
         for key in &document.keys {
@@ -130,112 +168,145 @@ fn report_helm_docs(context: &FileContext, model: &FileModel, reporter: &mut Rep
             }
         }
     }
-    for marker in &docs.markers {
-        let Some(&(key, comment)) = owners.get(&marker.line) else {
-            continue;
-        };
-        let written_for = key.map(|key| helm_docs::helm_docs_path(&key.path));
-        let group = marker_group(comment, marker.line);
-        // A description of a commented-out key (`# -- Port` / `# port: 80`): helm-docs
-        // losing it is expected, giving it to a real key is not.
-        let commented_keys: Vec<String> = comment
-            .text
-            .lines()
-            .skip(marker.line - comment.line + 1)
-            .map(str::trim_end)
-            .filter(|line| !line.starts_with("- ") && is_commented_out_key(line))
-            .map(|line| line.split(':').next().unwrap_or(line).to_string())
-            .collect();
+    (owners, keys)
+}
+
+/// The keys commented out below the marker on `line` in its comment, items left
+/// out: of a description of a commented-out key (`# -- Port` / `# port: 80`),
+/// helm-docs losing it is expected, giving it to a real key is not.
+fn commented_keys(comment: &Comment, line: usize) -> Vec<String> {
+    comment
+        .text
+        .lines()
+        .skip(line - comment.line + 1)
+        .map(str::trim_end)
+        .filter(|line| !line.starts_with("- ") && is_commented_out_key(line))
+        .map(|line| line.split(':').next().unwrap_or(line).to_string())
+        .collect()
+}
+
+/// A `# --` marker with what tether's model says of it.
+struct MarkerSite<'a> {
+    marker: &'a helm_docs::Marker,
+    /// The comment that holds it.
+    comment: &'a Comment,
+    /// The key the comment documents in the model, in helm-docs notation.
+    written_for: Option<String>,
+    /// Its lines up to the next `-- ` line ([`marker_group`]).
+    group: Vec<&'a str>,
+    /// The keys commented out below it ([`commented_keys`]).
+    commented_keys: Vec<String>,
+}
+
+impl MarkerSite<'_> {
+    /// What to say of where helm-docs sends the marker; `None` when that is where it
+    /// was written for, or where losing it is expected.
+    fn message(
+        &self,
+        context: &FileContext,
+        docs: &helm_docs::HelmDocs,
+        keys: &[&Key],
+    ) -> Option<String> {
+        match &self.marker.destination {
+            Destination::Key(shown_for) => self.given_to(shown_for, keys),
+            Destination::Superseded { by_line } => self.superseded(context, *by_line),
+            Destination::Foot | Destination::DocumentHead => self.dropped(docs, keys),
+            Destination::Keyed => Some(
+                "helm-docs reads the text before the second ` -- ` on this line as a key path and drops the description"
+                    .to_string(),
+            ),
+            Destination::LineComment | Destination::Ignored => None,
+        }
+    }
+
+    /// The marker's description goes to the key `shown_for`: said when that is not
+    /// the key it was written for.
+    fn given_to(&self, shown_for: &str, keys: &[&Key]) -> Option<String> {
+        if self.written_for.as_deref() == Some(shown_for) {
+            return None;
+        }
         // The commented-out key the description names: not an example of the value of
         // the key below (`# -- Annotations` / `# team: web` / `annotations: {}`).
-        let description = group.first().copied().unwrap_or("");
-        let named = commented_keys.iter().find(|name| names(description, name));
-        let index = marker.line - comment.line;
-        let span = comment
-            .spans
-            .get(index)
-            .or(comment.spans.first())
-            .cloned()
-            .unwrap_or(0..0);
-        let message = match &marker.destination {
-            Destination::Key(shown_for) => {
-                if written_for.as_ref() == Some(shown_for) {
-                    continue;
+        let description = self.group.first().copied().unwrap_or("");
+        let named = self
+            .commented_keys
+            .iter()
+            .find(|name| names(description, name));
+        let last_segment = shown_for.rsplit('.').next().unwrap_or(shown_for);
+        match (named, &self.written_for) {
+            (Some(name), _) if name != last_segment => Some(format!(
+                "helm-docs gives this description of the commented-out `{name}` to `{shown_for}`: the README will show it for that key"
+            )),
+            (_, Some(below)) => Some(format!(
+                "helm-docs gives this description to `{shown_for}`, not to `{below}` below it"
+            )),
+            (_, None) => {
+                // Indented deeper than the key below and followed by
+                // commented-out YAML: an example in the value of the key above,
+                // which helm-docs still gives to the key below. (A description
+                // that is only indented too deep is meant for the key below.)
+                let comment = self.comment;
+                let next = keys.iter().find(|key| key.line > comment.end_line);
+                let example = self
+                    .group
+                    .iter()
+                    .skip(1)
+                    .any(|line| is_commented_out_key(line.trim_end()));
+                if !example || next.is_none_or(|next| next.column >= comment.column) {
+                    return None;
                 }
-                let last_segment = shown_for.rsplit('.').next().unwrap_or(shown_for);
-                match (named, &written_for) {
-                    (Some(name), _) if name != last_segment => format!(
-                        "helm-docs gives this description of the commented-out `{name}` to `{shown_for}`: the README will show it for that key"
-                    ),
-                    (_, Some(below)) => format!(
-                        "helm-docs gives this description to `{shown_for}`, not to `{below}` below it"
-                    ),
-                    (_, None) => {
-                        // Indented deeper than the key below and followed by
-                        // commented-out YAML: an example in the value of the key above,
-                        // which helm-docs still gives to the key below. (A description
-                        // that is only indented too deep is meant for the key below.)
-                        let next = keys.iter().find(|key| key.line > comment.end_line);
-                        let example = group
-                            .iter()
-                            .skip(1)
-                            .any(|line| is_commented_out_key(line.trim_end()));
-                        if !example || next.is_none_or(|next| next.column >= comment.column) {
-                            continue;
-                        }
-                        format!(
-                            "helm-docs gives this description, indented under the key above, to `{shown_for}` below it: the README will show it for that key"
-                        )
-                    }
-                }
+                Some(format!(
+                    "helm-docs gives this description, indented under the key above, to `{shown_for}` below it: the README will show it for that key"
+                ))
             }
-            Destination::Superseded { by_line } => match (commented_keys.is_empty(), &written_for) {
-                (true, Some(below)) => format!(
-                    "helm-docs starts another description at line {} (`{}`) and keeps only the last one above `{below}`: it drops this one",
-                    by_line + 1,
-                    context.line_text(*by_line).trim()
-                ),
-                _ => continue,
-            },
-            Destination::Foot | Destination::DocumentHead => {
-                if !commented_keys.is_empty() {
-                    continue;
+        }
+    }
+
+    /// Another description (a later `# --` group above the same key, or an old-style
+    /// line, on `by_line`) replaces the marker's: said unless the marker describes a
+    /// commented-out key, or its comment documents no key.
+    fn superseded(&self, context: &FileContext, by_line: usize) -> Option<String> {
+        match (self.commented_keys.is_empty(), &self.written_for) {
+            (true, Some(below)) => Some(format!(
+                "helm-docs starts another description at line {} (`{}`) and keeps only the last one above `{below}`: it drops this one",
+                by_line + 1,
+                context.line_text(by_line).trim()
+            )),
+            _ => None,
+        }
+    }
+
+    /// helm-docs loses the marker's description, as a foot or the document's head
+    /// comment: said unless it describes a commented-out key, or is deeper than the
+    /// key below or that key has a description of its own.
+    fn dropped(&self, docs: &helm_docs::HelmDocs, keys: &[&Key]) -> Option<String> {
+        if !self.commented_keys.is_empty() {
+            return None;
+        }
+        let why = if self.marker.destination == Destination::DocumentHead {
+            "above the first key, a blank line makes it a comment of the whole document"
+        } else {
+            "yaml.v3 reads it as the closing comment of the content above it"
+        };
+        match &self.written_for {
+            Some(below) => Some(format!(
+                "helm-docs drops this description of `{below}`: {why}"
+            )),
+            None => {
+                // Only a description at the level of the key below was
+                // written for it; a deeper one is commented-out content.
+                let comment = self.comment;
+                let next = keys.iter().find(|key| key.line > comment.end_line);
+                let next = next.filter(|next| next.column == comment.column)?;
+                let next_path = helm_docs::helm_docs_path(&next.path);
+                if docs.descriptions.contains_key(&next_path) {
+                    return None;
                 }
-                let why = if marker.destination == Destination::DocumentHead {
-                    "above the first key, a blank line makes it a comment of the whole document"
-                } else {
-                    "yaml.v3 reads it as the closing comment of the content above it"
-                };
-                match &written_for {
-                    Some(below) => format!("helm-docs drops this description of `{below}`: {why}"),
-                    None => {
-                        // Only a description at the level of the key below was
-                        // written for it; a deeper one is commented-out content.
-                        let next = keys.iter().find(|key| key.line > comment.end_line);
-                        let Some(next) = next.filter(|next| next.column == comment.column)
-                        else {
-                            continue;
-                        };
-                        let next_path = helm_docs::helm_docs_path(&next.path);
-                        if docs.descriptions.contains_key(&next_path) {
-                            continue;
-                        }
-                        format!(
-                            "helm-docs drops this description ({why}), so `{next_path}` below it gets none"
-                        )
-                    }
-                }
+                Some(format!(
+                    "helm-docs drops this description ({why}), so `{next_path}` below it gets none"
+                ))
             }
-            Destination::Keyed => "helm-docs reads the text before the second ` -- ` on this line as a key path and drops the description".to_string(),
-            Destination::LineComment | Destination::Ignored => continue,
-        };
-        let help = match &marker.destination {
-            Destination::Keyed => "write ` -- ` once, after `#`",
-            Destination::Key(_) => "end the commented-out block with a blank line and give the key below its own `# --`, or remove the description",
-            Destination::Superseded { .. } => "merge the two descriptions into one `# --` block",
-            _ => "put the description directly above its key, with no blank line between",
-        };
-        reporter.report(span, message).with_help(help);
+        }
     }
 }
 

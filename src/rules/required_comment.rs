@@ -2,7 +2,7 @@
 
 use super::options::{PlacementSetting, Require};
 use super::rule::{declare_rule, FileContext, NoOptions, Reporter, Rule};
-use crate::yaml::model::{Document, Key};
+use crate::yaml::model::{Attached, Document, Key};
 
 declare_rule! {
     /// ## What it does
@@ -120,6 +120,8 @@ fn missing_key(context: &FileContext, require: &Require, reporter: &mut Reporter
         );
 }
 
+/// Checks one key a `[[require]]` entry covers: it has a comment where the entry
+/// accepts one, and the comment matches the entry's `matches`.
 fn check_key(
     context: &FileContext,
     require: &Require,
@@ -134,71 +136,11 @@ fn check_key(
         .filter(|attached| require.placement.accepts(attached.placement))
         .collect();
     if accepted.is_empty() {
-        if let Some(misplaced) = key.comments.first() {
-            let (now, must) = (misplaced.placement, require.placement);
-            let comment = &misplaced.comment;
-            let range = comment.spans[0].start..comment.spans[comment.spans.len() - 1].end;
-            let help = match must {
-                PlacementSetting::Trailing => format!(
-                    "move it to the end of line {}: `{}  # …`",
-                    key.line + 1,
-                    context.line_text(key.line).trim()
-                ),
-                _ => format!(
-                    "move it to the line directly above line {}, at column {}",
-                    key.line + 1,
-                    key.column + 1
-                ),
-            };
-            let diagnostic = reporter
-                .report(
-                    range,
-                    format!(
-                        "the comment on `{}` is {} (line {}) but must be {}; {}",
-                        key.path,
-                        now.as_str(),
-                        comment.line + 1,
-                        must.as_str(),
-                        why(require)
-                    ),
-                )
-                .with_help(help);
-            if comment.line != key.line {
-                diagnostic.with_label(key_range, "the key it documents");
+        match key.comments.first() {
+            Some(misplaced) => {
+                misplaced_comment(context, require, key, misplaced, key_range, reporter);
             }
-            return;
-        }
-        let placement = match require.placement {
-            PlacementSetting::Any => String::new(),
-            other => format!("{} ", other.as_str()),
-        };
-        let diagnostic = reporter
-            .report(
-                key_range,
-                format!("`{}` has no {placement}comment; {}", key.path, why(require)),
-            )
-            .with_help(match require.placement {
-                PlacementSetting::Leading => {
-                    "write the comment on the lines directly above the key, at its column"
-                        .to_string()
-                }
-                _ => {
-                    "write the comment at the end of the key's line: `key: value  # …`".to_string()
-                }
-            });
-        for detached in document
-            .detached
-            .iter()
-            .filter(|detached| detached.separated_from == key.path)
-        {
-            let spans = &detached.comment.spans;
-            diagnostic.with_label(
-                spans[0].start..spans[spans.len() - 1].end,
-                format!(
-                    "this comment was cut off from the key by the template line {}",
-                    detached.closed_at + 1
-                ),
-            );
+            None => missing_comment(require, document, key, key_range, reporter),
         }
         return;
     }
@@ -227,6 +169,89 @@ fn check_key(
                     "say what tether.toml requires, or update `matches` if the requirement changed",
                 );
         }
+    }
+}
+
+/// Reports the first comment of a key (at `key_range`) that has comments, none of
+/// them placed where `require` accepts one.
+fn misplaced_comment(
+    context: &FileContext,
+    require: &Require,
+    key: &Key,
+    misplaced: &Attached,
+    key_range: std::ops::Range<usize>,
+    reporter: &mut Reporter,
+) {
+    let (now, must) = (misplaced.placement, require.placement);
+    let comment = &misplaced.comment;
+    let range = comment.spans[0].start..comment.spans[comment.spans.len() - 1].end;
+    let help = match must {
+        PlacementSetting::Trailing => format!(
+            "move it to the end of line {}: `{}  # …`",
+            key.line + 1,
+            context.line_text(key.line).trim()
+        ),
+        _ => format!(
+            "move it to the line directly above line {}, at column {}",
+            key.line + 1,
+            key.column + 1
+        ),
+    };
+    let diagnostic = reporter
+        .report(
+            range,
+            format!(
+                "the comment on `{}` is {} (line {}) but must be {}; {}",
+                key.path,
+                now.as_str(),
+                comment.line + 1,
+                must.as_str(),
+                why(require)
+            ),
+        )
+        .with_help(help);
+    if comment.line != key.line {
+        diagnostic.with_label(key_range, "the key it documents");
+    }
+}
+
+/// Reports a key (at `key_range`) with no comment, pointing at the comments of the
+/// document that a template line cut off from it.
+fn missing_comment(
+    require: &Require,
+    document: &Document,
+    key: &Key,
+    key_range: std::ops::Range<usize>,
+    reporter: &mut Reporter,
+) {
+    let placement = match require.placement {
+        PlacementSetting::Any => String::new(),
+        other => format!("{} ", other.as_str()),
+    };
+    let diagnostic = reporter
+        .report(
+            key_range,
+            format!("`{}` has no {placement}comment; {}", key.path, why(require)),
+        )
+        .with_help(match require.placement {
+            PlacementSetting::Leading => {
+                "write the comment on the lines directly above the key, at its column".to_string()
+            }
+            _ => "write the comment at the end of the key's line: `key: value  # …`".to_string(),
+        });
+    for detached in document
+        .detached
+        .iter()
+        .filter(|detached| detached.separated_from == key.path)
+    {
+        let spans = &detached.comment.spans;
+        diagnostic.with_label(
+            spans[0].start..spans[spans.len() - 1].end,
+            format!(
+                "this comment was cut off from the key by the template line {}",
+                detached.closed_at + 1
+            ),
+        );
     }
 }
 

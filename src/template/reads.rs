@@ -285,84 +285,12 @@ impl Scanner<'_> {
             self.overflow += 1;
             return;
         }
-        let word = body.trim_start();
-        let skipped = body.len() - word.len();
-        let after = word
-            .find(|c: char| !c.is_ascii_alphabetic())
-            .unwrap_or(word.len());
-        let rest = &word[after..];
-        let rest_base = base + skipped + after;
+        let (rest, rest_base) = after_keyword(body, base);
         let tokens = tokenize(rest, rest_base);
         match keyword {
-            Keyword::If | Keyword::With | Keyword::Range => {
-                let variables = self.variables.len();
-                let outside = self.dot();
-                let place = Place {
-                    condition: keyword != Keyword::Range,
-                    plain: false,
-                    bound: false,
-                };
-                let before = self.out.reads.len();
-                let (subject, guards) = self.binding(&tokens, place, keyword == Keyword::Range);
-                if keyword == Keyword::Range {
-                    // Ranging reads every element.
-                    for read in &mut self.out.reads[before..] {
-                        read.use_ = Use::Whole;
-                    }
-                }
-                let inside = match keyword {
-                    Keyword::With => subject,
-                    Keyword::Range => Dot::Unknown,
-                    _ => outside.clone(),
-                };
-                self.frames.push(Frame {
-                    keyword: Some(keyword),
-                    inside,
-                    outside,
-                    guards,
-                    variables,
-                });
-            }
-            Keyword::Else => {
-                // `else if …` / `else with …`: another condition in the same block.
-                let place = Place {
-                    condition: true,
-                    plain: false,
-                    bound: false,
-                };
-                let (subject, guards) = if tokens.is_empty() {
-                    (None, Vec::new())
-                } else {
-                    let word = rest.trim_start();
-                    let inner_after = word
-                        .find(|c: char| !c.is_ascii_alphabetic())
-                        .unwrap_or(word.len());
-                    let inner = &word[inner_after..];
-                    let inner_base = rest_base + (rest.len() - word.len()) + inner_after;
-                    let (dot, guards) = self.binding(&tokenize(inner, inner_base), place, false);
-                    (word.starts_with("with").then_some(dot), guards)
-                };
-                if let Some(frame) = self.frames.last_mut() {
-                    frame.inside = match subject {
-                        Some(dot) => dot,
-                        None if frame.keyword == Some(Keyword::With) => frame.outside.clone(),
-                        None => frame.inside.clone(),
-                    };
-                    frame.guards.extend(guards);
-                }
-            }
-            Keyword::End => {
-                if self.overflow > 0 {
-                    self.overflow -= 1;
-                } else if self.frames.len() > 1 {
-                    if let Some(frame) = self.frames.pop() {
-                        self.variables.truncate(frame.variables);
-                        if matches!(frame.keyword, Some(Keyword::Define | Keyword::Block)) {
-                            self.define = None;
-                        }
-                    }
-                }
-            }
+            Keyword::If | Keyword::With | Keyword::Range => self.open_block(keyword, &tokens),
+            Keyword::Else => self.else_branch(rest, rest_base, &tokens),
+            Keyword::End => self.end_block(),
             Keyword::Define | Keyword::Block => {
                 let items = parse(&tokens);
                 if keyword == Keyword::Block {
@@ -395,6 +323,80 @@ impl Scanner<'_> {
                 }
             }
             Keyword::Break | Keyword::Continue => {}
+        }
+    }
+
+    /// `if`, `with` or `range` and its pipeline (`tokens`): records its reads and
+    /// opens a block whose dot is the `with`'s subject, unknown in a `range`, and
+    /// the dot outside in an `if`.
+    fn open_block(&mut self, keyword: Keyword, tokens: &[Token]) {
+        let variables = self.variables.len();
+        let outside = self.dot();
+        let place = Place {
+            condition: keyword != Keyword::Range,
+            plain: false,
+            bound: false,
+        };
+        let before = self.out.reads.len();
+        let (subject, guards) = self.binding(tokens, place, keyword == Keyword::Range);
+        if keyword == Keyword::Range {
+            // Ranging reads every element.
+            for read in &mut self.out.reads[before..] {
+                read.use_ = Use::Whole;
+            }
+        }
+        let inside = match keyword {
+            Keyword::With => subject,
+            Keyword::Range => Dot::Unknown,
+            _ => outside.clone(),
+        };
+        self.frames.push(Frame {
+            keyword: Some(keyword),
+            inside,
+            outside,
+            guards,
+            variables,
+        });
+    }
+
+    /// `else`, `else if …` or `else with …` (`rest` after `else`, at `rest_base`,
+    /// and its tokens): another condition in the same block, and the dot the rest
+    /// of the block has.
+    fn else_branch(&mut self, rest: &str, rest_base: usize, tokens: &[Token]) {
+        let place = Place {
+            condition: true,
+            plain: false,
+            bound: false,
+        };
+        let (subject, guards) = if tokens.is_empty() {
+            (None, Vec::new())
+        } else {
+            let (inner, inner_base) = after_keyword(rest, rest_base);
+            let (dot, guards) = self.binding(&tokenize(inner, inner_base), place, false);
+            (rest.trim_start().starts_with("with").then_some(dot), guards)
+        };
+        if let Some(frame) = self.frames.last_mut() {
+            frame.inside = match subject {
+                Some(dot) => dot,
+                None if frame.keyword == Some(Keyword::With) => frame.outside.clone(),
+                None => frame.inside.clone(),
+            };
+            frame.guards.extend(guards);
+        }
+    }
+
+    /// `end`: closes the innermost block (one beyond [`MAX_FRAMES`] first), never
+    /// the file's own frame, and forgets the variables bound inside it.
+    fn end_block(&mut self) {
+        if self.overflow > 0 {
+            self.overflow -= 1;
+        } else if self.frames.len() > 1 {
+            if let Some(frame) = self.frames.pop() {
+                self.variables.truncate(frame.variables);
+                if matches!(frame.keyword, Some(Keyword::Define | Keyword::Block)) {
+                    self.define = None;
+                }
+            }
         }
     }
 
@@ -562,6 +564,8 @@ impl Scanner<'_> {
         }
     }
 
+    /// One command of a pipeline evaluated at `place` (a function and its
+    /// arguments, or a lone operand): records what its arguments read.
     fn command(&mut self, items: &[Item], place: Place) {
         let function = match items.first() {
             Some(Item::Ident(name)) => Some(name.as_str()),
@@ -584,156 +588,187 @@ impl Scanner<'_> {
             Some("hasKey") => Use::Touch,
             Some(_) => Use::Whole,
         };
-        let literals = |from: usize| -> (Vec<String>, bool) {
-            let mut keys = Vec::new();
-            for item in &arguments[from..] {
-                match item {
-                    Item::Str(key) => keys.push(key.clone()),
-                    _ => return (keys, false),
-                }
-            }
-            (keys, true)
-        };
         if function == Some("include") {
             self.include(arguments);
         }
-        // `set . "Values" …` (or `set $ "Values" …`): the root context's values
-        // replaced by a copy or merge of themselves, as library charts do.
-        let sets_values = function == Some("set")
-            && matches!(arguments.get(1), Some(Item::Str(key)) if key == "Values")
-            && arguments
-                .first()
-                .is_some_and(|item| self.value_of(item) == Some(Dot::Root));
-        if sets_values {
-            if !self.out.sets_values.contains(&self.define) {
-                self.out.sets_values.push(self.define);
-            }
-            // Reads inside the new values still count; the copy itself is none.
-            let place = Place {
-                bound: true,
-                ..place
-            };
-            for item in &arguments[2..] {
-                if let Item::Group { commands, .. } = item {
-                    self.pipeline(commands, place);
-                }
-            }
+        let command = InCommand {
+            function,
+            arguments,
+            place,
+            use_,
+        };
+        if self.sets_values(&command) {
             return;
         }
         for (index, item) in arguments.iter().enumerate() {
             match item {
                 Item::Group { commands, fields } => {
-                    let inner = Place {
-                        condition: place.condition
-                            && function.is_none_or(|name| TESTS.contains(&name)),
-                        plain: place.plain && fields.is_empty(),
-                        bound: place.bound && function.is_none_or(|f| COPIES.contains(&f)),
-                    };
-                    if fields.is_empty() {
-                        self.pipeline(commands, inner);
-                    } else {
-                        // `(.Values.a).b`: `a` is only dereferenced; `a.b` is what
-                        // the command uses. The idiom tolerates a missing `a`, so
-                        // the read is never plain.
-                        let before = self.out.reads.len();
-                        self.pipeline(commands, inner);
-                        let whole = self.value_of(item);
-                        for read in &mut self.out.reads[before..] {
-                            read.use_ = Use::Touch;
-                            read.plain = false;
-                        }
-                        if let Some(Dot::Values(path)) = whole {
-                            let span = self.out.reads[before..]
-                                .first()
-                                .map_or(0..0, |read| read.span.clone());
-                            self.push_read(path, span, use_, false);
-                        }
-                    }
+                    self.group_argument(&command, item, commands, fields);
                 }
                 Item::Chain {
                     variable,
                     fields,
                     span,
-                } => {
-                    if fields.len() == 2 && fields[0] == "Files" && fields[1] == "Get" {
-                        if let Some(Item::Str(name)) = arguments.get(index + 1) {
-                            self.out.files.push(name.clone());
-                        }
-                        continue;
-                    }
-                    let Some(mut path) = self.resolve(variable.as_deref(), fields) else {
-                        continue;
-                    };
-                    let mut use_ = use_;
-                    match function {
-                        // index X "a" "b", get X "a", hasKey X "a", set X "a" v
-                        Some("index" | "get" | "hasKey" | "set" | "unset") if index == 0 => {
-                            let (keys, all) = literals(1);
-                            let take = match function {
-                                Some("index") => keys.len(),
-                                _ => keys.len().min(1),
-                            };
-                            let complete = all || take < keys.len() || function != Some("index");
-                            path.extend(keys.into_iter().take(take));
-                            if function == Some("set") || function == Some("unset") {
-                                self.out.set.push(path.clone());
-                                continue;
-                            }
-                            if !complete && path.is_empty() {
-                                self.opaque(span.start, Opacity::Computed);
-                                continue;
-                            }
-                            if function == Some("hasKey") {
-                                use_ = Use::Touch;
-                            }
-                        }
-                        // dig "a" "b" default X
-                        // pluck "key" X Y: `X.key`, `Y.key`
-                        Some("pluck") if index >= 1 => {
-                            if let Some(Item::Str(key)) = arguments.first() {
-                                path.push(key.clone());
-                            }
-                        }
-                        Some("dig") if index + 1 == arguments.len() && index >= 2 => {
-                            let (keys, all) = {
-                                let mut keys = Vec::new();
-                                let mut all = true;
-                                for item in &arguments[..index - 1] {
-                                    match item {
-                                        Item::Str(key) => keys.push(key.clone()),
-                                        _ => all = false,
-                                    }
-                                }
-                                (keys, all)
-                            };
-                            if !all && path.is_empty() {
-                                self.opaque(span.start, Opacity::Computed);
-                                continue;
-                            }
-                            if all {
-                                path.extend(keys);
-                            }
-                        }
-                        _ => {}
-                    }
-                    if path.is_empty() {
-                        // A copy of `.Values` bound to a variable is read through
-                        // the variable.
-                        if place.bound && function.is_none_or(|f| COPIES.contains(&f)) {
-                            continue;
-                        }
-                        // `.Values` whole: to a helper, `toYaml`, `tpl`…
-                        self.opaque(span.start, Opacity::Whole);
-                        continue;
-                    }
-                    let plain = place.plain
-                        && self.overflow == 0
-                        && function.is_none_or(|f| PASS_THROUGH.contains(&f));
-                    self.push_read(path, span.clone(), use_, plain);
-                }
+                } => self.chain_argument(&command, index, variable.as_deref(), fields, span),
                 _ => {}
             }
         }
+    }
+
+    /// `set . "Values" …` (or `set $ "Values" …`): the root context's values
+    /// replaced by a copy or merge of themselves, as library charts do. Records
+    /// that, and the reads inside the new values (the copy itself is none); returns
+    /// whether the command is one.
+    fn sets_values(&mut self, command: &InCommand) -> bool {
+        let arguments = command.arguments;
+        let sets_values = command.function == Some("set")
+            && matches!(arguments.get(1), Some(Item::Str(key)) if key == "Values")
+            && arguments
+                .first()
+                .is_some_and(|item| self.value_of(item) == Some(Dot::Root));
+        if !sets_values {
+            return false;
+        }
+        if !self.out.sets_values.contains(&self.define) {
+            self.out.sets_values.push(self.define);
+        }
+        let place = Place {
+            bound: true,
+            ..command.place
+        };
+        for item in &arguments[2..] {
+            if let Item::Group { commands, .. } = item {
+                self.pipeline(commands, place);
+            }
+        }
+        true
+    }
+
+    /// A parenthesized pipeline (`item`: its `commands`, then `fields` taken of its
+    /// value) passed to `command`: its reads, and the read of the fields.
+    fn group_argument(
+        &mut self,
+        command: &InCommand,
+        item: &Item,
+        commands: &[Vec<Item>],
+        fields: &[String],
+    ) {
+        let (function, place) = (command.function, command.place);
+        let inner = Place {
+            condition: place.condition && function.is_none_or(|name| TESTS.contains(&name)),
+            plain: place.plain && fields.is_empty(),
+            bound: place.bound && function.is_none_or(|f| COPIES.contains(&f)),
+        };
+        if fields.is_empty() {
+            self.pipeline(commands, inner);
+        } else {
+            // `(.Values.a).b`: `a` is only dereferenced; `a.b` is what
+            // the command uses. The idiom tolerates a missing `a`, so
+            // the read is never plain.
+            let before = self.out.reads.len();
+            self.pipeline(commands, inner);
+            let whole = self.value_of(item);
+            for read in &mut self.out.reads[before..] {
+                read.use_ = Use::Touch;
+                read.plain = false;
+            }
+            if let Some(Dot::Values(path)) = whole {
+                let span = self.out.reads[before..]
+                    .first()
+                    .map_or(0..0, |read| read.span.clone());
+                self.push_read(path, span, command.use_, false);
+            }
+        }
+    }
+
+    /// A chain (`variable` and `fields`, spelled at `span`) passed to `command` as
+    /// its argument number `index`: the read of the value it names, with the keys
+    /// that `index`, `get`, `hasKey`, `set`, `unset`, `pluck` and `dig` spell as
+    /// strings; `.Values` itself used whole or by a computed key makes the file
+    /// opaque.
+    fn chain_argument(
+        &mut self,
+        command: &InCommand,
+        index: usize,
+        variable: Option<&str>,
+        fields: &[String],
+        span: &Range<usize>,
+    ) {
+        let (function, arguments, place) = (command.function, command.arguments, command.place);
+        if fields.len() == 2 && fields[0] == "Files" && fields[1] == "Get" {
+            if let Some(Item::Str(name)) = arguments.get(index + 1) {
+                self.out.files.push(name.clone());
+            }
+            return;
+        }
+        let Some(mut path) = self.resolve(variable, fields) else {
+            return;
+        };
+        let mut use_ = command.use_;
+        match function {
+            // index X "a" "b", get X "a", hasKey X "a", set X "a" v
+            Some("index" | "get" | "hasKey" | "set" | "unset") if index == 0 => {
+                let (keys, all) = string_keys(&arguments[1..]);
+                let take = match function {
+                    Some("index") => keys.len(),
+                    _ => keys.len().min(1),
+                };
+                let complete = all || take < keys.len() || function != Some("index");
+                path.extend(keys.into_iter().take(take));
+                if function == Some("set") || function == Some("unset") {
+                    self.out.set.push(path.clone());
+                    return;
+                }
+                if !complete && path.is_empty() {
+                    self.opaque(span.start, Opacity::Computed);
+                    return;
+                }
+                if function == Some("hasKey") {
+                    use_ = Use::Touch;
+                }
+            }
+            // dig "a" "b" default X
+            // pluck "key" X Y: `X.key`, `Y.key`
+            Some("pluck") if index >= 1 => {
+                if let Some(Item::Str(key)) = arguments.first() {
+                    path.push(key.clone());
+                }
+            }
+            Some("dig") if index + 1 == arguments.len() && index >= 2 => {
+                let (keys, all) = {
+                    let mut keys = Vec::new();
+                    let mut all = true;
+                    for item in &arguments[..index - 1] {
+                        match item {
+                            Item::Str(key) => keys.push(key.clone()),
+                            _ => all = false,
+                        }
+                    }
+                    (keys, all)
+                };
+                if !all && path.is_empty() {
+                    self.opaque(span.start, Opacity::Computed);
+                    return;
+                }
+                if all {
+                    path.extend(keys);
+                }
+            }
+            _ => {}
+        }
+        if path.is_empty() {
+            // A copy of `.Values` bound to a variable is read through
+            // the variable.
+            if place.bound && function.is_none_or(|f| COPIES.contains(&f)) {
+                return;
+            }
+            // `.Values` whole: to a helper, `toYaml`, `tpl`…
+            self.opaque(span.start, Opacity::Whole);
+            return;
+        }
+        let plain =
+            place.plain && self.overflow == 0 && function.is_none_or(|f| PASS_THROUGH.contains(&f));
+        self.push_read(path, span.clone(), use_, plain);
     }
 
     fn push_read(&mut self, path: Vec<String>, span: Range<usize>, use_: Use, plain: bool) {
@@ -816,6 +851,39 @@ impl Scanner<'_> {
     }
 }
 
+/// The command an argument is passed to, as its reads depend on it.
+struct InCommand<'a> {
+    /// The function it calls, if it is a call.
+    function: Option<&'a str>,
+    arguments: &'a [Item],
+    place: Place,
+    /// How the command uses the values of its arguments.
+    use_: Use,
+}
+
+/// The leading string literals of `items`, and whether every item is one.
+fn string_keys(items: &[Item]) -> (Vec<String>, bool) {
+    let mut keys = Vec::new();
+    for item in items {
+        match item {
+            Item::Str(key) => keys.push(key.clone()),
+            _ => return (keys, false),
+        }
+    }
+    (keys, true)
+}
+
+/// What follows the keyword that starts `body` (`if`, `else`, `with`, …), and its
+/// offset in the file; `base` is the body's.
+fn after_keyword(body: &str, base: usize) -> (&str, usize) {
+    let word = body.trim_start();
+    let skipped = body.len() - word.len();
+    let after = word
+        .find(|c: char| !c.is_ascii_alphabetic())
+        .unwrap_or(word.len());
+    (&word[after..], base + skipped + after)
+}
+
 /// One token of an action.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Token {
@@ -850,21 +918,6 @@ fn tokenize(body: &str, base: usize) -> Vec<Token> {
     let bytes = body.as_bytes();
     let mut tokens = Vec::new();
     let mut at = 0;
-    let word_end = |from: usize| {
-        let mut end = from;
-        while end < bytes.len() && is_word(bytes[end]) {
-            end += 1;
-        }
-        end
-    };
-    let fields_from = |mut from: usize, fields: &mut Vec<String>| {
-        while from + 1 < bytes.len() && bytes[from] == b'.' && is_word(bytes[from + 1]) {
-            let end = word_end(from + 1);
-            fields.push(body[from + 1..end].to_string());
-            from = end;
-        }
-        from
-    };
     while at < bytes.len() {
         let start = at;
         let byte = bytes[at];
@@ -881,7 +934,7 @@ fn tokenize(body: &str, base: usize) -> Vec<Token> {
                 at += 1;
                 // `(…).field`: a field of the group's value.
                 let mut fields = Vec::new();
-                at = fields_from(at, &mut fields);
+                at = fields_from(body, at, &mut fields);
                 Kind::Close(fields)
             }
             b'|' => {
@@ -897,36 +950,22 @@ fn tokenize(body: &str, base: usize) -> Vec<Token> {
                 Kind::Assign
             }
             b'"' => {
-                let mut value = String::new();
-                at += 1;
-                while at < bytes.len() && bytes[at] != b'"' {
-                    if bytes[at] == b'\\' && at + 1 < bytes.len() {
-                        at += 1;
-                    }
-                    let length = body[at..].chars().next().map_or(1, char::len_utf8);
-                    value.push_str(&body[at..at + length]);
-                    at += length;
-                }
-                at = (at + 1).min(bytes.len());
+                let (value, end) = interpreted_string(body, at);
+                at = end;
                 Kind::Str(value)
             }
             b'`' => {
-                let end = body[at + 1..].find('`').map_or(bytes.len(), |e| at + 1 + e);
-                let value = body[at + 1..end].to_string();
-                at = (end + 1).min(bytes.len());
+                let (value, end) = raw_string(body, at);
+                at = end;
                 Kind::Str(value)
             }
             b'\'' => {
-                at += 1;
-                while at < bytes.len() && bytes[at] != b'\'' {
-                    at += if bytes[at] == b'\\' { 2 } else { 1 };
-                }
-                at = (at + 1).min(bytes.len());
+                at = after_character(bytes, at);
                 Kind::Other
             }
             b'.' => {
                 let mut fields = Vec::new();
-                at = fields_from(at, &mut fields);
+                at = fields_from(body, at, &mut fields);
                 if fields.is_empty() {
                     at += 1;
                 }
@@ -936,20 +975,20 @@ fn tokenize(body: &str, base: usize) -> Vec<Token> {
                 }
             }
             b'$' => {
-                let end = word_end(at + 1);
+                let end = word_end(bytes, at + 1);
                 let name = body[at + 1..end].to_string();
                 let mut fields = Vec::new();
-                at = fields_from(end, &mut fields);
+                at = fields_from(body, end, &mut fields);
                 Kind::Chain {
                     variable: Some(name),
                     fields,
                 }
             }
             byte if byte.is_ascii_alphabetic() || byte == b'_' => {
-                let end = word_end(at);
+                let end = word_end(bytes, at);
                 let name = body[at..end].to_string();
                 let mut ignored = Vec::new();
-                at = fields_from(end, &mut ignored);
+                at = fields_from(body, end, &mut ignored);
                 if ignored.is_empty() {
                     Kind::Ident(name)
                 } else {
@@ -971,6 +1010,61 @@ fn tokenize(body: &str, base: usize) -> Vec<Token> {
         });
     }
     tokens
+}
+
+/// Where the word that starts at `from` ends (`from` when none does).
+fn word_end(bytes: &[u8], from: usize) -> usize {
+    let mut end = from;
+    while end < bytes.len() && is_word(bytes[end]) {
+        end += 1;
+    }
+    end
+}
+
+/// Reads the fields `.a.b` that start at `from` into `fields`; returns where they
+/// end.
+fn fields_from(body: &str, mut from: usize, fields: &mut Vec<String>) -> usize {
+    let bytes = body.as_bytes();
+    while from + 1 < bytes.len() && bytes[from] == b'.' && is_word(bytes[from + 1]) {
+        let end = word_end(bytes, from + 1);
+        fields.push(body[from + 1..end].to_string());
+        from = end;
+    }
+    from
+}
+
+/// The value of the `"…"` string that opens at `at` (each escaped character taken
+/// as it is, without its backslash), and the position after it; an unclosed one
+/// runs to the end of the body.
+fn interpreted_string(body: &str, mut at: usize) -> (String, usize) {
+    let bytes = body.as_bytes();
+    let mut value = String::new();
+    at += 1;
+    while at < bytes.len() && bytes[at] != b'"' {
+        if bytes[at] == b'\\' && at + 1 < bytes.len() {
+            at += 1;
+        }
+        let length = body[at..].chars().next().map_or(1, char::len_utf8);
+        value.push_str(&body[at..at + length]);
+        at += length;
+    }
+    (value, (at + 1).min(bytes.len()))
+}
+
+/// The value of the `` `…` `` string that opens at `at`, and the position after it.
+fn raw_string(body: &str, at: usize) -> (String, usize) {
+    let end = body[at + 1..].find('`').map_or(body.len(), |e| at + 1 + e);
+    let value = body[at + 1..end].to_string();
+    (value, (end + 1).min(body.len()))
+}
+
+/// The position after the `'…'` character constant that opens at `at`.
+fn after_character(bytes: &[u8], mut at: usize) -> usize {
+    at += 1;
+    while at < bytes.len() && bytes[at] != b'\'' {
+        at += if bytes[at] == b'\\' { 2 } else { 1 };
+    }
+    (at + 1).min(bytes.len())
 }
 
 /// One operand of a command.

@@ -123,36 +123,92 @@ enum Target {
     Tool,
 }
 
-/// Anchors the comments of one parsed document to its keys.
+/// Anchors the comments of one parsed document to its keys: the document's comment
+/// pieces, where each goes, then the pieces joined into comments and handed out.
 pub fn anchor(view: &TemplateView, parsed: ParsedDocument, index: usize) -> Document {
-    let lines = parsed.lines.clone();
-    let source = view.source;
     let pieces = collect_pieces(view, &parsed);
-    let mut line_kinds: Vec<LineKind> = lines
-        .clone()
-        .map(|line| classify_line(view, &parsed, line))
-        .collect();
-    for piece in pieces.iter().filter(|piece| piece.tool && piece.own_line) {
-        if piece.style == CommentStyle::Yaml {
-            line_kinds[piece.line - lines.start] = LineKind::ToolComment;
+    let lines = DocumentLines::new(view, &parsed, &pieces);
+    let (targets, continues) = find_targets(view, &lines, &parsed.keys, &pieces, parsed.lines.end);
+    let handed = hand_out(&pieces, &targets, &continues, &parsed.keys);
+    let keys = keys_with_comments(view.source, parsed.keys, handed.key_comments);
+    Document {
+        index,
+        yaml_comments: parsed.comments,
+        kind: parsed.kind,
+        define: parsed.define,
+        lines: parsed.lines,
+        keys,
+        detached: handed.detached,
+        free: handed.free,
+        directives: handed.tool,
+        recovered: parsed.recovered.is_some(),
+        branch: None,
+    }
+}
+
+/// The lines of one document as anchoring reads them: what each line is, and the
+/// first key that starts on it.
+struct DocumentLines {
+    /// The document's first line.
+    start: usize,
+    kinds: Vec<LineKind>,
+    /// Per line: the index of the first key that starts on it, `usize::MAX` where
+    /// none does.
+    first_key: Vec<usize>,
+}
+
+impl DocumentLines {
+    /// Classifies the document's lines once; an own-line YAML comment addressed to a
+    /// tool (in `pieces`) makes its line a [`LineKind::ToolComment`].
+    fn new(view: &TemplateView, parsed: &ParsedDocument, pieces: &[Piece]) -> Self {
+        let lines = parsed.lines.clone();
+        let mut kinds: Vec<LineKind> = lines
+            .clone()
+            .map(|line| classify_line(view, parsed, line))
+            .collect();
+        for piece in pieces.iter().filter(|piece| piece.tool && piece.own_line) {
+            if piece.style == CommentStyle::Yaml {
+                kinds[piece.line - lines.start] = LineKind::ToolComment;
+            }
+        }
+        let mut first_key = vec![usize::MAX; lines.len()];
+        for (key_index, key) in parsed.keys.iter().enumerate().rev() {
+            if lines.contains(&key.line) {
+                first_key[key.line - lines.start] = key_index;
+            }
+        }
+        DocumentLines {
+            start: lines.start,
+            kinds,
+            first_key,
         }
     }
-    let kind_of = |line: usize| line_kinds[line - lines.start];
-    let keys = &parsed.keys;
-    // Index of the first key starting on each line of the document.
-    let mut first_key = vec![usize::MAX; lines.len()];
-    for (key_index, key) in keys.iter().enumerate().rev() {
-        if lines.contains(&key.line) {
-            first_key[key.line - lines.start] = key_index;
-        }
+
+    /// What `line` (a line of the document) is.
+    fn kind(&self, line: usize) -> LineKind {
+        self.kinds[line - self.start]
     }
-    let first_key_on = |line: usize| -> Option<usize> {
-        first_key
-            .get(line.wrapping_sub(lines.start))
+
+    /// The index of the first key that starts on `line`; `None` when no key does, or
+    /// the line is outside the document.
+    fn first_key_on(&self, line: usize) -> Option<usize> {
+        self.first_key
+            .get(line.wrapping_sub(self.start))
             .copied()
             .filter(|&k| k != usize::MAX)
-    };
+    }
+}
 
+/// Where each piece goes, and whether it continues the comment of the piece before
+/// it (a later line of a run, or of a trailing comment). `end` is the line after the
+/// document.
+fn find_targets(
+    view: &TemplateView,
+    lines: &DocumentLines,
+    keys: &[RawKey],
+    pieces: &[Piece],
+    end: usize,
+) -> (Vec<Target>, Vec<bool>) {
     let mut targets = vec![Target::Free; pieces.len()];
     // Pieces that continue the trailing comment of the piece before them.
     let mut continues = vec![false; pieces.len()];
@@ -168,7 +224,7 @@ pub fn anchor(view: &TemplateView, parsed: ParsedDocument, index: usize) -> Docu
             continue;
         }
         if !piece.own_line {
-            targets[position] = match trailing_key(keys, first_key_on(piece.line), piece) {
+            targets[position] = match trailing_key(keys, lines.first_key_on(piece.line), piece) {
                 Some(key) => {
                     if keys[key].value_end_line == piece.line && piece.style == CommentStyle::Yaml {
                         open_trailing = Some((piece.end_line, key));
@@ -192,23 +248,7 @@ pub fn anchor(view: &TemplateView, parsed: ParsedDocument, index: usize) -> Docu
                 continue;
             }
         }
-        // A run: YAML comment lines directly below each other at one column.
-        let mut run_end = position;
-        if piece.style == CommentStyle::Yaml {
-            while let Some(next) = pieces.get(run_end + 1) {
-                let last = &pieces[run_end];
-                if next.style == CommentStyle::Yaml
-                    && !next.tool
-                    && next.own_line
-                    && next.line == last.line + 1
-                    && next.column == piece.column
-                {
-                    run_end += 1;
-                } else {
-                    break;
-                }
-            }
-        }
+        let run_end = end_of_run(pieces, position);
         let last = &pieces[run_end];
         let describes = pieces[position..=run_end]
             .iter()
@@ -218,30 +258,68 @@ pub fn anchor(view: &TemplateView, parsed: ParsedDocument, index: usize) -> Docu
         let above = keys[..keys.partition_point(|key| key.line < piece.line)]
             .last()
             .map(|key| key.column);
-        let target = scan_down(
-            view,
-            &kind_of,
-            &first_key_on,
-            keys,
-            Run {
-                last,
-                describes,
-                above,
-            },
-            lines.end,
-        );
+        let run = Run {
+            last,
+            describes,
+            above,
+        };
+        let target = scan_down(view, lines, keys, run, end);
         for (offset, slot) in targets[position..=run_end].iter_mut().enumerate() {
             *slot = target;
             continues[position + offset] = offset > 0;
         }
         position = run_end + 1;
     }
+    (targets, continues)
+}
 
-    // Join runs and continuations into comments, then hand them out.
-    let mut key_comments: Vec<Vec<Attached>> = vec![Vec::new(); keys.len()];
-    let mut detached = Vec::new();
-    let mut free = Vec::new();
-    let mut tool = Vec::new();
+/// The index of the last piece of the run that starts at `position`: YAML comment
+/// lines directly below each other at one column. A template comment is a run of
+/// its own.
+fn end_of_run(pieces: &[Piece], position: usize) -> usize {
+    let piece = &pieces[position];
+    let mut run_end = position;
+    if piece.style == CommentStyle::Yaml {
+        while let Some(next) = pieces.get(run_end + 1) {
+            let last = &pieces[run_end];
+            if next.style == CommentStyle::Yaml
+                && !next.tool
+                && next.own_line
+                && next.line == last.line + 1
+                && next.column == piece.column
+            {
+                run_end += 1;
+            } else {
+                break;
+            }
+        }
+    }
+    run_end
+}
+
+/// A document's comments, handed out by where they went.
+struct HandedOut {
+    /// Per key: the comments that document it.
+    key_comments: Vec<Vec<Attached>>,
+    detached: Vec<Detached>,
+    free: Vec<Comment>,
+    /// Comments addressed to a tool.
+    tool: Vec<Comment>,
+}
+
+/// Joins runs and continuations into comments, then hands them out by target.
+fn hand_out(
+    pieces: &[Piece],
+    targets: &[Target],
+    continues: &[bool],
+    keys: &[RawKey],
+) -> HandedOut {
+    let mut handed = HandedOut {
+        key_comments: vec![Vec::new(); keys.len()],
+        detached: Vec::new(),
+        free: Vec::new(),
+        tool: Vec::new(),
+    };
     let mut position = 0;
     while position < pieces.len() {
         let mut end = position + 1;
@@ -250,27 +328,34 @@ pub fn anchor(view: &TemplateView, parsed: ParsedDocument, index: usize) -> Docu
         }
         let comment = join(&pieces[position..end]);
         match targets[position] {
-            Target::Leading(key) => key_comments[key].push(Attached {
+            Target::Leading(key) => handed.key_comments[key].push(Attached {
                 placement: Placement::Leading,
                 comment,
             }),
-            Target::Trailing(key) => key_comments[key].push(Attached {
+            Target::Trailing(key) => handed.key_comments[key].push(Attached {
                 placement: Placement::Trailing,
                 comment,
             }),
-            Target::Detached(key, closed_at) => detached.push(Detached {
+            Target::Detached(key, closed_at) => handed.detached.push(Detached {
                 comment,
                 separated_from: keys[key].path.clone(),
                 closed_at,
             }),
-            Target::Free => free.push(comment),
-            Target::Tool => tool.push(comment),
+            Target::Free => handed.free.push(comment),
+            Target::Tool => handed.tool.push(comment),
         }
         position = end;
     }
+    handed
+}
 
-    let keys = parsed
-        .keys
+/// The document's keys, each with the comments that document it in line order.
+fn keys_with_comments(
+    source: &SourceFile,
+    raw_keys: Vec<RawKey>,
+    key_comments: Vec<Vec<Attached>>,
+) -> Vec<Key> {
+    raw_keys
         .into_iter()
         .zip(key_comments)
         .map(|(raw, mut comments)| {
@@ -283,20 +368,7 @@ pub fn anchor(view: &TemplateView, parsed: ParsedDocument, index: usize) -> Docu
                 comments,
             }
         })
-        .collect();
-    Document {
-        index,
-        yaml_comments: parsed.comments,
-        kind: parsed.kind,
-        define: parsed.define,
-        lines,
-        keys,
-        detached,
-        free,
-        directives: tool,
-        recovered: parsed.recovered.is_some(),
-        branch: None,
-    }
+        .collect()
 }
 
 fn classify_line(view: &TemplateView, parsed: &ParsedDocument, line: usize) -> LineKind {
@@ -474,8 +546,7 @@ struct Run<'a> {
 /// Scans down from a comment run to the key it documents.
 fn scan_down(
     view: &TemplateView,
-    kind_of: &dyn Fn(usize) -> LineKind,
-    first_key_on: &dyn Fn(usize) -> Option<usize>,
+    lines: &DocumentLines,
     keys: &[RawKey],
     run: Run,
     end: usize,
@@ -504,7 +575,7 @@ fn scan_down(
         }
     }
     for line in start_line..end {
-        match kind_of(line) {
+        match lines.kind(line) {
             LineKind::Blank | LineKind::DocumentMarker => return Target::Free,
             LineKind::ToolComment => {}
             LineKind::YamlComment => {
@@ -538,7 +609,7 @@ fn scan_down(
                             && line == start_line
                             && (column < keys[key].column || over_indented))
                 };
-                return match first_key_on(line) {
+                return match lines.first_key_on(line) {
                     Some(key) if documents(key) => match detached {
                         Some(detached_at) => Target::Detached(key, detached_at),
                         None => Target::Leading(key),

@@ -171,21 +171,8 @@ pub fn model_front(
         documents: Vec::new(),
         problems: Vec::new(),
     };
-    if source.text.len() > MAX_FILE_BYTES {
-        model.problems.push(Problem::new(
-            0,
-            format!(
-                "file is larger than the {} MiB that tether models; exclude it from the run",
-                MAX_FILE_BYTES / (1024 * 1024)
-            ),
-        ));
-        return model;
-    }
-    if source.text[source.bom_len..].trim().is_empty() {
-        model.problems.push(Problem::new(
-            0,
-            "empty file: there are no keys or comments to model",
-        ));
+    if let Some(problem) = unmodelled(source) {
+        model.problems.push(problem);
         return model;
     }
 
@@ -213,7 +200,65 @@ pub fn model_front(
         .into_iter()
         .map(|document| (document, None))
         .collect();
-    // Branches of different shapes: model one branch of every if/else instead.
+    let variants = reparse_branches(source, front, &mut documents);
+    let variant_views: Vec<(Branch, TemplateView)> = variants
+        .iter()
+        .map(|(branch, masked)| {
+            let view = TemplateView::new(
+                source,
+                &masked.text,
+                &masked.directive_lines,
+                &front.actions,
+                directives,
+                !is_template,
+            );
+            (*branch, view)
+        })
+        .collect();
+    for (index, (document, branch)) in documents.into_iter().enumerate() {
+        document_problems(source, &document, is_template, &mut model.problems);
+        let document_view = variant_views
+            .iter()
+            .find(|(modelled, _)| Some(*modelled) == branch)
+            .map_or(&view, |(_, view)| view);
+        let mut anchored = anchor::anchor(document_view, document, index);
+        anchored.branch = branch;
+        model.documents.push(anchored);
+    }
+    model.problems.sort_by_key(|problem| problem.line);
+    model
+}
+
+/// Why a file is not modelled at all: it is over the size limit, or holds nothing
+/// but whitespace.
+fn unmodelled(source: &SourceFile) -> Option<Problem> {
+    if source.text.len() > MAX_FILE_BYTES {
+        return Some(Problem::new(
+            0,
+            format!(
+                "file is larger than the {} MiB that tether models; exclude it from the run",
+                MAX_FILE_BYTES / (1024 * 1024)
+            ),
+        ));
+    }
+    if source.text[source.bom_len..].trim().is_empty() {
+        return Some(Problem::new(
+            0,
+            "empty file: there are no keys or comments to model",
+        ));
+    }
+    None
+}
+
+/// Where a document has a syntax error, branches of an if/else may have shapes no
+/// one tree holds: masks the first, then the last branch of every if/else, and puts
+/// each document that parses that way in place of its failed parse, with the branch
+/// it was modelled from. Returns the masks made (none when every document parsed).
+fn reparse_branches(
+    source: &SourceFile,
+    front: &Front,
+    documents: &mut [(ParsedDocument, Option<Branch>)],
+) -> Vec<(Branch, Masked)> {
     let variants: Vec<(Branch, Masked)> = if documents.iter().any(|(d, _)| syntax_error(d)) {
         [Branch::First, Branch::Last]
             .into_iter()
@@ -240,59 +285,46 @@ pub fn model_front(
             }
         }
     }
-    let variant_views: Vec<(Branch, TemplateView)> = variants
-        .iter()
-        .map(|(branch, masked)| {
-            let view = TemplateView::new(
-                source,
-                &masked.text,
-                &masked.directive_lines,
-                &front.actions,
-                directives,
-                !is_template,
-            );
-            (*branch, view)
-        })
-        .collect();
-    for (index, (document, branch)) in documents.into_iter().enumerate() {
-        match &document.recovered {
-            Some(Recovery::SyntaxError { lines }) => model.problems.push(Problem::new(
-                lines.start,
-                recovery_message(source, lines.clone(), is_template),
-            )),
-            Some(Recovery::TooLong) => model.problems.push(Problem::new(
-                document.lines.start,
-                format!(
-                    "document is {} lines long, over the {} lines tree-sitter-yaml can count; its keys were recovered from indentation; split it with `---`",
-                    document.lines.len(),
-                    parse::MAX_DOCUMENT_LINES
-                ),
-            )),
-            Some(Recovery::TooDeep { .. }) | None => {}
-        }
-        let too_deep = match &document.recovered {
-            Some(Recovery::TooDeep { line }) => Some(*line),
-            _ => document.too_deep_at,
-        };
-        if let Some(line) = too_deep {
-            model.problems.push(Problem::new(
-                line,
-                format!(
-                    "nesting deeper than {} levels; keys below that depth are not modelled",
-                    MAX_DEPTH
-                ),
-            ));
-        }
-        let document_view = variant_views
-            .iter()
-            .find(|(modelled, _)| Some(*modelled) == branch)
-            .map_or(&view, |(_, view)| view);
-        let mut anchored = anchor::anchor(document_view, document, index);
-        anchored.branch = branch;
-        model.documents.push(anchored);
+    variants
+}
+
+/// Adds to `problems` what kept a document from being modelled exactly: a syntax
+/// error or a length tree-sitter cannot count (its keys were recovered from
+/// indentation), or nesting too deep to model.
+fn document_problems(
+    source: &SourceFile,
+    document: &ParsedDocument,
+    is_template: bool,
+    problems: &mut Vec<Problem>,
+) {
+    match &document.recovered {
+        Some(Recovery::SyntaxError { lines }) => problems.push(Problem::new(
+            lines.start,
+            recovery_message(source, lines.clone(), is_template),
+        )),
+        Some(Recovery::TooLong) => problems.push(Problem::new(
+            document.lines.start,
+            format!(
+                "document is {} lines long, over the {} lines tree-sitter-yaml can count; its keys were recovered from indentation; split it with `---`",
+                document.lines.len(),
+                parse::MAX_DOCUMENT_LINES
+            ),
+        )),
+        Some(Recovery::TooDeep { .. }) | None => {}
     }
-    model.problems.sort_by_key(|problem| problem.line);
-    model
+    let too_deep = match &document.recovered {
+        Some(Recovery::TooDeep { line }) => Some(*line),
+        _ => document.too_deep_at,
+    };
+    if let Some(line) = too_deep {
+        problems.push(Problem::new(
+            line,
+            format!(
+                "nesting deeper than {} levels; keys below that depth are not modelled",
+                MAX_DEPTH
+            ),
+        ));
+    }
 }
 
 fn syntax_error(document: &ParsedDocument) -> bool {

@@ -33,11 +33,7 @@ pub fn recover(
         document.lines.clone(),
         content_start,
     );
-    let mut stack: Vec<Frame> = Vec::new();
-    // Inside a block scalar: lines indented deeper than this column are its content.
-    let mut block_scalar_parent: Option<usize> = None;
-    // Inside a flow collection that spans lines: how many brackets are open.
-    let mut flow_depth = 0usize;
+    let mut scan = Indentation::default();
     for line in document.lines.clone() {
         let start = line_starts[line];
         let limit = line_starts.get(line + 1).map_or(masked.len(), |&next| next);
@@ -49,71 +45,83 @@ pub fn recover(
         if content.trim().is_empty() {
             continue;
         }
-        if let Some(parent) = block_scalar_parent {
+        if let Some(parent) = scan.block_scalar_parent {
             if indent > parent {
                 continue;
             }
-            block_scalar_parent = None;
+            scan.block_scalar_parent = None;
         }
         if content.starts_with('#') {
             continue;
         }
-        if flow_depth > 0 {
-            flow_depth = update_flow_depth(flow_depth, content);
+        if scan.flow_depth > 0 {
+            scan.flow_depth = update_flow_depth(scan.flow_depth, content);
             continue;
         }
         if content.starts_with("---") || content.starts_with("...") {
-            stack.clear();
+            scan.stack.clear();
             continue;
         }
-        let mut column = indent;
-        let mut rest = content;
+        let at = LineAt {
+            original,
+            number: line,
+            start,
+            text,
+        };
+        scan.entries(&at, indent, content, document);
+    }
+}
+
+/// One line of the document, as the scan reads it.
+struct LineAt<'a> {
+    /// The file's text, where a key's name and value are read: the masked line
+    /// only says where they are.
+    original: &'a str,
+    number: usize,
+    /// The byte offset where the line starts.
+    start: usize,
+    /// The masked line, without its line break.
+    text: &'a str,
+}
+
+/// What the scan carries from line to line.
+#[derive(Default)]
+struct Indentation {
+    /// The open collections, outermost first.
+    stack: Vec<Frame>,
+    /// Inside a block scalar: lines indented deeper than this column are its content.
+    block_scalar_parent: Option<usize>,
+    /// Inside a flow collection that spans lines: how many brackets are open.
+    flow_depth: usize,
+}
+
+impl Indentation {
+    /// Reads the entries of a line of content, `rest` from `column` on: each `- `
+    /// is an item (and what follows it an entry of a collection at its column), then
+    /// a `key: value` pair ends the line, as does anything else.
+    fn entries(
+        &mut self,
+        line: &LineAt,
+        mut column: usize,
+        mut rest: &str,
+        document: &mut ParsedDocument,
+    ) {
         loop {
-            while stack.last().is_some_and(|frame| frame.column > column) {
-                stack.pop();
-            }
             let is_item = rest == "-" || rest.starts_with("- ");
-            if !is_item
-                && stack
-                    .last()
-                    .is_some_and(|f| f.is_sequence && f.column == column)
-            {
-                stack.pop();
+            if !self.enter(column, is_item) {
+                document.too_deep_at.get_or_insert(line.number);
+                break;
             }
-            let needs_frame = match stack.last() {
-                None => true,
-                Some(frame) => frame.column < column || (is_item && !frame.is_sequence),
-            };
-            if needs_frame {
-                if stack.len() >= MAX_DEPTH {
-                    document.too_deep_at.get_or_insert(line);
-                    break;
-                }
-                let base = stack
-                    .last()
-                    .map(|frame| {
-                        frame
-                            .last_entry
-                            .clone()
-                            .unwrap_or_else(|| frame.base.clone())
-                    })
-                    .unwrap_or_default();
-                stack.push(Frame {
-                    column,
-                    is_sequence: is_item,
-                    base,
-                    items: 0,
-                    last_entry: None,
-                });
-            }
-            let Some(frame) = stack.last_mut() else {
+            let Some(frame) = self.stack.last_mut() else {
                 break;
             };
             if is_item {
                 let path = format!("{}[{}]", frame.base, frame.items);
                 frame.items += 1;
                 frame.last_entry = Some(path.clone());
-                document.keys.push(key(path, start, line, column));
+                document
+                    .keys
+                    .push(key(path, line.start, line.number, column));
                 let after = rest[1..].trim_start_matches(' ');
                 if after.is_empty() || after.starts_with('#') {
                     break;
@@ -125,32 +133,97 @@ pub fn recover(
             let Some((name, value)) = split_key(rest) else {
                 break;
             };
-            let mut path = frame.base.clone();
-            let original_name = &original[start + column..start + column + name.len()];
-            push_key(&mut path, scalar_text(original_name.trim()));
-            frame.last_entry = Some(path.clone());
-            if path == "kind" && document.kind.is_none() {
-                let value_text = value.trim();
-                let original_value =
-                    original[start + (text.len() - value.len())..start + text.len()].trim();
-                if !value_text.is_empty() && !original_value.contains("{{") {
-                    document.kind = Some(value_text.to_string());
-                }
-            }
-            let mut recovered = key(path, start, line, column);
-            let value = value.trim_start();
-            if value.is_empty() || value.starts_with('#') {
-                recovered.value_end_line = line + 1;
-            } else if value.starts_with('|') || value.starts_with('>') {
-                recovered.value_end_line = line + 1;
-                block_scalar_parent = Some(column);
-            } else if value.starts_with('[') || value.starts_with('{') {
-                flow_depth = update_flow_depth(0, value);
-            }
+            let mut recovered = pair(line, column, name, value, frame, document);
+            self.open_value(&mut recovered, value, column);
             document.keys.push(recovered);
             break;
         }
     }
+
+    /// Closes the collections an entry at `column` ends and opens the one it starts,
+    /// if any. Returns `false`, opening nothing, when that would nest deeper than
+    /// [`MAX_DEPTH`].
+    fn enter(&mut self, column: usize, is_item: bool) -> bool {
+        let stack = &mut self.stack;
+        while stack.last().is_some_and(|frame| frame.column > column) {
+            stack.pop();
+        }
+        if !is_item
+            && stack
+                .last()
+                .is_some_and(|f| f.is_sequence && f.column == column)
+        {
+            stack.pop();
+        }
+        let needs_frame = match stack.last() {
+            None => true,
+            Some(frame) => frame.column < column || (is_item && !frame.is_sequence),
+        };
+        if needs_frame {
+            if stack.len() >= MAX_DEPTH {
+                return false;
+            }
+            let base = stack
+                .last()
+                .map(|frame| {
+                    frame
+                        .last_entry
+                        .clone()
+                        .unwrap_or_else(|| frame.base.clone())
+                })
+                .unwrap_or_default();
+            stack.push(Frame {
+                column,
+                is_sequence: is_item,
+                base,
+                items: 0,
+                last_entry: None,
+            });
+        }
+        true
+    }
+
+    /// Notes what the value of the `key` at `column` opens below its line (`value`
+    /// is what follows its colon): nothing on the line, or a block scalar, is a value
+    /// on the lines below (a block scalar's are text); a flow collection may go on
+    /// over lines.
+    fn open_value(&mut self, key: &mut RawKey, value: &str, column: usize) {
+        let value = value.trim_start();
+        if value.is_empty() || value.starts_with('#') {
+            key.value_end_line = key.line + 1;
+        } else if value.starts_with('|') || value.starts_with('>') {
+            key.value_end_line = key.line + 1;
+            self.block_scalar_parent = Some(column);
+        } else if value.starts_with('[') || value.starts_with('{') {
+            self.flow_depth = update_flow_depth(0, value);
+        }
+    }
+}
+
+/// The key of a `name: value` pair at `column`, an entry of `frame`; the first
+/// `kind` key of the document with a value that is no template sets its kind.
+fn pair(
+    line: &LineAt,
+    column: usize,
+    name: &str,
+    value: &str,
+    frame: &mut Frame,
+    document: &mut ParsedDocument,
+) -> RawKey {
+    let (original, start, text) = (line.original, line.start, line.text);
+    let mut path = frame.base.clone();
+    let original_name = &original[start + column..start + column + name.len()];
+    push_key(&mut path, scalar_text(original_name.trim()));
+    frame.last_entry = Some(path.clone());
+    if path == "kind" && document.kind.is_none() {
+        let value_text = value.trim();
+        let original_value =
+            original[start + (text.len() - value.len())..start + text.len()].trim();
+        if !value_text.is_empty() && !original_value.contains("{{") {
+            document.kind = Some(value_text.to_string());
+        }
+    }
+    key(path, start, line.number, column)
 }
 
 fn key(path: String, line_start: usize, line: usize, column: usize) -> RawKey {

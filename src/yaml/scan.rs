@@ -77,43 +77,9 @@ pub fn scan(
         }
         let text = &bytes[start..end];
         let indent = count_spaces(text);
-        let is_blank = || text[indent..].iter().all(u8::is_ascii_whitespace);
-        let mut from = 0;
-        match state {
-            State::BlockScalar {
-                parent,
-                indent: content,
-            } => {
-                if is_blank() {
-                    continue;
-                }
-                match content {
-                    None if indent > parent => {
-                        state = State::BlockScalar {
-                            parent,
-                            indent: Some(indent),
-                        };
-                        block_scalar_lines.push(line);
-                        continue;
-                    }
-                    Some(content) if indent >= content => {
-                        block_scalar_lines.push(line);
-                        continue;
-                    }
-                    _ => state = State::Normal,
-                }
-            }
-            State::Quoted(quote) => match closing_quote(text, 0, quote) {
-                Some(after) => {
-                    state = State::Normal;
-                    from = after;
-                }
-                None => continue,
-            },
-            State::Plain { .. } if is_blank() => continue,
-            State::Plain { node } if node == usize::MAX || indent > node => {}
-            State::Plain { .. } | State::Normal => state = State::Normal,
-        }
+        let Some(from) = state.resume(text, indent, line, &mut block_scalar_lines) else {
+            continue;
+        };
         let continued = match state {
             State::Plain { node } => Some(node),
             _ => None,
@@ -133,17 +99,12 @@ pub fn scan(
         };
         let code_end = comment_at.unwrap_or(text.len());
         if let Some(column) = comment_at {
-            let span = start + column..end;
             let line_start = line_starts[line];
-            let before = &original[line_start..start + column];
             comments.push(RawComment {
-                span,
+                span: start + column..end,
                 line,
                 column: start + column - line_start,
-                own_line: before
-                    .trim_start_matches('\u{feff}')
-                    .bytes()
-                    .all(|b| b == b' ' || b == b'\t'),
+                own_line: is_own_line(&original[line_start..start + column]),
             });
         }
         if let Some(header) = block_scalar_header(&text[..code_end]) {
@@ -159,6 +120,69 @@ pub fn scan(
     }
 }
 
+impl State {
+    /// Where the scan of a line (`text`, indented by `indent`) starts, given what the
+    /// lines above left open, which the line may close. `None` when there is nothing
+    /// to scan on it: a blank line inside a block scalar or after a plain scalar
+    /// that may continue, a line of a block scalar's content (added to
+    /// `block_scalar_lines`), or a line inside a quoted scalar that does not close it.
+    fn resume(
+        &mut self,
+        text: &[u8],
+        indent: usize,
+        line: usize,
+        block_scalar_lines: &mut Vec<usize>,
+    ) -> Option<usize> {
+        let is_blank = || text[indent..].iter().all(u8::is_ascii_whitespace);
+        let mut from = 0;
+        match *self {
+            State::BlockScalar {
+                parent,
+                indent: content,
+            } => {
+                if is_blank() {
+                    return None;
+                }
+                match content {
+                    None if indent > parent => {
+                        *self = State::BlockScalar {
+                            parent,
+                            indent: Some(indent),
+                        };
+                        block_scalar_lines.push(line);
+                        return None;
+                    }
+                    Some(content) if indent >= content => {
+                        block_scalar_lines.push(line);
+                        return None;
+                    }
+                    _ => *self = State::Normal,
+                }
+            }
+            State::Quoted(quote) => match closing_quote(text, 0, quote) {
+                Some(after) => {
+                    *self = State::Normal;
+                    from = after;
+                }
+                None => return None,
+            },
+            State::Plain { .. } if is_blank() => return None,
+            State::Plain { node } if node == usize::MAX || indent > node => {}
+            State::Plain { .. } | State::Normal => *self = State::Normal,
+        }
+        Some(from)
+    }
+}
+
+/// Whether a comment is alone on its line: `before` (the file's text from the line's
+/// start to the `#`) is only whitespace, after a byte-order mark.
+fn is_own_line(before: &str) -> bool {
+    before
+        .trim_start_matches('\u{feff}')
+        .bytes()
+        .all(|b| b == b' ' || b == b'\t')
+}
+
 /// What one line holds for the scanner.
 struct Line {
     /// The column of its comment.
@@ -169,6 +193,15 @@ struct Line {
     /// node holding it (the `-` of an item, the key of a pair), which a continuation
     /// line must be indented past.
     plain_node: Option<usize>,
+}
+
+impl Line {
+    /// A line with no comment that leaves nothing open for the next.
+    const NOTHING_OPEN: Line = Line {
+        comment: None,
+        open_quote: None,
+        plain_node: None,
+    };
 }
 
 /// Scans one line from `from`; `indent` is how many spaces it starts with;
@@ -197,8 +230,7 @@ fn scan_line(text: &[u8], indent: usize, from: usize, continues: bool, depth: &m
             b'#' if position == 0 || matches!(text[position - 1], b' ' | b'\t') => {
                 return Line {
                     comment: Some(position),
-                    open_quote: None,
-                    plain_node: None,
+                    ..Line::NOTHING_OPEN
                 };
             }
             b'"' | b'\'' if value_start => match closing_quote(text, position + 1, byte) {
@@ -210,9 +242,8 @@ fn scan_line(text: &[u8], indent: usize, from: usize, continues: bool, depth: &m
                 }
                 None => {
                     return Line {
-                        comment: None,
                         open_quote: Some(byte),
-                        plain_node: None,
+                        ..Line::NOTHING_OPEN
                     }
                 }
             },
@@ -264,22 +295,21 @@ fn scan_line(text: &[u8], indent: usize, from: usize, continues: bool, depth: &m
     // A plain scalar at the top of a document (no `- ` or key before it, at column
     // 0) continues on any line below, however little indented. Document markers and
     // directives are no scalar.
-    let marker = [&b"---"[..], b"...", b"%"].iter().any(|m| {
-        text.starts_with(m) && (m == b"%" || text.get(3).is_none_or(|&b| b == b' ' || b == b'\t'))
-    });
-    if marker && !continues {
-        return Line {
-            comment: None,
-            open_quote: None,
-            plain_node: None,
-        };
+    if is_marker_or_directive(text) && !continues {
+        return Line::NOTHING_OPEN;
     }
     let root = !continues && node == 0 && !indicated && token == Some(0);
     Line {
-        comment: None,
-        open_quote: None,
         plain_node: (plain && !flow).then_some(if root { usize::MAX } else { node }),
+        ..Line::NOTHING_OPEN
     }
+}
+
+/// Whether a line is a document marker (`---`, `...`) or a directive (`%YAML`).
+fn is_marker_or_directive(text: &[u8]) -> bool {
+    [&b"---"[..], b"...", b"%"].iter().any(|m| {
+        text.starts_with(m) && (m == b"%" || text.get(3).is_none_or(|&b| b == b' ' || b == b'\t'))
+    })
 }
 
 /// The position just after the quote that closes a scalar opened before `from`.

@@ -530,6 +530,9 @@ impl Chart {
         self.scan.get_or_init(|| self.read_files())
     }
 
+    /// What the chart's files read and define: the conditions and tags of its
+    /// dependencies, the `tpl` strings of `values.yaml`, every template, and the
+    /// other files when a template uses `.Files`.
     fn read_files(&self) -> Scan {
         let mut scan = Scan::default();
         for dependency in &self.manifest.dependencies {
@@ -546,74 +549,8 @@ impl Chart {
                     .map(|tag| (vec!["tags".to_string(), tag.clone()], Use::Touch)),
             );
         }
-        let templates = self.root.join("templates");
-        let add = |path: &Path, text: &str, found: &Reads, scan: &mut Scan| {
-            let line_of = |offset: usize| text[..offset.min(text.len())].matches('\n').count() + 1;
-            let in_templates = path.starts_with(&templates);
-            // Outside `templates/`, a file is rendered only if a template hands it to
-            // `tpl`: its reads count, its whole uses of `.Values` do not.
-            if in_templates && scan.opaque.is_none() {
-                if let Some(offset) = found.opaque {
-                    scan.opaque = Some((
-                        path.to_path_buf(),
-                        format!(
-                            "uses `.Values` whole or by a computed key at line {}",
-                            line_of(offset)
-                        ),
-                    ));
-                }
-            }
-            // A file a template renders that is not there: what it reads is unknown.
-            for name in &found.files {
-                let inside = Path::new(name)
-                    .components()
-                    .all(|component| matches!(component, std::path::Component::Normal(_)));
-                if inside && scan.opaque.is_none() && !self.has_file(&self.root.join(name)) {
-                    scan.opaque = Some((
-                        path.to_path_buf(),
-                        format!("renders `{name}` through `.Files`, which tether cannot read"),
-                    ));
-                }
-            }
-            let mut defines: Vec<Define> =
-                found.defines.iter().map(|_| Define::default()).collect();
-            for read in &found.reads {
-                let entry = (read.path.clone(), read.use_);
-                if let Some(define) = define_at(&mut defines, read.define) {
-                    define.reads.push(entry.clone());
-                }
-                scan.reads.push(entry);
-            }
-            for include in &found.includes {
-                let call = Call {
-                    name: include.name.clone(),
-                    root: include.root,
-                    literals: include.literals.clone(),
-                };
-                if let Some(define) = define_at(&mut defines, include.define) {
-                    define.calls.push(call.clone());
-                }
-                scan.calls.push(call);
-            }
-            for used in &found.opaque_uses {
-                if used.kind == Opacity::Whole {
-                    if let Some(define) = define_at(&mut defines, used.define) {
-                        let line = line_of(used.offset);
-                        define.whole.get_or_insert((path.to_path_buf(), line));
-                    }
-                }
-            }
-            for &at in &found.sets_values {
-                if let Some(define) = define_at(&mut defines, at) {
-                    define.sets_values = true;
-                }
-            }
-            for (name, define) in found.defines.iter().zip(defines) {
-                define_once(&mut scan.defines, name.clone(), define);
-            }
-        };
         // `tpl` strings of values.yaml read values too.
-        add(
+        self.add_found(
             &self.root.join("values.yaml"),
             "",
             &self.values_reads,
@@ -627,39 +564,14 @@ impl Chart {
         // Over the names and bytes of the files read, in listing order.
         let mut content = CacheKey::new("chart-files");
         for file in in_templates.iter() {
-            let (text, hash) = match self.read_file(file) {
-                Read::Text(text, hash) => (text, hash),
-                Read::Absent => continue,
-                // A template tether cannot read may read any value: the limit is
-                // said, never taken for "reads nothing".
-                Read::Unreadable(why) => {
-                    if scan.opaque.is_none() {
-                        scan.opaque =
-                            Some((file.clone(), format!("{why}, which tether does not read")));
-                    }
-                    continue;
-                }
-            };
-            content.add_bytes("template", file.as_os_str().as_encoded_bytes());
-            content.add("bytes", hash);
-            uses_files |= text.contains(".Files");
-            let found = lex_reads(&text);
-            add(file, &text, &found, &mut scan);
-            scan.template_reads
-                .insert(file.clone(), (hash, Arc::new(found)));
-            if matches!(self.location, Location::Folder(_)) {
-                scan.texts
-                    .get_mut()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .insert(file.clone(), text);
-            }
+            uses_files |= self.read_template(file, &mut scan, &mut content);
         }
         if uses_files {
             for file in others.iter() {
                 if let Some((text, hash)) = self.text_of(file) {
                     content.add_bytes("file", file.as_os_str().as_encoded_bytes());
                     content.add("bytes", hash);
-                    add(file, &text, &lex_reads(&text), &mut scan);
+                    self.add_found(file, &text, &lex_reads(&text), &mut scan);
                 }
             }
         }
@@ -669,6 +581,115 @@ impl Chart {
         scan.reads.dedup();
         scan.reads.shrink_to_fit();
         scan
+    }
+
+    /// Reads one template of the chart into `scan`, and its name and bytes into
+    /// `content`: what it reads, calls and defines, and, in a chart folder, its text,
+    /// which the check of that template takes instead of reading it again. Returns
+    /// whether it uses `.Files`.
+    fn read_template(&self, file: &Path, scan: &mut Scan, content: &mut CacheKey) -> bool {
+        let (text, hash) = match self.read_file(file) {
+            Read::Text(text, hash) => (text, hash),
+            Read::Absent => return false,
+            // A template tether cannot read may read any value: the limit is
+            // said, never taken for "reads nothing".
+            Read::Unreadable(why) => {
+                if scan.opaque.is_none() {
+                    scan.opaque = Some((
+                        file.to_path_buf(),
+                        format!("{why}, which tether does not read"),
+                    ));
+                }
+                return false;
+            }
+        };
+        content.add_bytes("template", file.as_os_str().as_encoded_bytes());
+        content.add("bytes", hash);
+        let uses_files = text.contains(".Files");
+        let found = lex_reads(&text);
+        self.add_found(file, &text, &found, scan);
+        scan.template_reads
+            .insert(file.to_path_buf(), (hash, Arc::new(found)));
+        if matches!(self.location, Location::Folder(_)) {
+            scan.texts
+                .get_mut()
+                .unwrap_or_else(PoisonError::into_inner)
+                .insert(file.to_path_buf(), text);
+        }
+        uses_files
+    }
+
+    /// Adds what one file of the chart reads, calls and defines (`found`, from
+    /// `text`) to `scan`, each read and call also to the define it is in.
+    fn add_found(&self, path: &Path, text: &str, found: &Reads, scan: &mut Scan) {
+        self.note_opaque(path, text, found, scan);
+        let mut defines: Vec<Define> = found.defines.iter().map(|_| Define::default()).collect();
+        for read in &found.reads {
+            let entry = (read.path.clone(), read.use_);
+            if let Some(define) = define_at(&mut defines, read.define) {
+                define.reads.push(entry.clone());
+            }
+            scan.reads.push(entry);
+        }
+        for include in &found.includes {
+            let call = Call {
+                name: include.name.clone(),
+                root: include.root,
+                literals: include.literals.clone(),
+            };
+            if let Some(define) = define_at(&mut defines, include.define) {
+                define.calls.push(call.clone());
+            }
+            scan.calls.push(call);
+        }
+        for used in &found.opaque_uses {
+            if used.kind == Opacity::Whole {
+                if let Some(define) = define_at(&mut defines, used.define) {
+                    let line = line_of(text, used.offset);
+                    define.whole.get_or_insert((path.to_path_buf(), line));
+                }
+            }
+        }
+        for &at in &found.sets_values {
+            if let Some(define) = define_at(&mut defines, at) {
+                define.sets_values = true;
+            }
+        }
+        for (name, define) in found.defines.iter().zip(defines) {
+            define_once(&mut scan.defines, name.clone(), define);
+        }
+    }
+
+    /// Makes `scan` opaque, unless it is already, when the file at `path` makes what
+    /// the chart reads unknown: a template that uses `.Values` whole or by a computed
+    /// key, or a file that renders a file of the chart tether did not find.
+    fn note_opaque(&self, path: &Path, text: &str, found: &Reads, scan: &mut Scan) {
+        let in_templates = path.starts_with(self.root.join("templates"));
+        // Outside `templates/`, a file is rendered only if a template hands it to
+        // `tpl`: its reads count, its whole uses of `.Values` do not.
+        if in_templates && scan.opaque.is_none() {
+            if let Some(offset) = found.opaque {
+                scan.opaque = Some((
+                    path.to_path_buf(),
+                    format!(
+                        "uses `.Values` whole or by a computed key at line {}",
+                        line_of(text, offset)
+                    ),
+                ));
+            }
+        }
+        // A file a template renders that is not there: what it reads is unknown.
+        for name in &found.files {
+            let inside = Path::new(name)
+                .components()
+                .all(|component| matches!(component, std::path::Component::Normal(_)));
+            if inside && scan.opaque.is_none() && !self.has_file(&self.root.join(name)) {
+                scan.opaque = Some((
+                    path.to_path_buf(),
+                    format!("renders `{name}` through `.Files`, which tether cannot read"),
+                ));
+            }
+        }
     }
 
     /// The text of the template at `path` as the chart's scan read it, handed over
@@ -696,6 +717,8 @@ impl Chart {
         self.analysis.get_or_init(|| self.analyse())
     }
 
+    /// The chart's reads with those of the defines it calls in the charts it
+    /// reaches, followed call by call from its own files' calls.
     fn analyse(&self) -> Analysis {
         let scan = self.scan();
         let mut analysis = Analysis {
@@ -705,24 +728,7 @@ impl Chart {
         if let Some((file, why)) = &scan.opaque {
             analysis.opaque = Some(format!("{} {why}", self.shown(file)));
         }
-        // Every named template of the dependencies, nearest first, and the chart
-        // that defines it.
-        let mut namespace: HashMap<String, (Arc<Define>, Arc<Chart>)> = HashMap::new();
-        let mut reached = self.reached_charts();
-        // Helm renders a chart with its parent's templates loaded too: a subchart
-        // may call its parent's defines and its siblings'.
-        if let Some(parent) = self.parent_chart() {
-            let siblings = parent.reached_charts();
-            reached.push(parent);
-            reached.extend(siblings);
-        }
-        for chart in &reached {
-            for (name, define) in &chart.scan().defines {
-                namespace
-                    .entry(name.clone())
-                    .or_insert_with(|| (define.clone(), chart.clone()));
-            }
-        }
+        let mut namespace = self.reached_defines();
         let mut libraries_read = false;
         // Defines a declared dependency would bring are its, not a library's.
         let declared_missing = self
@@ -747,11 +753,7 @@ impl Chart {
             if !namespace.contains_key(&call.name) && !libraries_read && !declared_missing {
                 libraries_read = true;
                 for chart in self.repository_libraries() {
-                    for (name, define) in &chart.scan().defines {
-                        namespace
-                            .entry(name.clone())
-                            .or_insert_with(|| (define.clone(), chart.clone()));
-                    }
+                    add_defines(&mut namespace, &chart);
                     analysis.libraries.push(chart);
                 }
             }
@@ -779,11 +781,38 @@ impl Chart {
                 None => analysis.unknown.push(call.name.clone()),
             }
         }
-        // A path spelled as a string and handed to a helper (`"auth.password"`)
-        // is read by it. A lone word names a value only when it is no map: words
-        // such as `"crds"` or `"server"` name components far more often than the
-        // values a helper looks up.
-        for literal in &literals {
+        analysis.reads.extend(self.literal_reads(&literals));
+        analysis.unknown.sort();
+        analysis.reads.sort_unstable();
+        analysis.reads.dedup();
+        analysis
+    }
+
+    /// Every named template of the charts the chart's rendering loads, nearest
+    /// first: its dependencies, and (Helm renders a chart with its parent's
+    /// templates loaded too, so a subchart may call its parent's defines and its
+    /// siblings') its parent and the charts the parent reaches.
+    fn reached_defines(&self) -> Namespace {
+        let mut namespace = Namespace::new();
+        let mut reached = self.reached_charts();
+        if let Some(parent) = self.parent_chart() {
+            let siblings = parent.reached_charts();
+            reached.push(parent);
+            reached.extend(siblings);
+        }
+        for chart in &reached {
+            add_defines(&mut namespace, chart);
+        }
+        namespace
+    }
+
+    /// The reads of paths spelled as strings and handed to a helper
+    /// (`"auth.password"`), which the helper reads. A lone word names a value only
+    /// when it is no map: words such as `"crds"` or `"server"` name components far
+    /// more often than the values a helper looks up.
+    fn literal_reads(&self, literals: &[String]) -> Vec<(Vec<String>, Use)> {
+        let mut reads = Vec::new();
+        for literal in literals {
             let path = split_path(literal);
             let is_path = !path.is_empty()
                 && literal
@@ -795,13 +824,10 @@ impl Chart {
                 None => false,
             };
             if is_path && named {
-                analysis.reads.push((path, Use::Whole));
+                reads.push((path, Use::Whole));
             }
         }
-        analysis.unknown.sort();
-        analysis.reads.sort_unstable();
-        analysis.reads.dedup();
-        analysis
+        reads
     }
 
     /// The chart whose `charts/` folder holds this one.
@@ -1164,6 +1190,24 @@ impl Chart {
 /// The define a read or call is in, by its index in the file.
 fn define_at(defines: &mut [Define], at: Option<u32>) -> Option<&mut Define> {
     defines.get_mut(at? as usize)
+}
+
+/// Named templates by name, each with the chart that defines it.
+type Namespace = HashMap<String, (Arc<Define>, Arc<Chart>)>;
+
+/// Adds the defines of `chart` to `namespace`, keeping a name that is there already:
+/// charts are added nearest first.
+fn add_defines(namespace: &mut Namespace, chart: &Arc<Chart>) {
+    for (name, define) in &chart.scan().defines {
+        namespace
+            .entry(name.clone())
+            .or_insert_with(|| (define.clone(), chart.clone()));
+    }
+}
+
+/// The 1-based line of `offset` in `text`.
+fn line_of(text: &str, offset: usize) -> usize {
+    text[..offset.min(text.len())].matches('\n').count() + 1
 }
 
 /// Keeps the first define of a name, as Helm keeps one template per name (the
