@@ -12,6 +12,7 @@ mod moves;
 #[cfg(target_os = "linux")]
 mod overlay;
 mod sandbox;
+mod sys;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -831,7 +832,7 @@ impl Workspace {
                     timeout: target.timeout,
                     sandbox: overlay.writable(),
                     confine,
-                    enter: Some(Box::new(move || mount.enter())),
+                    enter: Some(mount),
                 })?;
                 Ok((outcome, overlay.changed(manifest)))
             }
