@@ -10,50 +10,7 @@
 
 use std::path::Path;
 
-use serde::Serialize;
-
 use super::sys::InChild;
-
-/// How the commands of a run were confined.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case", tag = "mode", content = "reason")]
-#[non_exhaustive]
-pub enum Containment {
-    /// Landlock: writes outside the sandbox are refused by the kernel; where it has
-    /// Landlock's scopes (ABI 6, Linux 6.12), so are signals to processes outside and
-    /// connections to abstract unix sockets made outside (`scoped`).
-    Landlock {
-        /// Whether signals and abstract unix sockets are scoped too.
-        scoped: bool,
-    },
-    /// No kernel confinement is available (the reason); changes to the user's tree
-    /// are detected and reported, not prevented.
-    DetectionOnly(String),
-    /// `--no-contain`: the commands ran unconfined, by request; changes to the user's
-    /// tree are still detected.
-    Off,
-}
-
-impl Containment {
-    /// One line for reports.
-    pub fn describe(&self) -> String {
-        match self {
-            Containment::Landlock { scoped: true } => {
-                "contained: Landlock lets the command write only inside its sandbox, and signal or reach over abstract unix sockets only the processes it started; TCP and unix sockets with a path are not contained".into()
-            }
-            Containment::Landlock { scoped: false } => {
-                "partly contained: Landlock lets the command write only inside its sandbox, but this kernel has no Landlock scopes (ABI 6, Linux 6.12): the command can signal your processes and reach any unix socket or TCP listener".into()
-            }
-            Containment::DetectionOnly(reason) => format!(
-                "not contained ({reason}): changes to your tree are detected, not prevented"
-            ),
-            Containment::Off => {
-                "not contained (--no-contain): changes to your tree are detected, not prevented"
-                    .into()
-            }
-        }
-    }
-}
 
 /// Whether Landlock can confine commands here, with its scopes or without (`Ok`
 /// of whether they are there), and why not.
