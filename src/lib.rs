@@ -11,8 +11,10 @@
 //! - [`check_paths`] and [`check_with`]: the rules over chart folders ([`CheckReport`],
 //!   rendered by [`CheckReport::render`] in the formats `tether check` prints).
 //! - [`snapshot`]: pinned comment maps, `tether snapshot`.
-//! - `idem` (Unix): prove a regeneration command is a no-op, a fixpoint, and restores
-//!   what it must, in sandbox copies (`tether idem`).
+//! - [`idem`]: prove a regeneration command is a no-op, a fixpoint, and restores
+//!   what it must, in sandbox copies (`tether idem`). Its options, reports and target
+//!   selection compile everywhere; running commands needs Unix (elsewhere
+//!   [`idem::run`] returns [`idem::IdemError::NeedsUnix`]).
 //!
 //! ```
 //! # fn main() -> Result<(), helm_tether::Error> {
@@ -43,7 +45,6 @@ mod cache_key;
 mod diagnostic;
 mod error;
 mod globs;
-#[cfg(unix)]
 pub mod idem;
 mod key_pattern;
 mod lines;

@@ -1,9 +1,13 @@
-//! Why `tether idem` could not check at all: [`IdemError`].
+//! Why `tether idem` could not check at all: [`IdemError`]. Portable.
 
 /// Why tether could not check at all.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum IdemError {
+    /// This system is not Unix: the commands need `sh`, process groups and a
+    /// sandbox (an overlay or a copy) that only Unix gives.
+    #[error("tether idem needs Unix: it runs each command with `sh -c` in a process group of its own, in an overlay or a copy of your tree; run it on Linux, or in WSL on Windows")]
+    NeedsUnix,
     /// No `[[idem]]` entry and no one-off target.
     #[error("nothing to check: no [[idem]] entry in tether.toml and no --run; add an [[idem]] entry or pass --run and --files")]
     NoTargets,

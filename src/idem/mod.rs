@@ -4,9 +4,10 @@
 //!
 //! The user's tree is only read: listed, fingerprinted before and after, copied from.
 //!
-//! The files, by job: `options.rs` (how a run runs), `report.rs` (what it found, and
-//! the report's bounds), `error.rs`, `select.rs` (`--target`, `--changed-since`),
-//! `repository.rs` (a run, repository by repository), `check.rs` (a target's
+//! The files, by job. Portable (what `tether idem --list` needs, and the report on
+//! any system): `options.rs` (how a run runs), `report.rs` (what it found, and the
+//! report's bounds), `error.rs`, `select.rs` (`--target`, `--changed-since`). Unix
+//! only: `repository.rs` (a run, repository by repository), `check.rs` (a target's
 //! checks and judging them), `mutants.rs` and `blocks.rs` (self-heal mutants),
 //! `diff.rs` and `moves.rs` (what changed: bytes, comments), `pool.rs` (the workers),
 //! `workspace.rs` (what a check runs in: a copy or an overlay, behind one trait),
@@ -15,24 +16,38 @@
 //! and `sys.rs` (the system calls that need `unsafe`, the only module here allowed
 //! it).
 
-mod blocks;
-mod check;
-mod command;
-mod contain;
-mod diff;
 mod error;
-mod ignored;
-mod moves;
-mod mutants;
 mod options;
+mod report;
+mod select;
+
+#[cfg(unix)]
+mod blocks;
+#[cfg(unix)]
+mod check;
+#[cfg(unix)]
+mod command;
+#[cfg(unix)]
+mod contain;
+#[cfg(unix)]
+mod diff;
+#[cfg(unix)]
+mod ignored;
+#[cfg(unix)]
+mod moves;
+#[cfg(unix)]
+mod mutants;
 #[cfg(target_os = "linux")]
 mod overlay;
+#[cfg(unix)]
 mod pool;
-mod report;
+#[cfg(unix)]
 mod repository;
+#[cfg(unix)]
 mod sandbox;
-mod select;
+#[cfg(unix)]
 mod sys;
+#[cfg(unix)]
 mod workspace;
 
 use crate::settings::config::Config;
@@ -46,7 +61,9 @@ pub use report::{
 };
 pub use select::selected;
 
+#[cfg(unix)]
 pub use command::stopping;
+#[cfg(unix)]
 pub use sandbox::{interrupt, SandboxCopy};
 
 /// Runs the `[[idem]]` entries of `config`, each check in a sandbox copy of its
@@ -65,6 +82,7 @@ pub fn run(config: &Config, options: &IdemOptions) -> Result<IdemReport, IdemErr
 }
 
 /// [`run`] for targets built by hand ([`IdemTarget::new`]).
+#[cfg(unix)]
 pub fn run_targets(targets: &[IdemTarget], options: &IdemOptions) -> Result<IdemReport, IdemError> {
     // A descriptor tether was started with (`exec 7>>/outside.log; tether idem`)
     // must not reach the commands.
@@ -112,4 +130,12 @@ pub fn run_targets(targets: &[IdemTarget], options: &IdemOptions) -> Result<Idem
     )?;
     report.skipped = skipped;
     Ok(report)
+}
+
+/// [`run`] for targets built by hand ([`IdemTarget::new`]): on a system that is not
+/// Unix, always [`IdemError::NeedsUnix`].
+#[cfg(not(unix))]
+pub fn run_targets(targets: &[IdemTarget], options: &IdemOptions) -> Result<IdemReport, IdemError> {
+    let _ = (targets, options);
+    Err(IdemError::NeedsUnix)
 }

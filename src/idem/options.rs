@@ -1,5 +1,6 @@
 //! How `tether idem` runs: [`IdemOptions`] (what the command line and a library
-//! caller choose), [`SandboxKind`] and the [`Progress`] a caller hears.
+//! caller choose), [`SandboxKind`] and the [`Progress`] a caller hears. Portable: no
+//! system call here.
 
 use std::path::PathBuf;
 use std::sync::Arc;

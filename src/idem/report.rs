@@ -1,6 +1,6 @@
 //! What `tether idem` found: [`IdemReport`] and its parts, how its commands were
 //! confined and sandboxed, the bounds of a report and the formats it is rendered in
-//! (rendered by `report/idem.rs`).
+//! (rendered by `report/idem.rs`). Portable: plain data.
 
 use std::path::PathBuf;
 use std::time::Duration;

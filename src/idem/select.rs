@@ -1,6 +1,6 @@
 //! Which targets a run runs: `--target` (a folder named) and `--changed-since`
 //! (something the target reads changed since a revision), and why the others do
-//! not: what `tether idem --list` prints.
+//! not. Portable: what `tether idem --list` prints on any system.
 
 use std::path::{Path, PathBuf};
 
