@@ -311,7 +311,7 @@ pub fn run(args: Args) -> ExitCode {
         Command::Idem(args) => or_trouble(idem(args)),
         #[cfg(not(unix))]
         Command::Idem(_) => {
-            eprintln!("error: `tether idem` needs a Unix system (process groups, sh)");
+            eprintln!("error: {}", helm_tether::idem::IdemError::NeedsUnix);
             exit::TROUBLE
         }
         Command::Init {

@@ -11,8 +11,10 @@
 //! - [`check_paths`] and [`check_with`]: the rules over chart folders ([`CheckReport`],
 //!   rendered by [`CheckReport::render`] in the formats `tether check` prints).
 //! - [`snapshot`]: pinned comment maps, `tether snapshot`.
-//! - `idem` (Unix): prove a regeneration command is a no-op, a fixpoint, and restores
-//!   what it must, in sandbox copies (`tether idem`).
+//! - [`idem`]: prove a regeneration command is a no-op, a fixpoint, and restores
+//!   what it must, in sandbox copies (`tether idem`). Its options, reports and target
+//!   selection compile everywhere; running commands needs Unix (elsewhere
+//!   [`idem::run`] returns [`idem::IdemError::NeedsUnix`]).
 //!
 //! ```
 //! # fn main() -> Result<(), helm_tether::Error> {
@@ -34,8 +36,8 @@
 )]
 // Every public item is documented; `helm_tether::internals` (tests only) is exempt.
 #![cfg_attr(not(feature = "internals"), deny(missing_docs))]
-// `unsafe` lives in two places: `sys.rs` and `idem/` (system calls no maintained
-// crate of ours wraps); everywhere else it is an error.
+// `unsafe` lives in two places: `sys.rs` and `idem/sys.rs` (system calls no
+// maintained crate of ours wraps safely); everywhere else it is an error.
 #![deny(unsafe_code)]
 
 mod analysis;
@@ -43,8 +45,6 @@ mod cache_key;
 mod diagnostic;
 mod error;
 mod globs;
-#[cfg(unix)]
-#[allow(unsafe_code)]
 pub mod idem;
 mod key_pattern;
 mod lines;

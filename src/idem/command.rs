@@ -5,9 +5,11 @@ use std::collections::BTreeMap;
 use std::io::Read;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
+
+use super::sys::{self, InChild};
 
 /// How a run ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -63,15 +65,11 @@ pub struct Spec<'a> {
     pub sandbox: &'a Path,
     /// Confine the command with Landlock (checked to be available by the caller).
     pub confine: bool,
-    /// What the child does first between fork and exec, before Landlock applies
-    /// (entering an overlay: `dir` is then inside it, and exists only in the child's
-    /// own mount namespace, so the child changes to it itself). It must make system
-    /// calls only, nothing that allocates or locks.
-    pub enter: Option<Enter>,
+    /// The overlay the child enters first between fork and exec, before Landlock
+    /// applies: `dir` is then inside it, and exists only in the child's own mount
+    /// namespace, so the child changes to it itself.
+    pub enter: Option<sys::Mount>,
 }
-
-/// See [`Spec::enter`].
-pub type Enter = Box<dyn FnMut() -> std::io::Result<()> + Send + Sync>;
 
 /// Environment variables that point git at another repository or index: a command
 /// inherits them from a hook (`GIT_DIR` in a linked worktree) and would commit to the
@@ -84,20 +82,43 @@ fn is_redirecting(name: &std::ffi::OsStr) -> bool {
 pub fn run(mut spec: Spec) -> std::io::Result<RunOutcome> {
     let start = Instant::now();
     let deadline = start + spec.timeout;
+    let mut command = prepare(&mut spec)?;
+    let mut child = spawn(&mut command)?;
+    let group = child.id() as i32;
+    let stdout = child.stdout.take().map(read_in_background);
+    let stderr = child.stderr.take().map(read_in_background);
+    let (status, timed_out) = wait(&mut child, group, deadline)?;
+    // Whatever the command left running goes too: its group, and what it detached.
+    kill_group(group);
+    if let Ok(mut running) = RUNNING.lock() {
+        running.retain(|&g| g != group);
+        super::contain::kill_orphans(&running);
+    }
+    // Once the command has ended, its output gets a short grace to close: a run never
+    // takes more than its timeout plus that grace.
+    let until = Instant::now() + OUTPUT_GRACE;
+    Ok(RunOutcome {
+        status: status.code(),
+        timed_out,
+        stdout: collect(stdout, until),
+        stderr: collect(stderr, until),
+        duration: start.elapsed(),
+    })
+}
+
+/// The command of `spec`: `sh -c` in its folder, in a process group of its own,
+/// with `GIT_*` removed, `HOME` and `TMPDIR` made in the sandbox, and what the child
+/// does before exec (enter the overlay, its own PID namespace, Landlock), in order.
+fn prepare(spec: &mut Spec) -> std::io::Result<Command> {
     let home = spec.sandbox.join("home");
     let tmp = spec.sandbox.join("tmp");
     std::fs::create_dir_all(&home)?;
     std::fs::create_dir_all(&tmp)?;
     let mut command = Command::new("sh");
     command.arg("-c").arg(spec.run).current_dir(spec.dir);
-    if let Some(enter) = spec.enter.take() {
+    if let Some(mount) = spec.enter.take() {
         command.current_dir(spec.sandbox);
-        // SAFETY: `enter` makes system calls only (the contract of `Spec::enter`),
-        // so it is safe between fork and exec. It runs before Landlock's rules apply,
-        // which forbid mounting.
-        unsafe {
-            command.pre_exec(enter);
-        }
+        sys::before_exec(&mut command, InChild::Overlay(mount));
     }
     for (name, _) in std::env::vars_os() {
         if is_redirecting(&name) {
@@ -113,82 +134,61 @@ pub fn run(mut spec: Spec) -> std::io::Result<RunOutcome> {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0);
-    // SAFETY: `own_pid_namespace` makes system calls only (unshare, fork, prctl,
-    // close_range, waitpid, signal, kill, _exit), allocating nothing, so it is safe
-    // between fork and exec. It runs after entering an overlay (whose user namespace
-    // grants it) and before Landlock.
-    unsafe {
-        command.pre_exec(own_pid_namespace);
-    }
+    sys::before_exec(&mut command, InChild::OwnPidNamespace);
     if spec.confine {
-        let mut confinement =
-            super::contain::Confinement::new(spec.sandbox).map_err(std::io::Error::other)?;
-        // SAFETY: `apply` makes two system calls (prctl, landlock_restrict_self) and
-        // allocates nothing when it succeeds, so it is safe between fork and exec.
-        unsafe {
-            command.pre_exec(move || confinement.apply());
-        }
+        let confinement =
+            super::contain::confinement(spec.sandbox).map_err(std::io::Error::other)?;
+        sys::before_exec(&mut command, confinement);
     }
-    // Spawned and registered under the lock that orphan sweeps hold, so a sweep never
-    // takes another worker's command, just started, for an orphan.
-    let mut child = {
-        let mut running = RUNNING
-            .lock()
-            .map_err(|_| std::io::Error::other("a worker panicked"))?;
-        if STOPPING.load(std::sync::atomic::Ordering::SeqCst) {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::Interrupted,
-                "interrupted",
-            ));
-        }
-        let child = command
-            .spawn()
-            .map_err(|error| std::io::Error::new(error.kind(), format!("{SPAWN}: {error}")))?;
-        running.push(child.id() as i32);
-        child
-    };
-    let group = child.id() as i32;
-    let stdout = child.stdout.take().map(read_in_background);
-    let stderr = child.stderr.take().map(read_in_background);
-    let mut timed_out = false;
-    let status = loop {
+    Ok(command)
+}
+
+/// Spawns the command, registered under the lock that orphan sweeps hold, so a
+/// sweep never takes another worker's command, just started, for an orphan.
+fn spawn(command: &mut Command) -> std::io::Result<Child> {
+    let mut running = RUNNING
+        .lock()
+        .map_err(|_| std::io::Error::other("a worker panicked"))?;
+    if STOPPING.load(std::sync::atomic::Ordering::SeqCst) {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::Interrupted,
+            "interrupted",
+        ));
+    }
+    let child = command
+        .spawn()
+        .map_err(|error| std::io::Error::new(error.kind(), format!("{SPAWN}: {error}")))?;
+    running.push(child.id() as i32);
+    Ok(child)
+}
+
+/// Waits for the command until `deadline`, then kills its group; whether it timed
+/// out.
+fn wait(child: &mut Child, group: i32, deadline: Instant) -> std::io::Result<(ExitStatus, bool)> {
+    loop {
         if let Some(status) = child.try_wait()? {
-            break status;
+            return Ok((status, false));
         }
         if Instant::now() >= deadline {
-            timed_out = true;
             kill_group(group);
-            break child.wait()?;
+            return Ok((child.wait()?, true));
         }
         std::thread::sleep(Duration::from_millis(10));
-    };
-    // Whatever the command left running goes too: its group, and what it detached.
-    kill_group(group);
-    if let Ok(mut running) = RUNNING.lock() {
-        running.retain(|&g| g != group);
-        super::contain::kill_orphans(&running);
     }
-    // Once the command has ended, its output gets a short grace to close: a run never
-    // takes more than its timeout plus that grace.
-    let until = Instant::now() + OUTPUT_GRACE;
-    let collect = |receiver: Option<std::sync::mpsc::Receiver<Vec<u8>>>| {
-        let wait = until.saturating_duration_since(Instant::now());
-        match receiver.map(|receiver| receiver.recv_timeout(wait)) {
-            Some(Ok(bytes)) => String::from_utf8_lossy(tail(&bytes)).into_owned(),
-            Some(Err(_)) => {
-                "(tether stopped reading: a process the command left behind kept its output open)"
-                    .into()
-            }
-            None => String::new(),
+}
+
+/// What a stream's reader got by `until`, its end kept; a note when the stream is
+/// still open then.
+fn collect(receiver: Option<std::sync::mpsc::Receiver<Vec<u8>>>, until: Instant) -> String {
+    let wait = until.saturating_duration_since(Instant::now());
+    match receiver.map(|receiver| receiver.recv_timeout(wait)) {
+        Some(Ok(bytes)) => String::from_utf8_lossy(tail(&bytes)).into_owned(),
+        Some(Err(_)) => {
+            "(tether stopped reading: a process the command left behind kept its output open)"
+                .into()
         }
-    };
-    Ok(RunOutcome {
-        status: status.code(),
-        timed_out,
-        stdout: collect(stdout),
-        stderr: collect(stderr),
-        duration: start.elapsed(),
-    })
+        None => String::new(),
+    }
 }
 
 /// Reads a stream to its end on a thread of its own; the bytes arrive on the channel.
@@ -217,80 +217,10 @@ fn tail(bytes: &[u8]) -> &[u8] {
     &bytes[bytes.len().saturating_sub(KEEP)..]
 }
 
-/// Between fork and exec: makes the command the first process of a PID namespace of
-/// its own, where the kernel allows one (root, or inside an overlay's user
-/// namespace). When that first process ends, the kernel kills every process left in
-/// the namespace, however it detached (`setsid` chains, another process group); the
-/// command cannot see or signal any process outside it, tether included; and with
-/// `PR_SET_PDEATHSIG` the namespace ends when tether dies, even by SIGKILL. The
-/// process std spawned stays outside as a shim: it waits for the command and exits as
-/// it did. Where no namespace can be made, the command runs as before (its process
-/// group and the orphan sweep end what it leaves).
-fn own_pid_namespace() -> std::io::Result<()> {
-    // SAFETY: system calls on integers and a local status word; no memory is shared
-    // or allocated.
-    unsafe {
-        if libc::unshare(libc::CLONE_NEWPID) != 0 {
-            return Ok(());
-        }
-        let pid = libc::fork();
-        if pid < 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-        if pid == 0 {
-            // The command: dies with the shim, which dies with tether. (From inside
-            // its namespace it cannot see the shim, so a shim that died before this
-            // call is not noticed here; the shim's own death signal and tether's
-            // process-group kill still end both.)
-            libc::prctl(
-                libc::PR_SET_PDEATHSIG,
-                libc::SIGKILL as libc::c_ulong,
-                0,
-                0,
-                0,
-            );
-            return Ok(());
-        }
-        // The shim. Its descriptors above 2 (std's pipe that reports a failed exec
-        // among them) are closed, so the spawn returns as if it had exec'd.
-        libc::prctl(
-            libc::PR_SET_PDEATHSIG,
-            libc::SIGKILL as libc::c_ulong,
-            0,
-            0,
-            0,
-        );
-        if libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, 0u32) != 0 {
-            for fd in 3..4096 {
-                libc::close(fd);
-            }
-        }
-        let mut status = 0;
-        loop {
-            let waited = libc::waitpid(pid, &mut status, 0);
-            if waited == pid {
-                break;
-            }
-            if waited < 0 && std::io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
-                libc::_exit(127);
-            }
-        }
-        if libc::WIFSIGNALED(status) {
-            // Ends as the command did: killed by the same signal.
-            let signal = libc::WTERMSIG(status);
-            libc::signal(signal, libc::SIG_DFL);
-            libc::kill(libc::getpid(), signal);
-            libc::_exit(128 + signal);
-        }
-        libc::_exit(libc::WEXITSTATUS(status));
-    }
-}
-
+/// Kills every process of the process group `group`.
 fn kill_group(group: i32) {
-    // SAFETY: kill(2) with a negative pid signals a process group; it has no memory
-    // effects on this process.
-    unsafe {
-        libc::kill(-group, libc::SIGKILL);
+    if let Some(group) = rustix::process::Pid::from_raw(group) {
+        let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
     }
 }
 
@@ -300,37 +230,21 @@ fn kill_group(group: i32) {
 /// (`exec 7>>/outside.log; tether idem …`) would let a command write outside every
 /// sandbox. Descriptors Rust opens are close-on-exec already.
 pub fn keep_inherited_descriptors_from_commands() {
-    let mark = |fd: libc::c_int| {
-        // SAFETY: fcntl on any number is harmless: a closed one fails with EBADF.
-        unsafe {
-            let flags = libc::fcntl(fd, libc::F_GETFD);
-            if flags >= 0 {
-                libc::fcntl(fd, libc::F_SETFD, flags | libc::FD_CLOEXEC);
-            }
-        }
-    };
     match std::fs::read_dir("/proc/self/fd") {
         Ok(entries) => {
-            let open: Vec<libc::c_int> = entries
+            let open: Vec<std::os::fd::RawFd> = entries
                 .flatten()
                 .filter_map(|entry| entry.file_name().to_str()?.parse().ok())
                 .filter(|&fd| fd > 2)
                 .collect();
-            open.into_iter().for_each(mark);
+            open.into_iter().for_each(sys::mark_close_on_exec);
         }
         Err(_) => {
-            // No /proc: every number up to the limit of open files (bounded).
-            // SAFETY: getrlimit writes into the struct it is given.
-            let mut limit = libc::rlimit {
-                rlim_cur: 0,
-                rlim_max: 0,
-            };
-            let highest = if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } == 0 {
-                limit.rlim_cur.min(65_536) as libc::c_int
-            } else {
-                1024
-            };
-            (3..highest).for_each(mark);
+            // No /proc: every number up to the limit of open files (bounded; no
+            // limit is 65,536).
+            let limit = rustix::process::getrlimit(rustix::process::Resource::Nofile);
+            let highest = limit.current.unwrap_or(u64::MAX).min(65_536) as std::os::fd::RawFd;
+            (3..highest).for_each(sys::mark_close_on_exec);
         }
     }
 }

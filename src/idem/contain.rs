@@ -10,48 +10,7 @@
 
 use std::path::Path;
 
-use serde::Serialize;
-
-/// How the commands of a run were confined.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case", tag = "mode", content = "reason")]
-#[non_exhaustive]
-pub enum Containment {
-    /// Landlock: writes outside the sandbox are refused by the kernel; where it has
-    /// Landlock's scopes (ABI 6, Linux 6.12), so are signals to processes outside and
-    /// connections to abstract unix sockets made outside (`scoped`).
-    Landlock {
-        /// Whether signals and abstract unix sockets are scoped too.
-        scoped: bool,
-    },
-    /// No kernel confinement is available (the reason); changes to the user's tree
-    /// are detected and reported, not prevented.
-    DetectionOnly(String),
-    /// `--no-contain`: the commands ran unconfined, by request; changes to the user's
-    /// tree are still detected.
-    Off,
-}
-
-impl Containment {
-    /// One line for reports.
-    pub fn describe(&self) -> String {
-        match self {
-            Containment::Landlock { scoped: true } => {
-                "contained: Landlock lets the command write only inside its sandbox, and signal or reach over abstract unix sockets only the processes it started; TCP and unix sockets with a path are not contained".into()
-            }
-            Containment::Landlock { scoped: false } => {
-                "partly contained: Landlock lets the command write only inside its sandbox, but this kernel has no Landlock scopes (ABI 6, Linux 6.12): the command can signal your processes and reach any unix socket or TCP listener".into()
-            }
-            Containment::DetectionOnly(reason) => format!(
-                "not contained ({reason}): changes to your tree are detected, not prevented"
-            ),
-            Containment::Off => {
-                "not contained (--no-contain): changes to your tree are detected, not prevented"
-                    .into()
-            }
-        }
-    }
-}
+use super::sys::InChild;
 
 /// Whether Landlock can confine commands here, with its scopes or without (`Ok`
 /// of whether they are there), and why not.
@@ -66,52 +25,28 @@ pub fn available() -> Result<bool, String> {
     }
 }
 
-/// A confinement to apply in the child between fork and exec: only `writable` (and
-/// harmless devices) may be written.
-pub struct Confinement {
+/// What the child does to confine the command, between fork and exec: only
+/// `writable` (and harmless devices) may be written. The rules are made here, in the
+/// parent (they open files and allocate), so the child only applies them.
+pub fn confinement(writable: &Path) -> Result<InChild, String> {
     #[cfg(target_os = "linux")]
-    ruleset: Option<landlock::RulesetCreated>,
-}
-
-impl Confinement {
-    /// Prepares the rules in the parent (they open files and allocate), so the child
-    /// only has to apply them.
-    pub fn new(writable: &Path) -> Result<Confinement, String> {
-        #[cfg(target_os = "linux")]
-        {
-            Ok(Confinement {
-                ruleset: Some(linux::ruleset(writable)?.0),
-            })
-        }
-        #[cfg(not(target_os = "linux"))]
-        {
-            let _ = writable;
-            Err("Landlock is a Linux feature".into())
-        }
+    {
+        Ok(InChild::Confine(Some(linux::ruleset(writable)?.0)))
     }
-
-    /// Applies the confinement to the calling process. Runs in the forked child: it
-    /// makes two system calls and allocates nothing on success.
-    pub fn apply(&mut self) -> std::io::Result<()> {
-        #[cfg(target_os = "linux")]
-        if let Some(ruleset) = self.ruleset.take() {
-            match ruleset.restrict_self() {
-                Ok(status) if status.ruleset != landlock::RulesetStatus::NotEnforced => {}
-                _ => return Err(std::io::Error::from_raw_os_error(libc::EPERM)),
-            }
-        }
-        Ok(())
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = writable;
+        Err("Landlock is a Linux feature".into())
     }
 }
 
 /// Makes this process the reaper of its orphaned descendants, so a command's
 /// detached processes come back to it to be killed. Linux only; elsewhere a no-op.
 pub fn become_subreaper() {
+    // The kernel reads the argument as a flag (set when not zero): rustix passes the
+    // pid it is given, and 1 was passed before.
     #[cfg(target_os = "linux")]
-    // SAFETY: prctl with PR_SET_CHILD_SUBREAPER takes an integer and touches no memory.
-    unsafe {
-        libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
-    }
+    let _ = rustix::process::set_child_subreaper(Some(rustix::process::getpid()));
 }
 
 /// Kills the processes re-parented to this one that are not `keep` and not in this
@@ -125,12 +60,12 @@ pub fn kill_orphans(keep: &[i32]) {
         if orphans.is_empty() {
             return;
         }
-        for pid in orphans {
-            // SAFETY: kill and waitpid on a child pid; no memory is shared.
-            unsafe {
-                libc::kill(pid, libc::SIGKILL);
-                libc::waitpid(pid, std::ptr::null_mut(), 0);
-            }
+        for pid in orphans
+            .into_iter()
+            .filter_map(rustix::process::Pid::from_raw)
+        {
+            let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+            let _ = rustix::process::waitpid(Some(pid), rustix::process::WaitOptions::empty());
         }
     }
     #[cfg(not(target_os = "linux"))]
@@ -188,8 +123,7 @@ mod linux {
     /// Children of this process in another process group, except `keep`.
     pub fn orphans(keep: &[i32]) -> Vec<i32> {
         let me = std::process::id() as i32;
-        // SAFETY: getpgrp reads this process's process group id.
-        let group = unsafe { libc::getpgrp() };
+        let group = rustix::process::getpgrp().as_raw_nonzero().get();
         let Ok(entries) = std::fs::read_dir("/proc") else {
             return Vec::new();
         };

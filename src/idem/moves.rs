@@ -4,22 +4,8 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use serde::Serialize;
-
+use super::report::CommentMove;
 use crate::yaml::model::FileModel;
-
-/// A comment that documents another key after the command ran, or none.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct CommentMove {
-    /// The file, relative to the command's folder.
-    pub file: String,
-    /// The comment's text.
-    pub text: String,
-    /// The key path it documented before; `None` when it documented no key.
-    pub from: Option<String>,
-    /// The key path it documents after; `None` when it lost its key.
-    pub to: Option<String>,
-}
 
 /// The comments of `path` whose key differs between `before` and `after`. Comments
 /// are matched by their text, in order; added and removed comments are not moves.

@@ -24,10 +24,11 @@ use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
 use super::sandbox::{self, Entry, Listed, Manifest};
+use super::sys::{self, InChild, Mount};
 
 /// The extended attribute overlayfs marks an opaque folder with, in the user
 /// namespace (`userxattr`).
-const OPAQUE: &[u8] = b"user.overlay.opaque\0";
+const OPAQUE: &std::ffi::CStr = c"user.overlay.opaque";
 
 /// A sandbox whose files are the user's tree seen through an overlay.
 #[derive(Debug)]
@@ -41,66 +42,6 @@ pub struct Overlay {
     upper: PathBuf,
     work: PathBuf,
     lower: PathBuf,
-}
-
-/// What the child does between fork and exec to enter its overlay: everything it
-/// needs is prepared in the parent, so the child only makes system calls.
-#[derive(Debug, Clone)]
-pub struct Mount {
-    merged: CString,
-    options: CString,
-    uid_map: Vec<u8>,
-    gid_map: Vec<u8>,
-    dir: CString,
-}
-
-impl Mount {
-    /// Enters new user and mount namespaces, mounts the overlay and changes to the
-    /// command's folder in it. Runs in the forked child: system calls only.
-    pub fn enter(&self) -> std::io::Result<()> {
-        // SAFETY: each call takes pointers to NUL-terminated strings and buffers
-        // this struct owns, which outlive the calls; nothing is allocated.
-        unsafe {
-            if libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNS) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            write_all(c"/proc/self/setgroups", b"deny")?;
-            write_all(c"/proc/self/uid_map", &self.uid_map)?;
-            write_all(c"/proc/self/gid_map", &self.gid_map)?;
-            if libc::mount(
-                c"overlay".as_ptr(),
-                self.merged.as_ptr(),
-                c"overlay".as_ptr(),
-                0,
-                self.options.as_ptr().cast(),
-            ) != 0
-            {
-                return Err(std::io::Error::last_os_error());
-            }
-            if libc::chdir(self.dir.as_ptr()) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-        }
-        Ok(())
-    }
-}
-
-/// Writes `bytes` to a file that exists, with system calls only.
-///
-/// # Safety
-/// Called between fork and exec; `path` is NUL-terminated.
-unsafe fn write_all(path: &std::ffi::CStr, bytes: &[u8]) -> std::io::Result<()> {
-    let fd = libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
-    if fd < 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    let written = libc::write(fd, bytes.as_ptr().cast(), bytes.len());
-    let error = std::io::Error::last_os_error();
-    libc::close(fd);
-    if written != bytes.len() as isize {
-        return Err(error);
-    }
-    Ok(())
 }
 
 /// Whether overlays can hold this repository, and why not: the first file or folder
@@ -124,11 +65,7 @@ pub fn usable(manifest: &Manifest) -> Result<(), String> {
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null());
-    // SAFETY: `enter` makes system calls only (see there).
-    unsafe {
-        use std::os::unix::process::CommandExt;
-        command.pre_exec(move || mount.enter());
-    }
+    sys::before_exec(&mut command, InChild::Overlay(mount));
     match command.status() {
         Ok(status) if status.success() => Ok(()),
         Ok(status) => Err(format!("a command in an overlay ended with {status}")),
@@ -141,8 +78,10 @@ pub fn usable(manifest: &Manifest) -> Result<(), String> {
 /// The first listed file, or folder holding one, whose owner or group is not this
 /// process's.
 fn foreign_owner(manifest: &Manifest) -> Option<PathBuf> {
-    // SAFETY: geteuid and getegid read this process's credentials.
-    let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
+    let (uid, gid) = (
+        rustix::process::geteuid().as_raw(),
+        rustix::process::getegid().as_raw(),
+    );
     let mut folders: BTreeSet<&Path> = BTreeSet::new();
     for path in manifest.entries.keys() {
         folders.extend(path.ancestors().skip(1));
@@ -212,8 +151,10 @@ impl Overlay {
         let c_string = |bytes: &[u8]| {
             CString::new(bytes).map_err(|_| std::io::Error::other("a NUL in a sandbox path"))
         };
-        // SAFETY: geteuid and getegid read this process's credentials.
-        let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
+        let (uid, gid) = (
+            rustix::process::geteuid().as_raw(),
+            rustix::process::getegid().as_raw(),
+        );
         Ok(Mount {
             merged: c_string(self.merged.as_os_str().as_bytes())?,
             options: c_string(options.as_bytes())?,
@@ -376,19 +317,7 @@ impl Overlay {
             std::fs::create_dir_all(&path)?;
             let name = CString::new(path.as_os_str().as_bytes())
                 .map_err(|_| std::io::Error::other("a NUL in a sandbox path"))?;
-            // SAFETY: both strings are NUL-terminated and outlive the call.
-            if unsafe {
-                libc::lsetxattr(
-                    name.as_ptr(),
-                    OPAQUE.as_ptr().cast(),
-                    b"y".as_ptr().cast(),
-                    1,
-                    0,
-                )
-            } != 0
-            {
-                return Err(std::io::Error::last_os_error());
-            }
+            rustix::fs::lsetxattr(&name, OPAQUE, b"y", rustix::fs::XattrFlags::empty())?;
         }
         Ok(())
     }
@@ -435,14 +364,6 @@ fn is_opaque(path: &Path) -> bool {
         return false;
     };
     let mut value = [0u8; 2];
-    // SAFETY: the strings are NUL-terminated; the buffer's length is passed.
-    let read = unsafe {
-        libc::lgetxattr(
-            name.as_ptr(),
-            OPAQUE.as_ptr().cast(),
-            value.as_mut_ptr().cast(),
-            value.len(),
-        )
-    };
-    read == 1 && value[0] == b'y'
+    let read = rustix::fs::lgetxattr(&name, OPAQUE, &mut value[..]);
+    matches!(read, Ok(1)) && value[0] == b'y'
 }

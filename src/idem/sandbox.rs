@@ -251,16 +251,13 @@ fn xattrs_hash(path: &Path) -> u64 {
     };
     // Buffers sized by asking first (Linux bounds a list and a value at 64 KiB), so a
     // long list or value is never cut: a change past a fixed buffer would go unseen.
-    // SAFETY: a NUL-terminated path; a null buffer of length 0 asks for the size.
-    let size = unsafe { libc::llistxattr(name.as_ptr(), std::ptr::null_mut(), 0) };
-    if size <= 0 {
-        return 0;
-    }
-    let mut names = vec![0u8; usize::try_from(size).unwrap_or(0).min(1 << 16)];
-    // SAFETY: a NUL-terminated path and a buffer of the length passed.
-    let length = unsafe { libc::llistxattr(name.as_ptr(), names.as_mut_ptr().cast(), names.len()) };
+    let size = match rustix::fs::llistxattr_query(&name) {
+        Ok(size) if size > 0 => size,
+        _ => return 0,
+    };
+    let mut names = vec![0u8; size.min(1 << 16)];
     // Grown since it was asked, or unreadable: which differs from none.
-    let Ok(length) = usize::try_from(length) else {
+    let Ok(length) = rustix::fs::llistxattr(&name, &mut names[..]) else {
         return u64::MAX;
     };
     let mut hasher = xxhash_rust::xxh3::Xxh3::new();
@@ -273,23 +270,13 @@ fn xattrs_hash(path: &Path) -> u64 {
         let Ok(attribute) = std::ffi::CString::new(attribute) else {
             continue;
         };
-        // SAFETY: NUL-terminated strings; a null buffer of length 0 asks for the size.
-        let wanted =
-            unsafe { libc::lgetxattr(name.as_ptr(), attribute.as_ptr(), std::ptr::null_mut(), 0) };
-        let mut value = vec![0u8; usize::try_from(wanted).unwrap_or(0).min(1 << 16)];
-        // SAFETY: NUL-terminated strings and a buffer of the length passed.
-        let read = unsafe {
-            libc::lgetxattr(
-                name.as_ptr(),
-                attribute.as_ptr(),
-                value.as_mut_ptr().cast(),
-                value.len(),
-            )
-        };
-        match usize::try_from(read) {
+        let wanted = rustix::fs::lgetxattr_query(&name, &attribute).unwrap_or(0);
+        let mut value = vec![0u8; wanted.min(1 << 16)];
+        match rustix::fs::lgetxattr(&name, &attribute, &mut value[..]) {
             Ok(read) => hasher.update(&value[..read]),
-            // Unreadable, or grown since asked: said in the hash.
-            Err(_) => hasher.update(&read.to_le_bytes()),
+            // Unreadable, or grown since asked: said in the hash (as the -1 that
+            // lgetxattr returns).
+            Err(_) => hasher.update(&(-1isize).to_le_bytes()),
         }
         hasher.update(&[0xff]);
     }
@@ -376,8 +363,7 @@ fn lock_folder(folder: &Path) {
     else {
         return;
     };
-    // SAFETY: flock on a descriptor this function owns.
-    if unsafe { libc::flock(std::os::unix::io::AsRawFd::as_raw_fd(&file), libc::LOCK_EX) } == 0 {
+    if rustix::fs::flock(&file, rustix::fs::FlockOperation::LockExclusive).is_ok() {
         if let Ok(mut locks) = LOCKS.lock() {
             locks.push((folder.to_path_buf(), file));
         }
@@ -394,8 +380,7 @@ pub fn remove_stale_sandboxes() -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(&temporary) else {
         return Vec::new();
     };
-    // SAFETY: geteuid reads this process's effective user id.
-    let me = unsafe { libc::geteuid() };
+    let me = rustix::process::geteuid().as_raw();
     let mut removed = Vec::new();
     for entry in entries.flatten() {
         if !entry
@@ -424,9 +409,8 @@ pub fn remove_stale_sandboxes() -> Vec<PathBuf> {
         else {
             continue;
         };
-        let fd = std::os::unix::io::AsRawFd::as_raw_fd(&file);
-        // SAFETY: flock on a descriptor this function owns.
-        let free = unsafe { libc::flock(fd, libc::LOCK_EX | libc::LOCK_NB) } == 0;
+        let free =
+            rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive).is_ok();
         if free && file.metadata().is_ok_and(|lock| lock.is_file()) {
             remove_folder(&folder);
             if !folder.exists() {
@@ -660,11 +644,14 @@ pub(super) fn write_contents(root: &Path, contents: &Contents) -> std::io::Resul
 
 /// Writes below a folder through descriptors, never following a link.
 mod beneath {
-    use std::ffi::CString;
+    use std::ffi::{CStr, CString};
     use std::io::Write;
-    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+    use std::os::fd::{AsFd, OwnedFd};
     use std::os::unix::ffi::OsStrExt;
     use std::path::{Component, Path};
+
+    use rustix::fs::{AtFlags, Mode, OFlags, CWD};
+    use rustix::io::Errno;
 
     /// Attempts at replacing what a racing process puts where a file goes.
     const ATTEMPTS: usize = 8;
@@ -674,26 +661,14 @@ mod beneath {
             .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidInput, "a NUL in a path"))
     }
 
-    fn check(result: libc::c_int) -> std::io::Result<libc::c_int> {
-        if result < 0 {
-            Err(std::io::Error::last_os_error())
-        } else {
-            Ok(result)
-        }
-    }
-
     /// Opens `name` under `folder` as a folder, never through a link.
-    fn open_folder(folder: libc::c_int, name: &CString) -> std::io::Result<OwnedFd> {
-        // SAFETY: a valid descriptor and C string; the result is checked.
-        let fd = check(unsafe {
-            libc::openat(
-                folder,
-                name.as_ptr(),
-                libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC | libc::O_RDONLY,
-            )
-        })?;
-        // SAFETY: a descriptor just opened and owned by nothing else.
-        Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+    fn open_folder(folder: impl AsFd, name: &CStr) -> rustix::io::Result<OwnedFd> {
+        rustix::fs::openat(
+            folder,
+            name,
+            OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC | OFlags::RDONLY,
+            Mode::empty(),
+        )
     }
 
     /// Removes `name` under `folder` whatever it is: a file or a link itself; a
@@ -701,16 +676,10 @@ mod beneath {
     /// (outside the copy the command sees), which goes with the sandbox. No path is
     /// followed, so a folder swapped for a link meanwhile cannot send a removal
     /// into the user's tree.
-    fn remove(folder: &OwnedFd, root: &Path, name: &CString) -> std::io::Result<()> {
-        // SAFETY: a valid descriptor and C string; the result is checked below.
-        let unlinked = unsafe { libc::unlinkat(folder.as_raw_fd(), name.as_ptr(), 0) };
-        if unlinked == 0 {
-            return Ok(());
-        }
-        let error = std::io::Error::last_os_error();
-        match error.raw_os_error() {
-            Some(libc::ENOENT) => Ok(()),
-            Some(libc::EISDIR) | Some(libc::EPERM) => {
+    fn remove(folder: &OwnedFd, root: &Path, name: &CStr) -> std::io::Result<()> {
+        match rustix::fs::unlinkat(folder, name, AtFlags::empty()) {
+            Ok(()) | Err(Errno::NOENT) => Ok(()),
+            Err(Errno::ISDIR | Errno::PERM) => {
                 static TRASHED: std::sync::atomic::AtomicUsize =
                     std::sync::atomic::AtomicUsize::new(0);
                 let trash_path = root.parent().unwrap_or(root).join(".tether-trash");
@@ -719,25 +688,37 @@ mod beneath {
                     Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {}
                     Err(error) => return Err(error),
                 }
-                let trash = open_folder(libc::AT_FDCWD, &self::name(trash_path.as_os_str())?)?;
+                let trash = open_folder(CWD, &self::name(trash_path.as_os_str())?)?;
                 let unique = format!(
                     "{}",
                     TRASHED.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
                 );
                 let unique = self::name(std::ffi::OsStr::new(&unique))?;
-                // SAFETY: valid descriptors and C strings; the result is checked.
-                check(unsafe {
-                    libc::renameat(
-                        folder.as_raw_fd(),
-                        name.as_ptr(),
-                        trash.as_raw_fd(),
-                        unique.as_ptr(),
-                    )
-                })
-                .map(|_| ())
+                Ok(rustix::fs::renameat(folder, name, &trash, &unique)?)
             }
-            _ => Err(error),
+            Err(error) => Err(error.into()),
         }
+    }
+
+    /// Makes `name` under `folder` with `make`, after removing what is there, again
+    /// while something races in between (`EEXIST`).
+    fn replacing<T>(
+        folder: &OwnedFd,
+        root: &Path,
+        name: &CStr,
+        make: impl Fn() -> rustix::io::Result<T>,
+    ) -> std::io::Result<T> {
+        let mut last_error = None;
+        for _ in 0..ATTEMPTS {
+            remove(folder, root, name)?;
+            match make() {
+                Ok(made) => return Ok(made),
+                // Something raced in after the removal: remove it again.
+                Err(Errno::EXIST) => last_error = Some(Errno::EXIST.into()),
+                Err(error) => return Err(error.into()),
+            }
+        }
+        Err(last_error.unwrap_or_else(|| std::io::Error::other("the file kept being replaced")))
     }
 
     /// The folder that holds `relative` below `root`, made where missing, and the
@@ -762,16 +743,7 @@ mod beneath {
                 "not a plain relative path",
             )
         };
-        let root_name = name(root.as_os_str())?;
-        // SAFETY: a valid C string; the result is checked.
-        let fd = check(unsafe {
-            libc::open(
-                root_name.as_ptr(),
-                libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC | libc::O_RDONLY,
-            )
-        })?;
-        // SAFETY: a descriptor just opened and owned by nothing else.
-        let mut folder = unsafe { OwnedFd::from_raw_fd(fd) };
+        let mut folder = open_folder(CWD, &name(root.as_os_str())?)?;
         let mut parts: Vec<&std::ffi::OsStr> = Vec::new();
         for component in relative.components() {
             match component {
@@ -783,7 +755,7 @@ mod beneath {
         let last = parts.pop().ok_or_else(invalid)?;
         for part in parts {
             let part_name = name(part)?;
-            let mut opened = open_folder(folder.as_raw_fd(), &part_name);
+            let mut opened = open_folder(&folder, &part_name);
             if !create {
                 match opened {
                     Ok(next) => {
@@ -796,19 +768,15 @@ mod beneath {
             for _ in 0..ATTEMPTS {
                 match &opened {
                     Ok(_) => break,
-                    Err(error) if error.raw_os_error() == Some(libc::ENOENT) => {}
+                    Err(Errno::NOENT) => {}
                     // A link (ELOOP) or a file (ENOTDIR) where a folder belongs.
                     Err(_) => remove(&folder, root, &part_name)?,
                 }
-                // SAFETY: a valid descriptor and C string; EEXIST is retried.
-                let made = unsafe { libc::mkdirat(folder.as_raw_fd(), part_name.as_ptr(), 0o755) };
-                if made < 0 {
-                    let error = std::io::Error::last_os_error();
-                    if error.raw_os_error() != Some(libc::EEXIST) {
-                        return Err(error);
-                    }
+                match rustix::fs::mkdirat(&folder, &part_name, Mode::from_raw_mode(0o755)) {
+                    Ok(()) | Err(Errno::EXIST) => {}
+                    Err(error) => return Err(error.into()),
                 }
-                opened = open_folder(folder.as_raw_fd(), &part_name);
+                opened = open_folder(&folder, &part_name);
             }
             folder = opened?;
         }
@@ -837,57 +805,21 @@ mod beneath {
     /// what is there.
     pub fn create_new(root: &Path, relative: &Path, mode: u32) -> std::io::Result<std::fs::File> {
         let (folder, file_name) = parent_of(root, relative)?;
-        let mut last_error = None;
-        for _ in 0..ATTEMPTS {
-            remove(&folder, root, &file_name)?;
-            // SAFETY: a valid descriptor and C string; the result is checked.
-            let fd = unsafe {
-                libc::openat(
-                    folder.as_raw_fd(),
-                    file_name.as_ptr(),
-                    libc::O_WRONLY
-                        | libc::O_CREAT
-                        | libc::O_EXCL
-                        | libc::O_NOFOLLOW
-                        | libc::O_CLOEXEC,
-                    mode as libc::c_uint,
-                )
-            };
-            if fd < 0 {
-                let error = std::io::Error::last_os_error();
-                if error.raw_os_error() == Some(libc::EEXIST) {
-                    // Something raced in after the removal: remove it again.
-                    last_error = Some(error);
-                    continue;
-                }
-                return Err(error);
-            }
-            // SAFETY: a descriptor just opened and owned by nothing else.
-            return Ok(unsafe { std::fs::File::from_raw_fd(fd) });
-        }
-        Err(last_error.unwrap_or_else(|| std::io::Error::other("the file kept being replaced")))
+        let flags =
+            OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        let file = replacing(&folder, root, &file_name, || {
+            rustix::fs::openat(&folder, &file_name, flags, Mode::from_raw_mode(mode as _))
+        })?;
+        Ok(std::fs::File::from(file))
     }
 
     /// Creates `relative` below `root` as a new link to `target`.
     pub fn symlink_new(root: &Path, relative: &Path, target: &Path) -> std::io::Result<()> {
         let (folder, file_name) = parent_of(root, relative)?;
         let target = name(target.as_os_str())?;
-        let mut last_error = None;
-        for _ in 0..ATTEMPTS {
-            remove(&folder, root, &file_name)?;
-            // SAFETY: valid C strings and descriptor; the result is checked.
-            let made =
-                unsafe { libc::symlinkat(target.as_ptr(), folder.as_raw_fd(), file_name.as_ptr()) };
-            if made == 0 {
-                return Ok(());
-            }
-            let error = std::io::Error::last_os_error();
-            if error.raw_os_error() != Some(libc::EEXIST) {
-                return Err(error);
-            }
-            last_error = Some(error);
-        }
-        Err(last_error.unwrap_or_else(|| std::io::Error::other("the file kept being replaced")))
+        replacing(&folder, root, &file_name, || {
+            rustix::fs::symlinkat(&target, &folder, &file_name)
+        })
     }
 }
 
@@ -1375,31 +1307,25 @@ mod tests {
     /// buffers are sized by asking, not fixed.
     #[test]
     fn a_long_attribute_value_is_hashed_whole() {
-        use std::os::unix::ffi::OsStrExt;
         let folder = tempfile::tempdir().unwrap();
         let file = folder.path().join("a.yaml");
         std::fs::write(&file, "a: 1\n").unwrap();
-        let path = std::ffi::CString::new(file.as_os_str().as_bytes()).unwrap();
         let set = |value: &[u8]| {
-            // SAFETY: NUL-terminated strings and a buffer of the length passed.
-            unsafe {
-                libc::lsetxattr(
-                    path.as_ptr(),
-                    c"user.tether".as_ptr(),
-                    value.as_ptr().cast(),
-                    value.len(),
-                    0,
-                )
-            }
+            rustix::fs::lsetxattr(
+                &file,
+                c"user.tether",
+                value,
+                rustix::fs::XattrFlags::empty(),
+            )
         };
         let mut value = vec![b'a'; 6000];
-        if set(&value) != 0 {
+        if set(&value).is_err() {
             // The filesystem has no user attributes of this size: nothing to see.
             return;
         }
         let before = xattrs_hash(&file);
         value[5000] = b'b';
-        assert_eq!(set(&value), 0);
+        assert!(set(&value).is_ok());
         assert_ne!(xattrs_hash(&file), before);
         assert_ne!(before, 0);
     }

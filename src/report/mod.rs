@@ -3,7 +3,6 @@
 pub(crate) mod failure;
 pub mod github;
 pub mod human;
-#[cfg(unix)]
 pub mod idem;
 pub mod json;
 pub mod map;
