@@ -781,7 +781,7 @@ fn interrupted() -> bool {
 
 #[cfg(unix)]
 fn idem(args: IdemArgs) -> Result<u8, String> {
-    use helm_tether::idem::{IdemFormat, IdemOptions, IdemTarget};
+    use helm_tether::idem::{IdemFormat, IdemOptions};
     // Ctrl-C, SIGTERM, SIGHUP: stop, kill the commands, remove every sandbox copy.
     let _ = ctrlc::set_handler(|| {
         let left = helm_tether::idem::interrupt();
@@ -794,69 +794,12 @@ fn idem(args: IdemArgs) -> Result<u8, String> {
         std::process::exit(130);
     });
     let dir = absolute(args.dir.as_deref().unwrap_or(Path::new(".")));
-    let mut broken = Vec::new();
-    let targets = if let Some(run) = args.run {
-        let timeout = helm_tether::parse_duration(&args.timeout)
-            .map_err(|message| format!("--timeout: {message}"))?;
-        let files = if args.files.is_empty() {
-            vec!["**/*".to_string()]
-        } else {
-            args.files
-        };
-        vec![IdemTarget::new(
-            run,
-            dir.clone(),
-            files,
-            args.self_heal,
-            timeout,
-        )?]
-    } else {
-        let mut targets = load_config(std::slice::from_ref(&dir), args.config.as_deref())
-            .map_err(|error| error.to_string())?
-            .idem_targets()
-            .to_vec();
-        // Without --config, the packages below have their own configurations, as
-        // `tether check` finds them.
-        // A broken one is said, and the others still run.
-        if args.config.is_none() {
-            for path in Config::find_below(&dir) {
-                match Config::load(&path) {
-                    Ok(config) => {
-                        for target in config.idem_targets() {
-                            let same = |known: &IdemTarget| {
-                                known.dir() == target.dir()
-                                    && known.run() == target.run()
-                                    && known.files() == target.files()
-                            };
-                            if !targets.iter().any(same) {
-                                targets.push(target.clone());
-                            }
-                        }
-                    }
-                    Err(error) => broken.push(error.to_string()),
-                }
-            }
-        }
-        targets
-    };
+    let (targets, broken) = idem_targets(&args, &dir)?;
     if targets.is_empty() && !broken.is_empty() {
         return Err(broken.join("\n"));
     }
     if targets.is_empty() {
-        let note = "no [[idem]] entry in any tether.toml here or in the folders below, so nothing to prove; add one to the tether.toml of a chart with a regeneration command (see docs/src/idem.md), or pass --run";
-        eprintln!("note: {note}");
-        let empty = format!(
-            "{}\n",
-            serde_json::json!({ "targets": [], "errors": [], "note": note })
-        );
-        if let Some(file) = &args.report_json {
-            write_new_file(file, empty.as_bytes())
-                .map_err(|error| format!("cannot write {}: {error}", file.display()))?;
-        }
-        if matches!(args.format, IdemOutput::Json) && !print_out(&empty) {
-            return Ok(exit::TROUBLE);
-        }
-        return Ok(exit::OK);
+        return idem_nothing_to_prove(&args);
     }
     let cwd = absolute(Path::new("."));
     let mut options = IdemOptions::default()
@@ -878,32 +821,7 @@ fn idem(args: IdemArgs) -> Result<u8, String> {
         options = options.changed_since(revision);
     }
     if args.list {
-        // What a run would run: `--target` and `--changed-since` apply.
-        let listed =
-            helm_tether::idem::selected(&targets, &options).map_err(|error| error.to_string())?;
-        for target in &listed {
-            let dir = target.dir().strip_prefix(&cwd).unwrap_or(target.dir());
-            let dir = if dir.as_os_str().is_empty() {
-                Path::new(".")
-            } else {
-                dir
-            };
-            println!(
-                "{}\t`{}`\tfiles {}\tself-heal {}",
-                dir.display(),
-                target.run(),
-                target.files().join(" "),
-                target.self_heal().len()
-            );
-        }
-        for error in &broken {
-            eprintln!("error: {}", helm_tether::escape_controls(error));
-        }
-        return Ok(if broken.is_empty() {
-            exit::OK
-        } else {
-            exit::TROUBLE
-        });
+        return idem_list(&targets, &options, &cwd, &broken);
     }
     let bar = std::io::stderr().is_terminal().then(|| {
         let bar = indicatif::ProgressBar::new_spinner();
@@ -958,6 +876,116 @@ fn idem(args: IdemArgs) -> Result<u8, String> {
             exit::OK
         },
     )
+}
+
+/// The targets of `tether idem`: `--run`'s, or the `[[idem]]` entries of the
+/// configuration and (without `--config`) of the configurations of the packages
+/// below, as `tether check` finds them; with the errors of broken configurations,
+/// which do not stop the others.
+#[cfg(unix)]
+fn idem_targets(
+    args: &IdemArgs,
+    dir: &Path,
+) -> Result<(Vec<helm_tether::idem::IdemTarget>, Vec<String>), String> {
+    use helm_tether::idem::IdemTarget;
+    if let Some(run) = &args.run {
+        let timeout = helm_tether::parse_duration(&args.timeout)
+            .map_err(|message| format!("--timeout: {message}"))?;
+        let files = if args.files.is_empty() {
+            vec!["**/*".to_string()]
+        } else {
+            args.files.clone()
+        };
+        let target = IdemTarget::new(
+            run.clone(),
+            dir.to_path_buf(),
+            files,
+            args.self_heal.clone(),
+            timeout,
+        )?;
+        return Ok((vec![target], Vec::new()));
+    }
+    let mut targets = load_config(&[dir.to_path_buf()], args.config.as_deref())
+        .map_err(|error| error.to_string())?
+        .idem_targets()
+        .to_vec();
+    let mut broken = Vec::new();
+    if args.config.is_none() {
+        for path in Config::find_below(dir) {
+            match Config::load(&path) {
+                Ok(config) => {
+                    for target in config.idem_targets() {
+                        let same = |known: &IdemTarget| {
+                            known.dir() == target.dir()
+                                && known.run() == target.run()
+                                && known.files() == target.files()
+                        };
+                        if !targets.iter().any(same) {
+                            targets.push(target.clone());
+                        }
+                    }
+                }
+                Err(error) => broken.push(error.to_string()),
+            }
+        }
+    }
+    Ok((targets, broken))
+}
+
+/// `tether idem` where no `[[idem]]` entry is: a note, and an empty report where
+/// one is asked for.
+#[cfg(unix)]
+fn idem_nothing_to_prove(args: &IdemArgs) -> Result<u8, String> {
+    let note = "no [[idem]] entry in any tether.toml here or in the folders below, so nothing to prove; add one to the tether.toml of a chart with a regeneration command (see docs/src/idem.md), or pass --run";
+    eprintln!("note: {note}");
+    let empty = format!(
+        "{}\n",
+        serde_json::json!({ "targets": [], "errors": [], "note": note })
+    );
+    if let Some(file) = &args.report_json {
+        write_new_file(file, empty.as_bytes())
+            .map_err(|error| format!("cannot write {}: {error}", file.display()))?;
+    }
+    if matches!(args.format, IdemOutput::Json) && !print_out(&empty) {
+        return Ok(exit::TROUBLE);
+    }
+    Ok(exit::OK)
+}
+
+/// `tether idem --list`: what a run would run (`--target` and `--changed-since`
+/// apply), one target a line.
+#[cfg(unix)]
+fn idem_list(
+    targets: &[helm_tether::idem::IdemTarget],
+    options: &helm_tether::idem::IdemOptions,
+    cwd: &Path,
+    broken: &[String],
+) -> Result<u8, String> {
+    let listed =
+        helm_tether::idem::selected(targets, options).map_err(|error| error.to_string())?;
+    for target in &listed {
+        let dir = target.dir().strip_prefix(cwd).unwrap_or(target.dir());
+        let dir = if dir.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            dir
+        };
+        println!(
+            "{}\t`{}`\tfiles {}\tself-heal {}",
+            dir.display(),
+            target.run(),
+            target.files().join(" "),
+            target.self_heal().len()
+        );
+    }
+    for error in broken {
+        eprintln!("error: {}", helm_tether::escape_controls(error));
+    }
+    Ok(if broken.is_empty() {
+        exit::OK
+    } else {
+        exit::TROUBLE
+    })
 }
 
 fn rules(name: Option<&str>) -> Result<u8, String> {

@@ -36,8 +36,8 @@
 )]
 // Every public item is documented; `helm_tether::internals` (tests only) is exempt.
 #![cfg_attr(not(feature = "internals"), deny(missing_docs))]
-// `unsafe` lives in two places: `sys.rs` and `idem/sys.rs` (system calls no
-// maintained crate of ours wraps safely); everywhere else it is an error.
+// `unsafe` lives in one module, `idem/sys.rs` (the system calls of a forked child
+// that no maintained crate wraps safely); everywhere else it is an error.
 #![deny(unsafe_code)]
 
 mod analysis;
@@ -55,7 +55,6 @@ mod rules;
 mod settings;
 pub mod snapshot;
 mod source;
-#[allow(unsafe_code)]
 mod sys;
 mod template;
 mod yaml;

@@ -903,13 +903,7 @@ fn check_source(
     let template_comments = template_comments(&source, &front.actions, &directive_lines);
     let scanned_comments = comment_infos(&source, scanned.iter(), &template_comments);
 
-    let enabled: Vec<_> = RULES
-        .iter()
-        .zip(&settings.levels)
-        .filter_map(|(registered, (_, level))| {
-            level.severity().map(|severity| (registered, severity))
-        })
-        .collect();
+    let enabled = enabled_rules(&settings);
     let chart = surroundings.chart.filter(|_| rules_on(&settings));
     let mut context = FileContext {
         path: relative,
@@ -968,6 +962,19 @@ fn check_source(
         cap_findings(&source, &mut diagnostics, dropped);
     }
     (source, diagnostics)
+}
+
+/// The rules `settings` turn on, with the severity of their findings.
+fn enabled_rules(
+    settings: &crate::rules::RuleSettings,
+) -> Vec<(&'static crate::rules::Registered, Severity)> {
+    RULES
+        .iter()
+        .zip(&settings.levels)
+        .filter_map(|(registered, (_, level))| {
+            level.severity().map(|severity| (registered, severity))
+        })
+        .collect()
 }
 
 /// The comments of a file as the scanner finds them, document by document, and

@@ -221,23 +221,9 @@ pub(crate) fn fix_text_in(
             }
         }
         if comment_map_signature(relative, &next) != map {
-            // Keep the other fixes, then add the indentation fixes one by one, each
-            // only if the map still holds with it.
-            let (mut accepted, moves): (Vec<Diagnostic>, Vec<Diagnostic>) = diagnostics
-                .into_iter()
-                .partition(|diagnostic| diagnostic.rule != RuleId::CommentIndentation);
-            for candidate in moves {
-                if candidate.fix.is_none() {
-                    continue;
-                }
-                accepted.push(candidate);
-                let (trial, _) = apply(&current, &accepted);
-                if comment_map_signature(relative, &trial) != map {
-                    if let Some(refused) = accepted.pop() {
-                        held_moves.push(lines.line_of(refused.range.start));
-                    }
-                }
-            }
+            let accepted = keep_comment_map(relative, &current, diagnostics, &map, |refused| {
+                held_moves.push(lines.line_of(refused.range.start));
+            });
             (next, applied) = apply(&current, &accepted);
             if applied.is_empty() {
                 return Ok(FixedText {
@@ -258,6 +244,39 @@ pub(crate) fn fix_text_in(
         }
         current = next;
     }
+    Err(not_converged(config, project, relative, &current))
+}
+
+/// The fixes of `diagnostics` that keep the comment map `map`: every fix but the
+/// indentation fixes, then those one by one, each only if the map still holds with
+/// it; `refused` hears of each one left out.
+fn keep_comment_map(
+    relative: &Path,
+    current: &str,
+    diagnostics: Vec<Diagnostic>,
+    map: &[String],
+    mut refused: impl FnMut(&Diagnostic),
+) -> Vec<Diagnostic> {
+    let (mut accepted, moves): (Vec<Diagnostic>, Vec<Diagnostic>) = diagnostics
+        .into_iter()
+        .partition(|diagnostic| diagnostic.rule != RuleId::CommentIndentation);
+    for candidate in moves {
+        if candidate.fix.is_none() {
+            continue;
+        }
+        accepted.push(candidate);
+        let (trial, _) = apply(current, &accepted);
+        if comment_map_signature(relative, &trial) != map {
+            if let Some(candidate) = accepted.pop() {
+                refused(&candidate);
+            }
+        }
+    }
+    accepted
+}
+
+/// The error of fixes that never settle: which rules still had fixes to apply.
+fn not_converged(config: &Config, project: &Project, relative: &Path, current: &str) -> String {
     let (_, diagnostics) = check_bytes(
         config,
         project,
@@ -272,10 +291,10 @@ pub(crate) fn fix_text_in(
         .collect();
     rules.sort_unstable();
     rules.dedup();
-    Err(format!(
+    format!(
         "fixes of {} did not converge after {MAX_ROUNDS} rounds; the file was left as it was (please report it)",
         rules.join(", ")
-    ))
+    )
 }
 
 /// Where a text's lines start, to turn offsets into lines in logarithmic time.

@@ -53,7 +53,7 @@ pub trait Described {
     /// The JSON schema of the options (an object schema).
     fn options_schema(&self) -> serde_json::Value;
     /// Reads a merged options table into the rule's options type, once per
-    /// configuration (see [`RuleSettings::typed`]); a table that does not fit
+    /// configuration (`RuleSettings::typed` hands them out); a table that does not fit
     /// (refused when the configuration was read) gives the defaults.
     fn read_options(&self, table: &toml::Table) -> super::options::TypedOptions;
 }
