@@ -6,7 +6,6 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -23,6 +22,11 @@ use crate::cache_key::CacheKey;
 use crate::error::ConfigError;
 use crate::key_pattern::KeyPattern;
 use crate::rules::{self, Level, PlacementSetting, Require, RuleId, RuleSettings};
+use crate::settings::compile::{
+    compile_globs, inside, outside_message, stays_inside, ErrorContext,
+};
+use crate::settings::idem::{compile_idem, IdemEntry};
+pub use crate::settings::idem::{parse_duration, IdemTarget};
 use crate::settings::yamllint::{Trace, Yamllint};
 use crate::yaml::directives::Directives;
 
@@ -132,40 +136,6 @@ pub struct SnapshotEntry {
     /// `snapshots`.
     #[schemars(with = "Option<String>")]
     pub dir: Option<Spanned<String>>,
-}
-
-/// An `[[idem]]` entry: a command that regenerates files, and what it must keep.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-pub struct IdemEntry {
-    /// The shell command (`sh -c`). Default: `make update`.
-    pub run: Option<String>,
-    /// Where it runs, relative to this file's folder and inside it. Default: this
-    /// file's folder.
-    #[schemars(with = "Option<String>")]
-    pub dir: Option<Spanned<String>>,
-    /// Instead of `dir`: globs of folders (`["packages/*/*"]`), one target each. When
-    /// `run` is `make TARGET …`, only the folders whose Makefile (or a file it
-    /// includes) defines TARGET are kept.
-    #[serde(default)]
-    #[schemars(with = "Vec<String>")]
-    pub dirs: Vec<Spanned<String>>,
-    /// Globs of the files the command regenerates, relative to `dir` (required).
-    #[serde(default)]
-    #[schemars(with = "Vec<String>")]
-    pub files: Vec<Spanned<String>>,
-    /// The opening lines of the blocks the command must restore when they are
-    /// missing, as written (`"{{- with .Values.devices }}"`).
-    #[serde(default)]
-    pub self_heal: Vec<String>,
-    /// How long one run may take: `"300s"`, `"5m"`. Default: `"300s"`.
-    #[schemars(with = "Option<String>")]
-    pub timeout: Option<Spanned<String>>,
-    /// Extra environment variables for the command (`HOME` and `TMPDIR` are in the
-    /// sandbox unless set here).
-    #[serde(default)]
-    #[schemars(with = "BTreeMap<String, String>")]
-    pub env: BTreeMap<Spanned<String>, Spanned<String>>,
 }
 
 /// A rule's level, or a table of its level and options.
@@ -323,99 +293,6 @@ pub struct Config {
     pub(crate) directives: Directives,
     /// `[snapshot] dir`, absolute.
     pub(crate) snapshot_dir: PathBuf,
-}
-
-/// A compiled `[[idem]]` entry: a regeneration command, where it runs, the files it
-/// regenerates and the blocks it must restore.
-#[derive(Debug, Clone)]
-// Read by `idem`, which is compiled on Unix only.
-#[cfg_attr(not(unix), allow(dead_code))]
-pub struct IdemTarget {
-    /// The command, run with `sh -c`.
-    pub(crate) run: String,
-    /// Absolute folder the command runs in.
-    pub(crate) dir: PathBuf,
-    /// The globs as written (shown in reports) and compiled.
-    pub(crate) file_globs: Vec<String>,
-    pub(crate) files: GlobSet,
-    pub(crate) self_heal: Vec<String>,
-    pub(crate) timeout: std::time::Duration,
-    pub(crate) env: BTreeMap<String, String>,
-}
-
-impl IdemTarget {
-    /// The command.
-    pub fn run(&self) -> &str {
-        &self.run
-    }
-
-    /// The folder it runs in.
-    pub fn dir(&self) -> &Path {
-        &self.dir
-    }
-
-    /// The globs of the files it regenerates, as written.
-    pub fn files(&self) -> &[String] {
-        &self.file_globs
-    }
-
-    /// The opening lines of the blocks it must restore.
-    pub fn self_heal(&self) -> &[String] {
-        &self.self_heal
-    }
-
-    /// A target from command-line flags, for a one-off run: `run` in `dir`, which
-    /// regenerates the files `file_globs` (relative to `dir`) and must restore the
-    /// blocks that open with the lines `self_heal`.
-    pub fn new(
-        run: String,
-        dir: PathBuf,
-        file_globs: Vec<String>,
-        self_heal: Vec<String>,
-        timeout: std::time::Duration,
-    ) -> Result<IdemTarget, String> {
-        let mut builder = GlobSetBuilder::new();
-        for glob in &file_globs {
-            builder.add(
-                GlobBuilder::new(glob)
-                    .literal_separator(true)
-                    .build()
-                    .map_err(|error| {
-                        format!("invalid glob {glob:?} in --files: {}", error.kind())
-                    })?,
-            );
-        }
-        Ok(IdemTarget {
-            run,
-            dir,
-            files: builder.build().map_err(|error| error.to_string())?,
-            file_globs,
-            self_heal,
-            timeout,
-            env: BTreeMap::new(),
-        })
-    }
-}
-
-/// The longest timeout a command may be given: a day.
-pub const MAX_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(24 * 3600);
-
-/// Reads `300s`, `5m`, `1h 30m`, `500ms` (humantime's forms) or a plain number of
-/// seconds, up to a day.
-pub fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
-    let text = text.trim();
-    let duration = match text.parse::<u64>() {
-        Ok(seconds) => std::time::Duration::from_secs(seconds),
-        Err(_) => humantime::parse_duration(text).map_err(|error| {
-            format!("invalid duration {text:?} ({error}): write e.g. \"300s\", \"5m\" or \"500ms\"")
-        })?,
-    };
-    if duration > MAX_TIMEOUT {
-        return Err(format!(
-            "duration {text:?} is longer than the maximum of 24h; write a shorter timeout"
-        ));
-    }
-    Ok(duration)
 }
 
 impl Config {
@@ -1113,50 +990,6 @@ fn apply(
     }
 }
 
-/// Turns byte spans of the configuration into `path:line:column` messages.
-struct ErrorContext<'a> {
-    text: &'a str,
-    path: &'a Path,
-    /// Offset of every line's start, so naming a line costs a binary search (64k
-    /// `[[require]]` entries must not cost 64k scans of the file).
-    line_starts: Vec<usize>,
-}
-
-impl ErrorContext<'_> {
-    fn new<'a>(text: &'a str, path: &'a Path) -> ErrorContext<'a> {
-        let line_starts = std::iter::once(0)
-            .chain(memchr::memchr_iter(b'\n', text.as_bytes()).map(|n| n + 1))
-            .collect();
-        ErrorContext {
-            text,
-            path,
-            line_starts,
-        }
-    }
-
-    fn at(&self, span: Range<usize>, message: String) -> ConfigError {
-        let offset = span.start.min(self.text.len());
-        let line = self.line_starts.partition_point(|&start| start <= offset);
-        let line_start = self.line_starts[line - 1];
-        let column = self
-            .text
-            .get(line_start..offset)
-            .map_or(0, |l| l.chars().count())
-            + 1;
-        ConfigError::Invalid {
-            path: self.path.display().to_string(),
-            line,
-            column,
-            message,
-        }
-    }
-
-    fn line_of(&self, span: &Range<usize>) -> usize {
-        let offset = span.start.min(self.text.len());
-        self.line_starts.partition_point(|&start| start <= offset)
-    }
-}
-
 /// What one `matches` regex may take once compiled, and again for its lazy DFA: a
 /// hostile `tether.toml` cannot make tether allocate gigabytes for its regexes.
 pub const REGEX_SIZE_LIMIT: usize = 256 * 1024;
@@ -1352,36 +1185,6 @@ fn default_include() -> GlobSet {
     builder.build().unwrap_or_else(|_| GlobSet::empty())
 }
 
-fn compile_globs(
-    globs: &[Spanned<String>],
-    field: &str,
-    errors: &ErrorContext,
-) -> Result<GlobSet, ConfigError> {
-    let mut builder = GlobSetBuilder::new();
-    for glob in globs {
-        let compiled = GlobBuilder::new(glob.get_ref())
-            .literal_separator(true)
-            .build()
-            .map_err(|error| {
-                errors.at(
-                    glob.span(),
-                    format!(
-                        "invalid glob {:?} in `{field}`: {}; write a glob such as \"templates/*.yaml\" or \"**/values.yaml\"",
-                        glob.get_ref(),
-                        error.kind()
-                    ),
-                )
-            })?;
-        builder.add(compiled);
-    }
-    builder.build().map_err(|error| {
-        errors.at(
-            globs.first().map_or(0..0, Spanned::span),
-            format!("invalid globs in `{field}`: {error}"),
-        )
-    })
-}
-
 /// A rule setting of `tether.toml`: the rule's index in `RULES`, the setting, and
 /// where it is written (for `--show-settings`).
 type CompiledSetting = (usize, RuleSetting, String);
@@ -1444,185 +1247,6 @@ fn compile_rules(
         compiled.push((index, setting.clone(), origin));
     }
     Ok(compiled)
-}
-
-/// Whether `path`, links resolved, lies in `top` (links resolved): a pull request's
-/// `tether.toml` may make tether read files of its repository, and nothing else.
-fn inside(path: &Path, top: &Path) -> bool {
-    crate::paths::absolute(path).starts_with(crate::paths::absolute(top))
-}
-
-fn outside_message(key: &str, given: &str, top: &Path) -> String {
-    format!(
-        "`{key}` names {given:?}, which is outside {}; tether reads only files of the repository it checks",
-        top.display()
-    )
-}
-
-fn stays_inside(relative: &Path) -> bool {
-    relative.components().all(|component| {
-        matches!(
-            component,
-            std::path::Component::Normal(_) | std::path::Component::CurDir
-        )
-    })
-}
-
-/// An `[[idem]]` entry's targets: one for `dir`, or one per folder `dirs` matches.
-fn compile_idem(
-    entry: &IdemEntry,
-    root: &Path,
-    errors: &ErrorContext,
-) -> Result<Vec<IdemTarget>, ConfigError> {
-    if entry.dirs.is_empty() {
-        return Ok(vec![compile_idem_dir(
-            entry,
-            root,
-            entry.dir.as_ref(),
-            errors,
-        )?]);
-    }
-    if let Some(dir) = &entry.dir {
-        return Err(errors.at(
-            dir.span(),
-            "set `dir` or `dirs`, not both: `dirs` globs the folders, one target each".into(),
-        ));
-    }
-    let globs = compile_globs(&entry.dirs, "idem.dirs", errors)?;
-    let run = entry.run.as_deref().unwrap_or("make update");
-    let make_target = make_target(run);
-    let mut targets = Vec::new();
-    for folder in folders_under(root) {
-        let Ok(relative) = folder.strip_prefix(root) else {
-            continue;
-        };
-        if !globs.is_match(relative) {
-            continue;
-        }
-        if let Some(make_target) = &make_target {
-            if !crate::settings::idem_targets::defines(&folder, make_target) {
-                continue;
-            }
-        }
-        let dir = Spanned::new(0..0, relative.to_string_lossy().into_owned());
-        targets.push(compile_idem_dir(entry, root, Some(&dir), errors)?);
-    }
-    Ok(targets)
-}
-
-/// `update` for `make update` or `make -s update V=1`; `None` for other commands.
-fn make_target(run: &str) -> Option<String> {
-    let mut words = run.split_whitespace();
-    if words.next()? != "make" {
-        return None;
-    }
-    words
-        .find(|word| !word.starts_with('-') && !word.contains('='))
-        .filter(|word| {
-            word.chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/'))
-        })
-        .map(str::to_string)
-}
-
-/// Every folder under `root`, hidden ones and `.git` left out, symlinks not
-/// followed, in path order.
-fn folders_under(root: &Path) -> Vec<PathBuf> {
-    let mut found = Vec::new();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(folder) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&folder) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let hidden = entry.file_name().to_string_lossy().starts_with('.');
-            if !hidden && entry.file_type().is_ok_and(|kind| kind.is_dir()) {
-                found.push(entry.path());
-                stack.push(entry.path());
-            }
-        }
-    }
-    found.sort();
-    found
-}
-
-fn compile_idem_dir(
-    entry: &IdemEntry,
-    root: &Path,
-    dir: Option<&Spanned<String>>,
-    errors: &ErrorContext,
-) -> Result<IdemTarget, ConfigError> {
-    let files = compile_globs(&entry.files, "idem.files", errors)?;
-    let timeout = match &entry.timeout {
-        Some(text) => {
-            parse_duration(text.get_ref()).map_err(|message| errors.at(text.span(), message))?
-        }
-        None => std::time::Duration::from_secs(300),
-    };
-    let dir = match dir {
-        Some(dir) => {
-            let relative = Path::new(dir.get_ref());
-            if !stays_inside(relative) {
-                return Err(errors.at(
-                    dir.span(),
-                    format!(
-                        "idem `dir` {:?} is not a folder inside this file's folder; write a relative path without `..`, or put the [[idem]] entry in a tether.toml above the folder",
-                        dir.get_ref()
-                    ),
-                ));
-            }
-            // A committed link (`dir = "outlink"`, `outlink -> /`) would take the
-            // command, and the walk of its folder, out of the repository.
-            let joined = root.join(relative);
-            if joined.exists() && !inside(&joined, root) {
-                return Err(errors.at(
-                    dir.span(),
-                    format!(
-                        "idem `dir` {:?} leads outside this file's folder through a link; name the folder itself",
-                        dir.get_ref()
-                    ),
-                ));
-            }
-            // `dir = "."` is the folder itself, never `…/./templates/…` in output.
-            joined.components().collect()
-        }
-        None => root.to_path_buf(),
-    };
-    let mut env = BTreeMap::new();
-    for (name, value) in &entry.env {
-        if name.get_ref().is_empty() || name.get_ref().contains(['=', '\0']) {
-            return Err(errors.at(
-                name.span(),
-                format!(
-                    "{:?} is not an environment variable name: it is empty or holds `=` or a NUL",
-                    name.get_ref()
-                ),
-            ));
-        }
-        if value.get_ref().contains('\0') {
-            return Err(errors.at(
-                value.span(),
-                format!(
-                    "the value of `{}` holds a NUL byte, which no environment variable can carry",
-                    name.get_ref()
-                ),
-            ));
-        }
-        env.insert(name.get_ref().clone(), value.get_ref().clone());
-    }
-    Ok(IdemTarget {
-        run: entry.run.clone().unwrap_or_else(|| "make update".into()),
-        dir,
-        file_globs: entry
-            .files
-            .iter()
-            .map(|glob| glob.get_ref().clone())
-            .collect(),
-        files,
-        self_heal: entry.self_heal.clone(),
-        timeout,
-        env,
-    })
 }
 
 fn compile_require(entry: &RequireEntry, errors: &ErrorContext) -> Result<Require, ConfigError> {

@@ -3,7 +3,9 @@
 //! configuration. The run's state of a configuration's repository (its pins, the
 //! charts) is apart, in `project.rs`.
 
+pub(crate) mod compile;
 pub(crate) mod config;
+pub(crate) mod idem;
 pub(crate) mod idem_targets;
 pub(crate) mod project;
 pub(crate) mod resolve;
