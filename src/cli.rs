@@ -9,8 +9,8 @@ use std::process::ExitCode;
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 use helm_tether::snapshot::{self, SnapshotFormat};
 use helm_tether::{
-    check_with, ChangedSince, CheckOptions, CheckReport, Config, ConfigError, ConfigSource, Format,
-    Severity,
+    ChangedSince, CheckOptions, CheckReport, Config, ConfigError, ConfigSource, Format, Severity,
+    check_with,
 };
 
 /// Keeps the comments of Helm chart templates tied to the keys they explain.
@@ -1020,13 +1020,13 @@ fn init(folder: &Path, force: bool, helmignore: bool) -> Result<u8, String> {
             return Err(format!(
                 "{} is a symlink; tether writes only a regular tether.toml",
                 path.display()
-            ))
+            ));
         }
         Ok(_) if !force => {
             return Err(format!(
                 "{} already exists; pass --force to overwrite it",
                 path.display()
-            ))
+            ));
         }
         _ => {}
     }
@@ -1081,10 +1081,10 @@ fn offer_helmignore(folder: &Path, add: bool) -> Result<u8, String> {
             && std::io::stderr().is_terminal()
             && {
                 eprint!(
-                "{} is a chart folder: `helm package` would pack {}; add them to .helmignore? [y/N] ",
-                folder.display(),
-                missing.join(", ")
-            );
+                    "{} is a chart folder: `helm package` would pack {}; add them to .helmignore? [y/N] ",
+                    folder.display(),
+                    missing.join(", ")
+                );
                 let mut answer = String::new();
                 std::io::stdin().read_line(&mut answer).is_ok()
                     && matches!(answer.trim(), "y" | "Y" | "yes")

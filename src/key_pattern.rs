@@ -203,15 +203,19 @@ mod tests {
     #[test]
     fn key_patterns() {
         let pattern = |text| KeyPattern::parse(text).unwrap();
-        assert!(pattern("spec.configuration.evictionStrategy")
-            .matches("spec.configuration.evictionStrategy"));
+        assert!(
+            pattern("spec.configuration.evictionStrategy")
+                .matches("spec.configuration.evictionStrategy")
+        );
         assert!(pattern("spec.*.evictionStrategy").matches("spec.configuration.evictionStrategy"));
         assert!(pattern("**.evictionStrategy").matches("spec.configuration.evictionStrategy"));
         assert!(pattern("spec.**").matches("spec.a.b[3].c"));
         assert!(pattern("spec.containers[*].name").matches("spec.containers[2].name"));
         assert!(!pattern("spec.containers[1].name").matches("spec.containers[2].name"));
-        assert!(pattern("metadata.annotations[\"helm.sh/*\"]")
-            .matches("metadata.annotations[\"helm.sh/hook\"]"));
+        assert!(
+            pattern("metadata.annotations[\"helm.sh/*\"]")
+                .matches("metadata.annotations[\"helm.sh/hook\"]")
+        );
         assert!(!pattern("spec.*").matches("spec.a.b"));
         assert!(KeyPattern::parse("spec..x").is_err());
         assert!(KeyPattern::parse("spec[x").is_err());

@@ -62,23 +62,23 @@ mod yaml;
 pub use diagnostic::{Applicability, Diagnostic, Edit, Fix, Label, Severity};
 pub use error::{ConfigError, Error};
 pub use linter::check::{
-    check_paths, check_with, comment_map_with, comment_maps, show_settings, ChangedSince,
-    CheckOptions, CheckReport, CommentMaps, ConfigSource, PartialChart,
+    ChangedSince, CheckOptions, CheckReport, CommentMaps, ConfigSource, PartialChart, check_paths,
+    check_with, comment_map_with, comment_maps, show_settings,
 };
-pub use linter::fix::{fix_paths, FixReport, FixedFile, HeldFix};
-pub use linter::walk::{covered_files, Files};
+pub use linter::fix::{FixReport, FixedFile, HeldFix, fix_paths};
+pub use linter::walk::{Files, covered_files};
 pub use report::human::escape_controls;
 pub use report::map::map_json;
-pub use report::{machine_root, Format};
-pub use rules::{closest_rule, rule, rules, rules_markdown, unknown_rule, Level, RuleId, RuleInfo};
-pub use settings::config::{parse_duration, Config, IdemTarget};
+pub use report::{Format, machine_root};
+pub use rules::{Level, RuleId, RuleInfo, closest_rule, rule, rules, rules_markdown, unknown_rule};
+pub use settings::config::{Config, IdemTarget, parse_duration};
 pub use source::Problem;
 pub use template::mask::Branch;
 pub use yaml::model::{
     Attached, Comment, CommentStyle, Detached, Document, FileModel, Key, Placement,
 };
 pub use yaml::pipeline::{
-    comment_map, is_template_path, model_bytes, yaml_view, ViewDocument, YamlView,
+    ViewDocument, YamlView, comment_map, is_template_path, model_bytes, yaml_view,
 };
 
 /// What this repository's tests and fuzz targets reach below the public surface.
@@ -90,14 +90,14 @@ pub mod internals {
     pub use crate::analysis::charts::values::KEY_COMPARISONS;
     pub use crate::analysis::helm_docs::{helm_docs_path, simulate};
     pub use crate::key_pattern::KeyPattern;
-    pub use crate::linter::check::{check_bytes, Mode};
-    pub use crate::linter::fix::{fix_text, FixedText};
+    pub use crate::linter::check::{Mode, check_bytes};
+    pub use crate::linter::fix::{FixedText, fix_text};
     pub use crate::source::SourceFile;
-    pub use crate::template::lex::{lex, lex_counting, Action};
-    pub use crate::template::mask::{mask, mask_branch, Masked, PLACEHOLDER};
+    pub use crate::template::lex::{Action, lex, lex_counting};
+    pub use crate::template::mask::{Masked, PLACEHOLDER, mask, mask_branch};
     pub use crate::template::reads::reads as value_reads;
-    pub use crate::yaml::data::{data_of, Data, Part};
-    pub use crate::yaml::parse::{language, QUERIES};
+    pub use crate::yaml::data::{Data, Part, data_of};
+    pub use crate::yaml::parse::{QUERIES, language};
     pub use crate::yaml::syntax::MAX_DEPTH;
 
     /// The rule levels and options `config` gives the file `relative`, for the
@@ -105,7 +105,7 @@ pub mod internals {
     pub fn settings_for(
         config: &crate::Config,
         relative: &std::path::Path,
-    ) -> impl std::fmt::Debug {
+    ) -> impl std::fmt::Debug + use<> {
         config.settings_for(relative)
     }
 }

@@ -209,7 +209,7 @@ impl PinIndex {
     }
 
     /// The pins of `name` (any case).
-    pub fn of(&self, name: &str) -> impl Iterator<Item = &Pin> {
+    pub fn of(&self, name: &str) -> impl Iterator<Item = &Pin> + use<'_> {
         let name = name.to_ascii_lowercase();
         self.pins.iter().filter(move |pin| pin.name == name)
     }
@@ -423,9 +423,11 @@ mod tests {
     fn too_many_names_are_a_problem_said_not_no_findings() {
         let long = "n".repeat(1 << 20);
         let names: Vec<&str> = std::iter::repeat_n(long.as_str(), 5).collect();
-        assert!(Names::new(&names)
-            .unwrap_err()
-            .contains("stale-version-reference is off"));
+        assert!(
+            Names::new(&names)
+                .unwrap_err()
+                .contains("stale-version-reference is off")
+        );
     }
 
     use super::*;

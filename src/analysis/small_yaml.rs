@@ -149,8 +149,8 @@ impl Loader {
 
 impl yaml_rust2::parser::MarkedEventReceiver for Loader {
     fn on_event(&mut self, event: yaml_rust2::Event, mark: yaml_rust2::scanner::Marker) {
-        use yaml_rust2::scanner::TScalarStyle;
         use yaml_rust2::Event;
+        use yaml_rust2::scanner::TScalarStyle;
         if self.error.is_some() {
             return;
         }
@@ -218,7 +218,13 @@ impl yaml_rust2::parser::MarkedEventReceiver for Loader {
                 Some(node) => {
                     self.nodes += Loader::size(&node);
                     if self.nodes > self.max_nodes {
-                        self.error = Some((line, format!("aliases expand to more than {} YAML nodes; no yamllint configuration needs that many", self.max_nodes)));
+                        self.error = Some((
+                            line,
+                            format!(
+                                "aliases expand to more than {} YAML nodes; no yamllint configuration needs that many",
+                                self.max_nodes
+                            ),
+                        ));
                         return;
                     }
                     self.add(node, 0);

@@ -3,7 +3,7 @@
 
 use std::ops::Range;
 
-use crate::template::lex::{lex, Action, ActionKind, Keyword};
+use crate::template::lex::{Action, ActionKind, Keyword, lex};
 
 /// A block of whole lines in a file.
 #[derive(Debug, Clone, PartialEq, Eq)]

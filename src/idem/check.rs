@@ -7,13 +7,13 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use super::command::{self, stopping, RunOutcome};
+use super::command::{self, RunOutcome, stopping};
 use super::diff::unified_diff;
 use super::error::IdemError;
 use super::moves;
-use super::mutants::{mutants, Mutant};
+use super::mutants::{Mutant, mutants};
 use super::options::{Progress, SandboxKind};
-use super::report::{format_duration, CheckKind, CheckResult, MAX_DIFFED_FILES, MAX_LISTED_FILES};
+use super::report::{CheckKind, CheckResult, MAX_DIFFED_FILES, MAX_LISTED_FILES, format_duration};
 use super::sandbox::{self, Entry, Manifest};
 use super::select::display;
 use super::workspace::Workspace;

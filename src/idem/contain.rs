@@ -77,8 +77,8 @@ mod linux {
     use std::path::Path;
 
     use landlock::{
-        path_beneath_rules, Access, AccessFs, CompatLevel, Compatible, Ruleset, RulesetAttr,
-        RulesetCreated, RulesetCreatedAttr, Scope, ABI,
+        ABI, Access, AccessFs, CompatLevel, Compatible, Ruleset, RulesetAttr, RulesetCreated,
+        RulesetCreatedAttr, Scope, path_beneath_rules,
     };
 
     /// Devices a command may write to.

@@ -6,10 +6,14 @@
 pub enum IdemError {
     /// This system is not Unix: the commands need `sh`, process groups and a
     /// sandbox (an overlay or a copy) that only Unix gives.
-    #[error("tether idem needs Unix: it runs each command with `sh -c` in a process group of its own, in an overlay or a copy of your tree; run it on Linux, or in WSL on Windows")]
+    #[error(
+        "tether idem needs Unix: it runs each command with `sh -c` in a process group of its own, in an overlay or a copy of your tree; run it on Linux, or in WSL on Windows"
+    )]
     NeedsUnix,
     /// No `[[idem]]` entry and no one-off target.
-    #[error("nothing to check: no [[idem]] entry in tether.toml and no --run; add an [[idem]] entry or pass --run and --files")]
+    #[error(
+        "nothing to check: no [[idem]] entry in tether.toml and no --run; add an [[idem]] entry or pass --run and --files"
+    )]
     NoTargets,
     /// The files could not be copied into a sandbox.
     #[error("cannot copy {root} into a sandbox: {message}")]
@@ -29,7 +33,9 @@ pub enum IdemError {
     #[error("interrupted")]
     Interrupted,
     /// The command fails on the committed files.
-    #[error("`{run}` failed in {dir} on the committed files (exit {status}), so nothing can be checked; fix the command first\n{stderr}")]
+    #[error(
+        "`{run}` failed in {dir} on the committed files (exit {status}), so nothing can be checked; fix the command first\n{stderr}"
+    )]
     CommandFailed {
         /// The command.
         run: String,
@@ -54,7 +60,9 @@ pub enum IdemError {
     #[error("{0}")]
     Changes(String),
     /// A configured self-heal block is in none of the files.
-    #[error("self-heal block `{opening}` is in none of the files {globs:?} in {dir}: write its opening line exactly as in the file")]
+    #[error(
+        "self-heal block `{opening}` is in none of the files {globs:?} in {dir}: write its opening line exactly as in the file"
+    )]
     BlockNotFound {
         /// The block's opening line.
         opening: String,

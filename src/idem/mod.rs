@@ -51,20 +51,20 @@ mod sys;
 mod workspace;
 
 use crate::settings::config::Config;
-pub use crate::settings::config::{parse_duration, IdemTarget};
+pub use crate::settings::config::{IdemTarget, parse_duration};
 pub use error::IdemError;
 pub use options::{IdemOptions, Progress, SandboxKind};
 pub use report::{
-    format_duration, CheckKind, CheckResult, CommentMove, Containment, IdemFormat, IdemReport,
-    Sandboxing, Skipped, TargetReport, MAX_DIFFED_FILES, MAX_DIFF_INPUT, MAX_DIFF_LINES,
-    MAX_LISTED_FILES,
+    CheckKind, CheckResult, CommentMove, Containment, IdemFormat, IdemReport, MAX_DIFF_INPUT,
+    MAX_DIFF_LINES, MAX_DIFFED_FILES, MAX_LISTED_FILES, Sandboxing, Skipped, TargetReport,
+    format_duration,
 };
 pub use select::selected;
 
 #[cfg(unix)]
 pub use command::stopping;
 #[cfg(unix)]
-pub use sandbox::{interrupt, SandboxCopy};
+pub use sandbox::{SandboxCopy, interrupt};
 
 /// Runs the `[[idem]]` entries of `config`, each check in a sandbox copy of its
 /// repository: the user's tree is only read.

@@ -15,8 +15,8 @@
 //! (the first copy's cost set once), each worker keeps its own results and returns
 //! them with its workspace when it ends.
 
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 /// Runs `work` on every item with up to `jobs` workers, each holding a workspace

@@ -650,7 +650,7 @@ mod beneath {
     use std::os::unix::ffi::OsStrExt;
     use std::path::{Component, Path};
 
-    use rustix::fs::{AtFlags, Mode, OFlags, CWD};
+    use rustix::fs::{AtFlags, CWD, Mode, OFlags};
     use rustix::io::Errno;
 
     /// Attempts at replacing what a racing process puts where a file goes.

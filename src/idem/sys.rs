@@ -148,7 +148,7 @@ fn confine(ruleset: Option<landlock::RulesetCreated>) -> std::io::Result<()> {
 /// shim `signal`, `kill`, `getpid`, `_exit`.
 #[cfg(target_os = "linux")]
 fn own_pid_namespace() -> std::io::Result<()> {
-    use rustix::process::{set_parent_process_death_signal, Signal, WaitOptions};
+    use rustix::process::{Signal, WaitOptions, set_parent_process_death_signal};
     // SAFETY: without CLONE_FILES (see `Mount::enter`); the child has one thread.
     if unsafe { rustix::thread::unshare_unsafe(rustix::thread::UnshareFlags::NEWPID) }.is_err() {
         return Ok(());

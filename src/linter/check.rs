@@ -18,11 +18,11 @@ use crate::linter::suppress::Suppressions;
 use crate::linter::walk::{self, FileToCheck};
 use crate::paths::FileKind;
 use crate::rules::rule::Verdict;
-use crate::rules::{CommentInfo, FileContext, Reporter, RuleId, RULES};
+use crate::rules::{CommentInfo, FileContext, RULES, Reporter, RuleId};
 use crate::settings::config::Config;
 use crate::settings::project::{Project, Resolved};
 use crate::settings::resolve::Resolver;
-use crate::source::{binary_offset, Problem, SourceFile, MAX_FILE_BYTES};
+use crate::source::{MAX_FILE_BYTES, Problem, SourceFile, binary_offset};
 use crate::template::{self, lex::ActionKind};
 use crate::yaml::model::{CommentStyle, FileModel};
 use crate::yaml::pipeline::{self, model_front};
@@ -736,7 +736,7 @@ fn check_file(
                 path: file.display.clone(),
                 message: error.to_string(),
                 folder: false,
-            }
+            };
         }
     };
     // A file's findings depend on its bytes; about its chart's values, on the

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use crate::diagnostic::{Applicability, Diagnostic, Edit};
-use crate::linter::check::{check_bytes_uncapped as check_bytes, ConfigSource, Mode};
+use crate::linter::check::{ConfigSource, Mode, check_bytes_uncapped as check_bytes};
 use crate::rules::RuleId;
 use crate::settings::config::Config;
 use crate::settings::project::Project;

@@ -5,7 +5,7 @@ use std::fmt::Write;
 
 use serde::Serialize;
 
-use crate::idem::{format_duration, CheckResult, IdemFormat, IdemReport};
+use crate::idem::{CheckResult, IdemFormat, IdemReport, format_duration};
 
 /// The human report.
 pub fn human(report: &IdemReport) -> String {

@@ -1,6 +1,6 @@
 //! `comment-indentation`: comment lines indented like the content around them.
 
-use super::rule::{declare_rule, CommentInfo, FileContext, NoOptions, Reporter, Rule};
+use super::rule::{CommentInfo, FileContext, NoOptions, Reporter, Rule, declare_rule};
 use crate::diagnostic::{Edit, Fix};
 use crate::lines::{code_before_comment, count_spaces};
 use crate::yaml::model::CommentStyle;

@@ -1,7 +1,7 @@
 //! `comment-starting-space`: `#` must be followed by a space.
 
 use super::id::RuleId;
-use super::rule::{declare_rule, FileContext, Reporter, Rule};
+use super::rule::{FileContext, Reporter, Rule, declare_rule};
 use crate::diagnostic::{Edit, Fix};
 use crate::yaml::model::CommentStyle;
 

@@ -1,6 +1,6 @@
 //! `detached-comment`: a comment cut off from the key below it by a template block's end.
 
-use super::rule::{declare_rule, FileContext, NoOptions, Reporter, Rule};
+use super::rule::{FileContext, NoOptions, Reporter, Rule, declare_rule};
 use crate::template::lex::{ActionKind, Keyword};
 use crate::yaml::model::CommentStyle;
 

@@ -1,6 +1,6 @@
 //! `finding-limit`: a file had more findings than a report shows.
 
-use super::rule::{declare_rule, FileContext, NoOptions, Reporter, Rule};
+use super::rule::{FileContext, NoOptions, Reporter, Rule, declare_rule};
 
 declare_rule! {
     /// ## What it does

@@ -1,7 +1,7 @@
 //! `inline-comment-spacing`: enough spaces between content and an inline comment.
 
 use super::id::RuleId;
-use super::rule::{declare_rule, FileContext, Reporter, Rule};
+use super::rule::{FileContext, Reporter, Rule, declare_rule};
 use crate::diagnostic::{Edit, Fix};
 use crate::yaml::model::CommentStyle;
 

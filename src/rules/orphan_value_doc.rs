@@ -2,8 +2,8 @@
 
 use std::collections::HashMap;
 
-use super::rule::{declare_rule, FileContext, NoOptions, Reporter, Rule};
-use super::values::{annotations, has_annotations, is_commented_out_key, key_paths, Annotation};
+use super::rule::{FileContext, NoOptions, Reporter, Rule, declare_rule};
+use super::values::{Annotation, annotations, has_annotations, is_commented_out_key, key_paths};
 use crate::analysis::helm_docs::{self, Destination};
 use crate::yaml::model::{Comment, FileModel, Key, Placement};
 
@@ -134,7 +134,9 @@ fn report_helm_docs(context: &FileContext, model: &FileModel, reporter: &mut Rep
         };
         let help = match &marker.destination {
             Destination::Keyed => "write ` -- ` once, after `#`",
-            Destination::Key(_) => "end the commented-out block with a blank line and give the key below its own `# --`, or remove the description",
+            Destination::Key(_) => {
+                "end the commented-out block with a blank line and give the key below its own `# --`, or remove the description"
+            }
             Destination::Superseded { .. } => "merge the two descriptions into one `# --` block",
             _ => "put the description directly above its key, with no blank line between",
         };

@@ -1,6 +1,6 @@
 //! `parse-problem`: input tether could not read as written.
 
-use super::rule::{declare_rule, FileContext, NoOptions, Reporter, Rule};
+use super::rule::{FileContext, NoOptions, Reporter, Rule, declare_rule};
 
 declare_rule! {
     /// ## What it does

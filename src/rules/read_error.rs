@@ -1,6 +1,6 @@
 //! `read-error`: a file or folder tether could not read.
 
-use super::rule::{declare_rule, FileContext, NoOptions, Reporter, Rule};
+use super::rule::{FileContext, NoOptions, Reporter, Rule, declare_rule};
 
 declare_rule! {
     /// ## What it does

@@ -1,7 +1,7 @@
 //! `recovered-template`: a template document tether read by indentation because it
 //! is not YAML once its actions are masked.
 
-use super::rule::{declare_rule, FileContext, NoOptions, Reporter, Rule};
+use super::rule::{FileContext, NoOptions, Reporter, Rule, declare_rule};
 
 declare_rule! {
     /// ## What it does

@@ -1,7 +1,7 @@
 //! `required-comment`: the comments `[[require]]` entries demand on keys.
 
 use super::options::{PlacementSetting, Require};
-use super::rule::{declare_rule, FileContext, NoOptions, Reporter, Rule};
+use super::rule::{FileContext, NoOptions, Reporter, Rule, declare_rule};
 use crate::yaml::model::{Attached, Document, Key};
 
 declare_rule! {

@@ -3,8 +3,8 @@
 
 use std::ops::Range;
 
-use super::rule::{declare_rule, CommentInfo, FileContext, NoOptions, Reporter, Rule};
-use crate::analysis::pins::{exact_version, Pin};
+use super::rule::{CommentInfo, FileContext, NoOptions, Reporter, Rule, declare_rule};
+use crate::analysis::pins::{Pin, exact_version};
 use crate::yaml::model::CommentStyle;
 
 declare_rule! {

@@ -1,8 +1,8 @@
 //! `undefined-value`: a template prints a value its chart's `values.yaml` does not
 //! define.
 
-use super::rule::{declare_rule, FileContext, NoOptions, Reporter, Rule};
-use crate::analysis::charts::{guarded, Role};
+use super::rule::{FileContext, NoOptions, Reporter, Rule, declare_rule};
+use crate::analysis::charts::{Role, guarded};
 
 declare_rule! {
     /// ## What it does

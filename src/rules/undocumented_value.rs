@@ -2,9 +2,9 @@
 
 use std::collections::HashSet;
 
-use super::rule::{declare_rule, FileContext, NoOptions, Reporter, Rule};
+use super::rule::{FileContext, NoOptions, Reporter, Rule, declare_rule};
 use super::values::{
-    annotations, has_words, is_under, plain_path, readme_leaves, Annotation, Found,
+    Annotation, Found, annotations, has_words, is_under, plain_path, readme_leaves,
 };
 use crate::yaml::model::FileModel;
 

@@ -1,7 +1,7 @@
 //! `unused-suppression`: a `tether: ignore[…]` comment that suppresses nothing. The
 //! suppression pass itself is the engine's (`suppress.rs`).
 
-use super::rule::{declare_rule, FileContext, NoOptions, Reporter, Rule};
+use super::rule::{FileContext, NoOptions, Reporter, Rule, declare_rule};
 
 declare_rule! {
     /// ## What it does

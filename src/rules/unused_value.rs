@@ -1,6 +1,6 @@
 //! `unused-value`: a key of a chart's `values.yaml` that nothing of the chart reads.
 
-use super::rule::{declare_rule, FileContext, NoOptions, Reporter, Rule};
+use super::rule::{FileContext, NoOptions, Reporter, Rule, declare_rule};
 use crate::analysis::charts::Role;
 
 declare_rule! {

@@ -23,10 +23,10 @@ use crate::error::ConfigError;
 use crate::key_pattern::KeyPattern;
 use crate::rules::{self, Level, PlacementSetting, Require, RuleId, RuleSettings};
 use crate::settings::compile::{
-    compile_globs, inside, outside_message, stays_inside, ErrorContext,
+    ErrorContext, compile_globs, inside, outside_message, stays_inside,
 };
-use crate::settings::idem::{compile_idem, IdemEntry};
-pub use crate::settings::idem::{parse_duration, IdemTarget};
+use crate::settings::idem::{IdemEntry, compile_idem};
+pub use crate::settings::idem::{IdemTarget, parse_duration};
 use crate::settings::yamllint::{Trace, Yamllint};
 use crate::yaml::directives::Directives;
 

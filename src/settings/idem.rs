@@ -12,7 +12,7 @@ use toml::Spanned;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::compile::{compile_globs, inside, stays_inside, ErrorContext};
+use super::compile::{ErrorContext, compile_globs, inside, stays_inside};
 use crate::error::ConfigError;
 
 /// An `[[idem]]` entry: a command that regenerates files, and what it must keep.

@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
-use crate::analysis::small_yaml::{load, Node, Scalar, Value};
+use crate::analysis::small_yaml::{Node, Scalar, Value, load};
 use crate::error::ConfigError;
 use crate::rules::{Level, RuleId, RuleSettings};
 
@@ -170,7 +170,10 @@ impl Yamllint {
             match chain.rules.iter().rev().find(|(rule, ..)| rule == name) {
                 None => RuleConf {
                     options: None,
-                    origin: format!("{} lists no `{name}` rule and extends no configuration that does, so yamllint does not run it", path.display()),
+                    origin: format!(
+                        "{} lists no `{name}` rule and extends no configuration that does, so yamllint does not run it",
+                        path.display()
+                    ),
                     ignore: None,
                 },
                 Some((_, RuleValue::Disabled, origin)) => RuleConf {
@@ -183,13 +186,21 @@ impl Yamllint {
                     let mut set: Vec<(String, Scalar, String)> = options
                         .iter()
                         .map(|(key, value, line)| {
-                            (key.clone(), value.clone(), format!("`{name}.{key}` in {file}:{line}"))
+                            (
+                                key.clone(),
+                                value.clone(),
+                                format!("`{name}.{key}` in {file}:{line}"),
+                            )
                         })
                         .collect();
                     if name == "comments" {
                         for (key, value) in COMMENTS_DEFAULTS {
                             if !set.iter().any(|(k, ..)| k == key) {
-                                set.push((key.into(), value, format!("yamllint's default for `comments.{key}`")));
+                                set.push((
+                                    key.into(),
+                                    value,
+                                    format!("yamllint's default for `comments.{key}`"),
+                                ));
                             }
                         }
                     }
@@ -550,13 +561,17 @@ fn rule_value(name: &str, value: &Node, shown: &str) -> Result<RuleValue, Config
         message,
     };
     match &value.value {
-        Value::Scalar(Scalar::Str(word)) if word == "enable" => Ok(RuleValue::Table(Vec::new(), None)),
+        Value::Scalar(Scalar::Str(word)) if word == "enable" => {
+            Ok(RuleValue::Table(Vec::new(), None))
+        }
         Value::Scalar(Scalar::Str(word)) if word == "disable" => Ok(RuleValue::Disabled),
         Value::Map(entries) => {
             let mut options = Vec::new();
             let mut ignore = None;
             for (key, option) in entries {
-                let Some(key_name) = key.as_str() else { continue };
+                let Some(key_name) = key.as_str() else {
+                    continue;
+                };
                 let expected = match (name, key_name) {
                     ("comments", "require-starting-space" | "ignore-shebangs") => "true or false",
                     ("comments", "min-spaces-from-content") => "a whole number",
@@ -567,17 +582,29 @@ fn rule_value(name: &str, value: &Node, shown: &str) -> Result<RuleValue, Config
                     _ => continue,
                 };
                 let scalar = match &option.value {
-                    Value::Scalar(scalar @ Scalar::Bool(_)) if expected == "true or false" => scalar.clone(),
-                    Value::Scalar(scalar @ Scalar::Int(_)) if expected == "a whole number" => scalar.clone(),
+                    Value::Scalar(scalar @ Scalar::Bool(_)) if expected == "true or false" => {
+                        scalar.clone()
+                    }
+                    Value::Scalar(scalar @ Scalar::Int(_)) if expected == "a whole number" => {
+                        scalar.clone()
+                    }
                     _ => {
-                        return Err(invalid(option, format!("`{name}.{key_name}` must be {expected}, as yamllint requires")));
+                        return Err(invalid(
+                            option,
+                            format!("`{name}.{key_name}` must be {expected}, as yamllint requires"),
+                        ));
                     }
                 };
                 options.push((key_name.to_string(), scalar, key.line));
             }
             Ok(RuleValue::Table(options, ignore))
         }
-        _ => Err(invalid(value, format!("rule `{name}` must be `enable`, `disable` or a mapping of its options, as yamllint requires"))),
+        _ => Err(invalid(
+            value,
+            format!(
+                "rule `{name}` must be `enable`, `disable` or a mapping of its options, as yamllint requires"
+            ),
+        )),
     }
 }
 

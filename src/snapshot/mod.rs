@@ -23,11 +23,11 @@ mod pending;
 mod selection;
 mod store;
 
-pub use pending::{accept, pending, reject, Pending};
+pub use pending::{Pending, accept, pending, reject};
 pub use selection::SnapshotOptions;
 pub use store::EXTENSION;
 
-use selection::{snapshot_path, source_of, Selection};
+use selection::{Selection, snapshot_path, source_of};
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -41,7 +41,7 @@ use crate::paths::relative_to;
 use crate::report::github;
 use crate::report::human::escape_controls;
 use crate::settings::config::Config;
-use crate::source::{read_regular, MAX_FILE_BYTES};
+use crate::source::{MAX_FILE_BYTES, read_regular};
 use crate::yaml::model::{Comment, FileModel};
 use crate::yaml::pipeline::model_bytes_with;
 
@@ -141,10 +141,9 @@ impl SnapshotReport {
                     out,
                     "{source}: its comment map differs from {snapshot}; {next}"
                 ),
-                (false, ChangeKind::Missing) if change.pending.is_some() => writeln!(
-                    out,
-                    "{source}: no snapshot ({snapshot}); {next}"
-                ),
+                (false, ChangeKind::Missing) if change.pending.is_some() => {
+                    writeln!(out, "{source}: no snapshot ({snapshot}); {next}")
+                }
                 (false, ChangeKind::Missing) => writeln!(
                     out,
                     "{source}: no snapshot ({snapshot}); run `tether snapshot --update` to write it"
@@ -232,7 +231,9 @@ impl SnapshotReport {
                         out,
                         "::error file={},title=tether snapshot::{}",
                         path(&change.snapshot),
-                        github::data("a snapshot of a file that is not covered; run `tether snapshot --update`")
+                        github::data(
+                            "a snapshot of a file that is not covered; run `tether snapshot --update`"
+                        )
                     );
                 }
             }

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use similar::TextDiff;
 
-use super::selection::{source_of, Selection, SnapshotOptions};
+use super::selection::{Selection, SnapshotOptions, source_of};
 use super::store::{self, pending_path};
 use crate::error::Error;
 use crate::settings::config::Config;

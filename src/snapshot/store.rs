@@ -8,7 +8,7 @@ use std::path::{Component, Path, PathBuf};
 use crate::error::Error;
 use crate::paths::relative_to;
 use crate::settings::config::Config;
-use crate::source::{read_regular, MAX_FILE_BYTES};
+use crate::source::{MAX_FILE_BYTES, read_regular};
 
 /// The extension of snapshot files: `templates/cm.yaml` is `templates/cm.yaml.snap`.
 pub const EXTENSION: &str = "snap";
@@ -47,7 +47,7 @@ pub(super) fn read_snapshots(
             return Err(Error::Snapshot(format!(
                 "cannot read the snapshot folder {}: {error}",
                 relative_to(folder, &config.root).display()
-            )))
+            )));
         }
     };
     for entry in entries {
@@ -158,16 +158,14 @@ fn ensure_folder(config: &Config, folder: &Path) -> Result<(), Error> {
                 return Err(Error::Snapshot(format!(
                     "{} is not a folder (a symlink or a file); tether writes snapshots only into real folders",
                     relative_to(&current, &config.root).display()
-                )))
+                )));
             }
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
                 std::fs::create_dir(&current).map_err(|error| {
                     Error::Snapshot(format!("cannot create {}: {error}", current.display()))
                 })?;
             }
-            Err(error) => {
-                return Err(Error::Snapshot(format!("{}: {error}", current.display())))
-            }
+            Err(error) => return Err(Error::Snapshot(format!("{}: {error}", current.display()))),
         }
     }
     Ok(())

@@ -1193,11 +1193,13 @@ mod tests {
         let found = reads(&text, &actions);
         let kept: usize = found.reads.iter().map(|read| read.guards.len()).sum();
         assert!(kept <= MAX_GUARDS * found.reads.len());
-        assert!(found
-            .reads
-            .iter()
-            .filter(|read| read.path[0].starts_with('r'))
-            .all(|read| !read.plain));
+        assert!(
+            found
+                .reads
+                .iter()
+                .filter(|read| read.path[0].starts_with('r'))
+                .all(|read| !read.plain)
+        );
     }
 
     /// The read forms of Helm charts, each followed as Helm evaluates it.

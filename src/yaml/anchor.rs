@@ -19,7 +19,7 @@
 use crate::source::SourceFile;
 use crate::template::lex::{Action, ActionKind, Keyword};
 
-use super::directives::{is_schema_fence, Directives};
+use super::directives::{Directives, is_schema_fence};
 use super::model::{Attached, Comment, CommentStyle, Detached, Document, Key, Placement};
 use super::syntax::{ParsedDocument, RawKey};
 

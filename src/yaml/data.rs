@@ -11,8 +11,8 @@
 use crate::paths::FileKind;
 use std::path::Path;
 
-use super::events::part_of;
 pub use super::events::Part;
+use super::events::part_of;
 use crate::source::SourceFile;
 use crate::yaml::parse::split_documents;
 use crate::yaml::pipeline;

@@ -16,7 +16,7 @@ use tree_sitter::{
 
 use super::recover;
 use super::syntax::{
-    push_key, scalar_text, ParsedDocument, RawComment, RawKey, Recovery, MAX_DEPTH,
+    MAX_DEPTH, ParsedDocument, RawComment, RawKey, Recovery, push_key, scalar_text,
 };
 use crate::lines::count_spaces;
 use crate::template::Define;

@@ -6,15 +6,15 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use crate::paths::FileKind;
-use crate::source::{self, Problem, SourceFile, MAX_FILE_BYTES};
+use crate::source::{self, MAX_FILE_BYTES, Problem, SourceFile};
 use crate::template::mask::{self, Branch, Masked};
-use crate::template::{self, lex::Action, Define};
+use crate::template::{self, Define, lex::Action};
 
 use super::anchor::{self, TemplateView};
 use super::directives::Directives;
 use super::model::FileModel;
 use super::parse;
-use super::syntax::{ParsedDocument, Recovery, MAX_DEPTH};
+use super::syntax::{MAX_DEPTH, ParsedDocument, Recovery};
 
 /// Models a file from its bytes: templates (see [`is_template_path`]) are masked first.
 ///

@@ -6,7 +6,7 @@
 //! still modelled, with the same path notation as the tree walk.
 
 use super::scan::scan_comments;
-use super::syntax::{push_key, scalar_text, ParsedDocument, RawKey, MAX_DEPTH};
+use super::syntax::{MAX_DEPTH, ParsedDocument, RawKey, push_key, scalar_text};
 
 /// One open collection: the column its entries start at and the path they live under.
 struct Frame {

@@ -244,7 +244,7 @@ fn scan_line(text: &[u8], indent: usize, from: usize, continues: bool, depth: &m
                     return Line {
                         open_quote: Some(byte),
                         ..Line::NOTHING_OPEN
-                    }
+                    };
                 }
             },
             b' ' | b'\t' => {}

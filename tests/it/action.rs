@@ -557,8 +557,8 @@ fn the_action_reports_a_configuration_error_as_an_error() {
     let invocation = &sarif["runs"][0]["invocations"][0];
     assert_eq!(invocation["executionSuccessful"], false);
     assert_eq!(
-        invocation["toolExecutionNotifications"][0]["locations"][0]["physicalLocation"]
-            ["artifactLocation"]["uri"],
+        invocation["toolExecutionNotifications"][0]["locations"][0]["physicalLocation"]["artifactLocation"]
+            ["uri"],
         "charts/web/tether.toml"
     );
 }

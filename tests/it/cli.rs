@@ -401,8 +401,14 @@ fn bad_configurations() {
         ("bad-level", "[rules]\ndetached-comment = \"warning\"\n"),
         ("unknown-rule", "[rules]\ndetached-comments = \"off\"\n"),
         ("bad-option", "[rules.detached-comment]\nmin-spaces = 3\n"),
-        ("bad-option-type", "[rules.inline-comment-spacing]\nmin-spaces = \"two\"\n"),
-        ("unknown-option", "[rules.inline-comment-spacing]\nminimum = 1\n"),
+        (
+            "bad-option-type",
+            "[rules.inline-comment-spacing]\nmin-spaces = \"two\"\n",
+        ),
+        (
+            "unknown-option",
+            "[rules.inline-comment-spacing]\nminimum = 1\n",
+        ),
         ("bad-glob", "exclude = [\"charts/[\"]\n"),
         (
             "bad-regex",
@@ -412,13 +418,19 @@ fn bad_configurations() {
             "bad-key",
             "[[require]]\nfiles = [\"templates/*.yaml\"]\nkey = \"spec..replicas\"\n",
         ),
-        ("no-files", "[[require]]\nfiles = []\nkey = \"spec.replicas\"\n"),
+        (
+            "no-files",
+            "[[require]]\nfiles = []\nkey = \"spec.replicas\"\n",
+        ),
         (
             "unknown-require-key",
             "[[require]]\nfiles = [\"a.yaml\"]\nkey = \"a\"\nplacement = \"above\"\n",
         ),
         ("not-toml", "[rules\n"),
-        ("chart-paths-missing", "chart-paths = [\"../no-such-library\"]\n"),
+        (
+            "chart-paths-missing",
+            "chart-paths = [\"../no-such-library\"]\n",
+        ),
         (
             "huge-regex",
             "[[require]]\nfiles = [\"a.yaml\"]\nkey = \"a\"\nmatches = [\"(\\\\w{1000}){1000}\"]\n",
@@ -427,7 +439,6 @@ fn bad_configurations() {
             "huge-timeout",
             "[[idem]]\nfiles = [\"a.yaml\"]\ntimeout = \"999999999999999999h\"\n",
         ),
-
         (
             "level-and-table",
             "[rules]\ninline-comment-spacing = \"warn\"\n[rules.inline-comment-spacing]\nmin-spaces = 1\n",
@@ -710,7 +721,12 @@ fn configuration_per_file() {
         dir.path(),
         &["check", "--no-cache", "--config", "b/tether.toml", "a", "b"],
     );
-    common::assert_snapshot("cli__configuration_per_file", &format!("### a b (and b a)\n{one_way}\n### b/skip.yaml b/values.yaml\n{named}\n### --config b/tether.toml a b\n{explicit}"));
+    common::assert_snapshot(
+        "cli__configuration_per_file",
+        &format!(
+            "### a b (and b a)\n{one_way}\n### b/skip.yaml b/values.yaml\n{named}\n### --config b/tether.toml a b\n{explicit}"
+        ),
+    );
 }
 
 /// `--changed-since REV` checks what changed since REV's merge base (renames, new and

@@ -9,7 +9,7 @@ use crate::common;
 
 use std::path::Path;
 
-use helm_tether::{fix_paths, Config, ConfigSource};
+use helm_tether::{Config, ConfigSource, fix_paths};
 
 /// Fixes `text` as `values.yaml` (or `templates/x.yaml`) with only `rules` on; the
 /// diff, the text after, and the fixes per rule.
@@ -48,32 +48,41 @@ fn fix(name: &str, text: &str, rules: &[&str], toml: &str) -> String {
 
 #[test]
 fn comment_starting_space() {
-    common::assert_snapshot("fix__comment_starting_space", &fix(
+    common::assert_snapshot(
+        "fix__comment_starting_space",
+        &fix(
             "values.yaml",
             "#!/usr/bin/env shebang: kept\n#replicas of the app\nreplicas: 2 ##inline\n##doc\n#-- helm-docs, kept\nimage: {}\n",
             &["comment-starting-space"],
-            ""
-        ));
+            "",
+        ),
+    );
 }
 
 #[test]
 fn inline_comment_spacing() {
-    common::assert_snapshot("fix__inline_comment_spacing", &fix(
+    common::assert_snapshot(
+        "fix__inline_comment_spacing",
+        &fix(
             "templates/cm.yaml",
             "data:\n  a: 1 # one\n  b: {{ .Values.b }}\t# tab\n  c: 3      # many: kept\n{{- end }} # after an action only: kept\n",
             &["inline-comment-spacing"],
-            "[rules.inline-comment-spacing]\nmin-spaces = 3\n"
-        ));
+            "[rules.inline-comment-spacing]\nmin-spaces = 3\n",
+        ),
+    );
 }
 
 #[test]
 fn comment_indentation() {
-    common::assert_snapshot("fix__comment_indentation", &fix(
+    common::assert_snapshot(
+        "fix__comment_indentation",
+        &fix(
             "values.yaml",
             "spec:\n  replicas: 3\n # one space short\n # and its second line, moved with it\n  strategy: {}\n  list:\n    - a\n   # three\n    - b\n# a note at the top level: kept\nother:\n      # deeper: moving it would make it document `key`, so it stays\n  key: 1\n",
             &["comment-indentation"],
-            ""
-        ));
+            "",
+        ),
+    );
 }
 
 /// A byte-order mark is no indentation: a comment after it on the first line is at

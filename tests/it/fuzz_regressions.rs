@@ -3,8 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
-use helm_tether::internals::{check_bytes, lex, mask, mask_branch, Mode};
 use helm_tether::Branch;
+use helm_tether::internals::{Mode, check_bytes, lex, mask, mask_branch};
 
 #[test]
 fn found_inputs_check_alike_and_mask_in_place() {

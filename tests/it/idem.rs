@@ -279,7 +279,10 @@ fn misbehaving_commands_leave_the_tree_alone() {
     }
     let repo = repository(&[("templates/cm.yaml", CONFIGMAP), ("README.md", "keep me\n")]);
     let cases: &[(&str, &[&str])] = &[
-        ("destructive", &["--run", "rm -rf ./* ./.git", "--files", "templates/*.yaml"]),
+        (
+            "destructive",
+            &["--run", "rm -rf ./* ./.git", "--files", "templates/*.yaml"],
+        ),
         (
             "escaping",
             &[
@@ -289,9 +292,35 @@ fn misbehaving_commands_leave_the_tree_alone() {
                 "templates/*.yaml",
             ],
         ),
-        ("hanging", &["--run", "sleep 30", "--files", "templates/*.yaml", "--timeout", "1s"]),
-        ("missing", &["--run", "nosuchcommand --update", "--files", "templates/*.yaml"]),
-        ("failing", &["--run", "echo broken >&2; exit 3", "--files", "templates/*.yaml"]),
+        (
+            "hanging",
+            &[
+                "--run",
+                "sleep 30",
+                "--files",
+                "templates/*.yaml",
+                "--timeout",
+                "1s",
+            ],
+        ),
+        (
+            "missing",
+            &[
+                "--run",
+                "nosuchcommand --update",
+                "--files",
+                "templates/*.yaml",
+            ],
+        ),
+        (
+            "failing",
+            &[
+                "--run",
+                "echo broken >&2; exit 3",
+                "--files",
+                "templates/*.yaml",
+            ],
+        ),
         ("no-files", &["--run", "true", "--files", "charts/*.yaml"]),
     ];
     let mut out = String::new();
@@ -500,6 +529,8 @@ fn targets_are_named_and_skipped_plainly() {
     let no_files = idem_once(dir.path(), &["--list"]);
     common::assert_snapshot(
         "idem_targets_named_and_skipped",
-        &format!("### --list --target packages/a\n{list}\n### --target packages/a\n{run}\n### --list --target packages/z\n{nowhere}\n### an entry without files\n{no_files}"),
+        &format!(
+            "### --list --target packages/a\n{list}\n### --target packages/a\n{run}\n### --list --target packages/z\n{nowhere}\n### an entry without files\n{no_files}"
+        ),
     );
 }

@@ -191,7 +191,10 @@ fn an_inherited_git_dir_does_not_reach_the_repository() {
             "a.yaml",
             "--no-contain",
         ],
-        &[("GIT_DIR", git_dir.to_str().unwrap()), ("GIT_WORK_TREE", root.to_str().unwrap())],
+        &[
+            ("GIT_DIR", git_dir.to_str().unwrap()),
+            ("GIT_WORK_TREE", root.to_str().unwrap()),
+        ],
     );
     assert_eq!(git(&root, &["rev-parse", "HEAD"]), head, "{output:?}");
     assert_eq!(snapshot(&root), before);
@@ -624,7 +627,12 @@ fn modes_the_command_leaves_do_not_leak_or_confuse() {
     let locked = idem_unprivileged(
         &root,
         temporary.path(),
-        &["--run", "mkdir -p locked/inner 2>/dev/null; touch locked/inner/f 2>/dev/null; chmod 000 locked/inner locked 2>/dev/null; true", "--files", "*.yaml"],
+        &[
+            "--run",
+            "mkdir -p locked/inner 2>/dev/null; touch locked/inner/f 2>/dev/null; chmod 000 locked/inner locked 2>/dev/null; true",
+            "--files",
+            "*.yaml",
+        ],
     );
     assert_eq!(locked.status.code(), Some(0), "{locked:?}");
     assert!(
@@ -801,15 +809,19 @@ fn signals_and_abstract_sockets_outside_are_scoped() {
                 !connected,
                 "a scoped command reached an abstract socket outside"
             );
-            assert!(report["contained"]
+            assert!(
+                report["contained"]
+                    .as_str()
+                    .unwrap()
+                    .contains("TCP and unix sockets with a path are not contained")
+            );
+        }
+        Some(false) => assert!(
+            report["contained"]
                 .as_str()
                 .unwrap()
-                .contains("TCP and unix sockets with a path are not contained"));
-        }
-        Some(false) => assert!(report["contained"]
-            .as_str()
-            .unwrap()
-            .starts_with("partly contained")),
+                .starts_with("partly contained")
+        ),
         None => eprintln!("Landlock unavailable: {}", report["containment"]),
     }
 }

@@ -90,8 +90,14 @@ fn overlay_and_copy_agree_on_every_kind_of_change() {
     let link_out = format!("rm -rf sub && ln -s {} sub", outside.path().display());
     let cases = [
         ("nothing", "true"),
-        ("a folder replaced by a link out of the tree", link_out.as_str()),
-        ("a file rewritten with the same bytes", "echo 'a: 1' > a.yaml"),
+        (
+            "a folder replaced by a link out of the tree",
+            link_out.as_str(),
+        ),
+        (
+            "a file rewritten with the same bytes",
+            "echo 'a: 1' > a.yaml",
+        ),
         ("a file changed", "echo 'a: 2' > a.yaml"),
         ("a file deleted", "rm b.yaml"),
         ("a folder deleted", "rm -rf sub"),
@@ -100,7 +106,10 @@ fn overlay_and_copy_agree_on_every_kind_of_change() {
             "rm -rf sub && mkdir sub && echo 'c: 2' > sub/c.yaml",
         ),
         ("a file made a folder", "rm sub/c.yaml && mkdir sub/c.yaml"),
-        ("a folder made a file", "rm -rf sub/deep && echo x > sub/deep"),
+        (
+            "a folder made a file",
+            "rm -rf sub/deep && echo x > sub/deep",
+        ),
         (
             "new files, ignored and not",
             "echo 1 > new.log; echo 2 > new.yaml; echo 3 > sub/keep.log; mkdir -p sub/generated; echo 4 > sub/generated/x.yaml",
@@ -111,7 +120,10 @@ fn overlay_and_copy_agree_on_every_kind_of_change() {
         ),
         ("a mode changed", "chmod +x a.yaml"),
         ("a link retargeted", "ln -sf b.yaml link.yaml"),
-        ("a link made a file", "rm link.yaml && echo 'a: 1' > link.yaml"),
+        (
+            "a link made a file",
+            "rm link.yaml && echo 'a: 1' > link.yaml",
+        ),
         // A copy has no `.git`: the writes fail there, silently.
         (
             "writes under .git",

@@ -69,5 +69,10 @@ fn dirs_list_target_and_changed_since() {
     )
     .unwrap();
     let changed_include = idem(root, &["--changed-since", "HEAD"]);
-    common::assert_snapshot("idem__select", &format!("$ tether idem --list\n{list}\n$ tether idem --target packages/c\n{one}\n$ (packages/a changed) tether idem --changed-since HEAD\n{changed_a}\n$ (hack/common.mk changed) tether idem --changed-since HEAD\n{changed_include}"));
+    common::assert_snapshot(
+        "idem__select",
+        &format!(
+            "$ tether idem --list\n{list}\n$ tether idem --target packages/c\n{one}\n$ (packages/a changed) tether idem --changed-since HEAD\n{changed_a}\n$ (hack/common.mk changed) tether idem --changed-since HEAD\n{changed_include}"
+        ),
+    );
 }

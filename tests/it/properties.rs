@@ -37,11 +37,7 @@ fn template_line() -> impl Strategy<Value = String> {
     ];
     (0usize..8, fragment, any::<bool>()).prop_map(|(indent, fragment, crlf)| {
         let line = format!("{}{}", " ".repeat(indent), fragment);
-        if crlf {
-            format!("{line}\r")
-        } else {
-            line
-        }
+        if crlf { format!("{line}\r") } else { line }
     })
 }
 

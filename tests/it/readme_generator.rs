@@ -103,7 +103,10 @@ fn undocumented_value_finds_what_readme_generator_finds() {
                 .map(|line| format!("{line}\n"))
                 .collect();
             cases.push((relative.to_string(), text));
-            cases.push((format!("{relative}, a seventh of its @param lines deleted"), deleted));
+            cases.push((
+                format!("{relative}, a seventh of its @param lines deleted"),
+                deleted,
+            ));
         }
     }
     let mut agreeing = 0;

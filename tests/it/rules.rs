@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use helm_tether::{check_with, CheckOptions, Config, ConfigSource, Format};
+use helm_tether::{CheckOptions, Config, ConfigSource, Format, check_with};
 
 use crate::common;
 
@@ -267,9 +267,11 @@ fn finding_limit_closes_a_flooded_file() {
     .expect("it starts");
     let rules: Vec<&str> = report.diagnostics.iter().map(|d| d.rule.name()).collect();
     assert_eq!(rules.len(), 101, "{rules:?}");
-    assert!(rules[..100]
-        .iter()
-        .all(|rule| *rule == "comment-starting-space"));
+    assert!(
+        rules[..100]
+            .iter()
+            .all(|rule| *rule == "comment-starting-space")
+    );
     let last = report.diagnostics.last().unwrap();
     assert_eq!(last.rule, helm_tether::RuleId::FindingLimit);
     assert_eq!(

@@ -94,9 +94,11 @@ fn github_output_has_one_line_per_finding_and_a_count() {
     let github = run("github");
     let lines: Vec<&str> = github.lines().collect();
     assert_eq!(lines.len(), findings + 1);
-    assert!(lines[..findings]
-        .iter()
-        .all(|line| line.starts_with("::warning ") || line.starts_with("::error ")));
+    assert!(
+        lines[..findings]
+            .iter()
+            .all(|line| line.starts_with("::warning ") || line.starts_with("::error "))
+    );
     assert!(
         lines[findings].starts_with("tether: "),
         "{}",

@@ -205,10 +205,11 @@ fn snapshot_dir_setting() {
     .unwrap();
     let update = snapshot(dir.path(), &["kubevirt", "--update"]);
     assert!(update.starts_with("exit code: 0\n"), "{update}");
-    assert!(dir
-        .path()
-        .join("kubevirt/tests/comment-maps/values.yaml.snap")
-        .is_file());
+    assert!(
+        dir.path()
+            .join("kubevirt/tests/comment-maps/values.yaml.snap")
+            .is_file()
+    );
 }
 
 /// `--update` rewrites and removes only the snapshots tether wrote: insta's `.snap`
@@ -300,7 +301,9 @@ fn paths_filter_the_files() {
     let absent = snapshot(&chart, &["templates/nope.yaml"]);
     common::assert_snapshot(
         "snapshot__paths_filter",
-        &format!("### --update templates/kubevirt-cr.yaml\n{one}\n### templates/kubevirt-cr.yaml\n{check_one}\n### (all)\n{check_all}\n### Chart.yaml\n{not_snapshotted}\n### templates/nope.yaml\n{absent}"),
+        &format!(
+            "### --update templates/kubevirt-cr.yaml\n{one}\n### templates/kubevirt-cr.yaml\n{check_one}\n### (all)\n{check_all}\n### Chart.yaml\n{not_snapshotted}\n### templates/nope.yaml\n{absent}"
+        ),
     );
 }
 
@@ -341,7 +344,9 @@ fn pending_snapshots_are_reviewed() {
     let clean = run_snapshot(&chart, &[], false, "");
     common::assert_snapshot(
         "snapshot__pending_review",
-        &format!("### in CI\n{in_ci}\n### by hand\n{by_hand}\n### again (nothing rewritten)\n{again}\n### --review: x, a, s\n{review}\n### after the review\n{after_review}\n### --reject\n{reject}\n### --review with none\n{none}\n### the file changed back\n{changed_back}\n### --accept\n{accept}\n### then\n{clean}"),
+        &format!(
+            "### in CI\n{in_ci}\n### by hand\n{by_hand}\n### again (nothing rewritten)\n{again}\n### --review: x, a, s\n{review}\n### after the review\n{after_review}\n### --reject\n{reject}\n### --review with none\n{none}\n### the file changed back\n{changed_back}\n### --accept\n{accept}\n### then\n{clean}"
+        ),
     );
     let leftovers: Vec<_> = std::fs::read_dir(chart.join("snapshots/templates"))
         .unwrap()
@@ -380,12 +385,14 @@ fn planted_pending_files_are_left_alone() {
         std::fs::read_to_string(&outside).unwrap(),
         "# tether snapshot of secrets\n"
     );
-    assert!(templates
-        .join("kubevirt-cr.yaml.snap.new")
-        .symlink_metadata()
-        .unwrap()
-        .file_type()
-        .is_symlink());
+    assert!(
+        templates
+            .join("kubevirt-cr.yaml.snap.new")
+            .symlink_metadata()
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
     assert_eq!(
         std::fs::read_to_string(templates.join("_helpers.tpl.snap.new")).unwrap(),
         "another tool's file\n"

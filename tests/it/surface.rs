@@ -169,13 +169,19 @@ fn a_configuration_extends_another() {
                 "charts/app/tether.toml",
                 "extend = \"../../tether.toml\"\n\n[rules]\ninline-comment-spacing = \"error\"\n",
             ),
-            ("charts/app/Chart.yaml", "apiVersion: v2\nname: app\nversion: 1.0.0\n"),
+            (
+                "charts/app/Chart.yaml",
+                "apiVersion: v2\nname: app\nversion: 1.0.0\n",
+            ),
             ("charts/app/values.yaml", "replicas: 1\nimage: x #y\n"),
             ("charts/app/skip.yaml", "a: 1 #z\n"),
             ("cycle/a/tether.toml", "extend = \"../b/tether.toml\"\n"),
             ("cycle/b/tether.toml", "extend = \"../a/tether.toml\"\n"),
             ("cycle/a/values.yaml", "a: 1\n"),
-            ("missing/tether.toml", "# A typo:\nextend = \"../tether.tml\"\n"),
+            (
+                "missing/tether.toml",
+                "# A typo:\nextend = \"../tether.tml\"\n",
+            ),
             ("missing/values.yaml", "a: 1\n"),
         ],
     );
@@ -188,7 +194,9 @@ fn a_configuration_extends_another() {
     let missing = run_in(root, &["check", "--no-cache", "missing"]);
     common::assert_snapshot(
         "surface__extend",
-        &format!("### tether check charts/app\n{check}\n### --show-settings\n{settings}\n### a cycle\n{cycle}\n### a missing file\n{missing}"),
+        &format!(
+            "### tether check charts/app\n{check}\n### --show-settings\n{settings}\n### a cycle\n{cycle}\n### a missing file\n{missing}"
+        ),
     );
 }
 
@@ -246,7 +254,9 @@ fn init_extends_and_minds_the_helmignore() {
     let check = run_in(root, &["check", "--no-cache", "charts/app"]);
     common::assert_snapshot(
         "surface__init_extend_helmignore",
-        &format!("### tether init charts/app\n{init}\n### its first lines\n{head}\n### --force --helmignore\n{again}\n### .helmignore\n{helmignore}\n### once more: nothing to add\n{third}\n### the new file checks\n{check}"),
+        &format!(
+            "### tether init charts/app\n{init}\n### its first lines\n{head}\n### --force --helmignore\n{again}\n### .helmignore\n{helmignore}\n### once more: nothing to add\n{third}\n### the new file checks\n{check}"
+        ),
     );
 }
 

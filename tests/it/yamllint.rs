@@ -12,7 +12,7 @@
 
 use std::path::{Path, PathBuf};
 
-use helm_tether::{check_with, CheckOptions, Config, ConfigSource};
+use helm_tether::{CheckOptions, Config, ConfigSource, check_with};
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/yamllint")

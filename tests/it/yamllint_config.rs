@@ -314,7 +314,10 @@ fn broken_files_are_configuration_errors_naming_the_line() {
     let cases: &[(&str, &[(&str, &str)])] = &[
         (
             "not YAML",
-            &[(".yamllint", "rules:\n  comments: {min-spaces-from-content: 1\n")],
+            &[(
+                ".yamllint",
+                "rules:\n  comments: {min-spaces-from-content: 1\n",
+            )],
         ),
         (
             "a wrong type",
@@ -334,7 +337,10 @@ fn broken_files_are_configuration_errors_naming_the_line() {
                 ("a.yaml", "extends: .yamllint\n"),
             ],
         ),
-        ("extends a missing file", &[(".yamllint", "extends: nowhere.yaml\n")]),
+        (
+            "extends a missing file",
+            &[(".yamllint", "extends: nowhere.yaml\n")],
+        ),
         (
             "extends a file outside the repository: the same answer whether it exists",
             &[(".yamllint", "extends: /proc/self/environ\n")],
@@ -345,12 +351,12 @@ fn broken_files_are_configuration_errors_naming_the_line() {
         ),
         (
             "extends up and out of the repository",
-            &[(".yamllint", "extends: ../../../../../../../../etc/hostname\n")],
+            &[(
+                ".yamllint",
+                "extends: ../../../../../../../../etc/hostname\n",
+            )],
         ),
-        (
-            "a .yamllint that is a link out of the repository",
-            &[],
-        ),
+        ("a .yamllint that is a link out of the repository", &[]),
         (
             "lint-conf of ct.yaml outside the repository",
             &[("ct.yaml", "lint-conf: /proc/self/environ\n")],
@@ -370,13 +376,13 @@ fn broken_files_are_configuration_errors_naming_the_line() {
                 "[[pin]]\nname = \"kubevirt\"\nfile = \"/etc/hostname\"\nregex = '(.*)'\n",
             )],
         ),
-        (
-            "a .yamllint that is a FIFO: refused, never waited on",
-            &[],
-        ),
+        ("a .yamllint that is a FIFO: refused, never waited on", &[]),
         (
             "nesting beyond reason",
-            &[(".yamllint", "rules: [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[\n")],
+            &[(
+                ".yamllint",
+                "rules: [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[\n",
+            )],
         ),
         (
             "aliases that expand beyond reason",

@@ -25,14 +25,14 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 pub use archive::Archive;
 pub use manifest::{Dependency, Manifest};
-pub use values::{guarded, Keys};
+pub use values::{Keys, guarded};
 
 use crate::analysis::small_yaml;
 use crate::cache_key::CacheKey;
 use crate::template::reads::{Opacity, Reads, Use};
 use manifest::split_path;
 use repository::Repository;
-use values::{commented_names, missing_in, unused_under, Used};
+use values::{Used, commented_names, missing_in, unused_under};
 
 /// A values file larger than this is not analysed (the largest in the corpora is
 /// 203 KiB).
@@ -1644,14 +1644,22 @@ mod tests {
     fn a_dependency_cycle_ends() {
         let folder = tempfile::tempdir().unwrap();
         let top = folder.path().canonicalize().unwrap();
-        write(&top, "a/Chart.yaml", "apiVersion: v2\nname: a\nversion: 1.0.0\ndependencies:\n  - name: b\n    repository: file://../b\n");
+        write(
+            &top,
+            "a/Chart.yaml",
+            "apiVersion: v2\nname: a\nversion: 1.0.0\ndependencies:\n  - name: b\n    repository: file://../b\n",
+        );
         write(&top, "a/values.yaml", "fromB: 1\nunread: 2\n");
         write(
             &top,
             "a/templates/x.yaml",
             "{{ include \"b.x\" . }}\n{{ define \"a.y\" }}{{ .Values.nothing }}{{ end }}\n",
         );
-        write(&top, "b/Chart.yaml", "apiVersion: v2\nname: b\nversion: 1.0.0\ndependencies:\n  - name: a\n    repository: file://../a\n");
+        write(
+            &top,
+            "b/Chart.yaml",
+            "apiVersion: v2\nname: b\nversion: 1.0.0\ndependencies:\n  - name: a\n    repository: file://../a\n",
+        );
         write(&top, "b/values.yaml", "fromA: 1\n");
         write(
             &top,
@@ -1800,7 +1808,11 @@ mod tests {
             "library/common/templates/_all.tpl",
             "{{ define \"common.all\" }}{{ .Values.image }}{{ end }}",
         );
-        write(&base, "repo/app/Chart.yaml", "apiVersion: v2\nname: app\nversion: 1.0.0\ndependencies:\n  - name: common\n    version: 4.5.2\n    repository: https://charts.example.invalid\n");
+        write(
+            &base,
+            "repo/app/Chart.yaml",
+            "apiVersion: v2\nname: app\nversion: 1.0.0\ndependencies:\n  - name: common\n    version: 4.5.2\n    repository: https://charts.example.invalid\n",
+        );
         write(&base, "repo/app/values.yaml", "image: x\nstray: 1\n");
         write(
             &base,
