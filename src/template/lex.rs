@@ -287,12 +287,14 @@ impl Lexer<'_> {
         // `{{`, so the rest of the file is lexed normally. The line's end is looked for
         // only up to where the scan stopped.
         self.work += cursor.min(bytes.len()) - scan_start;
+        // The end never passes the line's end, not even for the whitespace a trim
+        // marker takes (`{{-` and a newline): the next line is not the action's.
         let stop = cursor.max(body_start).min(bytes.len());
-        let end = line_end_before_cr(&bytes[..stop], open).max(body_start);
+        let end = line_end_before_cr(&bytes[..stop], open).max(open + 2);
         let mut action = finish(
             text,
             open..end,
-            body_start..end,
+            body_start.min(end)..end,
             trim_left,
             false,
             last_command_start.min(end)..end,

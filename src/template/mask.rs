@@ -599,6 +599,18 @@ mod tests {
     use super::*;
     use crate::template::lex::lex;
 
+    /// An action that never closes, its trim marker followed by the line's end,
+    /// ends with its line: the comment below it is the file's, and stays.
+    #[test]
+    fn an_unterminated_trimming_action_ends_with_its_line() {
+        let text = "script: |\n {{-\n# a comment";
+        let (actions, _) = lex(text);
+        assert_eq!(actions[0].span, 11..14);
+        let masked = mask(text, &actions);
+        assert_eq!(masked.text, "script: |\n ___\n# a comment");
+        assert_eq!(masked.directive_lines, [false, true, false]);
+    }
+
     /// The first, byte-at-a-time form of [`line_facts`], which the line-at-a-time
     /// one must agree with.
     fn line_facts_byte_by_byte(bytes: &[u8], actions: &[Action]) -> Vec<LineFacts> {
