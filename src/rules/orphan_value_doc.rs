@@ -40,7 +40,7 @@ declare_rule! {
     /// service:
     ///   type: ClusterIP
     ///
-    ///   # -- Port of the Service's target.
+    ///   # -- The Service's targetPort.
     ///   # targetPort: 8080
     ///
     ///   annotations: {}
@@ -51,7 +51,7 @@ declare_rule! {
     /// service:
     ///   type: ClusterIP
     ///
-    ///   # -- Port of the Service's target.
+    ///   # -- The Service's targetPort.
     ///   # targetPort: 8080
     ///
     ///   # -- Annotations of the Service.

@@ -288,3 +288,118 @@ fn finding_limit_closes_a_flooded_file() {
         );
     }
 }
+
+/// Rules whose page illustrates a case that one chart's text cannot hold, and why;
+/// every other rule's examples are run below.
+const ILLUSTRATED: [(&str, &str); 5] = [
+    (
+        "required-comment",
+        "its example needs a `[[require]]` entry of tether.toml beside the template",
+    ),
+    (
+        "unused-value",
+        "its example shows the one key no template reads, not the templates that read the others",
+    ),
+    (
+        "stale-version-reference",
+        "its example needs the vendored chart whose version the comment names",
+    ),
+    (
+        "read-error",
+        "its example is a file mode, not a file's text",
+    ),
+    ("finding-limit", "its example needs more than 100 findings"),
+];
+
+/// Every rule's page (`tether rules NAME`) has its four sections in order, and its
+/// example does what the page says: `tether check --select RULE` finds the rule in
+/// the `Example` and not in the `Instead`, each written into a chart (as
+/// `values.yaml`, or as a template when it holds `{{`, or as the files its
+/// `# values.yaml` / `# templates/….yaml` lines name).
+#[test]
+fn every_rule_page_has_its_sections_and_its_examples_behave_as_stated() {
+    let mut ran = 0;
+    for rule in helm_tether::rules() {
+        let page = &rule.page;
+        let headings = ["What it does", "Why it matters", "Example", "Instead"]
+            .map(|heading| page.find(&format!("### {heading}\n")));
+        assert!(
+            headings.iter().all(Option::is_some) && headings.is_sorted(),
+            "{}: the page lacks a section or has them out of order: {headings:?}",
+            rule.name
+        );
+        if ILLUSTRATED.iter().any(|(name, _)| *name == rule.name) {
+            continue;
+        }
+        let example = first_yaml_block(&page[headings[2].unwrap()..headings[3].unwrap()]);
+        let instead = first_yaml_block(&page[headings[3].unwrap()..]);
+        let (Some(example), Some(instead)) = (example, instead) else {
+            panic!("{}: its Example or Instead has no ```yaml block", rule.name);
+        };
+        let found = findings_in_chart(rule.name, &example);
+        assert!(
+            found > 0,
+            "{}: nothing found in its Example:\n{example}",
+            rule.name
+        );
+        let found = findings_in_chart(rule.name, &instead);
+        assert_eq!(found, 0, "{}: found in its Instead:\n{instead}", rule.name);
+        ran += 1;
+    }
+    assert_eq!(ran + ILLUSTRATED.len(), helm_tether::rules().len());
+}
+
+/// The text of the first ```yaml block of `section`.
+fn first_yaml_block(section: &str) -> Option<String> {
+    let start = section.find("```yaml\n")? + "```yaml\n".len();
+    let length = section[start..].find("```")?;
+    Some(section[start..start + length].to_string())
+}
+
+/// How many findings of `rule` alone `tether check` reports on `text` written into
+/// a chart: split into files where a line names one (`# values.yaml`,
+/// `# templates/deployment.yaml`), else one file.
+fn findings_in_chart(rule: &str, text: &str) -> usize {
+    let chart = tempfile::tempdir().unwrap();
+    std::fs::write(
+        chart.path().join("Chart.yaml"),
+        "apiVersion: v2\nname: example\nversion: 0.1.0\n",
+    )
+    .unwrap();
+    let mut files: Vec<(String, String)> = Vec::new();
+    for line in text.lines() {
+        let named = line
+            .strip_prefix("# ")
+            .filter(|name| !name.contains(' ') && name.ends_with(".yaml"));
+        match (named, files.last_mut()) {
+            (Some(name), _) => files.push((name.to_string(), String::new())),
+            (None, Some((_, body))) => body.push_str(&format!("{line}\n")),
+            (None, None) => {
+                let name = if text.contains("{{") {
+                    "templates/example.yaml"
+                } else {
+                    "values.yaml"
+                };
+                files.push((name.to_string(), format!("{line}\n")));
+            }
+        }
+    }
+    for (name, body) in &files {
+        let path = chart.path().join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, body).unwrap();
+    }
+    let mut config = Config::default_for(chart.path().to_path_buf());
+    config.select(&[rule.to_string()]).unwrap();
+    let report = check_with(
+        ConfigSource::One(config),
+        &[chart.path().to_path_buf()],
+        &CheckOptions::default(),
+    )
+    .unwrap();
+    report
+        .diagnostics
+        .iter()
+        .filter(|diagnostic| diagnostic.rule == rule)
+        .count()
+}
