@@ -66,7 +66,8 @@ pub fn slashed(path: &Path) -> String {
 pub enum FileKind {
     /// Rendered by Helm: under a `templates/` folder, or a `*.tpl` file.
     Template,
-    /// `values.yaml`: a chart's values when a `Chart.yaml` is beside it.
+    /// Named `values.yaml` (a chart's values when a `Chart.yaml` is beside it, which
+    /// the name alone does not tell).
     Values,
     /// Another values file (`values-prod.yaml`, `values.yml`): an override file.
     OtherValues,

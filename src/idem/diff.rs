@@ -29,7 +29,7 @@ pub(super) fn unified_diff(
         match entry {
             None => Some(String::new()),
             Some(Entry::File { bytes, .. }) if bytes.len() <= MAX_DIFF_INPUT => {
-                String::from_utf8(bytes.to_vec()).ok()
+                std::str::from_utf8(bytes).ok().map(str::to_string)
             }
             Some(Entry::File { .. } | Entry::Large { .. }) => None,
             Some(Entry::Link(target)) => Some(format!("symlink to {}\n", target.display())),

@@ -79,7 +79,7 @@ pub fn usable(manifest: &Manifest) -> Result<(), String> {
 /// process's.
 fn foreign_owner(manifest: &Manifest) -> Option<PathBuf> {
     let (uid, gid) = (
-        rustix::process::geteuid().as_raw(),
+        crate::sys::effective_uid(),
         rustix::process::getegid().as_raw(),
     );
     let mut folders: BTreeSet<&Path> = BTreeSet::new();
@@ -152,7 +152,7 @@ impl Overlay {
             CString::new(bytes).map_err(|_| std::io::Error::other("a NUL in a sandbox path"))
         };
         let (uid, gid) = (
-            rustix::process::geteuid().as_raw(),
+            crate::sys::effective_uid(),
             rustix::process::getegid().as_raw(),
         );
         Ok(Mount {

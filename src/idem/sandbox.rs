@@ -271,7 +271,9 @@ fn xattrs_hash(path: &Path) -> u64 {
             continue;
         };
         let wanted = rustix::fs::lgetxattr_query(&name, &attribute).unwrap_or(0);
-        let mut value = vec![0u8; wanted.min(1 << 16)];
+        // Never an empty buffer: rustix then reports 0 bytes read where the value
+        // grew since it was asked, which must be said (as the error below is).
+        let mut value = vec![0u8; wanted.clamp(1, 1 << 16)];
         match rustix::fs::lgetxattr(&name, &attribute, &mut value[..]) {
             Ok(read) => hasher.update(&value[..read]),
             // Unreadable, or grown since asked: said in the hash (as the -1 that
@@ -380,7 +382,7 @@ pub fn remove_stale_sandboxes() -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(&temporary) else {
         return Vec::new();
     };
-    let me = rustix::process::geteuid().as_raw();
+    let me = crate::sys::effective_uid();
     let mut removed = Vec::new();
     for entry in entries.flatten() {
         if !entry

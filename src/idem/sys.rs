@@ -1,6 +1,6 @@
 //! The system calls of `tether idem` that need `unsafe`, each behind a safe
-//! function: the one module of `idem/` where `unsafe` is allowed (`lib.rs` denies it
-//! everywhere else but the crate's `sys.rs`). What rustix wraps safely (files by
+//! function: the one module of the crate where `unsafe` is allowed (`lib.rs` denies
+//! it everywhere else). What rustix wraps safely (files by
 //! descriptor, extended attributes, locks, signals to other processes, waits, the
 //! overlay mount) is called where it is used, not here.
 //!
@@ -103,9 +103,9 @@ fn write_all(path: &std::ffi::CStr, bytes: &[u8]) -> std::io::Result<()> {
     let file = rustix::fs::open(path, OFlags::WRONLY | OFlags::CLOEXEC, Mode::empty())?;
     match rustix::io::write(&file, bytes) {
         Ok(written) if written == bytes.len() => Ok(()),
-        // The kernel takes these files whole or refuses them; a short write is said
-        // as it always was, with the last error.
-        Ok(_) => Err(std::io::Error::last_os_error()),
+        // The kernel takes these files whole or refuses them; a short write is an
+        // error of its own (rustix leaves no errno to report).
+        Ok(_) => Err(std::io::ErrorKind::WriteZero.into()),
         Err(error) => Err(error.into()),
     }
 }

@@ -837,9 +837,6 @@ impl Config {
         false
     }
 
-    /// The rule settings for one file (relative to [`Config::root`]): the defaults,
-    /// then the yamllint configuration, `[rules]`, `[[overrides]]` and `--select`,
-    /// each later one winning where it speaks.
     /// Whether the rule `name` may run on some file of this configuration: on by
     /// default or named by `[rules]` or an override, and not left out by
     /// `--select`. Cheap, and never `false` where the rule runs.
@@ -859,6 +856,9 @@ impl Config {
                 .any(|(_, rules)| rules.iter().any(|(rule, ..)| *rule == index))
     }
 
+    /// The rule settings for one file (relative to [`Config::root`]): the defaults,
+    /// then the yamllint configuration, `[rules]`, `[[overrides]]` and `--select`,
+    /// each later one winning where it speaks.
     ///
     /// Files that no `[[overrides]]` entry and no yamllint `ignore` singles out share
     /// one value, built and read into each rule's options type once.

@@ -290,7 +290,7 @@ impl Lexer<'_> {
         // The end never passes the line's end, not even for the whitespace a trim
         // marker takes (`{{-` and a newline): the next line is not the action's.
         let stop = cursor.max(body_start).min(bytes.len());
-        let end = line_end_before_cr(&bytes[..stop], open).max(open + 2);
+        let end = line_end_before_cr(&bytes[..stop], open);
         let mut action = finish(
             text,
             open..end,

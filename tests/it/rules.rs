@@ -397,6 +397,7 @@ fn findings_in_chart(rule: &str, text: &str) -> usize {
         &CheckOptions::default(),
     )
     .unwrap();
+    assert!(report.failures.is_empty(), "{:?}", report.failures);
     report
         .diagnostics
         .iter()

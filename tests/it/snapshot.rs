@@ -368,7 +368,7 @@ fn planted_pending_files_are_left_alone() {
     let outside = dir.path().join("outside.txt");
     std::fs::write(&outside, "# tether snapshot of secrets\n").unwrap();
     let templates = chart.join("snapshots/templates");
-    std::os::unix::fs::symlink(&outside, templates.join("kubevirt-cr.yaml.snap.new")).unwrap();
+    // A file without tether's mark alone: nothing is pending.
     std::fs::write(
         templates.join("_helpers.tpl.snap.new"),
         "another tool's file\n",
@@ -376,8 +376,14 @@ fn planted_pending_files_are_left_alone() {
     .unwrap();
     for args in [&["--accept"][..], &["--reject"], &["--review"]] {
         let output = run_snapshot(&chart, args, false, "a\n");
+        assert!(output.contains("no pending snapshots"), "{output}");
+    }
+    // A link beside it: refused, with the link named, and never followed.
+    std::os::unix::fs::symlink(&outside, templates.join("kubevirt-cr.yaml.snap.new")).unwrap();
+    for args in [&["--accept"][..], &["--reject"], &["--review"]] {
+        let output = run_snapshot(&chart, args, false, "a\n");
         assert!(
-            output.contains("no pending snapshots") || output.starts_with("exit code: 2"),
+            output.starts_with("exit code: 2") && output.contains("kubevirt-cr.yaml.snap.new"),
             "{output}"
         );
     }
