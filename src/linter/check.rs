@@ -230,7 +230,7 @@ impl ChangedSince {
 pub fn check_paths<P: AsRef<Path>>(config: &Config, paths: &[P]) -> CheckReport {
     let inputs: Vec<PathBuf> = paths.iter().map(|p| p.as_ref().to_path_buf()).collect();
     check_resolved(
-        &Resolver::one(config.clone()),
+        &mut Resolver::one(config.clone()),
         &inputs,
         Mode::Lazy,
         false,
@@ -260,7 +260,7 @@ pub fn check_with<P: AsRef<Path>>(
     options: &CheckOptions,
 ) -> Result<CheckReport, crate::error::Error> {
     let inputs: Vec<PathBuf> = paths.iter().map(|p| p.as_ref().to_path_buf()).collect();
-    let resolver = configs.resolver()?;
+    let mut resolver = configs.resolver()?;
     let changes = match &options.changed_since {
         Some(since) => Some(
             Changes::since(&since.repository, &since.revision)
@@ -276,7 +276,7 @@ pub fn check_with<P: AsRef<Path>>(
             lines_only: since.lines_only,
         });
     let mode = if options.full { Mode::Full } else { Mode::Lazy };
-    let report = check_resolved(&resolver, &inputs, mode, options.cache, changed);
+    let report = check_resolved(&mut resolver, &inputs, mode, options.cache, changed);
     // The run's chart index is freed on a thread of its own: a caller has its
     // report at once (the command line prints it and exits, which ends the thread).
     let _ = std::thread::Builder::new()
@@ -297,7 +297,7 @@ pub struct Changed<'a> {
 /// for it (the nearest `tether.toml`, or one for all), limited to what changed when
 /// `changed` says so.
 pub fn check_resolved(
-    resolver: &Resolver,
+    resolver: &mut Resolver,
     inputs: &[PathBuf],
     mode: Mode,
     use_cache: bool,
@@ -603,7 +603,7 @@ pub fn comment_maps<P: AsRef<Path>>(
     paths: &[P],
 ) -> Result<CommentMaps, crate::error::Error> {
     use rayon::prelude::*;
-    let resolver = configs.resolver()?;
+    let mut resolver = configs.resolver()?;
     let mut errors = Vec::new();
     let mut named: Vec<(PathBuf, Arc<Config>)> = Vec::new();
     for path in paths.iter().map(AsRef::as_ref) {
@@ -614,7 +614,7 @@ pub fn comment_maps<P: AsRef<Path>>(
             }
             continue;
         }
-        let walked = walk::files(&resolver, &[path.to_path_buf()]);
+        let walked = walk::files(&mut resolver, &[path.to_path_buf()]);
         errors.extend(walked.bad_inputs);
         errors.extend(walked.unreadable.into_iter().map(|(folder, message)| {
             format!("cannot read folder {}: {message}", folder.display())
@@ -653,7 +653,7 @@ pub fn show_settings(
     file: impl AsRef<Path>,
 ) -> Result<String, crate::error::Error> {
     let file = file.as_ref();
-    let resolver = configs.resolver()?;
+    let mut resolver = configs.resolver()?;
     let absolute = crate::paths::absolute(file);
     if std::fs::symlink_metadata(&absolute).is_err() {
         return Err(crate::error::Error::NotFound {

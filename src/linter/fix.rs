@@ -389,8 +389,8 @@ pub fn fix_paths<P: AsRef<Path>>(
     write: bool,
 ) -> Result<FixReport, crate::error::Error> {
     let inputs: Vec<PathBuf> = paths.iter().map(|p| p.as_ref().to_path_buf()).collect();
-    let resolver = configs.resolver()?;
-    let walked = crate::linter::walk::files(&resolver, &inputs);
+    let mut resolver = configs.resolver()?;
+    let walked = crate::linter::walk::files(&mut resolver, &inputs);
     // A file named through a link is checked where the link points; it is never
     // written.
     let linked: Vec<PathBuf> = inputs

@@ -56,7 +56,7 @@ pub struct Walked {
 /// The files under `inputs` that their configurations include. A file named on the
 /// command line follows `include` and `exclude` too (pre-commit and CI pass every
 /// changed file); the ones left out are counted.
-pub fn files(resolver: &Resolver, inputs: &[PathBuf]) -> Walked {
+pub fn files(resolver: &mut Resolver, inputs: &[PathBuf]) -> Walked {
     let mut walked = Walked::default();
     let mut collected = Collected::default();
     let mut unreadable: Vec<(PathBuf, String)> = Vec::new();
@@ -72,36 +72,51 @@ pub fn files(resolver: &Resolver, inputs: &[PathBuf]) -> Walked {
             });
         resolver.set_input_root(covered);
     }
-    // A configuration's pins come from a walk of its repository: it runs while the
-    // inputs are listed, not after (files are looked up once both are done, so no
-    // configuration is loaded twice).
+    // A configuration's pins come from a walk of its repository: the input folders
+    // are resolved while the inputs are listed, not after.
     let listings: Vec<Option<Result<Listing, PathBuf>>> = std::thread::scope(|scope| {
-        let _warm = scope.spawn(|| {
-            for folder in folders.iter().filter(|folder| folder.is_dir()) {
-                let _ = resolver.config_for(&folder.join(crate::settings::config::FILE_NAME));
-            }
-        });
-        inputs
+        let inputs_resolved = scope.spawn(|| resolver.resolve(&folders));
+        let listings = inputs
             .iter()
             .map(|input| list_input(input, &mut walked))
-            .collect()
+            .collect();
+        // A panic in the resolution is the bug it is, not a silent default.
+        if let Err(panic) = inputs_resolved.join() {
+            std::panic::resume_unwind(panic);
+        }
+        listings
     });
+    // Then every folder that holds a file to check, in one batch: looking a file's
+    // configuration up afterwards reads a table, in parallel, without a lock.
+    let mut holding: Vec<PathBuf> = listings
+        .iter()
+        .flat_map(|listing| match listing {
+            None => Vec::new(),
+            Some(Err(file)) => vec![file.as_path()],
+            Some(Ok(listing)) => listing.files.iter().map(PathBuf::as_path).collect(),
+        })
+        .filter_map(Path::parent)
+        .map(Path::to_path_buf)
+        .collect();
+    holding.sort_unstable();
+    holding.dedup();
+    resolver.resolve(&holding);
+    let resolver = &*resolver;
     for (input, listing) in inputs.iter().zip(listings) {
         let listing = match listing {
             None => continue,
             Some(Err(file)) => {
-                let config = resolver.config_for(&file);
+                let config = resolver.resolved(&file);
                 walked.excluded += usize::from(!collected.keep(file, config));
                 continue;
             }
             Some(Ok(listing)) => listing,
         };
-        // Each file's configuration is looked up in parallel (a folder's
-        // `tether.toml` and yamllint files are probed on first sight), kept in order.
+        // Each file's configuration is looked up in parallel, kept in order.
         let configs: Vec<_> = listing
             .files
             .par_iter()
-            .map(|path| resolver.config_for(path))
+            .map(|path| resolver.resolved(path))
             .collect();
         let mut included = 0;
         for (path, config) in listing.files.into_iter().zip(configs) {
@@ -430,7 +445,7 @@ pub struct Files {
 /// ```
 pub fn covered_files<P: AsRef<Path>>(config: &Config, paths: &[P]) -> Files {
     let inputs: Vec<PathBuf> = paths.iter().map(|p| p.as_ref().to_path_buf()).collect();
-    let walked = files(&Resolver::one(config.clone()), &inputs);
+    let walked = files(&mut Resolver::one(config.clone()), &inputs);
     let mut errors = walked.bad_inputs;
     errors.extend(
         walked

@@ -6,6 +6,12 @@
 //! a folder's configuration is its `tether.toml`'s with the yamllint file nearest to
 //! it, so a `.yamllint` below a `tether.toml` applies to the files under it.
 //!
+//! Resolution is in batches, without locks: the walk hands every folder it listed
+//! to [`Resolver::resolve`], which probes them and their parents, reads each
+//! `tether.toml`, yamllint file and repository's pins once, in parallel, and
+//! memoises the answer per folder; looking up a file's configuration afterwards
+//! ([`Resolver::resolved`]) only reads that memo.
+//!
 //! The nearest configuration is the whole truth for the files below it, unless it
 //! says `extend = "../tether.toml"` (as ruff's `extend`): then the one it names
 //! applies first (`Config::load` merges them). A nested one that does not extend
@@ -14,7 +20,9 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::Arc;
+
+use rayon::prelude::*;
 
 use crate::analysis::pins::PinIndex;
 use crate::settings::config::{Config, FILE_NAME};
@@ -24,11 +32,14 @@ use crate::settings::yamllint::Yamllint;
 /// A folder's yamllint configuration, once looked up.
 type FoundYamllint = Result<Option<Arc<Yamllint>>, String>;
 
+/// A folder's configuration, once looked up, or why it cannot be used.
+type Found = Result<Resolved, String>;
+
 /// Chooses the configuration of each file.
 #[derive(Debug)]
 pub struct Resolver {
     /// `--config`: one configuration for every file (or why it cannot be used).
-    explicit: Option<Result<Resolved, String>>,
+    explicit: Option<Found>,
     /// Where no `tether.toml` is found: the defaults, paths relative to the working
     /// directory.
     fallback: Arc<Config>,
@@ -36,16 +47,16 @@ pub struct Resolver {
     select: Vec<String>,
     /// `--ignore`, applied to every configuration found.
     ignore: Vec<String>,
-    /// Per folder: the configuration that applies there, once looked up.
-    found: Mutex<HashMap<PathBuf, Result<Resolved, String>>>,
-    /// Per folder: the yamllint configuration that applies there, once looked up.
-    yamllint: Mutex<HashMap<PathBuf, FoundYamllint>>,
+    /// Per folder: the configuration that applies there, once resolved.
+    found: HashMap<PathBuf, Found>,
+    /// Per folder: the yamllint configuration that applies there, once resolved.
+    yamllint: HashMap<PathBuf, FoundYamllint>,
     /// Per repository top: its pins, read and indexed once.
-    pins: Mutex<HashMap<PathBuf, Arc<PinIndex>>>,
+    pins: HashMap<PathBuf, Arc<PinIndex>>,
     /// The fallback with its pins, made when first needed.
-    fallback_pinned: OnceLock<Resolved>,
-    /// The folder the run covers, set by the walk before any file is looked up.
-    input_root: OnceLock<PathBuf>,
+    fallback_pinned: Option<Resolved>,
+    /// The folder the run covers, where the fallback's pins are read from.
+    input_root: Option<PathBuf>,
     /// The charts of the run, shared by every configuration.
     charts: Arc<crate::analysis::charts::Charts>,
 }
@@ -53,28 +64,18 @@ pub struct Resolver {
 impl Resolver {
     /// One configuration for every file.
     pub fn one(config: Config) -> Resolver {
-        let mut resolver = Resolver {
-            explicit: None,
-            fallback: Arc::new(config.clone()),
-            select: Vec::new(),
-            ignore: Vec::new(),
-            found: Mutex::new(HashMap::new()),
-            yamllint: Mutex::new(HashMap::new()),
-            pins: Mutex::new(HashMap::new()),
-            fallback_pinned: OnceLock::new(),
-            input_root: OnceLock::new(),
-            charts: Arc::default(),
-        };
-        let resolved = resolver.with_pins(config);
+        let mut resolver = Resolver::discover(config.clone(), Vec::new(), Vec::new());
+        let top = resolver.top_of(&config);
+        let resolved = resolver.attach(config, top);
         let explicit = if resolved.config.yamllint_named {
             Ok(resolved)
         } else {
-            resolver
-                .yamllint_of_folder(&resolved.config.root)
-                .map(|yamllint| Resolved {
-                    config: Arc::new(resolved.config.with_yamllint(yamllint)),
-                    project: resolved.project,
-                })
+            let root = resolved.config.root.clone();
+            resolver.resolve_yamllint(std::slice::from_ref(&root));
+            resolver.yamllint_of(&root).map(|yamllint| Resolved {
+                config: Arc::new(resolved.config.with_yamllint(yamllint)),
+                project: resolved.project,
+            })
         };
         resolver.explicit = Some(explicit);
         resolver
@@ -88,11 +89,11 @@ impl Resolver {
             fallback: Arc::new(fallback),
             select,
             ignore,
-            found: Mutex::new(HashMap::new()),
-            yamllint: Mutex::new(HashMap::new()),
-            pins: Mutex::new(HashMap::new()),
-            fallback_pinned: OnceLock::new(),
-            input_root: OnceLock::new(),
+            found: HashMap::new(),
+            yamllint: HashMap::new(),
+            pins: HashMap::new(),
+            fallback_pinned: None,
+            input_root: None,
             charts: Arc::default(),
         }
     }
@@ -102,42 +103,132 @@ impl Resolver {
         &self.fallback.root
     }
 
-    /// The configuration of the file at `absolute`, or the error of the
-    /// `tether.toml` that should have configured it.
-    pub fn config_for(&self, absolute: &Path) -> Result<Resolved, String> {
+    /// The folder the run covers (the inputs' common folder), where the pins of files
+    /// outside any repository and any `tether.toml` are read from. Set before the
+    /// first [`Resolver::resolve`]; later calls keep the first.
+    pub fn set_input_root(&mut self, root: PathBuf) {
+        self.input_root.get_or_insert(root);
+    }
+
+    /// The configuration of the file at `absolute`, resolved on the spot: for a
+    /// file named alone. A walk resolves its folders in one batch instead.
+    pub fn config_for(&mut self, absolute: &Path) -> Found {
+        let folder = absolute.parent().unwrap_or(absolute).to_path_buf();
+        self.resolve(std::slice::from_ref(&folder));
+        self.resolved(absolute)
+    }
+
+    /// The configuration of the file at `absolute`, whose folder [`Resolver::resolve`]
+    /// has seen: a read of the memo, no lock, no file opened.
+    pub fn resolved(&self, absolute: &Path) -> Found {
         if let Some(config) = &self.explicit {
             return config.clone();
         }
         let folder = absolute.parent().unwrap_or(absolute);
-        self.config_of_folder(folder)
+        self.found.get(folder).cloned().unwrap_or_else(|| {
+            Err(format!(
+                "{}: the folder was never resolved (a bug in tether; please report it)",
+                folder.display()
+            ))
+        })
     }
 
-    fn config_of_folder(&self, folder: &Path) -> Result<Resolved, String> {
-        if let Some(known) = self.lock().get(folder) {
-            return known.clone();
+    /// Resolves every folder of `folders`, and each parent of theirs up to the
+    /// nearest that decides: each folder is probed once (a few `stat`s), then the
+    /// `tether.toml` files found and the pins of their repositories are read in
+    /// parallel, and each folder takes its own configuration or its parent's, top
+    /// down.
+    pub fn resolve(&mut self, folders: &[PathBuf]) {
+        if self.explicit.is_some() {
+            return;
         }
-        let candidate = folder.join(FILE_NAME);
-        let resolved = if std::fs::symlink_metadata(&candidate).is_ok() {
-            Config::load(&candidate)
-                .map_err(|error| error.to_string())
-                .and_then(|mut config| {
-                    if !self.select.is_empty() {
-                        config.select_rules(&self.select)?;
-                    }
-                    config.ignore_rules(&self.ignore)?;
-                    Ok(self.with_pins(config))
-                })
-        } else {
-            match folder.parent() {
-                Some(parent) => self.config_of_folder(parent),
-                None => Ok(self.fallback_with_pins()),
+        self.resolve_yamllint(folders);
+        let chain = climb(folders, &self.found, |folder| {
+            std::fs::symlink_metadata(folder.join(FILE_NAME))
+                .ok()
+                .map(|_| ())
+        });
+        if chain.is_empty() {
+            return;
+        }
+        let mut read: HashMap<PathBuf, Result<Config, String>> = chain
+            .par_iter()
+            .filter(|(_, has)| has.is_some())
+            .map(|(folder, _)| (folder.clone(), self.read_config(folder)))
+            .collect();
+        let reaches_the_fallback = chain
+            .iter()
+            .any(|(folder, has)| has.is_none() && folder.parent().is_none());
+        self.read_pins(read.values(), reaches_the_fallback);
+        for (folder, _) in &chain {
+            let found = self.settle(folder, read.remove(folder));
+            self.found.insert(folder.clone(), found);
+        }
+    }
+
+    /// `folder`'s own `tether.toml`, with `--select` and `--ignore`.
+    fn read_config(&self, folder: &Path) -> Result<Config, String> {
+        Config::load(&folder.join(FILE_NAME))
+            .map_err(|error| error.to_string())
+            .and_then(|mut config| {
+                if !self.select.is_empty() {
+                    config.select_rules(&self.select)?;
+                }
+                config.ignore_rules(&self.ignore)?;
+                Ok(config)
+            })
+    }
+
+    /// Reads, in parallel, the pins of every repository the `read` configurations
+    /// (and the fallback, when a folder has no configuration above it) belong to.
+    fn read_pins<'a>(
+        &mut self,
+        read: impl Iterator<Item = &'a Result<Config, String>>,
+        reaches_the_fallback: bool,
+    ) {
+        let mut tops: Vec<PathBuf> = read
+            .filter_map(|config| config.as_ref().ok())
+            .map(|config| self.top_of(config))
+            .collect();
+        if reaches_the_fallback && self.fallback_pinned.is_none() {
+            tops.push(self.top_of(&self.fallback));
+        }
+        tops.sort();
+        tops.dedup();
+        tops.retain(|top| !self.pins.contains_key(top));
+        let read: Vec<(PathBuf, Arc<PinIndex>)> = tops
+            .into_par_iter()
+            .map(|top| {
+                let (pins, problems) = crate::analysis::pins::repository_pins(&top);
+                let index = Arc::new(PinIndex::new(pins, problems));
+                (top, index)
+            })
+            .collect();
+        self.pins.extend(read);
+    }
+
+    /// The configuration of `folder`: its own (`own`), else its parent's, else the
+    /// fallback's; with the folder's yamllint configuration where `tether.toml` names
+    /// none.
+    fn settle(&mut self, folder: &Path, own: Option<Result<Config, String>>) -> Found {
+        let resolved = match own {
+            Some(Ok(config)) => {
+                let top = self.top_of(&config);
+                Ok(self.attach(config, top))
             }
+            Some(Err(error)) => Err(error),
+            None => match folder.parent() {
+                Some(parent) => self.found.get(parent).cloned().unwrap_or_else(|| {
+                    Err(format!("{}: resolved before its parent", folder.display()))
+                }),
+                None => Ok(self.fallback_with_pins()),
+            },
         };
-        let resolved = resolved.and_then(|resolved| {
+        resolved.and_then(|resolved| {
             if resolved.config.yamllint_named {
                 return Ok(resolved);
             }
-            let yamllint = self.yamllint_of_folder(folder)?;
+            let yamllint = self.yamllint_of(folder)?;
             let same = match (&resolved.config.yamllint, &yamllint) {
                 (Some(a), Some(b)) => Arc::ptr_eq(a, b),
                 (None, None) => true,
@@ -151,30 +242,25 @@ impl Resolver {
                     project: resolved.project,
                 }
             })
-        });
-        self.lock().insert(folder.to_path_buf(), resolved.clone());
-        resolved
+        })
     }
 
-    /// `config` with the run's state of its repository: its pins, read once per
-    /// repository, and the run's charts.
-    fn with_pins(&self, config: Config) -> Resolved {
-        // The top of the repository of the `tether.toml`, or (for the defaults) of
-        // the folder the run covers, never the working directory's as such; outside a
-        // repository, that folder itself.
-        let base = match &config.file {
-            Some(_) => config.root.clone(),
-            None => self
-                .input_root
-                .get()
-                .cloned()
-                .unwrap_or_else(|| config.root.clone()),
+    /// The top of the repository of `config`'s `tether.toml`, or (for the defaults)
+    /// of the folder the run covers, never the working directory's as such; outside
+    /// a repository, that folder itself.
+    fn top_of(&self, config: &Config) -> PathBuf {
+        let base = match (&config.file, &self.input_root) {
+            (None, Some(input_root)) => input_root.clone(),
+            _ => config.root.clone(),
         };
-        let top = crate::paths::repository_top(&base).unwrap_or(base);
-        // Under the lock: files of one repository resolved on several threads wait
-        // for one walk rather than each making its own.
+        crate::paths::repository_top(&base).unwrap_or(base)
+    }
+
+    /// `config` with the run's state of its repository `top`: its pins, read once per
+    /// repository, and the run's charts.
+    fn attach(&mut self, config: Config, top: PathBuf) -> Resolved {
         let pins = self
-            .lock_pins()
+            .pins
             .entry(top.clone())
             .or_insert_with_key(|top| {
                 let (pins, problems) = crate::analysis::pins::repository_pins(top);
@@ -187,54 +273,75 @@ impl Resolver {
         }
     }
 
-    /// The folder the run covers (the inputs' common folder), where the pins of files
-    /// outside any repository and any `tether.toml` are read from.
-    pub fn set_input_root(&self, root: PathBuf) {
-        let _ = self.input_root.set(root);
-    }
-
     /// The fallback configuration, with its pins (attached once).
-    fn fallback_with_pins(&self) -> Resolved {
-        self.fallback_pinned
-            .get_or_init(|| self.with_pins((*self.fallback).clone()))
-            .clone()
-    }
-
-    fn lock_pins(&self) -> std::sync::MutexGuard<'_, HashMap<PathBuf, Arc<PinIndex>>> {
-        self.pins
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
-    /// The yamllint configuration of the files in `folder`: the nearest `.yamllint*`
-    /// at or above it, else chart-testing's at the repository's top.
-    fn yamllint_of_folder(&self, folder: &Path) -> FoundYamllint {
-        if let Some(known) = self.lock_yamllint().get(folder) {
-            return known.clone();
+    fn fallback_with_pins(&mut self) -> Resolved {
+        if let Some(resolved) = &self.fallback_pinned {
+            return resolved.clone();
         }
-        let found = match crate::settings::yamllint::decided_in(folder) {
-            Some(found) => found
-                .map(|yamllint| yamllint.map(Arc::new))
-                .map_err(|error| error.to_string()),
-            None => match folder.parent() {
-                Some(parent) => self.yamllint_of_folder(parent),
-                None => Ok(None),
-            },
-        };
-        self.lock_yamllint()
-            .insert(folder.to_path_buf(), found.clone());
-        found
+        let fallback = (*self.fallback).clone();
+        let top = self.top_of(&fallback);
+        let resolved = self.attach(fallback, top);
+        self.fallback_pinned = Some(resolved.clone());
+        resolved
     }
 
-    fn lock_yamllint(&self) -> std::sync::MutexGuard<'_, HashMap<PathBuf, FoundYamllint>> {
-        self.yamllint
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    /// Resolves the yamllint configuration of `folders` and their parents up to the
+    /// nearest that decides (its own `.yamllint*`, or a repository's top).
+    fn resolve_yamllint(&mut self, folders: &[PathBuf]) {
+        let chain = climb(folders, &self.yamllint, |folder| {
+            crate::settings::yamllint::decided_in(folder).map(|found| {
+                found
+                    .map(|yamllint| yamllint.map(Arc::new))
+                    .map_err(|error| error.to_string())
+            })
+        });
+        for (folder, decided) in chain {
+            let found = decided.unwrap_or_else(|| self.parent_yamllint(&folder));
+            self.yamllint.insert(folder, found);
+        }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<PathBuf, Result<Resolved, String>>> {
-        self.found
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    /// The yamllint configuration of the files in `folder` (resolved): the nearest
+    /// `.yamllint*` at or above it, else chart-testing's at the repository's top.
+    fn yamllint_of(&self, folder: &Path) -> FoundYamllint {
+        self.yamllint.get(folder).cloned().unwrap_or(Ok(None))
     }
+
+    /// What `folder`'s parent decided (resolved before it), or none at the root.
+    fn parent_yamllint(&self, folder: &Path) -> FoundYamllint {
+        match folder.parent() {
+            Some(parent) => self.yamllint_of(parent),
+            None => Ok(None),
+        }
+    }
+}
+
+/// The folders of `folders` that `seen` lacks, each with what `decides` says of it,
+/// and their parents up to the first that `seen` has or that decides; parents before
+/// children (fewer components first), each once.
+fn climb<T, U>(
+    folders: &[PathBuf],
+    seen: &HashMap<PathBuf, U>,
+    decides: impl Fn(&Path) -> Option<T>,
+) -> Vec<(PathBuf, Option<T>)> {
+    let mut chain: HashMap<&Path, Option<T>> = HashMap::new();
+    for folder in folders {
+        for ancestor in folder.ancestors() {
+            if seen.contains_key(ancestor) || chain.contains_key(ancestor) {
+                break;
+            }
+            let decided = decides(ancestor);
+            let stop = decided.is_some();
+            chain.insert(ancestor, decided);
+            if stop {
+                break;
+            }
+        }
+    }
+    let mut chain: Vec<(PathBuf, Option<T>)> = chain
+        .into_iter()
+        .map(|(folder, decided)| (folder.to_path_buf(), decided))
+        .collect();
+    chain.sort_by_cached_key(|(folder, _)| (folder.components().count(), folder.clone()));
+    chain
 }
