@@ -258,7 +258,17 @@ fn corpus_fix_keeps_data_and_is_a_whitespace_only_fixpoint() {
         changed_data.is_empty(),
         "--fix changed data in {changed_data:#?}"
     );
-    let again = helm_tether::fix_paths(configs(), &[copy.path()], false).expect("it runs");
+    // A second run over the files the first one fixed finds nothing left to fix (a
+    // fixpoint); every other file is as the first run found it, with no fix to make,
+    // and a fix changes only its own file.
+    let fixed: Vec<std::path::PathBuf> = report
+        .files
+        .iter()
+        .map(|file| copy.path().join(&file.path))
+        .collect();
+    assert!(fixed.iter().all(|path| path.is_file()), "{fixed:#?}");
+    let again = helm_tether::fix_paths(configs(), &fixed, false).expect("it runs");
+    assert_eq!(again.checked, fixed.len());
     assert!(again.files.is_empty(), "not a fixpoint:\n{}", again.diff());
 }
 

@@ -530,17 +530,18 @@ fn signals_leave_no_sandbox_behind() {
     let repo = repository_with_data(2000, 4000);
     let root = repo.path().canonicalize().unwrap();
     // Copies: mid-copy, then mid-command. Overlays (where the kernel allows them):
-    // while one is made, then mid-command.
+    // while one is made, then mid-command (once the command runs, not after a
+    // guess at how long the sandbox takes).
     let runs = ["copy", "auto"].into_iter().flat_map(|sandbox| {
         [
-            ("INT", 30),
-            ("TERM", 30),
-            ("HUP", 30),
-            ("INT", 1500),
-            ("TERM", 1500),
-            ("HUP", 1500),
+            ("INT", Some(30)),
+            ("TERM", Some(30)),
+            ("HUP", Some(30)),
+            ("INT", None),
+            ("TERM", None),
+            ("HUP", None),
         ]
-        .map(|(signal, after)| (sandbox, signal, Duration::from_millis(after)))
+        .map(|(signal, after)| (sandbox, signal, after.map(Duration::from_millis)))
     });
     // One after the other: twelve at once, under the load of the whole suite, once
     // left a copy-mode run still going 30 s after its SIGINT (not reproduced since).
@@ -551,9 +552,10 @@ fn signals_leave_no_sandbox_behind() {
     assert!(!String::from_utf8_lossy(&processes.stdout).contains("sleep 100731"));
 }
 
-/// Starts `tether idem` on `root`, sends it SIG`signal` after `after`, and asserts it
-/// stops and leaves no sandbox in its temporary folder.
-fn signal_one_run(root: &Path, sandbox: &str, signal: &str, after: Duration) {
+/// Starts `tether idem` on `root`, sends it SIG`signal` after `after` (`None`: once
+/// its command runs), and asserts it stops and leaves no sandbox in its temporary
+/// folder.
+fn signal_one_run(root: &Path, sandbox: &str, signal: &str, after: Option<Duration>) {
     let temporary = tempfile::tempdir().unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_tether"))
         .args(["idem", "--run", "sleep 100731", "--files", "a.yaml"])
@@ -564,7 +566,10 @@ fn signal_one_run(root: &Path, sandbox: &str, signal: &str, after: Duration) {
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    std::thread::sleep(after);
+    match after {
+        Some(after) => std::thread::sleep(after),
+        None => wait_for_descendant(child.id(), "100731"),
+    }
     let status = Command::new("kill")
         .arg(format!("-{signal}"))
         .arg(child.id().to_string())
@@ -583,6 +588,53 @@ fn signal_one_run(root: &Path, sandbox: &str, signal: &str, after: Duration) {
         left_behind(temporary.path()).is_empty(),
         "SIG{signal} after {after:?} left a sandbox ({sandbox})"
     );
+}
+
+/// Waits (up to 30 s) until a process below `pid` has `mark` in its command line.
+fn wait_for_descendant(pid: u32, mark: &str) {
+    let start = Instant::now();
+    while !descendant_runs(pid, mark) {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "no process below {pid} ran `{mark}` within 30 s"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// Whether a process whose parents lead to `pid` has `mark` in its command line.
+fn descendant_runs(pid: u32, mark: &str) -> bool {
+    let parent_of = |process: u32| -> Option<u32> {
+        let stat = std::fs::read_to_string(format!("/proc/{process}/stat")).ok()?;
+        stat.rsplit_once(')')?
+            .1
+            .split_whitespace()
+            .nth(1)?
+            .parse()
+            .ok()
+    };
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return false;
+    };
+    entries
+        .flatten()
+        .filter_map(|entry| entry.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|&process| {
+            std::fs::read(format!("/proc/{process}/cmdline"))
+                .is_ok_and(|line| String::from_utf8_lossy(&line).contains(mark))
+        })
+        .any(|process| {
+            let mut current = process;
+            // Bounded: a chain of parents is short, and a process may exit meanwhile.
+            for _ in 0..64 {
+                match parent_of(current) {
+                    Some(parent) if parent == pid => return true,
+                    Some(parent) if parent > 1 => current = parent,
+                    _ => return false,
+                }
+            }
+            false
+        })
 }
 
 /// The repository and a temporary folder, both owned by the unprivileged user the

@@ -23,6 +23,13 @@ fn git(dir: &Path, args: &[&str]) -> Output {
         .args(args)
         .current_dir(dir)
         .env("PRE_COMMIT_HOME", checkout().join("target/pre-commit-home"))
+        // The hook's `cargo install` builds in this checkout's target folder, so
+        // the release build of `cargo xtask ci`'s later steps (precision, dist)
+        // reuses its dependencies instead of building them a second time; the
+        // newest versions, as the lock file has them, not the oldest a Rust 1.85
+        // would take (which `cargo install` without `--locked` prefers).
+        .env("CARGO_TARGET_DIR", checkout().join("target"))
+        .env("CARGO_RESOLVER_INCOMPATIBLE_RUST_VERSIONS", "allow")
         .output()
         .expect("git runs")
 }

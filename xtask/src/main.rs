@@ -67,7 +67,7 @@ Tasks:
                          run the cargo-fuzz targets in fuzz/ (lex_mask, model_bytes,
                          config, check_modes; default all) for N seconds each
                          (default 60), seeded with tests/fixtures; installs nightly
-                         and cargo-fuzz if missing; fails on any crash
+                         if missing; fails on any crash
   new-rule NAME          write a new rule's file (src/rules/NAME.rs, a
                          declare_rule! to fill in), its fixture folder, and its
                          lines in the registry and in tests/it/rules.rs
