@@ -353,16 +353,18 @@ fn run_target(root: &Path, host: &str, target: &str, seconds: u64) -> Result<Out
 /// AddressSanitizer. One codegen unit per crate, as it has it (so that the coverage
 /// passes leave inlining alone): sixteen took more CPU time to build, not less
 /// (422 s against 360 s of user time, measured with `/usr/bin/time`).
-const FUZZ_RUSTFLAGS: &str = "-Cpasses=sancov-module \
+const FUZZ_RUSTFLAGS: &str = " -Cpasses=sancov-module \
      -Cllvm-args=-sanitizer-coverage-level=4 \
      -Cllvm-args=-sanitizer-coverage-inline-8bit-counters \
      -Cllvm-args=-sanitizer-coverage-pc-table \
      -Cllvm-args=-sanitizer-coverage-trace-compares \
      --cfg fuzzing \
      -Cllvm-args=-simplifycfg-branch-fold-threshold=0 \
-     -Zsanitizer=address \
-     -Cdebug-assertions \
-     -Ccodegen-units=1";
+     -Zsanitizer=address";
+
+/// What follows [`FUZZ_RUSTFLAGS`], in cargo-fuzz's order (the same flags in the same
+/// order reuse a build `cargo fuzz build` made).
+const FUZZ_RUSTFLAGS_LAST: &str = "-Cdebug-assertions -Ccodegen-units=1";
 
 /// `cargo +nightly build` of the fuzz crate as `cargo fuzz build` does it: for the
 /// host triple named (so the flags miss build scripts and proc macros), optimised,
@@ -372,6 +374,8 @@ fn fuzz_build(root: &Path, host: &str) -> Command {
     if host.contains("-linux-") {
         flags.push_str(" -Cllvm-args=-sanitizer-coverage-stack-depth");
     }
+    flags.push(' ');
+    flags.push_str(FUZZ_RUSTFLAGS_LAST);
     let mut command = Command::new("cargo");
     command
         .args(["+nightly", "build", "--manifest-path", "fuzz/Cargo.toml"])
