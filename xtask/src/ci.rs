@@ -31,25 +31,29 @@ pub fn ci() -> Result<()> {
     // The site's builder (pinned, into target/tools when missing) compiles beside
     // the tool installs and the test build; the docs step waits for it.
     let mdbook = std::thread::spawn(crate::docs::mdbook);
-    let missing: Vec<&str> = TOOLS
-        .iter()
-        .filter(|(tool, _)| !works(tool))
-        .map(|(_, package)| *package)
-        .collect();
-    if !missing.is_empty() {
-        install(&missing)?;
-    }
-    let sed = Command::new("sed").arg("--version").output()?;
-    ensure!(
-        String::from_utf8_lossy(&sed.stdout).contains("GNU sed"),
-        "`sed` is not GNU sed; the idem tests need GNU sed first on PATH"
-    );
-    install_sarif_validator()?;
-    install_readme_generator()?;
-    install_action_tools()?;
-    times.push(("tools", started.elapsed()));
-    let step_started = std::time::Instant::now();
+    // The tools download while the tests compile: installing them is mostly waiting
+    // on the network, the build is all CPU.
+    let tools = std::thread::spawn(|| -> Result<std::time::Duration> {
+        let started = std::time::Instant::now();
+        install_tools()?;
+        Ok(started.elapsed())
+    });
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let built = Command::new(&cargo)
+        .args(["test", "--locked", "--workspace", "--no-run"])
+        .current_dir(crate::project_root())
+        .status()
+        .context("cannot run cargo test --no-run")?;
+    let tools = tools
+        .join()
+        .unwrap_or_else(|_| Err(anyhow::anyhow!("the tool installs panicked")))?;
+    times.push(("tools", tools));
+    times.push(("build", started.elapsed()));
+    ensure!(
+        built.success(),
+        "the tests do not build; see cargo's output above"
+    );
+    let step_started = std::time::Instant::now();
     let mut child = Command::new(cargo)
         // `--include-ignored`: the tests too slow for the edit loop (pre-commit
         // building tether from a clone) run here.
@@ -144,6 +148,27 @@ pub fn ci() -> Result<()> {
     ensure!(failed == 0, "{failed} steps failed");
     precision.context("cargo xtask precision --check failed")?;
     fuzz.context("cargo xtask fuzz failed")
+}
+
+/// Installs what the tests drive and is missing: the apt packages of [`TOOLS`] in
+/// one run, then the npm and PyPI tools.
+fn install_tools() -> Result<()> {
+    let missing: Vec<&str> = TOOLS
+        .iter()
+        .filter(|(tool, _)| !works(tool))
+        .map(|(_, package)| *package)
+        .collect();
+    if !missing.is_empty() {
+        install(&missing)?;
+    }
+    let sed = Command::new("sed").arg("--version").output()?;
+    ensure!(
+        String::from_utf8_lossy(&sed.stdout).contains("GNU sed"),
+        "`sed` is not GNU sed; the idem tests need GNU sed first on PATH"
+    );
+    install_sarif_validator()?;
+    install_readme_generator()?;
+    install_action_tools()
 }
 
 /// The steps of `ci` after the tests and the precision check, by name.
