@@ -15,7 +15,12 @@ use std::process::{Command, Stdio};
 use anyhow::{bail, ensure, Context, Result};
 
 /// Tools the tests need, and the Debian package that has each.
-const TOOLS: &[(&str, &str)] = &[("git", "git"), ("make", "make"), ("sed", "sed")];
+const TOOLS: &[(&str, &str)] = &[
+    ("git", "git"),
+    ("make", "make"),
+    ("sed", "sed"),
+    ("nvim", "neovim"),
+];
 
 pub fn ci() -> Result<()> {
     // Each step's wall time, printed at the end: the budget is 20 minutes on 2 cores.
@@ -675,9 +680,16 @@ fn install_readme_generator() -> Result<()> {
 fn install_action_tools() -> Result<()> {
     let root = crate::project_root();
     let venv = root.join("target/ci-venv");
-    let wanted = ["pre-commit", "check-jsonschema", "yamllint==1.38.0"];
+    // pytest-lsp (with pytest) drives `tether server` in tests/server.
+    let wanted = [
+        "pre-commit",
+        "check-jsonschema",
+        "yamllint==1.38.0",
+        "pytest-lsp",
+    ];
     if !wanted.iter().all(|tool| {
         let name = tool.split("==").next().unwrap_or(tool);
+        let name = if name == "pytest-lsp" { "pytest" } else { name };
         venv.join("bin").join(name).exists()
     }) {
         if !works("python3") {
