@@ -48,7 +48,6 @@ pub(crate) fn path_of(uri: &Uri) -> Option<PathBuf> {
 }
 
 /// The `file:` URI of an absolute path.
-#[cfg_attr(not(test), allow(dead_code))]
 pub(crate) fn uri_of(path: &Path) -> Option<Uri> {
     let mut text = String::from("file://");
     let slashed = crate::paths::slashed(path);

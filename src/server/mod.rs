@@ -8,6 +8,7 @@ mod actions;
 mod diagnostics;
 mod documents;
 mod findings;
+mod graph;
 mod hover;
 mod navigation;
 mod requests;

@@ -965,6 +965,53 @@ impl Chart {
             .any(|chart| chart.root == root)
     }
 
+    /// The files under the chart's `templates/` (a folder's, not an archive's).
+    pub fn template_files(&self) -> Vec<PathBuf> {
+        match self.location {
+            Location::Folder(_) => self.files().0.clone(),
+            Location::Archive { .. } => Vec::new(),
+        }
+    }
+
+    /// The charts this chart's rendering may reach: its dependencies, transitively,
+    /// then the repository's libraries.
+    pub fn reached(&self) -> Vec<Arc<Chart>> {
+        let mut reached = self.reached_charts();
+        for library in self.repository_libraries() {
+            if !reached.iter().any(|chart| chart.root == library.root) {
+                reached.push(library);
+            }
+        }
+        reached
+    }
+
+    /// The dependency whose values the parent keeps under `key`, when it was found.
+    pub fn dependency_keyed(&self, key: &str) -> Option<Arc<Chart>> {
+        self.dependencies
+            .iter()
+            .find(|resolved| resolved.keyed(key))
+            .and_then(|resolved| self.dependency_chart(resolved))
+    }
+
+    /// Where the chart's templates read the value at `path` or a value around it (a
+    /// read of `image` reads `image.tag`): each file with the byte range of the read.
+    pub fn readers_of(&self, path: &[String]) -> Vec<(PathBuf, std::ops::Range<usize>)> {
+        let mut found: Vec<(PathBuf, std::ops::Range<usize>)> = self
+            .scan()
+            .template_reads
+            .iter()
+            .flat_map(|(file, (_, reads))| {
+                reads
+                    .reads
+                    .iter()
+                    .filter(|read| read.path.starts_with(path) || path.starts_with(&read.path))
+                    .map(move |read| (file.clone(), read.span.clone()))
+            })
+            .collect();
+        found.sort_by(|a, b| (&a.0, a.1.start).cmp(&(&b.0, b.1.start)));
+        found
+    }
+
     /// A path of the chart for messages: relative to the chart's folder.
     fn shown(&self, file: &Path) -> String {
         let parent = self.root.parent().unwrap_or(&self.root);
