@@ -122,3 +122,45 @@ fn malformed_messages_get_errors_not_an_exit() {
     assert_eq!(response(&found, 5.into())["error"]["code"], -32600);
     assert!(response(&found, 6.into())["result"].is_null());
 }
+
+/// A real editor: Neovim 0.7 (Debian 12's) headless, attached with
+/// `vim.lsp.start_client`, gets the required-comment diagnostic of
+/// `examples/kubevirt` once the required comment is gone.
+#[test]
+fn neovim_shows_the_required_comment_diagnostic() {
+    if !common::tools_present(&["nvim"]) {
+        return;
+    }
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let copy = tempfile::tempdir().unwrap();
+    let chart = copy.path().join("kubevirt");
+    common::copy_tree(&repo.join("examples/kubevirt"), &chart);
+    let template = chart.join("templates/kubevirt-cr.yaml");
+    let text = std::fs::read_to_string(&template).unwrap();
+    let comment = "  # applies only to VMIs created after the switch;";
+    assert!(text.contains(comment));
+    std::fs::write(&template, text.replacen(comment, "", 1)).unwrap();
+    let out = copy.path().join("diagnostics.txt");
+    let status = Command::new("nvim")
+        .args(["--headless", "-u", "NONE", "-i", "NONE", "-n", "-c"])
+        .arg(format!(
+            "luafile {}",
+            repo.join("tests/server/nvim/attach.lua").display()
+        ))
+        .env("TETHER", env!("CARGO_BIN_EXE_tether"))
+        .env("TETHER_FILE", &template)
+        .env("TETHER_ROOT", &chart)
+        .env("TETHER_OUT", &out)
+        .env("HOME", copy.path())
+        .stdin(Stdio::null())
+        .status()
+        .expect("nvim runs");
+    assert!(status.success(), "nvim exited with {status}");
+    let found = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        found
+            .lines()
+            .any(|line| line.starts_with("required-comment\t70\t")),
+        "{found}"
+    );
+}
