@@ -94,6 +94,7 @@ pub mod internals {
     pub use crate::key_pattern::KeyPattern;
     pub use crate::linter::check::{Mode, check_bytes};
     pub use crate::linter::fix::{FixedText, fix_text};
+    pub use crate::server::serve_bytes;
     pub use crate::source::SourceFile;
     pub use crate::template::lex::{Action, lex, lex_counting};
     pub use crate::template::mask::{Masked, PLACEHOLDER, mask, mask_branch};

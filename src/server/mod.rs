@@ -42,6 +42,13 @@ pub fn serve() -> std::io::Result<()> {
     serve_on(std::io::BufReader::new(std::io::stdin()), std::io::stdout())
 }
 
+/// Serves `input` as a client's byte stream and discards the answers: the fuzz
+/// target's entry point (`helm_tether::internals`).
+#[cfg_attr(not(feature = "internals"), allow(dead_code))]
+pub fn serve_bytes(input: Vec<u8>) -> std::io::Result<()> {
+    serve_on(std::io::Cursor::new(input), std::io::sink())
+}
+
 /// Serves the protocol on `input` and `output` (the tests and the fuzz target
 /// serve in memory).
 pub(crate) fn serve_on(
@@ -143,6 +150,14 @@ impl Server {
 
     fn request(&mut self, request: Request) {
         let id = request.id.clone();
+        if request.method == "initialize" && self.initialized {
+            self.respond(Response::new_err(
+                id,
+                ErrorCode::InvalidRequest as i32,
+                "the server is initialized already".into(),
+            ));
+            return;
+        }
         if request.method == "initialize" {
             let response = findings::guarded(
                 Response::new_err(

@@ -78,6 +78,9 @@ fn malformed_messages_get_errors_not_an_exit() {
         r#"{"jsonrpc":"2.0","method":"initialized","params":{}}"#,
     ));
     input.push_str(&frame(
+        r#"{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"capabilities":{}}}"#,
+    ));
+    input.push_str(&frame(
         r#"{"jsonrpc":"2.0","method":"made/up","params":[1]}"#,
     ));
     input.push_str(&frame(
@@ -121,6 +124,7 @@ fn malformed_messages_get_errors_not_an_exit() {
     assert_eq!(response(&found, 4.into())["error"]["code"], -32601);
     assert_eq!(response(&found, 5.into())["error"]["code"], -32600);
     assert!(response(&found, 6.into())["result"].is_null());
+    assert_eq!(response(&found, 7.into())["error"]["code"], -32600);
 }
 
 /// A real editor: Neovim 0.7 (Debian 12's) headless, attached with
