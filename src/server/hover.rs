@@ -129,3 +129,79 @@ fn shown_path(path: &std::path::Path, chart_root: &std::path::Path) -> String {
     let base = chart_root.parent().unwrap_or(chart_root);
     crate::paths::slashed(path.strip_prefix(base).unwrap_or(path))
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+    use std::sync::Arc;
+
+    use super::super::documents::{Document, Documents, uri_of};
+    use super::super::snapshot::{Batch, Snapshot};
+    use super::hover_text;
+
+    fn copy(from: &Path, to: &Path) {
+        std::fs::create_dir_all(to).unwrap();
+        for entry in std::fs::read_dir(from).unwrap() {
+            let entry = entry.unwrap();
+            let target = to.join(entry.file_name());
+            if entry.file_type().unwrap().is_dir() {
+                copy(&entry.path(), &target);
+            } else {
+                std::fs::copy(entry.path(), &target).unwrap();
+            }
+        }
+    }
+
+    /// The hover texts of the server's fixture: reads (each spelling), an include,
+    /// a values key, and a library's read (shown with the including chart's key).
+    #[test]
+    fn hover_texts() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        copy(
+            &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/server"),
+            &root,
+        );
+        let mut documents = Documents::new();
+        let template = root.join("app/templates/deployment.yaml");
+        for path in [&template, &root.join("app/values.yaml")] {
+            let text = std::fs::read_to_string(path).unwrap();
+            documents.insert(
+                path.clone(),
+                Document {
+                    uri: uri_of(path).unwrap(),
+                    version: Some(1),
+                    text: Arc::from(text.as_str()),
+                },
+            );
+        }
+        let snapshot = Snapshot {
+            documents,
+            resolver: Arc::new(super::super::resolver(&root)),
+            generation: 1,
+        };
+        let batch = Batch::new(&snapshot);
+        let mut out = String::new();
+        let cases: [(&str, &str, usize); 7] = [
+            ("app/templates/deployment.yaml", ".Values.replicas", 9),
+            ("app/templates/deployment.yaml", "(.Values.image).tag", 17),
+            ("app/templates/deployment.yaml", "$.Values.service", 3),
+            ("app/templates/deployment.yaml", "include", 2),
+            ("app/values.yaml", "  port:", 3),
+            ("app/values.yaml", "image:", 1),
+            ("common/templates/_names.tpl", ".Values.nameOverride", 9),
+        ];
+        for (file, needle, shift) in cases {
+            let path = root.join(file);
+            let text = batch.file(&path).unwrap().text;
+            let offset = text.find(needle).unwrap() + shift;
+            let shown = hover_text(&batch, &path, &text, offset).unwrap_or_default();
+            out.push_str(&format!("## {file} at `{needle}`\n{shown}\n\n"));
+        }
+        let mut settings = insta::Settings::clone_current();
+        settings.set_snapshot_path(Path::new(env!("CARGO_MANIFEST_DIR")).join("snapshots"));
+        settings.set_prepend_module_to_snapshot(false);
+        settings.set_omit_expression(true);
+        settings.bind(|| insta::assert_snapshot!("server_hover", out));
+    }
+}
