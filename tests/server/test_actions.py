@@ -2,7 +2,7 @@
 
 import pytest
 from lsprotocol import types
-from conftest import diagnostics_until, open_file, replace_all, rules
+from conftest import FIXTURE, diagnostics_until, open_file, replace_all, rules
 
 
 async def actions_at(client, uri, line, only=None):
@@ -42,6 +42,8 @@ async def test_a_fix_and_the_fix_all_are_the_fixes_of_check(client, chart):
     assert fix_all[0].edit.changes[uri][0].new_text == values.read_text()
     only = await actions_at(client, uri, 2, only=[types.CodeActionKind.SourceFixAll])
     assert [a.kind for a in only] == [types.CodeActionKind.SourceFixAll]
+    # The edits are the client's to apply: the file on disk is as it was.
+    assert values.read_text() == (FIXTURE / "app/values.yaml").read_text()
 
 
 @pytest.mark.asyncio
@@ -58,3 +60,4 @@ async def test_silencing_writes_the_template_comment_and_the_finding_goes(client
     lines.insert(14, edit.new_text)
     replace_all(client, uri, 2, "".join(lines))
     await diagnostics_until(client, uri, lambda d: len(d) == 0)
+    assert template.read_text() == (FIXTURE / "app/templates/deployment.yaml").read_text()
