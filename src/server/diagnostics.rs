@@ -119,8 +119,11 @@ impl Worker {
             guarded(Vec::new(), || batch.affected(changed))
         };
         if self.pull {
-            // The client pulls the file it changed; the others it is told to pull.
-            if self.refresh && (all || targets.iter().any(|path| !changed.contains(path))) {
+            // The client pulls a file it changes; when the change may change the
+            // findings of another open file (or of several changed together, which
+            // it may have pulled in between), it is told to pull them all again.
+            let others = targets.len() > 1 || targets.iter().any(|path| !changed.contains(path));
+            if self.refresh && (all || others) {
                 *refreshes += 1;
                 let request = Request::new(
                     format!("tether-refresh-{refreshes}").into(),

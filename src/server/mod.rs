@@ -204,6 +204,12 @@ impl Server {
     }
 
     fn initialize(&mut self, request: Request) -> Response {
+        // The specification spells it `workspace.diagnostics`, lsp-types
+        // `workspace.diagnostic`: either is read.
+        let workspace = &request.params["capabilities"]["workspace"];
+        let refresh = [&workspace["diagnostics"], &workspace["diagnostic"]]
+            .iter()
+            .any(|diagnostics| diagnostics["refreshSupport"] == true);
         let params: lsp_types::InitializeParams = match serde_json::from_value(request.params) {
             Ok(params) => params,
             Err(error) => {
@@ -220,13 +226,6 @@ impl Server {
         }
         let text_document = params.capabilities.text_document.as_ref();
         let pull = text_document.is_some_and(|capabilities| capabilities.diagnostic.is_some());
-        let refresh = params
-            .capabilities
-            .workspace
-            .as_ref()
-            .and_then(|workspace| workspace.diagnostic.as_ref())
-            .and_then(|diagnostic| diagnostic.refresh_support)
-            .unwrap_or(false);
         let watch = params
             .capabilities
             .workspace

@@ -36,7 +36,12 @@ def capabilities(pull=False):
         ),
         diagnostic=types.DiagnosticClientCapabilities() if pull else None,
     )
-    return types.ClientCapabilities(text_document=text_document)
+    workspace = types.WorkspaceClientCapabilities(
+        diagnostics=types.DiagnosticWorkspaceClientCapabilities(refresh_support=True)
+        if pull
+        else None
+    )
+    return types.ClientCapabilities(text_document=text_document, workspace=workspace)
 
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=[TETHER, "server"]))

@@ -1,6 +1,8 @@
 """Diagnostics as you type, from the buffers: a file's own findings, and those of
 the files of its chart that depend on it."""
 
+import asyncio
+
 import pytest
 from lsprotocol import types
 from conftest import diagnostics_until, open_file, replace_all, rules
@@ -58,3 +60,18 @@ async def test_diagnostics_are_pulled_when_the_client_pulls(pull_client, chart):
         types.DocumentDiagnosticParams(text_document=types.TextDocumentIdentifier(uri=uri))
     )
     assert rules(report.items) == ["detached-comment"]
+    # A change of values.yaml changes the template's findings: the client is told
+    # to pull again, and pulls the undefined read.
+    values = chart / "app/values.yaml"
+    values_uri = open_file(pull_client, values)
+    before = pull_client.diagnostic_refresh_count
+    replace_all(pull_client, values_uri, 2, values.read_text().replace("replicas:", "replicaCount:"))
+    for _ in range(100):
+        if pull_client.diagnostic_refresh_count > before:
+            break
+        await asyncio.sleep(0.02)
+    assert pull_client.diagnostic_refresh_count > before
+    report = await pull_client.text_document_diagnostic_async(
+        types.DocumentDiagnosticParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
+    assert rules(report.items) == ["detached-comment", "undefined-value"]
