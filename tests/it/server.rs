@@ -168,3 +168,83 @@ fn neovim_shows_the_required_comment_diagnostic() {
         "{found}"
     );
 }
+
+/// A burst of keystrokes is one check: twenty changes sent at once are published
+/// once or twice, the last with the last version, never one per change.
+#[test]
+fn a_burst_of_changes_is_checked_once() {
+    let copy = tempfile::tempdir().unwrap();
+    let root = copy.path().canonicalize().unwrap();
+    common::copy_tree(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/server"),
+        &root,
+    );
+    let template = root.join("app/templates/deployment.yaml");
+    let uri = format!("file://{}", template.display());
+    let text = std::fs::read_to_string(&template).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tether"))
+        .arg("server")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("tether server starts");
+    let mut stdin = child.stdin.take().unwrap();
+    let send = |stdin: &mut std::process::ChildStdin, message: serde_json::Value| {
+        stdin
+            .write_all(frame(&message.to_string()).as_bytes())
+            .unwrap();
+    };
+    send(
+        &mut stdin,
+        serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"capabilities": {}, "rootUri": format!("file://{}", root.display())}}),
+    );
+    send(
+        &mut stdin,
+        serde_json::json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}),
+    );
+    send(
+        &mut stdin,
+        serde_json::json!({"jsonrpc": "2.0", "method": "textDocument/didOpen",
+        "params": {"textDocument": {"uri": uri, "languageId": "yaml", "version": 1, "text": text}}}),
+    );
+    for version in 2..=21 {
+        send(
+            &mut stdin,
+            serde_json::json!({"jsonrpc": "2.0", "method": "textDocument/didChange",
+            "params": {"textDocument": {"uri": uri, "version": version},
+                "contentChanges": [{"range": {"start": {"line": 0, "character": 0},
+                    "end": {"line": 0, "character": 0}}, "text": "#\n"}]}}),
+        );
+    }
+    std::thread::sleep(std::time::Duration::from_millis(800));
+    send(
+        &mut stdin,
+        serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}),
+    );
+    send(
+        &mut stdin,
+        serde_json::json!({"jsonrpc": "2.0", "method": "exit"}),
+    );
+    drop(stdin);
+    let mut output = Vec::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_end(&mut output)
+        .unwrap();
+    assert!(child.wait().unwrap().success());
+    let published: Vec<serde_json::Value> = messages(&output)
+        .into_iter()
+        .filter(|message| message["method"] == "textDocument/publishDiagnostics")
+        .collect();
+    assert!(
+        !published.is_empty() && published.len() <= 2,
+        "{published:#?}"
+    );
+    let last = published.last().unwrap();
+    assert_eq!(last["params"]["version"], 21);
+    assert!(last["params"]["diagnostics"].is_array());
+}
