@@ -112,6 +112,10 @@ pub enum Command {
     /// file with its snapshot (`--check`, the default), or write the snapshots
     /// (`--update`).
     Snapshot(SnapshotArgs),
+    /// Serve the Language Server Protocol on stdin and stdout, for editors: the
+    /// findings of `check` as you type, its fixes as code actions, hover and
+    /// navigation over `.Values` and named templates.
+    Server,
     /// Print a shell completion script: `tether completions bash > /etc/bash_completion.d/tether`.
     Completions {
         /// The shell.
@@ -320,6 +324,11 @@ pub fn run(args: Args) -> ExitCode {
             helmignore,
         } => or_trouble(init(&folder, force, helmignore)),
         Command::Snapshot(args) => or_trouble(snapshot(args)),
+        Command::Server => or_trouble(
+            helm_tether::serve()
+                .map(|()| exit::OK)
+                .map_err(|error| format!("the language server stopped: {error}")),
+        ),
         Command::Completions { shell } => {
             let mut command = Args::command();
             let mut script = Vec::new();

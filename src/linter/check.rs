@@ -839,6 +839,18 @@ pub(crate) fn check_bytes_uncapped(
     check_source(config, project, relative, bytes, mode, surroundings)
 }
 
+/// Checks an editor's unsaved text of the file `relative` as `check` would check the
+/// file (`tether server`): `project`'s charts read the other unsaved texts.
+pub(crate) fn check_buffer(
+    config: &Config,
+    project: &Project,
+    relative: &Path,
+    bytes: Vec<u8>,
+) -> (SourceFile, Vec<Diagnostic>) {
+    let surroundings = Surroundings::of(config, project, relative);
+    check_source(config, project, relative, bytes, Mode::Lazy, surroundings)
+}
+
 /// What a file's findings depend on besides its bytes, looked up once per file.
 struct Surroundings {
     /// What it is to Helm, by its path.

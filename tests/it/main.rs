@@ -30,6 +30,7 @@ mod readme_generator;
 mod release;
 mod rules;
 mod sarif;
+mod server;
 mod snapshot;
 mod surface;
 mod tidy;

@@ -18,7 +18,8 @@ use crate::BenchArgs;
 /// the debug build.
 pub fn bench(args: &BenchArgs) -> Result<()> {
     if !cfg!(debug_assertions) {
-        return bench_run(args);
+        bench_run(args)?;
+        return crate::bench_server::bench_server(&args.corpus);
     }
     let release = crate::profiling_xtask()?;
     let status = Command::new(&release)
@@ -30,7 +31,8 @@ pub fn bench(args: &BenchArgs) -> Result<()> {
         .status()
         .with_context(|| format!("cannot run {}", release.display()))?;
     ensure!(status.success(), "{} bench-run failed", release.display());
-    Ok(())
+    // The language server, driven as an editor drives it.
+    crate::bench_server::bench_server(&args.corpus)
 }
 
 /// One corpus file, read before anything is timed.

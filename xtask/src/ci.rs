@@ -16,12 +16,14 @@ use anyhow::{bail, ensure, Context, Result};
 
 /// Tools the tests need, and the Debian package that has each: installed in one
 /// `apt-get` run at the start (each run updates the package lists first). The
-/// Windows C compiler is the portable step's, for tree-sitter's C code.
+/// Windows C compiler is the portable step's, for tree-sitter's C code; Neovim is
+/// the editor `tether server`'s headless test starts.
 const TOOLS: &[(&str, &str)] = &[
     ("git", "git"),
     ("make", "make"),
     ("sed", "sed"),
     ("x86_64-w64-mingw32-gcc", "gcc-mingw-w64-x86-64"),
+    ("nvim", "neovim"),
 ];
 
 pub fn ci() -> Result<()> {
@@ -707,9 +709,16 @@ fn install_readme_generator() -> Result<()> {
 fn install_action_tools() -> Result<()> {
     let root = crate::project_root();
     let venv = root.join("target/ci-venv");
-    let wanted = ["pre-commit", "check-jsonschema", "yamllint==1.38.0"];
+    // pytest-lsp (with pytest) drives `tether server` in tests/server.
+    let wanted = [
+        "pre-commit",
+        "check-jsonschema",
+        "yamllint==1.38.0",
+        "pytest-lsp",
+    ];
     if !wanted.iter().all(|tool| {
         let name = tool.split("==").next().unwrap_or(tool);
+        let name = if name == "pytest-lsp" { "pytest" } else { name };
         venv.join("bin").join(name).exists()
     }) {
         if !works("python3") {

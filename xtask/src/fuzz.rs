@@ -18,13 +18,14 @@ use std::time::Instant;
 use anyhow::{bail, ensure, Context, Result};
 
 /// The fuzz targets, as named in `fuzz/Cargo.toml`.
-pub const TARGETS: [&str; 6] = [
+pub const TARGETS: [&str; 7] = [
     "lex_mask",
     "model_bytes",
     "config",
     "check_modes",
     "fix",
     "snapshot_writer",
+    "lsp_messages",
 ];
 
 /// The fixture files copied into every target's corpus as seeds.

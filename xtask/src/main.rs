@@ -10,6 +10,8 @@ mod bench;
 mod bench_check;
 #[cfg(feature = "library")]
 mod bench_idem;
+#[cfg(feature = "library")]
+mod bench_server;
 mod ci;
 mod codegen;
 pub mod dist;
@@ -37,6 +39,11 @@ Tasks:
                          build xtask in release mode and time the pipeline phases
                          over a corpus (default: ../shared/corpus next to the repo),
                          best of N runs (default 3)
+  bench-server [--corpus DIR]
+                         only the language server part of the benchmark: a
+                         didChange of a 2 MB values.yaml and of a template until
+                         the diagnostics that depend on it arrive, and the peak
+                         RSS of a server with every Cozystack file open
   bench-idem [--corpus DIR] [--runs N]
                          only the monorepo part of the idem benchmark: the
                          Cozystack corpus plus 20 example packages, against a cp -r
@@ -147,6 +154,7 @@ const LIBRARY_TASKS: &[&str] = &[
     "bench",
     "bench-run",
     "bench-idem",
+    "bench-server",
     "bench-rss",
     "bench-instructions",
     "bench-phase",
@@ -202,6 +210,8 @@ fn library_task(task: &str, rest: &[String]) -> Result<()> {
             }
         }
         "bench-rss" => bench::bench_rss(&bench_args(&rest)?.corpus),
+        // `tether server` driven over its pipes: edit-to-diagnostics times, memory.
+        "bench-server" => bench_server::bench_server(&bench_args(&rest)?.corpus),
         // Instruction counts under valgrind, immune to the machine's noise.
         "bench-instructions" => bench::bench_instructions(&bench_args(&rest)?),
         // Internal: one phase, once, for `bench-instructions`.

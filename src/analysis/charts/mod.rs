@@ -64,7 +64,13 @@ pub struct Charts {
     /// Bytes the run's archives unpacked to, all together.
     archive_bytes: std::sync::atomic::AtomicUsize,
     repositories: Mutex<HashMap<Vec<PathBuf>, Arc<RepositorySlot>>>,
+    /// Texts that stand in for files of chart folders (an editor's unsaved
+    /// buffers, `tether server`), by absolute path.
+    overlay: Option<Arc<Overlay>>,
 }
+
+/// Unsaved texts by absolute path, read instead of the files on disk.
+pub type Overlay = HashMap<PathBuf, Arc<str>>;
 
 /// The charts of a scope, listed once.
 type RepositorySlot = OnceLock<Arc<Repository>>;
@@ -122,6 +128,14 @@ impl Location {
 }
 
 impl Charts {
+    /// The charts of a run that reads `overlay`'s texts instead of those files.
+    pub fn with_overlay(overlay: Arc<Overlay>) -> Charts {
+        Charts {
+            overlay: Some(overlay),
+            ..Charts::default()
+        }
+    }
+
     /// The chart a file belongs to and what it is there, if it is a template or the
     /// `values.yaml` of a chart (a folder with a `Chart.yaml`).
     pub fn of(self: &Arc<Self>, absolute: &Path, scope: &Scope) -> Option<(Arc<Chart>, Role)> {
@@ -256,6 +270,8 @@ pub struct Chart {
     analysis: OnceLock<Analysis>,
     content: OnceLock<u64>,
     files: OnceLock<(Vec<PathBuf>, Vec<PathBuf>)>,
+    /// The run's unsaved texts (see [`Charts::with_overlay`]).
+    overlay: Option<Arc<Overlay>>,
 }
 
 /// A dependency and where it was found.
@@ -373,8 +389,16 @@ impl Chart {
                 Some(archive)
             }
         };
-        let read =
-            |name: &str| read_chart_file(archive.as_deref(), location, name, MAX_VALUES_BYTES);
+        let overlay = charts.overlay.clone();
+        let read = |name: &str| {
+            read_chart_file(
+                archive.as_deref(),
+                overlay.as_deref(),
+                location,
+                name,
+                MAX_VALUES_BYTES,
+            )
+        };
         let (chart_text, chart_hash) = match read("Chart.yaml") {
             Read::Text(text, hash) => (text, hash),
             Read::Absent | Read::Unreadable(_) => return None,
@@ -452,6 +476,7 @@ impl Chart {
             analysis: OnceLock::new(),
             content: OnceLock::new(),
             files: OnceLock::new(),
+            overlay,
         })
     }
 
@@ -508,6 +533,7 @@ impl Chart {
         };
         read_chart_file(
             self.archive.as_deref(),
+            self.overlay.as_deref(),
             &self.location,
             &crate::paths::slashed(relative),
             MAX_FILE_BYTES as usize,
@@ -917,6 +943,73 @@ impl Chart {
             visit(&chart, &mut queue, &mut reached);
         }
         reached
+    }
+
+    /// Whether this chart's findings may change with the files of the chart at
+    /// `root`: it is this chart, a chart its dependencies reach, its parent (or the
+    /// parent's parent), or a library of the repository whose defines it may call.
+    pub fn depends_on(&self, root: &Path) -> bool {
+        if self.root == root {
+            return true;
+        }
+        let mut parent = self.parent_chart();
+        while let Some(chart) = parent {
+            if chart.root == root {
+                return true;
+            }
+            parent = chart.parent_chart();
+        }
+        self.reached_charts()
+            .iter()
+            .chain(&self.repository_libraries())
+            .any(|chart| chart.root == root)
+    }
+
+    /// The files under the chart's `templates/` (a folder's, not an archive's).
+    pub fn template_files(&self) -> Vec<PathBuf> {
+        match self.location {
+            Location::Folder(_) => self.files().0.clone(),
+            Location::Archive { .. } => Vec::new(),
+        }
+    }
+
+    /// The charts this chart's rendering may reach: its dependencies, transitively,
+    /// then the repository's libraries.
+    pub fn reached(&self) -> Vec<Arc<Chart>> {
+        let mut reached = self.reached_charts();
+        for library in self.repository_libraries() {
+            if !reached.iter().any(|chart| chart.root == library.root) {
+                reached.push(library);
+            }
+        }
+        reached
+    }
+
+    /// The dependency whose values the parent keeps under `key`, when it was found.
+    pub fn dependency_keyed(&self, key: &str) -> Option<Arc<Chart>> {
+        self.dependencies
+            .iter()
+            .find(|resolved| resolved.keyed(key))
+            .and_then(|resolved| self.dependency_chart(resolved))
+    }
+
+    /// Where the chart's templates read the value at `path` or a value around it (a
+    /// read of `image` reads `image.tag`): each file with the byte range of the read.
+    pub fn readers_of(&self, path: &[String]) -> Vec<(PathBuf, std::ops::Range<usize>)> {
+        let mut found: Vec<(PathBuf, std::ops::Range<usize>)> = self
+            .scan()
+            .template_reads
+            .iter()
+            .flat_map(|(file, (_, reads))| {
+                reads
+                    .reads
+                    .iter()
+                    .filter(|read| read.path.starts_with(path) || path.starts_with(&read.path))
+                    .map(move |read| (file.clone(), read.span.clone()))
+            })
+            .collect();
+        found.sort_by(|a, b| (&a.0, a.1.start).cmp(&(&b.0, b.1.start)));
+        found
     }
 
     /// A path of the chart for messages: relative to the chart's folder.
@@ -1580,9 +1673,11 @@ enum Read {
 
 /// The file `relative` (`values.yaml`, `templates/x.yaml`) of the chart at
 /// `location`, from its folder or its archive: UTF-8 text of at most `limit`
-/// bytes, a regular file, never through a link.
+/// bytes, a regular file, never through a link; an `overlay` text stands in for a
+/// file of a folder.
 fn read_chart_file(
     archive: Option<&Archive>,
+    overlay: Option<&Overlay>,
     location: &Location,
     relative: &str,
     limit: usize,
@@ -1595,10 +1690,17 @@ fn read_chart_file(
             }
         }
         (_, location) => {
-            match crate::source::read_regular(&location.root().join(relative), limit) {
-                Ok(bytes) => bytes,
-                Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Read::Absent,
-                Err(error) => return Read::Unreadable(format!("cannot be read: {error}")),
+            let path = location.root().join(relative);
+            if let Some(text) = overlay.and_then(|overlay| overlay.get(&path)) {
+                text.as_bytes().to_vec()
+            } else {
+                match crate::source::read_regular(&path, limit) {
+                    Ok(bytes) => bytes,
+                    Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+                        return Read::Absent;
+                    }
+                    Err(error) => return Read::Unreadable(format!("cannot be read: {error}")),
+                }
             }
         }
     };

@@ -1,0 +1,143 @@
+//! Code actions: the fix `check --fix` would apply to a finding, all of a file's
+//! fixes at once (`source.fixAll`), and silencing a finding with a
+//! `tether: ignore[rule]` comment in the file's comment form. Each is an edit the
+//! client applies; the server writes nothing.
+
+use std::collections::HashMap;
+
+use lsp_types::{
+    CodeAction, CodeActionKind, CodeActionOrCommand, CodeActionParams, CodeActionResponse,
+    TextEdit, Uri, WorkspaceEdit,
+};
+
+use super::documents::LineIndex;
+use super::findings::{Failure, request_path, to_lsp};
+use super::snapshot::Batch;
+use crate::diagnostic::Diagnostic;
+
+/// The reason a silencing comment is written with, for the user to replace.
+const REASON: &str = "reason";
+
+/// `textDocument/codeAction`: the actions for the findings in the range, and the
+/// file's fix-all when it has fixes.
+pub(crate) fn code_actions(
+    batch: &Batch,
+    params: CodeActionParams,
+) -> Result<Option<CodeActionResponse>, Failure> {
+    let uri = params.text_document.uri;
+    let path = request_path(&uri)?;
+    let Ok(file) = batch.file(&path) else {
+        return Ok(None);
+    };
+    if !file.included {
+        return Ok(None);
+    }
+    let (_, diagnostics) = crate::linter::check::check_buffer(
+        &file.config,
+        &file.project,
+        &file.relative,
+        file.text.as_bytes().to_vec(),
+    );
+    let text: &str = &file.text;
+    let index = LineIndex::new(text);
+    // A finding counts when one of its lines is in the range: a cursor on the
+    // line asks for its actions.
+    let lines = params.range.start.line as usize..=params.range.end.line as usize;
+    let wants = |kind: &CodeActionKind| {
+        params.context.only.as_ref().is_none_or(|only| {
+            only.iter()
+                .any(|wanted| kind.as_str().starts_with(wanted.as_str()))
+        })
+    };
+    let template = crate::yaml::pipeline::is_template_path(&file.relative);
+    let mut actions = Vec::new();
+    for diagnostic in &diagnostics {
+        let first = index.line_of(diagnostic.range.start);
+        let last = index.line_of(diagnostic.range.end);
+        if first > *lines.end() || last < *lines.start() {
+            continue;
+        }
+        let shown = to_lsp(diagnostic, &index, Some(&uri));
+        if let Some(fix) = &diagnostic.fix {
+            let edits = fix
+                .edits
+                .iter()
+                .map(|edit| TextEdit::new(index.range(&edit.range), edit.content.clone()))
+                .collect();
+            actions.push(CodeAction {
+                title: format!("Fix {}: {}", diagnostic.rule.name(), diagnostic.message),
+                kind: Some(CodeActionKind::QUICKFIX),
+                diagnostics: Some(vec![shown.clone()]),
+                edit: Some(edit_of(&uri, edits)),
+                is_preferred: Some(true),
+                ..CodeAction::default()
+            });
+        }
+        actions.push(CodeAction {
+            title: format!("Silence {} on this line", diagnostic.rule.name()),
+            kind: Some(CodeActionKind::QUICKFIX),
+            diagnostics: Some(vec![shown]),
+            edit: Some(edit_of(
+                &uri,
+                vec![silence(diagnostic, text, &index, template)],
+            )),
+            ..CodeAction::default()
+        });
+    }
+    if diagnostics
+        .iter()
+        .any(|diagnostic| diagnostic.fix.is_some())
+    {
+        if let Ok(fixed) =
+            crate::linter::fix::fix_text_in(&file.config, &file.project, &file.relative, text)
+        {
+            if fixed.text != text {
+                let whole = index.range(&(0..text.len()));
+                actions.push(CodeAction {
+                    title: "Fix every tether finding in this file".into(),
+                    kind: Some(CodeActionKind::SOURCE_FIX_ALL),
+                    edit: Some(edit_of(&uri, vec![TextEdit::new(whole, fixed.text)])),
+                    ..CodeAction::default()
+                });
+            }
+        }
+    }
+    let actions: Vec<CodeActionOrCommand> = actions
+        .into_iter()
+        .filter(|action| action.kind.as_ref().is_none_or(&wants))
+        .map(CodeActionOrCommand::CodeAction)
+        .collect();
+    Ok(Some(actions))
+}
+
+/// The line inserted above a finding's line that silences it: a `#` comment in
+/// YAML, a template comment in a template (`{{-` so the rendered output keeps no
+/// trace of it), indented as the line is.
+pub(crate) fn silence(
+    diagnostic: &Diagnostic,
+    text: &str,
+    index: &LineIndex,
+    template: bool,
+) -> TextEdit {
+    let line = index.line_of(diagnostic.range.start);
+    let start = index.line_start(line);
+    let indentation: String = text[start..]
+        .chars()
+        .take_while(|character| *character == ' ' || *character == '\t')
+        .collect();
+    let rule = diagnostic.rule.name();
+    let comment = if template {
+        format!("{indentation}{{{{- /* tether: ignore[{rule}] {REASON} */}}}}\n")
+    } else {
+        format!("{indentation}# tether: ignore[{rule}] {REASON}\n")
+    };
+    let at = index.position(start);
+    TextEdit::new(lsp_types::Range::new(at, at), comment)
+}
+
+fn edit_of(uri: &Uri, edits: Vec<TextEdit>) -> WorkspaceEdit {
+    WorkspaceEdit {
+        changes: Some(HashMap::from([(uri.clone(), edits)])),
+        ..WorkspaceEdit::default()
+    }
+}

@@ -1,0 +1,291 @@
+//! The values graph as the editor asks it: the `.Values` read or `include` under
+//! the cursor, the key of `values.yaml` a read names (in the chart, a dependency,
+//! or for a library, the charts that include it), the templates that read a key,
+//! and where a named template is defined. Everything is read through the batch,
+//! so open buffers count.
+
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::snapshot::Batch;
+use crate::analysis::charts::Chart;
+use crate::template::reads::Read;
+use crate::yaml::model::{FileModel, Key};
+
+/// A file's text and comment model.
+pub(crate) struct Modelled {
+    pub path: PathBuf,
+    pub text: Arc<str>,
+    pub model: FileModel,
+}
+
+/// Where a read's key is, or is not.
+pub(crate) enum Site {
+    /// The key, in the values file it is in.
+    Found { file: Modelled, key: Key },
+    /// Not in the chart's `values.yaml`: the file, and the key nearest to the
+    /// missing one, if any.
+    Missing {
+        values: PathBuf,
+        nearest: Option<String>,
+    },
+}
+
+/// The model of the file at `path`, from its open buffer or the disk.
+pub(crate) fn model_of(batch: &Batch, path: &Path) -> Option<Modelled> {
+    let file = batch.file(path).ok()?;
+    let model = crate::yaml::pipeline::model_bytes_with(
+        file.relative.clone(),
+        file.text.as_bytes().to_vec(),
+        &file.config.directives,
+    );
+    Some(Modelled {
+        path: path.to_path_buf(),
+        text: file.text,
+        model,
+    })
+}
+
+/// The segments of a key path in helm-unittest notation (`a.b["c.d"][0]`); items
+/// of sequences are left out.
+pub(crate) fn segments(path: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut current = String::new();
+    let mut chars = path.chars().peekable();
+    while let Some(character) = chars.next() {
+        match character {
+            '.' => {
+                if !current.is_empty() {
+                    out.push(std::mem::take(&mut current));
+                }
+            }
+            '[' => {
+                if !current.is_empty() {
+                    out.push(std::mem::take(&mut current));
+                }
+                let mut inside = String::new();
+                for next in chars.by_ref() {
+                    if next == ']' {
+                        break;
+                    }
+                    inside.push(next);
+                }
+                if let Some(quoted) = inside
+                    .strip_prefix('"')
+                    .and_then(|rest| rest.strip_suffix('"'))
+                {
+                    out.push(quoted.to_string());
+                }
+            }
+            _ => current.push(character),
+        }
+    }
+    if !current.is_empty() {
+        out.push(current);
+    }
+    out
+}
+
+/// The key whose line holds `offset`: the deepest one starting at or before it.
+pub(crate) fn key_at(file: &Modelled, offset: usize) -> Option<&Key> {
+    let index = super::documents::LineIndex::new(&file.text);
+    let line = index.line_of(offset);
+    let on_line: Vec<&Key> = file
+        .model
+        .keys()
+        .map(|(_, key)| key)
+        .filter(|key| key.line == line)
+        .filter(|key| !key.path.ends_with(']') || key.path.ends_with("\"]"))
+        .collect();
+    on_line
+        .iter()
+        .rev()
+        .find(|key| key.offset <= offset)
+        .or(on_line.first())
+        .copied()
+}
+
+/// The `.Values` read spelled at `offset` of a template's text: the innermost read
+/// whose span holds it, else the last read of its action that starts before it
+/// (`(.Values.a).b` is spelled past the span of the read of `.Values.a`).
+pub(crate) fn read_at(text: &str, offset: usize) -> Option<Read> {
+    let (actions, _) = crate::template::lex::lex(text);
+    let action = actions
+        .iter()
+        .find(|action| action.span.start <= offset && offset < action.span.end)?
+        .span
+        .clone();
+    let found = crate::template::reads::reads(text, &actions);
+    let in_action: Vec<Read> = found
+        .reads
+        .into_iter()
+        .filter(|read| action.start <= read.span.start && read.span.start <= offset)
+        .collect();
+    let holding = in_action
+        .iter()
+        .filter(|read| offset <= read.span.end)
+        .min_by_key(|read| read.span.len())
+        .cloned();
+    holding.or_else(|| in_action.into_iter().max_by_key(|read| read.span.start))
+}
+
+/// The named template an `include`, `template` or `block` at `offset` calls.
+pub(crate) fn include_at(text: &str, offset: usize) -> Option<String> {
+    let (actions, _) = crate::template::lex::lex(text);
+    let action = actions
+        .iter()
+        .find(|action| action.span.start <= offset && offset < action.span.end)?;
+    let body = text.get(action.body.clone())?;
+    let mut names = Vec::new();
+    for keyword in ["include", "template", "block"] {
+        let mut from = 0;
+        while let Some(at) = body[from..].find(keyword) {
+            let start = from + at + keyword.len();
+            from = start;
+            let rest = body[start..].trim_start();
+            let Some(rest) = rest.strip_prefix('"') else {
+                continue;
+            };
+            if let Some(end) = rest.find('"') {
+                let name_start = action.body.start + (body.len() - rest.len());
+                names.push((name_start..name_start + end, rest[..end].to_string()));
+            }
+        }
+    }
+    // The name under the cursor, else the action's first call.
+    names.sort_by_key(|(range, _)| range.start);
+    names
+        .iter()
+        .find(|(range, _)| range.start <= offset && offset <= range.end)
+        .or(names.first())
+        .map(|(_, name)| name.clone())
+}
+
+/// Where `path` is in the values of `chart`'s rendering: its `values.yaml`, the
+/// values of the dependency the first key names, or for a library, the values of
+/// the open charts that depend on it.
+pub(crate) fn value_site(batch: &Batch, chart: &Arc<Chart>, path: &[String]) -> Option<Site> {
+    if let Some((first, rest)) = path.split_first() {
+        if !rest.is_empty() {
+            if let Some(dependency) = chart.dependency_keyed(first) {
+                if let Some(Site::Found { file, key }) = find_in(batch, &dependency, rest) {
+                    return Some(Site::Found { file, key });
+                }
+            }
+        }
+    }
+    let own = find_in(batch, chart, path);
+    if chart.library && !matches!(own, Some(Site::Found { .. })) {
+        for includer in including_charts(batch, chart) {
+            if let Some(Site::Found { file, key }) = find_in(batch, &includer, path) {
+                return Some(Site::Found { file, key });
+            }
+        }
+    }
+    own
+}
+
+/// The open charts whose rendering reaches the library `chart`.
+pub(crate) fn including_charts(batch: &Batch, chart: &Chart) -> Vec<Arc<Chart>> {
+    let mut found: Vec<Arc<Chart>> = Vec::new();
+    for path in batch.snapshot.documents.keys() {
+        if let Some(other) = batch.chart_of(path) {
+            if other.root != chart.root
+                && other.depends_on(&chart.root)
+                && !found.iter().any(|seen| seen.root == other.root)
+            {
+                found.push(other);
+            }
+        }
+    }
+    found.sort_by(|a, b| a.root.cmp(&b.root));
+    found
+}
+
+fn find_in(batch: &Batch, chart: &Chart, path: &[String]) -> Option<Site> {
+    let values = chart.root.join("values.yaml");
+    let file = model_of(batch, &values)?;
+    let found = file
+        .model
+        .keys()
+        .map(|(_, key)| key)
+        .find(|key| segments(&key.path) == path)
+        .cloned();
+    match found {
+        Some(key) => Some(Site::Found { file, key }),
+        None => {
+            let nearest = nearest_key(&file.model, path);
+            Some(Site::Missing { values, nearest })
+        }
+    }
+}
+
+/// The key of `model` nearest to `path`: among the keys beside the first missing
+/// one, the most alike by name.
+fn nearest_key(model: &FileModel, path: &[String]) -> Option<String> {
+    let keys: Vec<Vec<String>> = model.keys().map(|(_, key)| segments(&key.path)).collect();
+    // The deepest prefix of `path` that is there.
+    let depth = (0..path.len())
+        .rev()
+        .find(|depth| *depth == 0 || keys.iter().any(|key| key.as_slice() == &path[..*depth]))?;
+    let missing = &path[depth];
+    keys.iter()
+        .filter(|key| key.len() == depth + 1 && key.starts_with(&path[..depth]))
+        .map(|key| (strsim::jaro_winkler(missing, &key[depth]), key))
+        .filter(|(score, _)| *score > 0.7)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, key)| key.join("."))
+}
+
+/// Where the templates of `chart` (and the libraries it reaches, whose defines
+/// read its values) read `path`.
+pub(crate) fn readers(chart: &Chart, path: &[String]) -> Vec<(PathBuf, Range<usize>)> {
+    let mut found = chart.readers_of(path);
+    for reached in chart.reached() {
+        if reached.library {
+            found.extend(reached.readers_of(path));
+        }
+    }
+    found
+}
+
+/// Where the named template `name` is defined, among the templates of `chart` and
+/// the charts it reaches: the file, the `define` action's range, and the file's
+/// text.
+pub(crate) fn define_site(
+    batch: &Batch,
+    chart: &Chart,
+    name: &str,
+) -> Option<(PathBuf, Range<usize>, Arc<str>)> {
+    let files = chart.template_files().into_iter().chain(
+        chart
+            .reached()
+            .into_iter()
+            .flat_map(|reached| reached.template_files()),
+    );
+    for file in files {
+        let Ok(state) = batch.file(&file) else {
+            continue;
+        };
+        let text = state.text;
+        let (actions, _) = crate::template::lex::lex(&text);
+        for action in &actions {
+            let body = text.get(action.body.clone()).unwrap_or_default().trim();
+            for keyword in ["define", "block"] {
+                let Some(rest) = body.strip_prefix(keyword) else {
+                    continue;
+                };
+                let rest = rest.trim_start();
+                if rest
+                    .strip_prefix('"')
+                    .and_then(|rest| rest.split('"').next())
+                    == Some(name)
+                {
+                    return Some((file, action.span.clone(), text.clone()));
+                }
+            }
+        }
+    }
+    None
+}

@@ -1,0 +1,207 @@
+//! Hover: on a key, the comments that document it and the templates that read
+//! it; on a `.Values` read, the key's line in `values.yaml` with its documentation,
+//! or that it is not defined and the nearest key; on an `include`, the first lines
+//! of the define.
+
+use lsp_types::{Hover, HoverContents, HoverParams, MarkupContent, MarkupKind};
+
+use super::documents::LineIndex;
+use super::findings::{Failure, request_path};
+use super::graph::{self, Site};
+use super::snapshot::Batch;
+use crate::yaml::model::{Key, Placement};
+
+/// The lines of a define shown on hover.
+const DEFINE_LINES: usize = 8;
+
+/// `textDocument/hover`.
+pub(crate) fn hover(batch: &Batch, params: HoverParams) -> Result<Option<Hover>, Failure> {
+    let path = request_path(&params.text_document_position_params.text_document.uri)?;
+    let Ok(file) = batch.file(&path) else {
+        return Ok(None);
+    };
+    let offset = LineIndex::new(&file.text).offset(params.text_document_position_params.position);
+    let text = hover_text(batch, &path, &file.text, offset);
+    Ok(text.map(|value| Hover {
+        contents: HoverContents::Markup(MarkupContent {
+            kind: MarkupKind::Markdown,
+            value,
+        }),
+        range: None,
+    }))
+}
+
+/// The hover's Markdown at `offset` of the file at `path`.
+pub(crate) fn hover_text(
+    batch: &Batch,
+    path: &std::path::Path,
+    text: &str,
+    offset: usize,
+) -> Option<String> {
+    let chart = batch.chart_of(path);
+    if let Some(chart) = &chart {
+        if let Some(read) = graph::read_at(text, offset) {
+            let shown = read.path.join(".");
+            return Some(match graph::value_site(batch, chart, &read.path)? {
+                Site::Found { file, key } => {
+                    let line = file
+                        .text
+                        .lines()
+                        .nth(key.line)
+                        .unwrap_or_default()
+                        .trim_end();
+                    let mut out = format!(
+                        "`.Values.{shown}`: {}:{}\n\n```yaml\n{line}\n```",
+                        shown_path(&file.path, &chart.root),
+                        key.line + 1
+                    );
+                    push_documentation(&mut out, &key);
+                    out
+                }
+                Site::Missing { values, nearest } => {
+                    let mut out = format!(
+                        "`.Values.{shown}` is not defined in {}",
+                        shown_path(&values, &chart.root)
+                    );
+                    if let Some(nearest) = nearest {
+                        out.push_str(&format!("; the nearest key is `{nearest}`"));
+                    }
+                    out
+                }
+            });
+        }
+        if let Some(name) = graph::include_at(text, offset) {
+            let (file, range, define_text) = graph::define_site(batch, chart, &name)?;
+            let start = define_text[..range.start]
+                .rfind('\n')
+                .map_or(0, |at| at + 1);
+            let lines: Vec<&str> = define_text[start..].lines().take(DEFINE_LINES).collect();
+            let line = LineIndex::new(&define_text).line_of(range.start) + 1;
+            return Some(format!(
+                "`{name}`: {}:{line}\n\n```gotmpl\n{}\n```",
+                shown_path(&file, &chart.root),
+                lines.join("\n")
+            ));
+        }
+    }
+    let modelled = graph::model_of(batch, path)?;
+    let key = graph::key_at(&modelled, offset)?.clone();
+    let mut out = format!("`{}`", key.path);
+    push_documentation(&mut out, &key);
+    if let Some(chart) = chart.filter(|chart| chart.root.join("values.yaml") == path) {
+        let readers = graph::readers(&chart, &graph::segments(&key.path));
+        if readers.is_empty() {
+            out.push_str("\n\nRead by no template");
+        } else {
+            out.push_str("\n\nRead by:");
+            let mut seen = Vec::new();
+            for (file, range) in readers {
+                let line = batch
+                    .file(&file)
+                    .map(|state| LineIndex::new(&state.text).line_of(range.start) + 1)
+                    .unwrap_or(0);
+                let entry = format!("{}:{line}", shown_path(&file, &chart.root));
+                if !seen.contains(&entry) {
+                    out.push_str(&format!("\n- {entry}"));
+                    seen.push(entry);
+                }
+            }
+        }
+    }
+    Some(out)
+}
+
+/// The comments that document `key`, leading first.
+fn push_documentation(out: &mut String, key: &Key) {
+    let mut comments: Vec<_> = key.comments.iter().collect();
+    comments.sort_by_key(|attached| attached.placement != Placement::Leading);
+    if comments.is_empty() {
+        out.push_str("\n\nNo comment documents it");
+    }
+    for attached in comments {
+        out.push_str("\n\n");
+        out.push_str(&attached.comment.text);
+    }
+}
+
+/// `path` relative to the folder holding the chart's folder (`app/values.yaml`).
+fn shown_path(path: &std::path::Path, chart_root: &std::path::Path) -> String {
+    let base = chart_root.parent().unwrap_or(chart_root);
+    crate::paths::slashed(path.strip_prefix(base).unwrap_or(path))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+    use std::sync::Arc;
+
+    use super::super::documents::{Document, Documents, uri_of};
+    use super::super::snapshot::{Batch, Snapshot};
+    use super::hover_text;
+
+    fn copy(from: &Path, to: &Path) {
+        std::fs::create_dir_all(to).unwrap();
+        for entry in std::fs::read_dir(from).unwrap() {
+            let entry = entry.unwrap();
+            let target = to.join(entry.file_name());
+            if entry.file_type().unwrap().is_dir() {
+                copy(&entry.path(), &target);
+            } else {
+                std::fs::copy(entry.path(), &target).unwrap();
+            }
+        }
+    }
+
+    /// The hover texts of the server's fixture: reads (each spelling), an include,
+    /// a values key, and a library's read (shown with the including chart's key).
+    #[test]
+    fn hover_texts() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        copy(
+            &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/server"),
+            &root,
+        );
+        let mut documents = Documents::new();
+        let template = root.join("app/templates/deployment.yaml");
+        for path in [&template, &root.join("app/values.yaml")] {
+            let text = std::fs::read_to_string(path).unwrap();
+            documents.insert(
+                path.clone(),
+                Document {
+                    uri: uri_of(path).unwrap(),
+                    version: Some(1),
+                    text: Arc::from(text.as_str()),
+                },
+            );
+        }
+        let snapshot = Snapshot {
+            documents,
+            resolver: Arc::new(std::sync::Mutex::new(super::super::resolver(&root))),
+            generation: 1,
+        };
+        let batch = Batch::new(&snapshot);
+        let mut out = String::new();
+        let cases: [(&str, &str, usize); 7] = [
+            ("app/templates/deployment.yaml", ".Values.replicas", 9),
+            ("app/templates/deployment.yaml", "(.Values.image).tag", 17),
+            ("app/templates/deployment.yaml", "$.Values.service", 3),
+            ("app/templates/deployment.yaml", "include", 2),
+            ("app/values.yaml", "  port:", 3),
+            ("app/values.yaml", "image:", 1),
+            ("common/templates/_names.tpl", ".Values.nameOverride", 9),
+        ];
+        for (file, needle, shift) in cases {
+            let path = root.join(file);
+            let text = batch.file(&path).unwrap().text;
+            let offset = text.find(needle).unwrap() + shift;
+            let shown = hover_text(&batch, &path, &text, offset).unwrap_or_default();
+            out.push_str(&format!("## {file} at `{needle}`\n{shown}\n\n"));
+        }
+        let mut settings = insta::Settings::clone_current();
+        settings.set_snapshot_path(Path::new(env!("CARGO_MANIFEST_DIR")).join("snapshots"));
+        settings.set_prepend_module_to_snapshot(false);
+        settings.set_omit_expression(true);
+        settings.bind(|| insta::assert_snapshot!("server_hover", out));
+    }
+}

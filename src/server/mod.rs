@@ -1,0 +1,521 @@
+//! `tether server`: a language server over stdio. The message loop here keeps the
+//! open documents and the configurations, and hands every check to one worker
+//! thread (`diagnostics.rs`), so it never waits on one; the worker reads the
+//! analysis through the open buffers (`snapshot.rs`), as `check` would read the
+//! files. The server never writes a file: fixes are edits the client applies.
+
+mod actions;
+mod diagnostics;
+mod documents;
+mod findings;
+mod graph;
+mod hover;
+mod navigation;
+mod requests;
+mod snapshot;
+mod transport;
+
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crossbeam_channel::Sender;
+use lsp_server::{ErrorCode, Message, Notification, Request, Response};
+use lsp_types::notification::Notification as _;
+
+use crate::linter::check::ConfigSource;
+use crate::settings::config::Config;
+use crate::settings::resolve::Resolver;
+use diagnostics::{Job, Worker};
+use documents::{Document, Documents};
+use snapshot::Snapshot;
+use transport::Incoming;
+
+/// Serves the Language Server Protocol on standard input and output until the
+/// client says `exit` or closes the stream.
+///
+/// ```no_run
+/// helm_tether::serve().unwrap();
+/// ```
+pub fn serve() -> std::io::Result<()> {
+    serve_on(std::io::BufReader::new(std::io::stdin()), std::io::stdout())
+}
+
+/// Serves `input` as a client's byte stream and discards the answers: the fuzz
+/// target's entry point (`helm_tether::internals`).
+#[cfg_attr(not(feature = "internals"), allow(dead_code))]
+pub fn serve_bytes(input: Vec<u8>) -> std::io::Result<()> {
+    serve_on(std::io::Cursor::new(input), std::io::sink())
+}
+
+/// Serves the protocol on `input` and `output` (the tests and the fuzz target
+/// serve in memory).
+pub(crate) fn serve_on(
+    mut input: impl BufRead + Send + 'static,
+    mut output: impl Write + Send + 'static,
+) -> std::io::Result<()> {
+    let (incoming_sender, incoming) = crossbeam_channel::bounded::<Incoming>(16);
+    let (out, outgoing) = crossbeam_channel::unbounded::<serde_json::Value>();
+    let reader = std::thread::Builder::new()
+        .name("tether-lsp-reader".into())
+        .spawn(move || -> std::io::Result<()> {
+            while let Some(message) = transport::read(&mut input)? {
+                if incoming_sender.send(message).is_err() {
+                    break;
+                }
+            }
+            Ok(())
+        })?;
+    let writer = std::thread::Builder::new()
+        .name("tether-lsp-writer".into())
+        .spawn(move || -> std::io::Result<()> {
+            for message in outgoing {
+                transport::write(&mut output, &message)?;
+            }
+            Ok(())
+        })?;
+    let mut server = Server::new(out);
+    for message in incoming {
+        if !server.take(message) {
+            break;
+        }
+    }
+    drop(server);
+    let _ = writer.join();
+    // The reader may be blocked on a stream that stays open; it ends with the
+    // process.
+    drop(reader);
+    Ok(())
+}
+
+/// The message loop's state.
+struct Server {
+    out: Sender<serde_json::Value>,
+    documents: Documents,
+    resolver: snapshot::SharedResolver,
+    /// The workspace folder: the defaults' root where no `tether.toml` is found.
+    root: PathBuf,
+    generation: u64,
+    latest: Arc<AtomicU64>,
+    jobs: Option<Sender<Job>>,
+    initialized: bool,
+    shutdown: bool,
+}
+
+impl Server {
+    fn new(out: Sender<serde_json::Value>) -> Server {
+        let root = std::env::current_dir().unwrap_or_default();
+        Server {
+            resolver: Arc::new(std::sync::Mutex::new(resolver(&root))),
+            out,
+            documents: Documents::new(),
+            root,
+            generation: 0,
+            latest: Arc::new(AtomicU64::new(0)),
+            jobs: None,
+            initialized: false,
+            shutdown: false,
+        }
+    }
+
+    /// Handles one message; false when the server is to stop.
+    fn take(&mut self, message: Incoming) -> bool {
+        let message = match message {
+            Incoming::Message(message) => message,
+            Incoming::Malformed(response) => {
+                let _ = self.out.send(response);
+                return true;
+            }
+        };
+        match message {
+            Message::Request(request) => self.request(request),
+            Message::Notification(notification) => {
+                if notification.method == lsp_types::notification::Exit::METHOD {
+                    return false;
+                }
+                findings::guarded((), || self.notification(notification));
+            }
+            // Answers to the server's own requests (registration, refresh).
+            Message::Response(_) => {}
+        }
+        true
+    }
+
+    fn respond(&self, response: Response) {
+        let _ = self
+            .out
+            .send(transport::value_of(&Message::Response(response)));
+    }
+
+    fn request(&mut self, request: Request) {
+        let id = request.id.clone();
+        if request.method == "initialize" && self.initialized {
+            self.respond(Response::new_err(
+                id,
+                ErrorCode::InvalidRequest as i32,
+                "the server is initialized already".into(),
+            ));
+            return;
+        }
+        if request.method == "initialize" {
+            let response = findings::guarded(
+                Response::new_err(
+                    id.clone(),
+                    ErrorCode::InvalidParams as i32,
+                    "invalid initialize".into(),
+                ),
+                || self.initialize(request),
+            );
+            self.respond(response);
+            return;
+        }
+        if !self.initialized {
+            self.respond(Response::new_err(
+                id,
+                ErrorCode::ServerNotInitialized as i32,
+                "the server is not initialized".into(),
+            ));
+            return;
+        }
+        if request.method == "shutdown" {
+            self.shutdown = true;
+            self.respond(Response::new_ok(id, serde_json::Value::Null));
+            return;
+        }
+        if self.shutdown {
+            self.respond(Response::new_err(
+                id,
+                ErrorCode::InvalidRequest as i32,
+                "the server is shutting down".into(),
+            ));
+            return;
+        }
+        if !requests::METHODS.contains(&request.method.as_str()) {
+            self.respond(Response::new_err(
+                id,
+                ErrorCode::MethodNotFound as i32,
+                format!("tether does not answer `{}`", request.method),
+            ));
+            return;
+        }
+        let snapshot = self.snapshot();
+        self.send(Job::Request { snapshot, request });
+    }
+
+    fn initialize(&mut self, request: Request) -> Response {
+        // The specification spells it `workspace.diagnostics`, lsp-types
+        // `workspace.diagnostic`: either is read.
+        let workspace = &request.params["capabilities"]["workspace"];
+        let refresh = [&workspace["diagnostics"], &workspace["diagnostic"]]
+            .iter()
+            .any(|diagnostics| diagnostics["refreshSupport"] == true);
+        let params: lsp_types::InitializeParams = match serde_json::from_value(request.params) {
+            Ok(params) => params,
+            Err(error) => {
+                return Response::new_err(
+                    request.id,
+                    ErrorCode::InvalidParams as i32,
+                    format!("invalid initialize parameters: {error}"),
+                );
+            }
+        };
+        if let Some(root) = workspace_root(&params) {
+            self.root = root;
+            self.resolver = Arc::new(std::sync::Mutex::new(resolver(&self.root)));
+        }
+        let text_document = params.capabilities.text_document.as_ref();
+        let pull = text_document.is_some_and(|capabilities| capabilities.diagnostic.is_some());
+        let watch = params
+            .capabilities
+            .workspace
+            .as_ref()
+            .and_then(|workspace| workspace.did_change_watched_files.as_ref())
+            .and_then(|watched| watched.dynamic_registration)
+            .unwrap_or(false);
+        let (jobs, receiver) = crossbeam_channel::unbounded();
+        let worker = Worker {
+            out: self.out.clone(),
+            latest: self.latest.clone(),
+            pull,
+            refresh,
+        };
+        let spawned = std::thread::Builder::new()
+            .name("tether-lsp-worker".into())
+            .spawn(move || worker.run(receiver));
+        if let Err(error) = spawned {
+            return Response::new_err(
+                request.id,
+                ErrorCode::InternalError as i32,
+                format!("cannot start the worker thread: {error}"),
+            );
+        }
+        self.jobs = Some(jobs);
+        self.initialized = true;
+        if watch {
+            self.register_watchers();
+        }
+        Response::new_ok(request.id, capabilities(pull))
+    }
+
+    /// Asks the client to tell of changes to the files that configure a check.
+    fn register_watchers(&self) {
+        let watchers: Vec<lsp_types::FileSystemWatcher> = WATCHED
+            .iter()
+            .map(|pattern| lsp_types::FileSystemWatcher {
+                glob_pattern: lsp_types::GlobPattern::String((*pattern).into()),
+                kind: None,
+            })
+            .collect();
+        let options = lsp_types::DidChangeWatchedFilesRegistrationOptions { watchers };
+        let params = lsp_types::RegistrationParams {
+            registrations: vec![lsp_types::Registration {
+                id: "tether-watched-files".into(),
+                method: "workspace/didChangeWatchedFiles".into(),
+                register_options: serde_json::to_value(options).ok(),
+            }],
+        };
+        let request = Request::new(
+            "tether-register".to_string().into(),
+            "client/registerCapability".into(),
+            params,
+        );
+        let _ = self
+            .out
+            .send(transport::value_of(&Message::Request(request)));
+    }
+
+    fn notification(&mut self, notification: Notification) {
+        use lsp_types::notification::{
+            DidChangeTextDocument, DidChangeWatchedFiles, DidCloseTextDocument,
+            DidOpenTextDocument, DidSaveTextDocument,
+        };
+        if !self.initialized {
+            return;
+        }
+        let method = notification.method.clone();
+        let params = notification.params;
+        // Unknown notifications, and known ones whose parameters do not parse, are
+        // ignored: a notification has no answer to carry an error.
+        match method.as_str() {
+            DidOpenTextDocument::METHOD => {
+                if let Ok(params) = serde_json::from_value(params) {
+                    self.opened(params);
+                }
+            }
+            DidChangeTextDocument::METHOD => {
+                if let Ok(params) = serde_json::from_value(params) {
+                    self.changed(params);
+                }
+            }
+            DidCloseTextDocument::METHOD => {
+                if let Ok(params) = serde_json::from_value(params) {
+                    self.closed(params);
+                }
+            }
+            DidSaveTextDocument::METHOD => {
+                if let Ok(params) =
+                    serde_json::from_value::<lsp_types::DidSaveTextDocumentParams>(params)
+                {
+                    if let Some(path) = documents::path_of(&params.text_document.uri) {
+                        self.files_changed(vec![path]);
+                    }
+                }
+            }
+            DidChangeWatchedFiles::METHOD => {
+                if let Ok(params) =
+                    serde_json::from_value::<lsp_types::DidChangeWatchedFilesParams>(params)
+                {
+                    let paths = params
+                        .changes
+                        .iter()
+                        .filter_map(|change| documents::path_of(&change.uri))
+                        .collect();
+                    self.files_changed(paths);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn opened(&mut self, params: lsp_types::DidOpenTextDocumentParams) {
+        let Some(path) = documents::path_of(&params.text_document.uri) else {
+            return;
+        };
+        self.documents.insert(
+            path.clone(),
+            Document {
+                uri: params.text_document.uri,
+                version: Some(params.text_document.version),
+                text: Arc::from(params.text_document.text.as_str()),
+            },
+        );
+        self.changed_paths(vec![path], false);
+    }
+
+    fn changed(&mut self, params: lsp_types::DidChangeTextDocumentParams) {
+        let Some(path) = documents::path_of(&params.text_document.uri) else {
+            return;
+        };
+        let Some(document) = self.documents.get_mut(&path) else {
+            return;
+        };
+        let text = documents::apply_changes(&document.text, params.content_changes);
+        document.text = Arc::from(text.as_str());
+        document.version = Some(params.text_document.version);
+        let all = configures(&path);
+        if all {
+            self.resolver = Arc::new(std::sync::Mutex::new(resolver(&self.root)));
+        }
+        self.changed_paths(vec![path], all);
+    }
+
+    fn closed(&mut self, params: lsp_types::DidCloseTextDocumentParams) {
+        let Some(path) = documents::path_of(&params.text_document.uri) else {
+            return;
+        };
+        if self.documents.remove(&path).is_some() {
+            self.send(Job::Closed(params.text_document.uri));
+            // What it read on disk may differ from its buffer.
+            self.changed_paths(vec![path], false);
+        }
+    }
+
+    /// Files changed on disk (saved, or seen by the client's watcher): a
+    /// configuration file makes every open file be checked again with the
+    /// configurations read anew.
+    fn files_changed(&mut self, paths: Vec<PathBuf>) {
+        let all = paths.iter().any(|path| configures(path));
+        if all {
+            self.resolver = Arc::new(std::sync::Mutex::new(resolver(&self.root)));
+        }
+        self.changed_paths(paths, all);
+    }
+
+    fn changed_paths(&mut self, paths: Vec<PathBuf>, all: bool) {
+        let snapshot = self.snapshot_new_generation();
+        self.send(Job::Changed {
+            snapshot,
+            paths,
+            all,
+        });
+    }
+
+    fn snapshot_new_generation(&mut self) -> Arc<Snapshot> {
+        self.generation += 1;
+        self.latest.store(self.generation, Ordering::SeqCst);
+        self.snapshot()
+    }
+
+    fn snapshot(&self) -> Arc<Snapshot> {
+        Arc::new(Snapshot {
+            documents: self.documents.clone(),
+            resolver: self.resolver.clone(),
+            generation: self.generation,
+        })
+    }
+
+    fn send(&self, job: Job) {
+        if let Some(jobs) = &self.jobs {
+            let _ = jobs.send(job);
+        }
+    }
+}
+
+/// The files whose change changes the configuration of others.
+const WATCHED: &[&str] = &[
+    "**/tether.toml",
+    "**/.yamllint",
+    "**/.yamllint.yaml",
+    "**/.yamllint.yml",
+    "**/ct.yaml",
+    "**/Chart.yaml",
+    "**/requirements.yaml",
+    "**/values.yaml",
+];
+
+/// Whether a change of the file at `path` changes the configuration of other files
+/// (`tether.toml`, yamllint's and chart-testing's files).
+fn configures(path: &Path) -> bool {
+    let name = path
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    name == crate::settings::config::FILE_NAME || name.starts_with(".yamllint") || name == "ct.yaml"
+}
+
+/// The resolver `check` makes without `--config`: each file's nearest
+/// `tether.toml`, the defaults rooted at the workspace where there is none.
+fn resolver(root: &Path) -> Resolver {
+    let source = ConfigSource::Nearest {
+        fallback: Config::default_for(root.to_path_buf()),
+        select: Vec::new(),
+        ignore: Vec::new(),
+    };
+    let mut resolver = source.resolver().unwrap_or_else(|_| {
+        Resolver::discover(
+            Config::default_for(root.to_path_buf()),
+            Vec::new(),
+            Vec::new(),
+        )
+    });
+    resolver.set_input_root(root.to_path_buf());
+    resolver
+}
+
+/// The workspace's folder: its first folder, or the deprecated root URI.
+#[allow(deprecated)]
+fn workspace_root(params: &lsp_types::InitializeParams) -> Option<PathBuf> {
+    params
+        .workspace_folders
+        .as_ref()
+        .and_then(|folders| folders.first())
+        .and_then(|folder| documents::path_of(&folder.uri))
+        .or_else(|| params.root_uri.as_ref().and_then(documents::path_of))
+}
+
+/// What the server can do.
+fn capabilities(pull: bool) -> serde_json::Value {
+    use lsp_types::{
+        CodeActionKind, CodeActionOptions, CodeActionProviderCapability, DiagnosticOptions,
+        DiagnosticServerCapabilities, HoverProviderCapability, OneOf, SaveOptions,
+        ServerCapabilities, TextDocumentSyncCapability, TextDocumentSyncKind,
+        TextDocumentSyncOptions, TextDocumentSyncSaveOptions,
+    };
+    let capabilities = ServerCapabilities {
+        text_document_sync: Some(TextDocumentSyncCapability::Options(
+            TextDocumentSyncOptions {
+                open_close: Some(true),
+                change: Some(TextDocumentSyncKind::INCREMENTAL),
+                save: Some(TextDocumentSyncSaveOptions::SaveOptions(SaveOptions {
+                    include_text: Some(false),
+                })),
+                ..TextDocumentSyncOptions::default()
+            },
+        )),
+        diagnostic_provider: pull.then(|| {
+            DiagnosticServerCapabilities::Options(DiagnosticOptions {
+                identifier: Some("tether".into()),
+                inter_file_dependencies: true,
+                workspace_diagnostics: false,
+                ..DiagnosticOptions::default()
+            })
+        }),
+        code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
+            code_action_kinds: Some(vec![
+                CodeActionKind::QUICKFIX,
+                CodeActionKind::SOURCE_FIX_ALL,
+            ]),
+            ..CodeActionOptions::default()
+        })),
+        hover_provider: Some(HoverProviderCapability::Simple(true)),
+        definition_provider: Some(OneOf::Left(true)),
+        references_provider: Some(OneOf::Left(true)),
+        document_symbol_provider: Some(OneOf::Left(true)),
+        ..ServerCapabilities::default()
+    };
+    serde_json::json!({
+        "capabilities": capabilities,
+        "serverInfo": { "name": "tether", "version": env!("CARGO_PKG_VERSION") },
+    })
+}

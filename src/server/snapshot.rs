@@ -1,0 +1,177 @@
+//! What one piece of the server's work reads: the open documents and the
+//! configurations at one moment ([`Snapshot`]), and the charts read through those
+//! documents ([`Batch`]), so the analysis sees the editor's unsaved text wherever
+//! `check` would read the file.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use crate::analysis::charts::{Chart, Charts, Overlay};
+use crate::diagnostic::Diagnostic;
+use crate::settings::config::Config;
+use crate::settings::project::{Project, Resolved};
+use crate::settings::resolve::Resolver;
+
+use super::documents::Documents;
+
+/// The documents and configurations as they were after one message.
+#[derive(Debug)]
+pub(crate) struct Snapshot {
+    pub documents: Documents,
+    pub resolver: SharedResolver,
+    /// Counts the changes: work for an older generation is stale.
+    pub generation: u64,
+}
+
+/// The server's resolver, which the message loop and the worker share. `check`
+/// resolves a run's folders in one batch and then looks files up without a lock;
+/// an editor opens files one at a time, so the server resolves each file's folder
+/// when it first meets it, under this lock (two threads, one lookup per file and
+/// piece of work).
+pub(crate) type SharedResolver = Arc<Mutex<Resolver>>;
+
+/// The configuration of the file at `path` (absolute), its folder resolved on
+/// first sight.
+pub(crate) fn configuration_of(resolver: &SharedResolver, path: &Path) -> Result<Resolved, String> {
+    resolver
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .config_for(path)
+}
+
+/// One piece of work over a snapshot: its charts are read once, through the open
+/// documents.
+pub(crate) struct Batch<'a> {
+    pub snapshot: &'a Snapshot,
+    charts: Arc<Charts>,
+}
+
+/// A file as the batch sees it: its configuration, the run's state with the
+/// batch's charts, and its text.
+pub(crate) struct FileState {
+    pub config: Arc<Config>,
+    pub project: Project,
+    /// Relative to the configuration's folder, as `check` names it.
+    pub relative: PathBuf,
+    pub text: Arc<str>,
+    /// Whether `check` would check it (its configuration's `include`/`exclude`).
+    pub included: bool,
+}
+
+/// What a check of one file found.
+pub(crate) enum Checked {
+    /// The findings, in the text they were found in.
+    Findings {
+        text: Arc<str>,
+        diagnostics: Vec<Diagnostic>,
+    },
+    /// The file's configuration is broken: why.
+    Broken(String),
+    /// `check` would not check it.
+    Excluded,
+}
+
+impl<'a> Batch<'a> {
+    /// A batch over `snapshot`, reading charts through its documents.
+    pub fn new(snapshot: &'a Snapshot) -> Batch<'a> {
+        let overlay: Overlay = snapshot
+            .documents
+            .iter()
+            .map(|(path, document)| (path.clone(), document.text.clone()))
+            .collect();
+        Batch {
+            snapshot,
+            charts: Arc::new(Charts::with_overlay(Arc::new(overlay))),
+        }
+    }
+
+    /// The file at `path` (absolute): its open text or, when it is not open, the
+    /// file on disk; `Err` with why its configuration cannot be had.
+    pub fn file(&self, path: &Path) -> Result<FileState, String> {
+        let resolved = configuration_of(&self.snapshot.resolver, path)?;
+        let relative = crate::paths::relative_to(path, &resolved.config.root);
+        let text = match self.snapshot.documents.get(path) {
+            Some(document) => document.text.clone(),
+            None => {
+                let bytes = crate::source::read_regular(path, crate::source::MAX_FILE_BYTES)
+                    .map_err(|error| format!("{}: {error}", path.display()))?;
+                Arc::from(String::from_utf8_lossy(&bytes).as_ref())
+            }
+        };
+        let project = Project {
+            pins: resolved.project.pins.clone(),
+            charts: self.charts.clone(),
+            chart_scope: resolved.project.chart_scope.clone(),
+        };
+        Ok(FileState {
+            included: resolved.config.includes(&relative),
+            config: resolved.config,
+            project,
+            relative,
+            text,
+        })
+    }
+
+    /// Checks the file at `path` as `check` would, in its open text.
+    pub fn check(&self, path: &Path) -> Checked {
+        let file = match self.file(path) {
+            Ok(file) => file,
+            Err(why) => return Checked::Broken(why),
+        };
+        if !file.included {
+            return Checked::Excluded;
+        }
+        let (_, diagnostics) = crate::linter::check::check_buffer(
+            &file.config,
+            &file.project,
+            &file.relative,
+            file.text.as_bytes().to_vec(),
+        );
+        Checked::Findings {
+            text: file.text,
+            diagnostics,
+        }
+    }
+
+    /// The chart of a template or `values.yaml` at `path`.
+    pub fn chart_of(&self, path: &Path) -> Option<Arc<Chart>> {
+        let resolved = configuration_of(&self.snapshot.resolver, path).ok()?;
+        self.charts
+            .of(path, &resolved.project.chart_scope)
+            .map(|(chart, _)| chart)
+    }
+
+    /// The open documents whose findings a change of the files `changed` may
+    /// change: those files, and the open files of every chart that depends on the
+    /// chart of one of them (a template, `values.yaml`, `Chart.yaml`).
+    pub fn affected(&self, changed: &[PathBuf]) -> Vec<PathBuf> {
+        let roots: Vec<PathBuf> = changed
+            .iter()
+            .filter_map(|path| chart_folder(path))
+            .collect();
+        let mut affected: Vec<PathBuf> = self
+            .snapshot
+            .documents
+            .keys()
+            .filter(|path| {
+                changed.contains(path)
+                    || (!roots.is_empty()
+                        && self
+                            .chart_of(path)
+                            .is_some_and(|chart| roots.iter().any(|root| chart.depends_on(root))))
+            })
+            .cloned()
+            .collect();
+        affected.sort();
+        affected
+    }
+}
+
+/// The chart folder a file belongs to: the nearest folder at or above it with a
+/// `Chart.yaml`.
+pub(crate) fn chart_folder(path: &Path) -> Option<PathBuf> {
+    path.ancestors()
+        .skip(1)
+        .find(|folder| folder.join("Chart.yaml").is_file())
+        .map(Path::to_path_buf)
+}

@@ -1,0 +1,182 @@
+//! JSON-RPC over a byte stream, framed as LSP frames it (`Content-Length` headers):
+//! one message at a time, and a malformed one is an error to answer, never the end
+//! of the connection (`lsp-server`'s own reader stops at the first bad message).
+
+use std::io::{BufRead, Read, Write};
+
+use lsp_server::{ErrorCode, Message, RequestId, Response};
+
+/// The largest message read; a larger one is skipped and answered with an error.
+pub(crate) const MAX_MESSAGE_BYTES: usize = 64 * 1024 * 1024;
+
+/// What the reader found in the stream.
+#[derive(Debug)]
+pub(crate) enum Incoming {
+    /// A well-formed message.
+    Message(Message),
+    /// A frame that is not a message: the error response it gets (with the id it
+    /// carried, if one could be read; JSON-RPC's null otherwise).
+    Malformed(serde_json::Value),
+}
+
+/// Reads the next frame of `input`; `None` at the end of the stream.
+pub(crate) fn read(input: &mut impl BufRead) -> std::io::Result<Option<Incoming>> {
+    let mut length: Option<usize> = None;
+    let mut header_error: Option<String> = None;
+    let mut line = String::new();
+    let mut seen_header = false;
+    loop {
+        line.clear();
+        if input.read_line(&mut line)? == 0 {
+            return Ok(None);
+        }
+        let trimmed = line.trim_end_matches(['\r', '\n']);
+        if trimmed.is_empty() {
+            if seen_header {
+                break;
+            }
+            // Blank lines between frames are skipped.
+            continue;
+        }
+        seen_header = true;
+        match trimmed.split_once(':') {
+            Some((name, value)) if name.eq_ignore_ascii_case("content-length") => {
+                match value.trim().parse::<usize>() {
+                    Ok(parsed) => length = Some(parsed),
+                    Err(_) => header_error = Some(format!("bad Content-Length `{}`", value.trim())),
+                }
+            }
+            Some(_) => {}
+            None => header_error = Some(format!("bad header line `{}`", shorten(trimmed))),
+        }
+    }
+    let Some(length) = length else {
+        let why = header_error.unwrap_or_else(|| "no Content-Length header".into());
+        return Ok(Some(malformed(None, ErrorCode::ParseError, why)));
+    };
+    if length > MAX_MESSAGE_BYTES {
+        std::io::copy(
+            &mut Read::take(&mut *input, length as u64),
+            &mut std::io::sink(),
+        )?;
+        return Ok(Some(malformed(
+            None,
+            ErrorCode::InvalidRequest,
+            format!("a message of {length} bytes is larger than tether reads"),
+        )));
+    }
+    let mut body = Vec::new();
+    Read::take(&mut *input, length as u64).read_to_end(&mut body)?;
+    if body.len() < length {
+        return Ok(None);
+    }
+    Ok(Some(parse(&body)))
+}
+
+/// One frame's body as a message, or the error it gets.
+pub(crate) fn parse(body: &[u8]) -> Incoming {
+    let value: serde_json::Value = match serde_json::from_slice(body) {
+        Ok(value) => value,
+        Err(error) => {
+            return malformed(None, ErrorCode::ParseError, format!("not JSON: {error}"));
+        }
+    };
+    let id = value.get("id").and_then(request_id);
+    match serde_json::from_value::<Message>(value) {
+        Ok(message) => Incoming::Message(message),
+        Err(error) => malformed(
+            id,
+            ErrorCode::InvalidRequest,
+            format!("not a JSON-RPC message: {error}"),
+        ),
+    }
+}
+
+/// A message as the writer takes it.
+pub(crate) fn value_of(message: &Message) -> serde_json::Value {
+    let mut body = serde_json::to_value(message).unwrap_or_default();
+    if let Some(object) = body.as_object_mut() {
+        object.insert("jsonrpc".into(), "2.0".into());
+    }
+    body
+}
+
+/// Writes one message, framed.
+pub(crate) fn write(output: &mut impl Write, body: &serde_json::Value) -> std::io::Result<()> {
+    let text = serde_json::to_string(body)?;
+    write!(output, "Content-Length: {}\r\n\r\n{text}", text.len())?;
+    output.flush()
+}
+
+fn malformed(id: Option<RequestId>, code: ErrorCode, message: String) -> Incoming {
+    let response = Response::new_err(
+        id.clone().unwrap_or_else(|| RequestId::from(0)),
+        code as i32,
+        message,
+    );
+    let mut value = value_of(&Message::Response(response));
+    // JSON-RPC answers a message whose id cannot be read with a null id, which
+    // lsp-server's `RequestId` cannot hold.
+    if id.is_none() {
+        if let Some(object) = value.as_object_mut() {
+            object.insert("id".into(), serde_json::Value::Null);
+        }
+    }
+    Incoming::Malformed(value)
+}
+
+fn request_id(value: &serde_json::Value) -> Option<RequestId> {
+    match value {
+        serde_json::Value::Number(number) => number
+            .as_i64()
+            .and_then(|n| i32::try_from(n).ok())
+            .map(RequestId::from),
+        serde_json::Value::String(text) => Some(RequestId::from(text.clone())),
+        _ => None,
+    }
+}
+
+fn shorten(text: &str) -> String {
+    text.chars().take(80).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frames(text: &str) -> Vec<Incoming> {
+        let mut input = std::io::Cursor::new(text.as_bytes().to_vec());
+        let mut found = Vec::new();
+        while let Some(incoming) = read(&mut input).unwrap() {
+            found.push(incoming);
+        }
+        found
+    }
+
+    #[test]
+    fn a_malformed_frame_is_answered_and_the_next_is_read() {
+        let frame = |body: &str| format!("Content-Length: {}\r\n\r\n{body}", body.len());
+        let text = [
+            frame("{bad}"),
+            frame(r#"{"id":3,"method":7}"#),
+            frame(r#"{"jsonrpc":"2.0","method":"initialized","params":{}}"#),
+        ]
+        .concat();
+        let found = frames(&text);
+        assert_eq!(found.len(), 3);
+        assert!(
+            matches!(&found[0], Incoming::Malformed(r) if r["error"]["code"] == -32700 && r["id"].is_null())
+        );
+        assert!(matches!(&found[1], Incoming::Malformed(r) if r["id"] == 3));
+        assert!(matches!(
+            &found[2],
+            Incoming::Message(Message::Notification(_))
+        ));
+    }
+
+    #[test]
+    fn a_frame_without_length_is_an_error() {
+        let found = frames("Foo: bar\r\n\r\n");
+        assert!(matches!(&found[0], Incoming::Malformed(_)));
+    }
+}

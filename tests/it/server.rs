@@ -1,0 +1,251 @@
+//! `tether server`: the end-to-end tests in `tests/server/` (pytest-lsp driving the
+//! binary over stdio, installed into `target/ci-venv` by `cargo xtask ci`), and the
+//! protocol's error paths, driven here byte by byte.
+
+use crate::common;
+
+use std::io::{Read, Write};
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+/// pytest-lsp's client against the binary cargo built.
+#[test]
+fn the_lsp_client_tests_pass() {
+    let Some(pytest) = common::installed_tool("target/ci-venv/bin/pytest") else {
+        return;
+    };
+    let output = Command::new(pytest)
+        .args(["-q", "-p", "no:cacheprovider"])
+        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/server"))
+        .env("TETHER", env!("CARGO_BIN_EXE_tether"))
+        .output()
+        .expect("pytest runs");
+    assert!(
+        output.status.success(),
+        "pytest failed:\n{}\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+fn frame(body: &str) -> String {
+    format!("Content-Length: {}\r\n\r\n{body}", body.len())
+}
+
+/// The messages of a server's output, in order.
+fn messages(output: &[u8]) -> Vec<serde_json::Value> {
+    let text = String::from_utf8_lossy(output);
+    let mut found = Vec::new();
+    let mut rest = text.as_ref();
+    while let Some(at) = rest.find("Content-Length: ") {
+        let after = &rest[at + "Content-Length: ".len()..];
+        let end = after.find("\r\n\r\n").unwrap();
+        let length: usize = after[..end].parse().unwrap();
+        let body = &after[end + 4..end + 4 + length];
+        found.push(serde_json::from_str(body).unwrap());
+        rest = &after[end + 4 + length..];
+    }
+    found
+}
+
+fn response(messages: &[serde_json::Value], id: serde_json::Value) -> &serde_json::Value {
+    messages
+        .iter()
+        .find(|message| message["id"] == id && message.get("method").is_none())
+        .unwrap_or_else(|| panic!("no response to {id}: {messages:#?}"))
+}
+
+/// A malformed message gets an error response and the server reads on; a request
+/// with bad parameters or an unknown method gets an error; `exit` ends it cleanly.
+#[test]
+fn malformed_messages_get_errors_not_an_exit() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tether"))
+        .arg("server")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("tether server starts");
+    let mut input = String::new();
+    input.push_str(&frame("{not json"));
+    input.push_str(&frame(
+        r#"{"jsonrpc":"2.0","id":1,"method":"textDocument/hover","params":{}}"#,
+    ));
+    input.push_str(&frame(
+        r#"{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"capabilities":{}}}"#,
+    ));
+    input.push_str(&frame(
+        r#"{"jsonrpc":"2.0","method":"initialized","params":{}}"#,
+    ));
+    input.push_str(&frame(
+        r#"{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"capabilities":{}}}"#,
+    ));
+    input.push_str(&frame(
+        r#"{"jsonrpc":"2.0","method":"made/up","params":[1]}"#,
+    ));
+    input.push_str(&frame(
+        r#"{"jsonrpc":"2.0","method":"textDocument/didOpen","params":7}"#,
+    ));
+    input.push_str(&frame(
+        r#"{"jsonrpc":"2.0","id":3,"method":"textDocument/hover","params":{"x":1}}"#,
+    ));
+    input.push_str(&frame(
+        r#"{"jsonrpc":"2.0","id":4,"method":"made/up","params":{}}"#,
+    ));
+    input.push_str(&frame(r#"{"jsonrpc":"2.0","id":5}"#));
+    input.push_str("Content-Length: x\r\n\r\n");
+    input.push_str(&frame(r#"{"jsonrpc":"2.0","id":6,"method":"shutdown"}"#));
+    input.push_str(&frame(r#"{"jsonrpc":"2.0","method":"exit"}"#));
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let mut output = Vec::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_end(&mut output)
+        .unwrap();
+    let status = child.wait().unwrap();
+    assert!(status.success(), "the server exited with {status}");
+    let found = messages(&output);
+    let nulls: Vec<_> = found
+        .iter()
+        .filter(|message| message["id"].is_null())
+        .map(|message| message["error"]["code"].clone())
+        .collect();
+    assert_eq!(nulls, [-32700, -32700]);
+    assert_eq!(response(&found, 1.into())["error"]["code"], -32002);
+    assert!(response(&found, 2.into())["result"]["capabilities"].is_object());
+    assert_eq!(response(&found, 3.into())["error"]["code"], -32602);
+    assert_eq!(response(&found, 4.into())["error"]["code"], -32601);
+    assert_eq!(response(&found, 5.into())["error"]["code"], -32600);
+    assert!(response(&found, 6.into())["result"].is_null());
+    assert_eq!(response(&found, 7.into())["error"]["code"], -32600);
+}
+
+/// A real editor: Neovim 0.7 (Debian 12's) headless, attached with
+/// `vim.lsp.start_client`, gets the required-comment diagnostic of
+/// `examples/kubevirt` once the required comment is gone.
+#[test]
+fn neovim_shows_the_required_comment_diagnostic() {
+    if !common::tools_present(&["nvim"]) {
+        return;
+    }
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let copy = tempfile::tempdir().unwrap();
+    let chart = copy.path().join("kubevirt");
+    common::copy_tree(&repo.join("examples/kubevirt"), &chart);
+    let template = chart.join("templates/kubevirt-cr.yaml");
+    let text = std::fs::read_to_string(&template).unwrap();
+    let comment = "  # applies only to VMIs created after the switch;";
+    assert!(text.contains(comment));
+    std::fs::write(&template, text.replacen(comment, "", 1)).unwrap();
+    let out = copy.path().join("diagnostics.txt");
+    let status = Command::new("nvim")
+        .args(["--headless", "-u", "NONE", "-i", "NONE", "-n", "-c"])
+        .arg(format!(
+            "luafile {}",
+            repo.join("tests/server/nvim/attach.lua").display()
+        ))
+        .env("TETHER", env!("CARGO_BIN_EXE_tether"))
+        .env("TETHER_FILE", &template)
+        .env("TETHER_ROOT", &chart)
+        .env("TETHER_OUT", &out)
+        .env("HOME", copy.path())
+        .stdin(Stdio::null())
+        .status()
+        .expect("nvim runs");
+    assert!(status.success(), "nvim exited with {status}");
+    let found = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        found
+            .lines()
+            .any(|line| line.starts_with("required-comment\t70\t")),
+        "{found}"
+    );
+}
+
+/// A burst of keystrokes is one check: twenty changes sent at once are published
+/// once or twice (a loaded machine may split the burst: fewer than ten is
+/// asserted), the last with the last version, never one per change.
+#[test]
+fn a_burst_of_changes_is_checked_once() {
+    let copy = tempfile::tempdir().unwrap();
+    let root = copy.path().canonicalize().unwrap();
+    common::copy_tree(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/server"),
+        &root,
+    );
+    let template = root.join("app/templates/deployment.yaml");
+    let uri = format!("file://{}", template.display());
+    let text = std::fs::read_to_string(&template).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tether"))
+        .arg("server")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("tether server starts");
+    let mut stdin = child.stdin.take().unwrap();
+    let send = |stdin: &mut std::process::ChildStdin, message: serde_json::Value| {
+        stdin
+            .write_all(frame(&message.to_string()).as_bytes())
+            .unwrap();
+    };
+    send(
+        &mut stdin,
+        serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"capabilities": {}, "rootUri": format!("file://{}", root.display())}}),
+    );
+    send(
+        &mut stdin,
+        serde_json::json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}),
+    );
+    send(
+        &mut stdin,
+        serde_json::json!({"jsonrpc": "2.0", "method": "textDocument/didOpen",
+        "params": {"textDocument": {"uri": uri, "languageId": "yaml", "version": 1, "text": text}}}),
+    );
+    for version in 2..=21 {
+        send(
+            &mut stdin,
+            serde_json::json!({"jsonrpc": "2.0", "method": "textDocument/didChange",
+            "params": {"textDocument": {"uri": uri, "version": version},
+                "contentChanges": [{"range": {"start": {"line": 0, "character": 0},
+                    "end": {"line": 0, "character": 0}}, "text": "#\n"}]}}),
+        );
+    }
+    std::thread::sleep(std::time::Duration::from_millis(800));
+    send(
+        &mut stdin,
+        serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}),
+    );
+    send(
+        &mut stdin,
+        serde_json::json!({"jsonrpc": "2.0", "method": "exit"}),
+    );
+    drop(stdin);
+    let mut output = Vec::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_end(&mut output)
+        .unwrap();
+    assert!(child.wait().unwrap().success());
+    let published: Vec<serde_json::Value> = messages(&output)
+        .into_iter()
+        .filter(|message| message["method"] == "textDocument/publishDiagnostics")
+        .collect();
+    assert!(
+        !published.is_empty() && published.len() < 10,
+        "{published:#?}"
+    );
+    let last = published.last().unwrap();
+    assert_eq!(last["params"]["version"], 21);
+    assert!(last["params"]["diagnostics"].is_array());
+}

@@ -1,0 +1,112 @@
+"""Hover, go to definition, references and symbols over a chart whose templates
+include a define of the library chart it depends on."""
+
+import pytest
+from lsprotocol import types
+from conftest import open_file, replace_all
+
+
+def at(text, needle, shift=0):
+    """The position of `needle` (plus `shift` characters) in `text`."""
+    offset = text.index(needle) + shift
+    line = text.count("\n", 0, offset)
+    return types.Position(line=line, character=offset - (text.rfind("\n", 0, offset) + 1))
+
+
+def where(uri, position):
+    return dict(
+        text_document=types.TextDocumentIdentifier(uri=uri), position=position
+    )
+
+
+async def hover(client, uri, position):
+    found = await client.text_document_hover_async(types.HoverParams(**where(uri, position)))
+    return found.contents.value if found else None
+
+
+async def definition(client, uri, position):
+    found = await client.text_document_definition_async(
+        types.DefinitionParams(**where(uri, position))
+    )
+    return (found.uri, found.range.start.line) if found else None
+
+
+@pytest.mark.asyncio
+async def test_hover_on_reads_keys_and_includes(client, chart):
+    template = chart / "app/templates/deployment.yaml"
+    text = template.read_text()
+    uri = open_file(client, template)
+    shown = await hover(client, uri, at(text, ".Values.replicas", 9))
+    assert shown.startswith("`.Values.replicas`: app/values.yaml:4")
+    assert "replicas: 2" in shown and "Number of pods to run." in shown
+    shown = await hover(client, uri, at(text, "(.Values.image).tag", 17))
+    assert shown.startswith("`.Values.image.tag`: app/values.yaml:9")
+    shown = await hover(client, uri, at(text, 'include "common', 10))
+    assert shown.startswith("`common.fullname`: common/templates/_names.tpl:4")
+    assert "default .Release.Name .Values.nameOverride" in shown
+    # A read of a key the buffer of values.yaml no longer has.
+    values = chart / "app/values.yaml"
+    values_uri = open_file(client, values)
+    replace_all(client, values_uri, 2, values.read_text().replace("replicas:", "replicaCount:"))
+    shown = await hover(client, uri, at(text, ".Values.replicas", 9))
+    assert shown == (
+        "`.Values.replicas` is not defined in app/values.yaml; the nearest key is `replicaCount`"
+    )
+    shown = await hover(client, values_uri, types.Position(line=11, character=3))
+    assert shown.startswith("`service.port`\n\nThe port the service listens on.")
+    assert "- app/templates/deployment.yaml:12" in shown
+    assert "- app/templates/deployment.yaml:19" in shown
+
+
+@pytest.mark.asyncio
+async def test_definition_from_every_spelling_of_a_read_and_from_include(client, chart):
+    template = chart / "app/templates/deployment.yaml"
+    text = template.read_text()
+    uri = open_file(client, template)
+    values = (chart / "app/values.yaml").as_uri()
+    assert await definition(client, uri, at(text, ".Values.replicas", 9)) == (values, 3)
+    assert await definition(client, uri, at(text, "(.Values.image).tag", 17)) == (values, 8)
+    assert await definition(client, uri, at(text, "$.Values.service.port", 18)) == (values, 11)
+    assert await definition(client, uri, at(text, 'index .Values "service" "port"', 7)) == (
+        values,
+        11,
+    )
+    names = (chart / "common/templates/_names.tpl").as_uri()
+    assert await definition(client, uri, at(text, '"common.fullname"', 3)) == (names, 3)
+    # From the library's define to the values of the chart that includes it.
+    library = chart / "common/templates/_names.tpl"
+    library_uri = open_file(client, library)
+    library_text = library.read_text()
+    assert await definition(
+        client, library_uri, at(library_text, ".Values.nameOverride", 9)
+    ) == (values, 1)
+
+
+@pytest.mark.asyncio
+async def test_references_and_symbols(client, chart):
+    values = chart / "app/values.yaml"
+    uri = open_file(client, values)
+    found = await client.text_document_references_async(
+        types.ReferenceParams(
+            **where(uri, types.Position(line=11, character=3)),
+            context=types.ReferenceContext(include_declaration=False),
+        )
+    )
+    template = (chart / "app/templates/deployment.yaml").as_uri()
+    assert sorted((r.uri, r.range.start.line) for r in found) == [
+        (template, 11),
+        (template, 13),
+        (template, 18),
+    ]
+    symbols = await client.text_document_document_symbol_async(
+        types.DocumentSymbolParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
+    assert [s.name for s in symbols] == [
+        "nameOverride",
+        "replicas",
+        "image",
+        "image.repository",
+        "image.tag",
+        "service",
+        "service.port",
+    ]
