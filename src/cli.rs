@@ -255,7 +255,8 @@ pub enum SnapshotOutput {
 pub mod exit {
     /// Clean.
     pub const OK: u8 = 0;
-    /// Findings at error level.
+    /// Findings at error level; for `tether server`, an `exit` without `shutdown`
+    /// before it (as the Language Server Protocol has it).
     pub const FINDINGS: u8 = 1;
     /// tether could not do its job: bad config, unreadable input.
     pub const TROUBLE: u8 = 2;
@@ -326,7 +327,7 @@ pub fn run(args: Args) -> ExitCode {
         Command::Snapshot(args) => or_trouble(snapshot(args)),
         Command::Server => or_trouble(
             helm_tether::serve()
-                .map(|()| exit::OK)
+                .map(|clean| if clean { exit::OK } else { exit::FINDINGS })
                 .map_err(|error| format!("the language server stopped: {error}")),
         ),
         Command::Completions { shell } => {

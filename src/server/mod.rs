@@ -33,12 +33,14 @@ use snapshot::Snapshot;
 use transport::Incoming;
 
 /// Serves the Language Server Protocol on standard input and output until the
-/// client says `exit` or closes the stream.
+/// client says `exit` or closes the stream. `Ok(true)` when the client asked for
+/// `shutdown` first: the protocol has the server exit with 0 then and 1 otherwise.
 ///
 /// ```no_run
-/// helm_tether::serve().unwrap();
+/// let clean = helm_tether::serve().unwrap();
+/// std::process::exit(if clean { 0 } else { 1 });
 /// ```
-pub fn serve() -> std::io::Result<()> {
+pub fn serve() -> std::io::Result<bool> {
     serve_on(std::io::BufReader::new(std::io::stdin()), std::io::stdout())
 }
 
@@ -46,15 +48,15 @@ pub fn serve() -> std::io::Result<()> {
 /// target's entry point (`helm_tether::internals`).
 #[cfg_attr(not(feature = "internals"), allow(dead_code))]
 pub fn serve_bytes(input: Vec<u8>) -> std::io::Result<()> {
-    serve_on(std::io::Cursor::new(input), std::io::sink())
+    serve_on(std::io::Cursor::new(input), std::io::sink()).map(|_| ())
 }
 
 /// Serves the protocol on `input` and `output` (the tests and the fuzz target
-/// serve in memory).
+/// serve in memory); whether `shutdown` came before the end.
 pub(crate) fn serve_on(
     mut input: impl BufRead + Send + 'static,
     mut output: impl Write + Send + 'static,
-) -> std::io::Result<()> {
+) -> std::io::Result<bool> {
     let (incoming_sender, incoming) = crossbeam_channel::bounded::<Incoming>(16);
     let (out, outgoing) = crossbeam_channel::unbounded::<serde_json::Value>();
     let reader = std::thread::Builder::new()
@@ -81,12 +83,13 @@ pub(crate) fn serve_on(
             break;
         }
     }
+    let clean = server.shutdown;
     drop(server);
     let _ = writer.join();
     // The reader may be blocked on a stream that stays open; it ends with the
     // process.
     drop(reader);
-    Ok(())
+    Ok(clean)
 }
 
 /// The message loop's state.

@@ -9,6 +9,10 @@ use lsp_server::{ErrorCode, Message, RequestId, Response};
 /// The largest message read; a larger one is skipped and answered with an error.
 pub(crate) const MAX_MESSAGE_BYTES: usize = 64 * 1024 * 1024;
 
+/// The longest header line read; the rest of a longer one is skipped unread, and
+/// its frame answered with an error.
+const MAX_HEADER_LINE_BYTES: u64 = 8 * 1024;
+
 /// What the reader found in the stream.
 #[derive(Debug)]
 pub(crate) enum Incoming {
@@ -25,10 +29,17 @@ pub(crate) fn read(input: &mut impl BufRead) -> std::io::Result<Option<Incoming>
     let mut header_error: Option<String> = None;
     let mut line = String::new();
     let mut seen_header = false;
+    let mut overlong = false;
     loop {
         line.clear();
-        if input.read_line(&mut line)? == 0 {
+        if Read::take(&mut *input, MAX_HEADER_LINE_BYTES).read_line(&mut line)? == 0 {
             return Ok(None);
+        }
+        if !line.ends_with('\n') && line.len() as u64 >= MAX_HEADER_LINE_BYTES {
+            input.skip_until(b'\n')?;
+            seen_header = true;
+            overlong = true;
+            continue;
         }
         let trimmed = line.trim_end_matches(['\r', '\n']);
         if trimmed.is_empty() {
@@ -49,6 +60,18 @@ pub(crate) fn read(input: &mut impl BufRead) -> std::io::Result<Option<Incoming>
             Some(_) => {}
             None => header_error = Some(format!("bad header line `{}`", shorten(trimmed))),
         }
+    }
+    if overlong {
+        // The frame's body, if its length was read, is skipped: the frame is
+        // answered as a whole.
+        if let Some(length) = length {
+            std::io::copy(
+                &mut Read::take(&mut *input, length as u64),
+                &mut std::io::sink(),
+            )?;
+        }
+        let why = format!("a header line longer than {MAX_HEADER_LINE_BYTES} bytes");
+        return Ok(Some(malformed(None, ErrorCode::ParseError, why)));
     }
     let Some(length) = length else {
         let why = header_error.unwrap_or_else(|| "no Content-Length header".into());

@@ -249,3 +249,53 @@ fn a_burst_of_changes_is_checked_once() {
     assert_eq!(last["params"]["version"], 21);
     assert!(last["params"]["diagnostics"].is_array());
 }
+
+/// A header line of 100 KB is an error answered, not memory taken (the rest of the
+/// line is skipped unread), and the server reads on; an `exit` that no `shutdown`
+/// came before ends the server with 1, as the protocol has it.
+#[test]
+fn an_overlong_header_is_an_error_and_exit_without_shutdown_is_1() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tether"))
+        .arg("server")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut input = format!(
+        "X-Padding: {}\r\nContent-Length: 2\r\n\r\n{{}}",
+        "a".repeat(100_000)
+    );
+    input.push_str(&frame(
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{}}}"#,
+    ));
+    input.push_str(&frame(r#"{"jsonrpc":"2.0","method":"exit"}"#));
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let mut output = Vec::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_end(&mut output)
+        .unwrap();
+    let status = child.wait().unwrap();
+    let found = messages(&output);
+    let header = found
+        .iter()
+        .find(|message| message["id"].is_null())
+        .unwrap_or_else(|| panic!("no error for the long header: {found:#?}"));
+    assert!(
+        header["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("a header line longer than 8192 bytes"),
+        "{header:#?}"
+    );
+    assert!(response(&found, 1.into())["result"]["capabilities"].is_object());
+    assert_eq!(status.code(), Some(1), "{status}");
+}
