@@ -170,6 +170,7 @@ fn install_tools() -> Result<()> {
     );
     install_sarif_validator()?;
     install_readme_generator()?;
+    crate::vscode::vsce(&crate::project_root())?;
     install_action_tools()
 }
 
@@ -339,12 +340,43 @@ fn check_dist() -> Result<()> {
         String::from_utf8_lossy(&check.stderr)
     );
     pre_commit_from_the_wheel(&dist.folder)?;
+    check_vsix(dist.vsix.as_deref())?;
     println!(
         "dist: {} and {} check out (sha256sum), the wheel's tether checks the example, \
          and pre-commit runs the hooks of pre-commit/ from the wheel",
         dist.archive.display(),
         wheel.display()
     );
+    Ok(())
+}
+
+/// The VS Code extension's package holds its manifest, its code and its one
+/// dependency, under the crate's version.
+fn check_vsix(vsix: Option<&std::path::Path>) -> Result<()> {
+    let vsix = vsix.context("dist packaged no VS Code extension")?;
+    let version = env_version(&crate::project_root())?;
+    ensure!(
+        vsix.ends_with(format!("tether-vscode-{version}.vsix")),
+        "{} does not carry the crate's version {version}",
+        vsix.display()
+    );
+    let listing = Command::new("python3")
+        .args(["-m", "zipfile", "-l"])
+        .arg(vsix)
+        .output()?;
+    let listing = String::from_utf8_lossy(&listing.stdout);
+    for inside in [
+        "extension/package.json",
+        "extension/extension.js",
+        "extension/LICENSE.txt",
+        "extension/node_modules/vscode-languageclient/package.json",
+    ] {
+        ensure!(
+            listing.lines().any(|line| line.starts_with(inside)),
+            "{} lacks {inside}:\n{listing}",
+            vsix.display()
+        );
+    }
     Ok(())
 }
 

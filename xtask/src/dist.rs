@@ -8,6 +8,8 @@
 //!   release workflow publishes and `cargo binstall` and the Action download;
 //! - the Python wheel that carries the binary (maturin, `bindings = "bin"`), unless
 //!   `--no-wheel`;
+//! - `tether-vscode-VERSION.vsix`, the VS Code extension of `editors/vscode`
+//!   (`vscode.rs`; where npm is missing it is skipped and said);
 //! - `NAME.sha256` beside each archive and wheel, and `SHA256SUMS` of them all, in
 //!   `sha256sum`'s format.
 //!
@@ -43,6 +45,8 @@ pub struct Dist {
     pub archive: PathBuf,
     /// The wheel, unless `--no-wheel`.
     pub wheel: Option<PathBuf>,
+    /// The VS Code extension, where npm could package it.
+    pub vsix: Option<PathBuf>,
 }
 
 /// `cargo xtask dist` with its command-line arguments.
@@ -143,8 +147,9 @@ pub fn dist(target: Option<&str>, wheel: bool) -> Result<Dist> {
     } else {
         None
     };
+    let vsix = crate::vscode::package(&root, &folder)?;
     let mut sums = String::new();
-    for artifact in std::iter::once(&archive).chain(&wheel) {
+    for artifact in std::iter::once(&archive).chain(&wheel).chain(&vsix) {
         let line = checksum_line(artifact)?;
         let file = artifact.file_name().context("no file name")?;
         let mut own = file.to_os_string();
@@ -170,6 +175,7 @@ pub fn dist(target: Option<&str>, wheel: bool) -> Result<Dist> {
         staged,
         archive,
         wheel,
+        vsix,
     })
 }
 

@@ -21,6 +21,7 @@ mod new_rule;
 mod precision;
 #[cfg(feature = "library")]
 mod print_tree;
+mod vscode;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
