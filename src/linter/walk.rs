@@ -88,19 +88,7 @@ pub fn files(resolver: &mut Resolver, inputs: &[PathBuf]) -> Walked {
     });
     // Then every folder that holds a file to check, in one batch: looking a file's
     // configuration up afterwards reads a table, in parallel, without a lock.
-    let mut holding: Vec<PathBuf> = listings
-        .iter()
-        .flat_map(|listing| match listing {
-            None => Vec::new(),
-            Some(Err(file)) => vec![file.as_path()],
-            Some(Ok(listing)) => listing.files.iter().map(PathBuf::as_path).collect(),
-        })
-        .filter_map(Path::parent)
-        .map(Path::to_path_buf)
-        .collect();
-    holding.sort_unstable();
-    holding.dedup();
-    resolver.resolve(&holding);
+    resolver.resolve(&folders_holding(&listings));
     let resolver = &*resolver;
     for (input, listing) in inputs.iter().zip(listings) {
         let listing = match listing {
@@ -158,6 +146,23 @@ pub fn files(resolver: &mut Resolver, inputs: &[PathBuf]) -> Walked {
         .par_sort_by(|a, b| a.display.cmp(&b.display).then(a.absolute.cmp(&b.absolute)));
     walked.files.dedup_by(|a, b| a.absolute == b.absolute);
     walked
+}
+
+/// The folders that hold a file of `listings`, each once.
+fn folders_holding(listings: &[Option<Result<Listing, PathBuf>>]) -> Vec<PathBuf> {
+    let mut holding: Vec<PathBuf> = listings
+        .iter()
+        .flat_map(|listing| match listing {
+            None => Vec::new(),
+            Some(Err(file)) => vec![file.as_path()],
+            Some(Ok(listing)) => listing.files.iter().map(PathBuf::as_path).collect(),
+        })
+        .filter_map(Path::parent)
+        .map(Path::to_path_buf)
+        .collect();
+    holding.sort_unstable();
+    holding.dedup();
+    holding
 }
 
 /// What the run covers: each input folder, and the folder of each input file.

@@ -55,3 +55,59 @@ fn every_source_file_starts_with_a_doc_line() {
         "files without a `//!` first line: {undocumented:?}"
     );
 }
+
+/// The functions of `src/` longer than 100 lines (from `fn` to its closing brace at
+/// the same indentation), as `path:line name (lines)`.
+fn long_functions(limit: usize) -> Vec<String> {
+    let start = regex::Regex::new(
+        r"^(\s*)(?:pub(?:\([a-z]+\))?\s+)?(?:const\s+)?(?:async\s+)?(?:unsafe\s+)?fn\s+(\w+)",
+    )
+    .unwrap();
+    let mut files = Vec::new();
+    files_with_extension(&repo().join("src"), "rs", &mut files);
+    files.sort();
+    let mut long = Vec::new();
+    for path in files {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        let mut index = 0;
+        while index < lines.len() {
+            let line = lines[index];
+            let Some(found) = start.captures(line) else {
+                index += 1;
+                continue;
+            };
+            // A declaration, or a function on one line.
+            if line.trim_end().ends_with(';') || line.trim_end().ends_with('}') {
+                index += 1;
+                continue;
+            }
+            let end = format!("{}}}", &found[1]);
+            let close = lines[index..]
+                .iter()
+                .position(|candidate| candidate.trim_end() == end)
+                .map_or(lines.len(), |offset| index + offset);
+            let length = close - index + 1;
+            if length > limit {
+                let relative = path.strip_prefix(repo()).unwrap();
+                long.push(format!(
+                    "{}:{} {} ({length} lines)",
+                    relative.display(),
+                    index + 1,
+                    &found[2]
+                ));
+            }
+            index = close + 1;
+        }
+    }
+    long
+}
+
+/// No function in `src/` is longer than 100 lines: a longer one is split by what
+/// its parts do (REVIEW.md; the house style of ruff and rust-analyzer).
+#[test]
+fn no_function_in_src_is_longer_than_100_lines() {
+    assert_eq!(long_functions(100), Vec::<String>::new());
+    // The check finds long functions at all: the longest are over 60 lines.
+    assert!(!long_functions(60).is_empty());
+}

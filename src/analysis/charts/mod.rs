@@ -372,6 +372,28 @@ pub struct Analysis {
     libraries: Vec<Arc<Chart>>,
 }
 
+/// A chart's `values.yaml` as `read` found it: its text, its hash, its keys, and
+/// why it could not be read whole, when it could not.
+fn values_of(read: Read) -> (String, u64, Keys, Option<String>) {
+    let mut problem = None;
+    let (text, hash) = match read {
+        Read::Text(text, hash) => (text, hash),
+        Read::Absent => (String::new(), 0),
+        Read::Unreadable(why) => {
+            problem = Some(format!("values.yaml {why}"));
+            (String::new(), 0)
+        }
+    };
+    let keys = match small_yaml::parse_bounded(&text, MAX_NODES, 128) {
+        Ok(node) => Keys::of(&node),
+        Err((line, why)) => {
+            problem = Some(format!("values.yaml is not read past line {line}: {why}"));
+            Keys::Open
+        }
+    };
+    (text, hash, keys, problem)
+}
+
 impl Chart {
     fn read(location: &Location, charts: &Arc<Charts>, scope: &Scope) -> Option<Chart> {
         let root = location.root();
@@ -404,22 +426,7 @@ impl Chart {
             Read::Absent | Read::Unreadable(_) => return None,
         };
         let chart_yaml = small_yaml::parse_bounded(&chart_text, MAX_NODES, 64).ok()?;
-        let mut values_problem = None;
-        let (values_text, values_hash) = match read("values.yaml") {
-            Read::Text(text, hash) => (text, hash),
-            Read::Absent => (String::new(), 0),
-            Read::Unreadable(why) => {
-                values_problem = Some(format!("values.yaml {why}"));
-                (String::new(), 0)
-            }
-        };
-        let values = match small_yaml::parse_bounded(&values_text, MAX_NODES, 128) {
-            Ok(node) => Keys::of(&node),
-            Err((line, why)) => {
-                values_problem = Some(format!("values.yaml is not read past line {line}: {why}"));
-                Keys::Open
-            }
-        };
+        let (values_text, values_hash, values, values_problem) = values_of(read("values.yaml"));
         let values_unreadable = values_problem.is_some();
         problems.extend(values_problem);
         // Its reads count; its calls do not: `{{ include … }}` in a values file
