@@ -921,21 +921,19 @@ fn idem_targets(
         .to_vec();
     let mut broken = Vec::new();
     if args.config.is_none() {
-        for path in Config::find_below(dir) {
-            match Config::load(&path) {
-                Ok(config) => {
-                    for target in config.idem_targets() {
-                        let same = |known: &IdemTarget| {
-                            known.dir() == target.dir()
-                                && known.run() == target.run()
-                                && known.files() == target.files()
-                        };
-                        if !targets.iter().any(same) {
-                            targets.push(target.clone());
-                        }
-                    }
+        // The configurations `tether check` finds below, through its resolver.
+        let (configs, errors) = helm_tether::configurations_under(dir);
+        broken = errors;
+        for config in configs {
+            for target in config.idem_targets() {
+                let same = |known: &IdemTarget| {
+                    known.dir() == target.dir()
+                        && known.run() == target.run()
+                        && known.files() == target.files()
+                };
+                if !targets.iter().any(same) {
+                    targets.push(target.clone());
                 }
-                Err(error) => broken.push(error.to_string()),
             }
         }
     }

@@ -64,7 +64,7 @@ pub use diagnostic::{Applicability, Diagnostic, Edit, Fix, Label, Severity};
 pub use error::{ConfigError, Error};
 pub use linter::check::{
     ChangedSince, CheckOptions, CheckReport, CommentMaps, ConfigSource, PartialChart, check_paths,
-    check_with, comment_map_with, comment_maps, show_settings,
+    check_with, comment_map_with, comment_maps, configurations_under, show_settings,
 };
 pub use linter::fix::{FixReport, FixedFile, HeldFix, fix_paths};
 pub use linter::walk::{Files, covered_files};

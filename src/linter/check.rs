@@ -555,6 +555,48 @@ impl ConfigSource {
     }
 }
 
+/// The configurations `tether check` finds for the files under `folder` (the
+/// nearest `tether.toml` of every folder that holds a file, and those they extend),
+/// each once, sorted by path; and why each broken one cannot be read. This is
+/// where `tether idem` finds the `[[idem]]` entries of a monorepo.
+///
+/// ```
+/// let (configs, broken) = helm_tether::configurations_under("examples/kubevirt");
+/// assert!(broken.is_empty());
+/// assert!(configs.iter().any(|config| !config.idem_targets().is_empty()));
+/// ```
+pub fn configurations_under(folder: impl AsRef<Path>) -> (Vec<Config>, Vec<String>) {
+    let folder = crate::paths::absolute(folder.as_ref());
+    let mut resolver =
+        Resolver::discover(Config::default_for(folder.clone()), Vec::new(), Vec::new());
+    let _ = walk::files(&mut resolver, std::slice::from_ref(&folder));
+    let mut configs: Vec<Config> = Vec::new();
+    let mut broken: Vec<String> = Vec::new();
+    for found in resolver.found() {
+        match found {
+            Ok(resolved) => {
+                let Some(file) = &resolved.config.file else {
+                    continue;
+                };
+                if !configs
+                    .iter()
+                    .any(|known| known.file.as_ref() == Some(file))
+                {
+                    configs.push((*resolved.config).clone());
+                }
+            }
+            Err(error) => {
+                if !broken.contains(error) {
+                    broken.push(error.clone());
+                }
+            }
+        }
+    }
+    configs.sort_by(|a, b| a.file.cmp(&b.file));
+    broken.sort();
+    (configs, broken)
+}
+
 /// [`crate::comment_map`] with a configuration's own tool directives (`directives =
 /// […]` in `tether.toml`), which document no key.
 ///

@@ -133,6 +133,12 @@ impl Resolver {
         })
     }
 
+    /// Every configuration resolved so far, once per folder (so one may come many
+    /// times), or why it cannot be used.
+    pub fn found(&self) -> impl Iterator<Item = &Found> {
+        self.found.values()
+    }
+
     /// Resolves every folder of `folders`, and each parent of theirs up to the
     /// nearest that decides: each folder is probed once (a few `stat`s), then the
     /// `tether.toml` files found and the pins of their repositories are read in

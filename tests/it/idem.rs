@@ -454,7 +454,9 @@ fn idem_finds_the_configurations_of_the_packages_below() {
         .unwrap();
         std::fs::write(folder.join("values.yaml"), "a: 1\n").unwrap();
     }
-    // Ignored by git: not a package of the repository.
+    // Ignored by git: not a package of the repository (found as `tether check`
+    // finds files: through git in a repository; outside one, every file is seen).
+    common::git(dir.path(), &["init", "-q"]);
     std::fs::create_dir_all(dir.path().join("build")).unwrap();
     std::fs::write(dir.path().join(".gitignore"), "build/\n").unwrap();
     std::fs::write(
