@@ -151,14 +151,19 @@ impl Server {
             .send(transport::value_of(&Message::Response(response)));
     }
 
+    /// Answers request `id` with the error `code` and `message`.
+    fn refuse(&self, id: lsp_server::RequestId, code: ErrorCode, message: &str) {
+        self.respond(Response::new_err(id, code as i32, message.into()));
+    }
+
     fn request(&mut self, request: Request) {
         let id = request.id.clone();
         if request.method == "initialize" && self.initialized {
-            self.respond(Response::new_err(
+            self.refuse(
                 id,
-                ErrorCode::InvalidRequest as i32,
-                "the server is initialized already".into(),
-            ));
+                ErrorCode::InvalidRequest,
+                "the server is initialized already",
+            );
             return;
         }
         if request.method == "initialize" {
@@ -174,11 +179,11 @@ impl Server {
             return;
         }
         if !self.initialized {
-            self.respond(Response::new_err(
+            self.refuse(
                 id,
-                ErrorCode::ServerNotInitialized as i32,
-                "the server is not initialized".into(),
-            ));
+                ErrorCode::ServerNotInitialized,
+                "the server is not initialized",
+            );
             return;
         }
         if request.method == "shutdown" {
@@ -187,19 +192,12 @@ impl Server {
             return;
         }
         if self.shutdown {
-            self.respond(Response::new_err(
-                id,
-                ErrorCode::InvalidRequest as i32,
-                "the server is shutting down".into(),
-            ));
+            self.refuse(id, ErrorCode::InvalidRequest, "the server is shutting down");
             return;
         }
         if !requests::METHODS.contains(&request.method.as_str()) {
-            self.respond(Response::new_err(
-                id,
-                ErrorCode::MethodNotFound as i32,
-                format!("tether does not answer `{}`", request.method),
-            ));
+            let message = format!("tether does not answer `{}`", request.method);
+            self.refuse(id, ErrorCode::MethodNotFound, &message);
             return;
         }
         let snapshot = self.snapshot();

@@ -48,6 +48,33 @@ fn messages(output: &[u8]) -> Vec<serde_json::Value> {
     found
 }
 
+/// Runs `tether server` on `input` (the client's whole byte stream, then its end):
+/// the messages it answered, in order, and how it exited.
+fn serve(input: &str) -> (Vec<serde_json::Value>, std::process::ExitStatus) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tether"))
+        .arg("server")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("tether server starts");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let mut output = Vec::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_end(&mut output)
+        .unwrap();
+    let status = child.wait().unwrap();
+    (messages(&output), status)
+}
+
 fn response(messages: &[serde_json::Value], id: serde_json::Value) -> &serde_json::Value {
     messages
         .iter()
@@ -59,13 +86,6 @@ fn response(messages: &[serde_json::Value], id: serde_json::Value) -> &serde_jso
 /// with bad parameters or an unknown method gets an error; `exit` ends it cleanly.
 #[test]
 fn malformed_messages_get_errors_not_an_exit() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tether"))
-        .arg("server")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("tether server starts");
     let mut input = String::new();
     input.push_str(&frame("{not json"));
     input.push_str(&frame(
@@ -96,22 +116,8 @@ fn malformed_messages_get_errors_not_an_exit() {
     input.push_str("Content-Length: x\r\n\r\n");
     input.push_str(&frame(r#"{"jsonrpc":"2.0","id":6,"method":"shutdown"}"#));
     input.push_str(&frame(r#"{"jsonrpc":"2.0","method":"exit"}"#));
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    let mut output = Vec::new();
-    child
-        .stdout
-        .take()
-        .unwrap()
-        .read_to_end(&mut output)
-        .unwrap();
-    let status = child.wait().unwrap();
+    let (found, status) = serve(&input);
     assert!(status.success(), "the server exited with {status}");
-    let found = messages(&output);
     let nulls: Vec<_> = found
         .iter()
         .filter(|message| message["id"].is_null())
@@ -255,13 +261,6 @@ fn a_burst_of_changes_is_checked_once() {
 /// came before ends the server with 1, as the protocol has it.
 #[test]
 fn an_overlong_header_is_an_error_and_exit_without_shutdown_is_1() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tether"))
-        .arg("server")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
     let mut input = format!(
         "X-Padding: {}\r\nContent-Length: 2\r\n\r\n{{}}",
         "a".repeat(100_000)
@@ -270,21 +269,7 @@ fn an_overlong_header_is_an_error_and_exit_without_shutdown_is_1() {
         r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{}}}"#,
     ));
     input.push_str(&frame(r#"{"jsonrpc":"2.0","method":"exit"}"#));
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    let mut output = Vec::new();
-    child
-        .stdout
-        .take()
-        .unwrap()
-        .read_to_end(&mut output)
-        .unwrap();
-    let status = child.wait().unwrap();
-    let found = messages(&output);
+    let (found, status) = serve(&input);
     let header = found
         .iter()
         .find(|message| message["id"].is_null())
