@@ -180,7 +180,7 @@ pub fn dist(target: Option<&str>, wheel: bool) -> Result<Dist> {
 }
 
 /// The host's target triple, as rustc names it.
-fn host_triple() -> Result<String> {
+pub fn host_triple() -> Result<String> {
     let output = Command::new("rustc")
         .arg("-vV")
         .output()

@@ -83,7 +83,7 @@ pub fn fuzz(args: &FuzzArgs) -> Result<()> {
     let root = crate::project_root();
     let fuzz_dir = root.join("fuzz");
     ensure_nightly()?;
-    let host = host_triple()?;
+    let host = crate::dist::host_triple()?;
 
     let seeds = seed_corpora(&root.join("tests/fixtures"), &fuzz_dir, &args.targets)?;
     eprintln!(
@@ -393,19 +393,6 @@ fn target_binary(root: &Path, host: &str, target: &str) -> PathBuf {
         .join(host)
         .join("release")
         .join(target)
-}
-
-/// The host's target triple, as the nightly compiler names it.
-fn host_triple() -> Result<String> {
-    let output = Command::new("rustc")
-        .args(["+nightly", "-vV"])
-        .output()
-        .context("cannot run rustc +nightly -vV")?;
-    String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .find_map(|line| line.strip_prefix("host: "))
-        .map(|host| host.trim().to_string())
-        .context("rustc +nightly -vV names no host")
 }
 
 /// The failing inputs libFuzzer has written to an artifact folder.
