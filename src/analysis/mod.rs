@@ -2,6 +2,7 @@
 //! reads (`charts/`), the repository's version pins, helm-docs simulated, and the
 //! small YAML reader for strangers' files.
 
+pub(crate) mod chart_yamls;
 pub(crate) mod charts;
 pub(crate) mod helm_docs;
 pub(crate) mod pins;

@@ -4,20 +4,10 @@
 //! `tether.toml` (a version read from a file with a regex).
 
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, PoisonError};
 
-use ignore::WalkState;
-
-use rayon::prelude::*;
 use regex::Regex;
 
 use crate::analysis::small_yaml::{Node, Scalar, Value};
-
-/// `Chart.yaml` files read at most; a repository with more is indexed in part.
-const MAX_CHARTS: usize = 20_000;
-/// Folder entries walked at most to find them.
-const MAX_ENTRIES: usize = 500_000;
 
 /// Names too common in prose to be told from a component's name.
 const TOO_COMMON: &[&str] = &[
@@ -137,20 +127,6 @@ fn whole_word(text: &str, range: &std::ops::Range<usize>) -> bool {
     !word(range.end) && (range.start == 0 || !word(range.start - 1))
 }
 
-/// A `Chart.yaml` read for its pins: bounded in bytes, nodes and depth, and larger
-/// than a configuration may be (an umbrella chart pins thousands of dependencies).
-fn read_chart_yaml(path: &Path) -> Result<Node, String> {
-    const MAX_CHART_YAML_BYTES: usize = 8 << 20;
-    let bytes = crate::source::read_regular(path, MAX_CHART_YAML_BYTES)
-        .map_err(|error| error.to_string())?;
-    if bytes.len() > MAX_CHART_YAML_BYTES {
-        return Err(format!("larger than {} MiB", MAX_CHART_YAML_BYTES >> 20));
-    }
-    let text = String::from_utf8(bytes).map_err(|_| "not UTF-8".to_string())?;
-    crate::analysis::small_yaml::parse_bounded(&text, 1_000_000, 64)
-        .map_err(|(line, why)| format!("line {line}: {why}"))
-}
-
 /// One pinned version of a component, and where it is pinned.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Pin {
@@ -240,88 +216,10 @@ pub fn exact_version(text: &str) -> Option<String> {
     Some(text.to_string())
 }
 
-/// The pins of the repository whose top is `top`: its vendored charts and exact
-/// `dependencies:` entries, `Chart.yaml` files found as git would list them (ignored
-/// and hidden ones left out).
-pub fn repository_pins(top: &Path) -> (Vec<Pin>, Vec<String>) {
+/// The pins one `Chart.yaml` (at `path`, shown as `shown`) holds: a vendored
+/// chart's own versions and its exact `dependencies:` entries.
+pub fn chart_yaml_pins(document: &Node, path: &Path, shown: &Path) -> Vec<Pin> {
     let mut pins = Vec::new();
-    let mut problems = Vec::new();
-    // A chart's `Chart.yaml` is never below its `templates/`, `crds/` or `files/`
-    // (Helm reads those as the chart's content), and those hold most of a tree.
-    let walker = ignore::WalkBuilder::new(top)
-        .standard_filters(true)
-        .require_git(false)
-        .follow_links(false)
-        .filter_entry(|entry| {
-            !(entry.file_type().is_some_and(|kind| kind.is_dir())
-                && matches!(
-                    entry.file_name().to_str(),
-                    Some("templates" | "crds" | "files" | "node_modules")
-                ))
-        })
-        .build_parallel();
-    // The walk finds the files, on all cores; they are read and parsed in parallel
-    // (on a large repository the reading is most of the time), in path order.
-    let entries = AtomicUsize::new(0);
-    let found = Mutex::new(Vec::new());
-    walker.run(|| {
-        Box::new(|entry| {
-            // A run from a huge folder (a home directory) indexes its first part only.
-            if entries.fetch_add(1, Ordering::Relaxed) >= MAX_ENTRIES {
-                return WalkState::Quit;
-            }
-            if let Ok(entry) = entry {
-                if entry.file_name() == "Chart.yaml"
-                    && entry.file_type().is_some_and(|t| t.is_file())
-                {
-                    found
-                        .lock()
-                        .unwrap_or_else(PoisonError::into_inner)
-                        .push(entry.into_path());
-                }
-            }
-            WalkState::Continue
-        })
-    });
-    if entries.into_inner() > MAX_ENTRIES {
-        problems.push(format!(
-            "stale-version-reference: more than {MAX_ENTRIES} entries under {}; the pins of the rest are not read",
-            top.display()
-        ));
-    }
-    let mut found = found.into_inner().unwrap_or_else(PoisonError::into_inner);
-    found.sort_unstable();
-    if found.len() > MAX_CHARTS {
-        found.truncate(MAX_CHARTS);
-        problems.push(format!(
-            "stale-version-reference: more than {MAX_CHARTS} `Chart.yaml` files under {}; the pins of the rest are not read",
-            top.display()
-        ));
-    }
-    let read: Vec<Result<Vec<Pin>, String>> = found
-        .par_iter()
-        .map(|path| chart_yaml_pins(path, top))
-        .collect();
-    for result in read {
-        match result {
-            Ok(found) => pins.extend(found),
-            Err(problem) => problems.push(problem),
-        }
-    }
-    (pins, problems)
-}
-
-/// The pins one `Chart.yaml` holds: a vendored chart's own versions and its exact
-/// `dependencies:` entries.
-fn chart_yaml_pins(path: &Path, top: &Path) -> Result<Vec<Pin>, String> {
-    let mut pins = Vec::new();
-    let shown = crate::paths::relative_path(path, top);
-    let document = read_chart_yaml(path).map_err(|why| {
-        format!(
-            "stale-version-reference: {} is not read for pins: {why}",
-            shown.display()
-        )
-    })?;
     let vendored = path
         .parent()
         .and_then(Path::parent)
@@ -362,7 +260,7 @@ fn chart_yaml_pins(path: &Path, top: &Path) -> Result<Vec<Pin>, String> {
             });
         }
     }
-    Ok(pins)
+    pins
 }
 
 /// A scalar's text: strings and whole numbers.

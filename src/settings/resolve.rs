@@ -205,12 +205,18 @@ impl Resolver {
         let read: Vec<(PathBuf, Arc<PinIndex>)> = tops
             .into_par_iter()
             .map(|top| {
-                let (pins, problems) = crate::analysis::pins::repository_pins(&top);
-                let index = Arc::new(PinIndex::new(pins, problems));
+                let index = Arc::new(self.pins_of(&top));
                 (top, index)
             })
             .collect();
         self.pins.extend(read);
+    }
+
+    /// The pins of the repository whose top is `top`, from the run's listing of its
+    /// `Chart.yaml` files (which the chart graph looks dependencies up in too).
+    fn pins_of(&self, top: &Path) -> PinIndex {
+        let listing = self.charts.chart_yamls(top);
+        PinIndex::new(listing.pins.clone(), listing.pin_problems.clone())
     }
 
     /// The configuration of `folder`: its own (`own`), else its parent's, else the
@@ -265,14 +271,14 @@ impl Resolver {
     /// `config` with the run's state of its repository `top`: its pins, read once per
     /// repository, and the run's charts.
     fn attach(&mut self, config: Config, top: PathBuf) -> Resolved {
-        let pins = self
-            .pins
-            .entry(top.clone())
-            .or_insert_with_key(|top| {
-                let (pins, problems) = crate::analysis::pins::repository_pins(top);
-                Arc::new(PinIndex::new(pins, problems))
-            })
-            .clone();
+        let pins = match self.pins.get(&top) {
+            Some(pins) => pins.clone(),
+            None => {
+                let pins = Arc::new(self.pins_of(&top));
+                self.pins.insert(top.clone(), pins.clone());
+                pins
+            }
+        };
         Resolved {
             project: Arc::new(Project::of(&config, top, &pins, &self.charts)),
             config: Arc::new(config),
@@ -324,19 +330,35 @@ impl Resolver {
 
 /// The folders of `folders` that `seen` lacks, each with what `decides` says of it,
 /// and their parents up to the first that `seen` has or that decides; parents before
-/// children (fewer components first), each once.
-fn climb<T, U>(
+/// children (fewer components first), each once. `decides` runs on all cores, on
+/// every folder the climb may reach: one `stat` after another was the walk's serial
+/// tail on a large tree.
+fn climb<T: Send, U: Sync>(
     folders: &[PathBuf],
     seen: &HashMap<PathBuf, U>,
-    decides: impl Fn(&Path) -> Option<T>,
+    decides: impl Fn(&Path) -> Option<T> + Sync,
 ) -> Vec<(PathBuf, Option<T>)> {
+    // Every folder the climb may reach, probed in parallel (a few `stat`s each):
+    // a probe above the first folder that decides is wasted, and cheap.
+    let mut reachable: std::collections::HashSet<&Path> = std::collections::HashSet::new();
+    for folder in folders {
+        for ancestor in folder.ancestors() {
+            if seen.contains_key(ancestor) || !reachable.insert(ancestor) {
+                break;
+            }
+        }
+    }
+    let mut probed: HashMap<&Path, Option<T>> = reachable
+        .into_par_iter()
+        .map(|folder| (folder, decides(folder)))
+        .collect();
     let mut chain: HashMap<&Path, Option<T>> = HashMap::new();
     for folder in folders {
         for ancestor in folder.ancestors() {
             if seen.contains_key(ancestor) || chain.contains_key(ancestor) {
                 break;
             }
-            let decided = decides(ancestor);
+            let decided = probed.remove(ancestor).flatten();
             let stop = decided.is_some();
             chain.insert(ancestor, decided);
             if stop {

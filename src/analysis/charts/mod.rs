@@ -27,6 +27,7 @@ pub use archive::Archive;
 pub use manifest::{Dependency, Manifest};
 pub use values::{Keys, guarded};
 
+use crate::analysis::chart_yamls::ChartYamls;
 use crate::analysis::small_yaml;
 use crate::cache_key::CacheKey;
 use crate::template::reads::{Opacity, Reads, Use};
@@ -64,6 +65,9 @@ pub struct Charts {
     /// Bytes the run's archives unpacked to, all together.
     archive_bytes: std::sync::atomic::AtomicUsize,
     repositories: Mutex<HashMap<Vec<PathBuf>, Arc<RepositorySlot>>>,
+    /// The `Chart.yaml` files under each folder, listed once: the pins of a
+    /// repository and its charts by name come from the same listing.
+    chart_yamls: Mutex<HashMap<PathBuf, Arc<ChartYamlsSlot>>>,
     /// Texts that stand in for files of chart folders (an editor's unsaved
     /// buffers, `tether server`), by absolute path.
     overlay: Option<Arc<Overlay>>,
@@ -74,6 +78,9 @@ pub type Overlay = HashMap<PathBuf, Arc<str>>;
 
 /// The charts of a scope, listed once.
 type RepositorySlot = OnceLock<Arc<Repository>>;
+
+/// The `Chart.yaml` files under a folder, listed once.
+type ChartYamlsSlot = OnceLock<Arc<ChartYamls>>;
 
 /// An archive read once, or why it could not be.
 type ArchiveSlot = OnceLock<Result<Arc<Archive>, String>>;
@@ -205,7 +212,27 @@ impl Charts {
             .entry(folders.clone())
             .or_default()
             .clone();
-        slot.get_or_init(|| Arc::new(Repository::list(&folders)))
+        slot.get_or_init(|| {
+            let listings: Vec<Arc<ChartYamls>> = folders
+                .iter()
+                .map(|folder| self.chart_yamls(folder))
+                .collect();
+            Arc::new(Repository::of(&listings))
+        })
+        .clone()
+    }
+
+    /// The `Chart.yaml` files under `folder`, listed and read once per run: the
+    /// resolver takes a repository's pins from the same listing.
+    pub fn chart_yamls(&self, folder: &Path) -> Arc<ChartYamls> {
+        let slot = self
+            .chart_yamls
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .entry(folder.to_path_buf())
+            .or_default()
+            .clone();
+        slot.get_or_init(|| Arc::new(crate::analysis::chart_yamls::list(folder)))
             .clone()
     }
 }

@@ -3,13 +3,10 @@
 //! to the charts that use it.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
+use std::sync::Arc;
 
-/// Folders and files looked at, all folders together: a larger tree is listed in
-/// part, and a dependency not found says so.
-const MAX_ENTRIES: usize = 200_000;
-/// Folders deeper than this below a listed folder are not entered.
-const MAX_DEPTH: usize = 24;
+use crate::analysis::chart_yamls::ChartYamls;
 
 /// Charts by `name:` of their `Chart.yaml`, with their version and folder.
 #[derive(Debug, Default)]
@@ -17,77 +14,33 @@ pub struct Repository {
     charts: HashMap<String, Vec<(PathBuf, Option<String>)>>,
     /// The folders of the charts of `type: library`.
     libraries: Vec<PathBuf>,
-    /// Why the listing stopped early, when it did.
+    /// Why a listing stopped early, when one did.
     pub truncated: Option<String>,
 }
 
 impl Repository {
-    /// Lists the charts under `folders`: hidden folders, `node_modules` and links
-    /// left out, bounded.
-    pub fn list(folders: &[PathBuf]) -> Repository {
+    /// The charts of the listings of a scope's folders (its repository's top and
+    /// `chart-paths`), each folder listed once per run ([`super::Charts`]).
+    pub fn of(listings: &[Arc<ChartYamls>]) -> Repository {
         let mut repository = Repository::default();
-        let mut seen = 0usize;
-        for top in folders {
-            // What git ignores (build output, vendored checkouts) holds no chart a
-            // dependency means; hidden folders and links are left out.
-            // A chart's content folders hold no chart (Helm reads them as the
-            // chart's templates and files), and they hold most of a tree.
-            let walk = ignore::WalkBuilder::new(top)
-                .max_depth(Some(MAX_DEPTH))
-                .follow_links(false)
-                .require_git(false)
-                .filter_entry(|entry| {
-                    entry.file_name() != "node_modules"
-                        && !(entry.file_type().is_some_and(|kind| kind.is_dir())
-                            && matches!(
-                                entry.file_name().to_str(),
-                                Some("templates" | "crds" | "files")
-                            )
-                            && entry
-                                .path()
-                                .parent()
-                                .is_some_and(|chart| chart.join("Chart.yaml").is_file()))
-                })
-                .build();
-            for entry in walk {
-                seen += 1;
-                if seen > MAX_ENTRIES {
-                    repository.truncated = Some(format!(
-                        "the repository was listed only in part (more than {MAX_ENTRIES} entries)"
-                    ));
-                    return repository.sorted();
+        for listing in listings {
+            for chart in &listing.charts {
+                if chart.library {
+                    repository.libraries.push(chart.folder.clone());
                 }
-                let Ok(entry) = entry else { continue };
-                let is_file = entry.file_type().is_some_and(|kind| kind.is_file());
-                if is_file && entry.file_name() == "Chart.yaml" {
-                    if let Some(folder) = entry.path().parent() {
-                        repository.add(folder);
-                    }
+                if let Some(name) = &chart.name {
+                    repository
+                        .charts
+                        .entry(name.clone())
+                        .or_default()
+                        .push((chart.folder.clone(), chart.version.clone()));
                 }
+            }
+            if repository.truncated.is_none() {
+                repository.truncated.clone_from(&listing.truncated);
             }
         }
         repository.sorted()
-    }
-
-    fn add(&mut self, folder: &Path) {
-        let Ok((chart, _)) = crate::analysis::small_yaml::load(&folder.join("Chart.yaml")) else {
-            return;
-        };
-        let text = |key: &str| {
-            chart.get(key).and_then(|node| match &node.value {
-                crate::analysis::small_yaml::Value::Scalar(scalar) => scalar.as_text(),
-                _ => None,
-            })
-        };
-        if text("type").is_some_and(|kind| kind == "library") {
-            self.libraries.push(folder.to_path_buf());
-        }
-        if let Some(name) = text("name") {
-            self.charts
-                .entry(name)
-                .or_default()
-                .push((folder.to_path_buf(), text("version")));
-        }
     }
 
     /// Nearest the top first, so the listing does not depend on the walk's order.

@@ -1,0 +1,293 @@
+//! The `Chart.yaml` files under a folder (a repository's top, or a folder of
+//! `chart-paths`), found in one walk and each read once, in parallel. Both readers
+//! of a repository's charts take them from here: the version pins of
+//! `stale-version-reference`, and the charts by name where the chart graph looks
+//! for a dependency that is not under `charts/`.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, PoisonError};
+
+use ignore::WalkState;
+use rayon::prelude::*;
+
+use crate::analysis::pins::{Pin, chart_yaml_pins};
+use crate::analysis::small_yaml::{Node, Value};
+
+/// `Chart.yaml` files read at most; a larger tree is read in part, and says so.
+const MAX_CHARTS: usize = 20_000;
+/// Folder entries walked at most to find them.
+const MAX_ENTRIES: usize = 500_000;
+/// A `Chart.yaml` larger than this is not read (an umbrella chart pinning thousands
+/// of dependencies stays well below it).
+const MAX_CHART_YAML_BYTES: usize = 8 << 20;
+
+/// Folders Helm reads as a chart's content: a `Chart.yaml` below one is a file the
+/// chart renders or ships, not a chart of the repository.
+const CONTENT_FOLDERS: [&str; 3] = ["templates", "crds", "files"];
+
+/// What the `Chart.yaml` files under one folder say.
+#[derive(Debug, Default)]
+pub struct ChartYamls {
+    /// Each chart found, by folder, sorted.
+    pub charts: Vec<FoundChart>,
+    /// The pins of the `Chart.yaml` files outside any folder named like a chart's
+    /// content (`templates/`, `crds/`, `files/`), wherever it is.
+    pub pins: Vec<Pin>,
+    /// What kept pins from being read (a `Chart.yaml` that is not read, a limit
+    /// hit), for `stale-version-reference` to say.
+    pub pin_problems: Vec<String>,
+    /// Why the listing stopped early, when it did.
+    pub truncated: Option<String>,
+}
+
+/// One chart of the listing.
+#[derive(Debug)]
+pub struct FoundChart {
+    pub folder: PathBuf,
+    /// `name:`, as Helm reads a scalar (`name: true` is `true`).
+    pub name: Option<String>,
+    /// `version:`, likewise.
+    pub version: Option<String>,
+    /// `type: library`.
+    pub library: bool,
+}
+
+/// Lists and reads the `Chart.yaml` files under `top`: what git would list (ignored
+/// and hidden files left out, links not followed), `node_modules` and a chart's
+/// content folders not entered; bounded in entries, files and bytes.
+pub fn list(top: &Path) -> ChartYamls {
+    let entries = AtomicUsize::new(0);
+    let found = Mutex::new(Vec::new());
+    ignore::WalkBuilder::new(top)
+        .standard_filters(true)
+        .require_git(false)
+        .follow_links(false)
+        .filter_entry(|entry| {
+            let folder = entry.file_type().is_some_and(|kind| kind.is_dir());
+            let name = entry.file_name();
+            !(folder
+                && (name == "node_modules"
+                    || (CONTENT_FOLDERS.iter().any(|content| name == *content)
+                        && entry
+                            .path()
+                            .parent()
+                            .is_some_and(|chart| chart.join("Chart.yaml").is_file()))))
+        })
+        .build_parallel()
+        .run(|| {
+            Box::new(|entry| {
+                // A run from a huge folder (a home directory) lists its first part only.
+                if entries.fetch_add(1, Ordering::Relaxed) >= MAX_ENTRIES {
+                    return WalkState::Quit;
+                }
+                if let Ok(entry) = entry {
+                    if entry.file_name() == "Chart.yaml"
+                        && entry.file_type().is_some_and(|kind| kind.is_file())
+                    {
+                        found
+                            .lock()
+                            .unwrap_or_else(PoisonError::into_inner)
+                            .push(entry.into_path());
+                    }
+                }
+                WalkState::Continue
+            })
+        });
+    let mut listing = ChartYamls::default();
+    if entries.into_inner() > MAX_ENTRIES {
+        listing.truncated = Some(format!(
+            "the repository was listed only in part (more than {MAX_ENTRIES} entries)"
+        ));
+        listing.pin_problems.push(format!(
+            "stale-version-reference: more than {MAX_ENTRIES} entries under {}; the pins of the rest are not read",
+            top.display()
+        ));
+    }
+    let mut found = found.into_inner().unwrap_or_else(PoisonError::into_inner);
+    found.sort_unstable();
+    if found.len() > MAX_CHARTS {
+        found.truncate(MAX_CHARTS);
+        listing.truncated = Some(format!(
+            "the repository was listed only in part (more than {MAX_CHARTS} `Chart.yaml` files)"
+        ));
+        listing.pin_problems.push(format!(
+            "stale-version-reference: more than {MAX_CHARTS} `Chart.yaml` files under {}; the pins of the rest are not read",
+            top.display()
+        ));
+    }
+    let read: Vec<Read> = found.par_iter().map(|path| read_one(path, top)).collect();
+    for Read { chart, pins } in read {
+        listing.charts.extend(chart);
+        match pins {
+            Ok(pins) => listing.pins.extend(pins),
+            Err(problem) => listing.pin_problems.push(problem),
+        }
+    }
+    listing
+}
+
+/// What one `Chart.yaml` says.
+struct Read {
+    /// The chart it makes, when it could be read.
+    chart: Option<FoundChart>,
+    /// Its pins (none below a folder named like a chart's content), or why it was
+    /// not read for them.
+    pins: Result<Vec<Pin>, String>,
+}
+
+/// Reads one `Chart.yaml`.
+fn read_one(path: &Path, top: &Path) -> Read {
+    let shown = crate::paths::relative_path(path, top);
+    let pinned = !shown.parent().is_some_and(|folder| {
+        folder.components().any(|part| {
+            CONTENT_FOLDERS
+                .iter()
+                .any(|content| part.as_os_str() == *content)
+        })
+    });
+    let document = match read_chart_yaml(path) {
+        Ok(document) => document,
+        Err(why) => {
+            let problem = format!(
+                "stale-version-reference: {} is not read for pins: {why}",
+                shown.display()
+            );
+            return Read {
+                chart: None,
+                pins: if pinned { Err(problem) } else { Ok(Vec::new()) },
+            };
+        }
+    };
+    let text = |key: &str| {
+        document.get(key).and_then(|node| match &node.value {
+            Value::Scalar(scalar) => scalar.as_text(),
+            _ => None,
+        })
+    };
+    let chart = path.parent().map(|folder| FoundChart {
+        folder: folder.to_path_buf(),
+        name: text("name"),
+        version: text("version"),
+        library: text("type").is_some_and(|kind| kind == "library"),
+    });
+    let pins = if pinned {
+        chart_yaml_pins(&document, path, &shown)
+    } else {
+        Vec::new()
+    };
+    Read {
+        chart,
+        pins: Ok(pins),
+    }
+}
+
+/// A `Chart.yaml` read: bounded in bytes, nodes and depth, and larger than a
+/// configuration may be (an umbrella chart pins thousands of dependencies).
+fn read_chart_yaml(path: &Path) -> Result<Node, String> {
+    let bytes = crate::source::read_regular(path, MAX_CHART_YAML_BYTES)
+        .map_err(|error| error.to_string())?;
+    if bytes.len() > MAX_CHART_YAML_BYTES {
+        return Err(format!("larger than {} MiB", MAX_CHART_YAML_BYTES >> 20));
+    }
+    let text = String::from_utf8(bytes).map_err(|_| "not UTF-8".to_string())?;
+    crate::analysis::small_yaml::parse_bounded(&text, 1_000_000, 64)
+        .map_err(|(line, why)| format!("line {line}: {why}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(top: &Path, path: &str, text: &str) {
+        let path = top.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    #[test]
+    fn one_listing_gives_the_charts_and_the_pins() {
+        let dir = tempfile::tempdir().unwrap();
+        let top = dir.path();
+        write(
+            top,
+            "apps/app/Chart.yaml",
+            "name: app\nversion: 1.0.0\ndependencies:\n  - name: redis\n    version: 17.3.2\n",
+        );
+        write(
+            top,
+            "apps/app/charts/redis/Chart.yaml",
+            "name: redis\nversion: 17.3.2\nappVersion: 7.0.5\n",
+        );
+        write(
+            top,
+            "libs/common/Chart.yaml",
+            "name: common\nversion: 2.0.0\ntype: library\n",
+        );
+        // A chart's own content folders are not entered.
+        write(
+            top,
+            "apps/app/templates/Chart.yaml",
+            "name: rendered\nversion: 9.9.9\n",
+        );
+        // A scaffold outside any chart: a chart of the repository, pinning nothing.
+        write(
+            top,
+            "scaffold/templates/starter/Chart.yaml",
+            "name: starter\nversion: 0.1.0\ndependencies:\n  - name: redis\n    version: 1.0.0\n",
+        );
+        write(top, "broken/Chart.yaml", "name: [unclosed\n");
+        write(
+            top,
+            "node_modules/pkg/Chart.yaml",
+            "name: npm\nversion: 1.0.0\n",
+        );
+        let listing = list(top);
+        let charts: Vec<(String, Option<String>, bool)> = listing
+            .charts
+            .iter()
+            .map(|chart| {
+                (
+                    crate::paths::slashed(chart.folder.strip_prefix(top).unwrap()),
+                    chart.name.clone(),
+                    chart.library,
+                )
+            })
+            .collect();
+        assert_eq!(
+            charts,
+            [
+                ("apps/app".to_string(), Some("app".to_string()), false),
+                ("apps/app/charts/redis".into(), Some("redis".into()), false),
+                ("libs/common".into(), Some("common".into()), true),
+                (
+                    "scaffold/templates/starter".into(),
+                    Some("starter".into()),
+                    false
+                ),
+            ]
+        );
+        let pins: Vec<String> = listing
+            .pins
+            .iter()
+            .map(|pin| format!("{} {} ({})", pin.name, pin.version, pin.source))
+            .collect();
+        assert_eq!(
+            pins,
+            [
+                "redis 17.3.2 (`dependencies` of apps/app/Chart.yaml:4)",
+                "redis 17.3.2 (version in apps/app/charts/redis/Chart.yaml)",
+                "redis 7.0.5 (appVersion in apps/app/charts/redis/Chart.yaml)",
+            ]
+        );
+        assert_eq!(listing.pin_problems.len(), 1, "{:?}", listing.pin_problems);
+        assert!(
+            listing.pin_problems[0].starts_with(
+                "stale-version-reference: broken/Chart.yaml is not read for pins: line 2"
+            ),
+            "{:?}",
+            listing.pin_problems
+        );
+        assert_eq!(listing.truncated, None);
+    }
+}
