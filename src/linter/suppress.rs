@@ -13,6 +13,13 @@ use crate::yaml::model::CommentStyle;
 
 const MARKER: &str = "tether: ignore[";
 
+/// A searcher for [`MARKER`], built once: every comment of every file is searched.
+fn marker_finder() -> &'static memchr::memmem::Finder<'static> {
+    static FINDER: std::sync::OnceLock<memchr::memmem::Finder<'static>> =
+        std::sync::OnceLock::new();
+    FINDER.get_or_init(|| memchr::memmem::Finder::new(MARKER))
+}
+
 /// One rule named in a suppression comment.
 #[derive(Debug)]
 struct Entry {
@@ -38,7 +45,7 @@ impl Suppressions {
         let mut entries = Vec::new();
         for comment in comments {
             let text = &source.text[comment.span.clone()];
-            let Some(at) = text.find(MARKER) else {
+            let Some(at) = marker_finder().find(text.as_bytes()) else {
                 continue;
             };
             let before = text[..at].trim_start_matches(['#', '{', '-', '/', '*', ' ']);

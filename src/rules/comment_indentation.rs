@@ -75,13 +75,33 @@ impl Rule for CommentIndentation {
             .directive_lines
             .len()
             .max(context.source.line_count());
+        // Lines below the last comment alone on its line are never reported: the
+        // shapes go down to the first content line below it, whose indentation that
+        // comment is compared with. Most files (templates) have no such comment.
+        let Some(last) = context
+            .comments
+            .iter()
+            .filter(|comment| comment.style == CommentStyle::Yaml && comment.own_line)
+            .map(|comment| comment.line)
+            .filter(|&line| line < line_count)
+            .max()
+        else {
+            return;
+        };
         let comments = CommentLines::new(context.comments, line_count);
-        let shape: Vec<LineShape> = (0..line_count)
+        let mut shape: Vec<LineShape> = (0..=last)
             .map(|line| line_shape(context, line, comments.column(line).is_some()))
             .collect();
+        for line in last + 1..line_count {
+            let below = line_shape(context, line, comments.column(line).is_some());
+            shape.push(below);
+            if matches!(below, LineShape::Content { .. } | LineShape::DocumentMarker) {
+                break;
+            }
+        }
         let next_indent = next_indents(&shape);
         let mut open = OpenBlocks::default();
-        for line in 0..line_count {
+        for line in 0..shape.len() {
             match shape[line] {
                 LineShape::Content {
                     indent,

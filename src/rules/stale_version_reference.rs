@@ -363,6 +363,22 @@ fn blocks(context: &FileContext) -> Vec<Range<usize>> {
     blocks
 }
 
+/// `word` without each of `markers` in turn, as often as it repeats at that end
+/// (what `trim_start_matches` does, without building a substring searcher for every
+/// word of every comment).
+fn strip_all<'a>(
+    mut word: &'a str,
+    strip: impl Fn(&'a str, &str) -> Option<&'a str>,
+    markers: &[&str],
+) -> &'a str {
+    for marker in markers {
+        while let Some(rest) = strip(word, marker) {
+            word = rest;
+        }
+    }
+    word
+}
+
 /// A pinned name found in a token.
 struct Found<'a> {
     text: &'a str,
@@ -408,15 +424,17 @@ fn tokens<'a>(text: &'a str, block: &[CommentInfo]) -> Vec<(&'a str, Range<usize
                         word,
                         "{{/*" | "{{-" | "/*" | "*/" | "*/}}" | "-}}" | "}}" | "{{"
                     ) {
-                        let word = word
-                            .trim_start_matches("{{-")
-                            .trim_start_matches("{{")
-                            .trim_start_matches("/*");
+                        let word = strip_all(
+                            word,
+                            |word, marker| word.strip_prefix(marker),
+                            &["{{-", "{{", "/*"],
+                        );
                         let skipped = body[from..at].len() - word.len();
-                        let word = word
-                            .trim_end_matches("}}")
-                            .trim_end_matches('-')
-                            .trim_end_matches("*/");
+                        let word = strip_all(
+                            word,
+                            |word, marker| word.strip_suffix(marker),
+                            &["}}", "-", "*/"],
+                        );
                         if !word.is_empty() {
                             let begin = offset + from + skipped;
                             tokens.push((word, begin..begin + word.len()));
