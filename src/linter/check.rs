@@ -768,11 +768,14 @@ fn check_file(
         .as_ref()
         .and_then(|(chart, _)| chart.take_text(&file.absolute));
     let read = match handed {
-        Some(text) => Ok(text.into_bytes()),
-        None => crate::source::read_regular(&file.absolute, MAX_FILE_BYTES),
+        Some((text, hash)) => Ok((text.into_bytes(), hash)),
+        None => crate::source::read_regular(&file.absolute, MAX_FILE_BYTES).map(|bytes| {
+            let hash = xxhash_rust::xxh3::xxh3_64(&bytes);
+            (bytes, hash)
+        }),
     };
-    let bytes = match read {
-        Ok(bytes) => bytes,
+    let (bytes, bytes_hash) = match read {
+        Ok(read) => read,
         Err(error) => {
             return Outcome::Unreadable {
                 path: file.display.clone(),
@@ -785,7 +788,7 @@ fn check_file(
     // chart's other files and the charts its dependencies reach; for a values file,
     // on whether it is a chart's and whether helm-docs reads it.
     let hash = crate::cache_key::CacheKey::new("file")
-        .part("bytes", xxhash_rust::xxh3::xxh3_64(&bytes))
+        .part("bytes", bytes_hash)
         .optional(
             "chart",
             surroundings
@@ -837,7 +840,7 @@ fn check_file(
         &file.config,
         &file.project,
         &file.relative,
-        bytes,
+        (bytes, Some(bytes_hash)),
         mode,
         surroundings,
     );
@@ -864,7 +867,14 @@ pub fn check_bytes(
 ) -> (SourceFile, Vec<Diagnostic>) {
     let project = Project::unattached(config);
     let surroundings = Surroundings::of(config, &project, relative);
-    check_source(config, &project, relative, bytes, mode, surroundings)
+    check_source(
+        config,
+        &project,
+        relative,
+        (bytes, None),
+        mode,
+        surroundings,
+    )
 }
 
 /// [`check_bytes`] with every finding, none held back by the per-file limit: what
@@ -878,7 +888,7 @@ pub(crate) fn check_bytes_uncapped(
 ) -> (SourceFile, Vec<Diagnostic>) {
     let mut surroundings = Surroundings::of(config, project, relative);
     surroundings.cap = false;
-    check_source(config, project, relative, bytes, mode, surroundings)
+    check_source(config, project, relative, (bytes, None), mode, surroundings)
 }
 
 /// Checks an editor's unsaved text of the file `relative` as `check` would check the
@@ -890,7 +900,14 @@ pub(crate) fn check_buffer(
     bytes: Vec<u8>,
 ) -> (SourceFile, Vec<Diagnostic>) {
     let surroundings = Surroundings::of(config, project, relative);
-    check_source(config, project, relative, bytes, Mode::Lazy, surroundings)
+    check_source(
+        config,
+        project,
+        relative,
+        (bytes, None),
+        Mode::Lazy,
+        surroundings,
+    )
 }
 
 /// What a file's findings depend on besides its bytes, looked up once per file.
@@ -922,11 +939,13 @@ impl Surroundings {
     }
 }
 
+/// Checks one file's bytes (with their hash, when the caller has it) in the
+/// surroundings looked up for it.
 fn check_source(
     config: &Config,
     project: &Project,
     relative: &Path,
-    bytes: Vec<u8>,
+    (bytes, bytes_hash): (Vec<u8>, Option<u64>),
     mode: Mode,
     surroundings: Surroundings,
 ) -> (SourceFile, Vec<Diagnostic>) {
@@ -980,7 +999,7 @@ fn check_source(
     // The chart's index read this template already: its reads are taken from
     // there when the index read these very bytes.
     if let Some((chart, crate::analysis::charts::Role::Template)) = &chart {
-        let hash = xxhash_rust::xxh3::xxh3_64(source.text.as_bytes());
+        let hash = bytes_hash.unwrap_or_else(|| xxhash_rust::xxh3::xxh3_64(source.text.as_bytes()));
         if let Some(found) = chart.template_reads(&config.root.join(relative), hash) {
             let _ = context.value_reads.set(found);
         }

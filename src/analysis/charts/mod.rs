@@ -359,7 +359,7 @@ pub struct Scan {
     /// The text of each template of a chart folder, as read for the scan, until the
     /// check of that template takes it ([`Chart::take_text`]): a file is read once
     /// per run.
-    texts: Mutex<HashMap<PathBuf, String>>,
+    texts: Mutex<HashMap<PathBuf, (String, u64)>>,
 }
 
 /// A call of a named template, as the analysis follows it.
@@ -674,7 +674,7 @@ impl Chart {
             scan.texts
                 .get_mut()
                 .unwrap_or_else(PoisonError::into_inner)
-                .insert(file.to_path_buf(), text);
+                .insert(file.to_path_buf(), (text, hash));
         }
         uses_files
     }
@@ -752,10 +752,11 @@ impl Chart {
         }
     }
 
-    /// The text of the template at `path` as the chart's scan read it, handed over
-    /// once (the check takes it instead of reading the file again); `None` when the
-    /// scan has not run, did not read it, or it was taken.
-    pub fn take_text(&self, path: &Path) -> Option<String> {
+    /// The text of the template at `path` as the chart's scan read it, with the
+    /// hash of its bytes, handed over once (the check takes it instead of reading
+    /// and hashing the file again); `None` when the scan has not run, did not read
+    /// it, or it was taken.
+    pub fn take_text(&self, path: &Path) -> Option<(String, u64)> {
         self.scan
             .get()?
             .texts
