@@ -150,7 +150,7 @@ pub fn files(resolver: &mut Resolver, inputs: &[PathBuf]) -> Walked {
 
 /// The folders that hold a file of `listings`, each once.
 fn folders_holding(listings: &[Option<Result<Listing, PathBuf>>]) -> Vec<PathBuf> {
-    let mut holding: Vec<PathBuf> = listings
+    let mut holding: Vec<&Path> = listings
         .iter()
         .flat_map(|listing| match listing {
             None => Vec::new(),
@@ -158,11 +158,14 @@ fn folders_holding(listings: &[Option<Result<Listing, PathBuf>>]) -> Vec<PathBuf
             Some(Ok(listing)) => listing.files.iter().map(PathBuf::as_path).collect(),
         })
         .filter_map(Path::parent)
-        .map(Path::to_path_buf)
         .collect();
-    holding.sort_unstable();
+    // A folder's files come one after another in a listing: most repeats go before
+    // the sort, which compares bytes (the order does not matter, only that each
+    // folder comes once), not path components.
     holding.dedup();
-    holding
+    holding.sort_unstable_by(|a, b| a.as_os_str().cmp(b.as_os_str()));
+    holding.dedup();
+    holding.into_iter().map(Path::to_path_buf).collect()
 }
 
 /// What the run covers: each input folder, and the folder of each input file.
