@@ -71,7 +71,13 @@ pub fn scan(
             start = start.max(content_start);
         }
         let limit = line_starts.get(line + 1).map_or(bytes.len(), |&next| next);
-        let mut end = memchr::memchr(b'\n', &bytes[start..limit]).map_or(limit, |n| start + n);
+        // A line's break, if any, is its last byte: the line index starts a line
+        // after every `\n` (and after a lone `\r`).
+        let mut end = if limit > start && bytes[limit - 1] == b'\n' {
+            limit - 1
+        } else {
+            limit
+        };
         if end > start && bytes[end - 1] == b'\r' {
             end -= 1;
         }
@@ -107,7 +113,11 @@ pub fn scan(
                 own_line: is_own_line(&original[line_start..start + column]),
             });
         }
-        if let Some(header) = block_scalar_header(&text[..code_end]) {
+        if let Some(header) = scanned
+            .header_indicator
+            .then(|| block_scalar_header(&text[..code_end]))
+            .flatten()
+        {
             state = State::BlockScalar {
                 parent: header.parent,
                 indent: header.indent,
@@ -193,6 +203,9 @@ struct Line {
     /// node holding it (the `-` of an item, the key of a pair), which a continuation
     /// line must be indented past.
     plain_node: Option<usize>,
+    /// Whether a `|` or `>` was seen outside quotes, before any comment: only then
+    /// may the line end with a block scalar header.
+    header_indicator: bool,
 }
 
 impl Line {
@@ -201,6 +214,7 @@ impl Line {
         comment: None,
         open_quote: None,
         plain_node: None,
+        header_indicator: false,
     };
 }
 
@@ -219,6 +233,7 @@ fn scan_line(text: &[u8], indent: usize, from: usize, continues: bool, depth: &m
     let mut token: Option<usize> = None;
     let mut indicated = false;
     let mut plain = continues;
+    let mut header_indicator = false;
     // Whether the line is in, or opens, a flow collection.
     let mut flow = *depth > 0;
     if flow {
@@ -230,6 +245,7 @@ fn scan_line(text: &[u8], indent: usize, from: usize, continues: bool, depth: &m
             b'#' if position == 0 || matches!(text[position - 1], b' ' | b'\t') => {
                 return Line {
                     comment: Some(position),
+                    header_indicator,
                     ..Line::NOTHING_OPEN
                 };
             }
@@ -283,6 +299,7 @@ fn scan_line(text: &[u8], indent: usize, from: usize, continues: bool, depth: &m
                 value_start = indicator;
             }
             _ => {
+                header_indicator |= matches!(byte, b'|' | b'>');
                 if value_start {
                     token.get_or_insert(position);
                     plain = true;
@@ -295,12 +312,11 @@ fn scan_line(text: &[u8], indent: usize, from: usize, continues: bool, depth: &m
     // A plain scalar at the top of a document (no `- ` or key before it, at column
     // 0) continues on any line below, however little indented. Document markers and
     // directives are no scalar.
-    if is_marker_or_directive(text) && !continues {
-        return Line::NOTHING_OPEN;
-    }
+    let scalar = plain && !flow && (continues || !is_marker_or_directive(text));
     let root = !continues && node == 0 && !indicated && token == Some(0);
     Line {
-        plain_node: (plain && !flow).then_some(if root { usize::MAX } else { node }),
+        plain_node: scalar.then_some(if root { usize::MAX } else { node }),
+        header_indicator,
         ..Line::NOTHING_OPEN
     }
 }
@@ -357,6 +373,22 @@ mod tests {
                 (2, 12, false),
                 (5, 10, false),
                 (8, 0, true)
+            ]
+        );
+    }
+
+    #[test]
+    fn block_scalar_headers_only_outside_quotes_and_comments() {
+        // A document-level block scalar; `|` in quotes or in a comment opens none.
+        let text = "--- |\n  # text\n# a\nb: '|' # b\n  # c\nd: x # |\n  # e\nf: >-\n  # text\n";
+        assert_eq!(
+            columns(text),
+            vec![
+                (2, 0, true),
+                (3, 7, false),
+                (4, 2, true),
+                (5, 5, false),
+                (6, 2, true)
             ]
         );
     }
