@@ -60,36 +60,58 @@ const MAX_RUN_ARCHIVE_BYTES: usize = 256 * 1024 * 1024;
 /// The charts of one run, each read once, on the thread that first needs it.
 #[derive(Debug, Default)]
 pub struct Charts {
-    charts: Mutex<HashMap<PathBuf, Arc<Slot>>>,
-    archives: Mutex<HashMap<PathBuf, Arc<ArchiveSlot>>>,
+    /// Each chart by folder (`None`: not a chart tether can read).
+    charts: OnceMap<PathBuf, Option<Arc<Chart>>>,
+    /// Each archive by path, or why it could not be read.
+    archives: OnceMap<PathBuf, Result<Arc<Archive>, String>>,
     /// Bytes the run's archives unpacked to, all together.
     archive_bytes: std::sync::atomic::AtomicUsize,
-    repositories: Mutex<HashMap<Vec<PathBuf>, Arc<RepositorySlot>>>,
-    /// The `Chart.yaml` files under each folder, listed once: the pins of a
-    /// repository and its charts by name come from the same listing.
-    chart_yamls: Mutex<HashMap<PathBuf, Arc<ChartYamlsSlot>>>,
+    /// The charts of a scope's folders, by name.
+    repositories: OnceMap<Vec<PathBuf>, Arc<Repository>>,
+    /// The `Chart.yaml` files under each folder: the pins of a repository and its
+    /// charts by name come from the same listing.
+    chart_yamls: OnceMap<PathBuf, Arc<ChartYamls>>,
     /// Texts that stand in for files of chart folders (an editor's unsaved
     /// buffers, `tether server`), by absolute path.
     overlay: Option<Arc<Overlay>>,
 }
 
+/// Values made once per key, each on the thread that first asks for it. The lock
+/// is held only to find a key's slot, never while its value is made: making one
+/// value may ask for others (a chart for its dependencies), and threads asking for
+/// different keys never wait on each other.
+#[derive(Debug)]
+struct OnceMap<K, V> {
+    slots: Mutex<HashMap<K, Arc<OnceLock<V>>>>,
+}
+
+impl<K, V> Default for OnceMap<K, V> {
+    fn default() -> Self {
+        OnceMap {
+            slots: Mutex::new(HashMap::new()),
+        }
+    }
+}
+
+impl<K: Eq + std::hash::Hash, V: Clone> OnceMap<K, V> {
+    /// The value of `key`, made by `make` if no thread made it yet.
+    fn get_or_init(&self, key: K, make: impl FnOnce() -> V) -> V {
+        let slot = self
+            .slots
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .entry(key)
+            .or_default()
+            .clone();
+        slot.get_or_init(make).clone()
+    }
+}
+
 /// Unsaved texts by absolute path, read instead of the files on disk.
 pub type Overlay = HashMap<PathBuf, Arc<str>>;
 
-/// The charts of a scope, listed once.
-type RepositorySlot = OnceLock<Arc<Repository>>;
-
-/// The `Chart.yaml` files under a folder, listed once.
-type ChartYamlsSlot = OnceLock<Arc<ChartYamls>>;
-
-/// An archive read once, or why it could not be.
-type ArchiveSlot = OnceLock<Result<Arc<Archive>, String>>;
-
 /// A chart's name and version, as a dependency matches them.
 type NameVersion = (String, Option<String>);
-
-/// A chart read once (`None`: not a chart tether can read).
-type Slot = OnceLock<Option<Arc<Chart>>>;
 
 /// Where the dependencies of a chart are looked for beyond its own `charts/`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
@@ -156,15 +178,9 @@ impl Charts {
     }
 
     fn at(self: &Arc<Self>, location: &Location, scope: &Scope) -> Option<Arc<Chart>> {
-        let slot = self
-            .charts
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .entry(location.root())
-            .or_default()
-            .clone();
-        slot.get_or_init(|| Chart::read(location, self, scope).map(Arc::new))
-            .clone()
+        self.charts.get_or_init(location.root(), || {
+            Chart::read(location, self, scope).map(Arc::new)
+        })
     }
 
     /// The archive at `key`, read once; `load` gives its bytes.
@@ -173,14 +189,7 @@ impl Charts {
         key: &Path,
         load: impl FnOnce() -> Result<Archive, String>,
     ) -> Result<Arc<Archive>, String> {
-        let slot = self
-            .archives
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .entry(key.to_path_buf())
-            .or_default()
-            .clone();
-        slot.get_or_init(|| {
+        self.archives.get_or_init(key.to_path_buf(), || {
             let archive = load()?;
             let size: usize = archive.files.iter().map(|(_, bytes)| bytes.len()).sum();
             let before = self
@@ -194,7 +203,6 @@ impl Charts {
             }
             Ok(Arc::new(archive))
         })
-        .clone()
     }
 
     /// The charts under the scope's folders, by name, listed once per scope.
@@ -205,35 +213,21 @@ impl Charts {
             .chain(&scope.chart_paths)
             .cloned()
             .collect();
-        let slot = self
-            .repositories
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .entry(folders.clone())
-            .or_default()
-            .clone();
-        slot.get_or_init(|| {
+        self.repositories.get_or_init(folders.clone(), || {
             let listings: Vec<Arc<ChartYamls>> = folders
                 .iter()
                 .map(|folder| self.chart_yamls(folder))
                 .collect();
             Arc::new(Repository::of(&listings))
         })
-        .clone()
     }
 
     /// The `Chart.yaml` files under `folder`, listed and read once per run: the
     /// resolver takes a repository's pins from the same listing.
     pub fn chart_yamls(&self, folder: &Path) -> Arc<ChartYamls> {
-        let slot = self
-            .chart_yamls
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .entry(folder.to_path_buf())
-            .or_default()
-            .clone();
-        slot.get_or_init(|| Arc::new(crate::analysis::chart_yamls::list(folder)))
-            .clone()
+        self.chart_yamls.get_or_init(folder.to_path_buf(), || {
+            Arc::new(crate::analysis::chart_yamls::list(folder))
+        })
     }
 }
 
