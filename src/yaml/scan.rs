@@ -220,7 +220,9 @@ impl Line {
 
 /// Scans one line from `from`; `indent` is how many spaces it starts with;
 /// `continues` says it may continue a plain scalar from the line above, where a
-/// leading quote is text.
+/// leading quote is text. A plain scalar alone on its line (no `key: `, no `- `)
+/// is the value of a node above it, indented less than this line: a line below as
+/// indented as this one continues it.
 fn scan_line(text: &[u8], indent: usize, from: usize, continues: bool, depth: &mut usize) -> Line {
     // Quotes open a scalar only where a value starts: at the start of the line, after
     // `- `, `: `, `? `, or a flow indicator.
@@ -314,6 +316,7 @@ fn scan_line(text: &[u8], indent: usize, from: usize, continues: bool, depth: &m
     // directives are no scalar.
     let scalar = plain && !flow && (continues || !is_marker_or_directive(text));
     let root = !continues && node == 0 && !indicated && token == Some(0);
+    let node = node - usize::from(!indicated && !continues && node > 0);
     Line {
         plain_node: scalar.then_some(if root { usize::MAX } else { node }),
         header_indicator,
