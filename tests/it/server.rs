@@ -48,16 +48,21 @@ fn messages(output: &[u8]) -> Vec<serde_json::Value> {
     found
 }
 
-/// Runs `tether server` on `input` (the client's whole byte stream, then its end):
-/// the messages it answered, in order, and how it exited.
-fn serve(input: &str) -> (Vec<serde_json::Value>, std::process::ExitStatus) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tether"))
+/// `tether server` started with its standard input and output piped.
+fn start_server() -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_tether"))
         .arg("server")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
-        .expect("tether server starts");
+        .expect("tether server starts")
+}
+
+/// Runs `tether server` on `input` (the client's whole byte stream, then its end):
+/// the messages it answered, in order, and how it exited.
+fn serve(input: &str) -> (Vec<serde_json::Value>, std::process::ExitStatus) {
+    let mut child = start_server();
     child
         .stdin
         .take()
@@ -189,13 +194,7 @@ fn a_burst_of_changes_is_checked_once() {
     let template = root.join("app/templates/deployment.yaml");
     let uri = format!("file://{}", template.display());
     let text = std::fs::read_to_string(&template).unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tether"))
-        .arg("server")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("tether server starts");
+    let mut child = start_server();
     let mut stdin = child.stdin.take().unwrap();
     let send = |stdin: &mut std::process::ChildStdin, message: serde_json::Value| {
         stdin
