@@ -1011,24 +1011,11 @@ fn check_source(
                 .any(|(registered, _)| registered.rule.needs_model(&context)));
     let model: Option<FileModel> =
         wants_model.then(|| model_front(&source, is_template, &front, &config.directives));
-    let model_comments;
-    if let Some(model) = &model {
-        // A document modelled from one branch of its if/else has lost the comments
-        // of the other: the file's comments are still the scanner's.
-        if model
-            .documents
-            .iter()
-            .all(|document| document.branch.is_none())
-        {
-            let raw = model
-                .documents
-                .iter()
-                .flat_map(|document| document.yaml_comments.iter());
-            model_comments = comment_infos(&source, raw, &template_comments);
-            context.comments = &model_comments;
-        }
-        context.model = Some(model);
-    }
+    // The file's comments are the scanner's in every mode, so a tree changes no
+    // comment finding: tree-sitter takes a `#` line that opens a block scalar's
+    // content for a comment, where YAML (and the scanner) read it as text, and a
+    // document modelled from one branch of its if/else has lost the other's.
+    context.model = model.as_ref();
     let (mut diagnostics, dropped) = lint(&context, enabled, surroundings_cap);
     drop(context);
     if surroundings_cap {
