@@ -5,9 +5,9 @@
 # - With a release `TETHER_VERSION`: that release's archive for this runner, checked
 #   against the release's SHA-256 checksum before anything is unpacked; a mismatch
 #   fails the step. A release without an archive for this runner falls back to a
-#   build.
+#   build, said as a warning on the run (why, and that it takes minutes).
 # - Otherwise (`build-from-source`, a branch or a commit): `cargo install --locked`
-#   from the action's own checkout.
+#   from the action's own checkout, said as a notice. cargo's progress is shown.
 #
 # TETHER_RELEASES_URL replaces https://github.com/REPOSITORY/releases/download (the
 # tests serve archives from a folder).
@@ -32,6 +32,10 @@ case "$(uname -s)-$(uname -m)" in
   MINGW*-x86_64 | MSYS*-x86_64 | CYGWIN*-x86_64) target=x86_64-pc-windows-msvc ;;
 esac
 
+why=""
+if [ -n "${TETHER_VERSION:-}" ] && [ -z "$target" ]; then
+  why="release $TETHER_VERSION has no archive for this platform ($(uname -s) $(uname -m))"
+fi
 if [ -n "${TETHER_VERSION:-}" ] && [ -n "$target" ]; then
   base="${TETHER_RELEASES_URL:-https://github.com/${TETHER_REPOSITORY:-cozystack/tether}/releases/download}"
   suffix=tar.gz
@@ -68,7 +72,12 @@ if [ -n "${TETHER_VERSION:-}" ] && [ -n "$target" ]; then
     echo "installed tether $TETHER_VERSION ($target) from $url"
     exit 0
   fi
-  echo "no release archive at $url; building tether from source"
+  why="no release archive at $url (release $TETHER_VERSION has no $archive for this runner, or it cannot be downloaded)"
 fi
-cargo install --locked --quiet --root "$TETHER_BIN/cargo" --path "$TETHER_SOURCE"
+if [ -n "$why" ]; then
+  echo "::warning title=tether is built from source::$why; building tether from source with cargo install instead, which takes several minutes"
+else
+  echo "::notice title=tether is built from source::no release version asked (build-from-source, or the action's ref is a branch or commit); building tether from source with cargo install, which takes several minutes"
+fi
+cargo install --locked --root "$TETHER_BIN/cargo" --path "$TETHER_SOURCE"
 cp "$TETHER_BIN/cargo/bin/"tether* "$TETHER_BIN/"

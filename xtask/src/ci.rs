@@ -14,6 +14,8 @@ use std::process::{Command, Stdio};
 
 use anyhow::{bail, ensure, Context, Result};
 
+use crate::dist::names;
+
 /// Tools the tests need, and the Debian package that has each: installed in one
 /// `apt-get` run at the start (each run updates the package lists first). The
 /// Windows C compiler is the portable step's, for tree-sitter's C code; Neovim is
@@ -155,11 +157,24 @@ pub fn ci() -> Result<()> {
 /// Installs what the tests drive and is missing: the apt packages of [`TOOLS`] in
 /// one run, then the npm and PyPI tools.
 fn install_tools() -> Result<()> {
-    let missing: Vec<&str> = TOOLS
+    let mut missing: Vec<&str> = TOOLS
         .iter()
         .filter(|(tool, _)| !works(tool))
         .map(|(_, package)| *package)
         .collect();
+    // The dist step's static musl build compiles tree-sitter's C code with musl-gcc;
+    // tests/it/release.rs has the Action's install.sh unpack a Windows zip with unzip.
+    let release_target = crate::dist::default_target()?;
+    if release_target.contains("-linux-musl") && !works("musl-gcc") {
+        missing.push("musl-tools");
+    }
+    if !Command::new("unzip")
+        .arg("-v")
+        .output()
+        .is_ok_and(|output| output.status.success())
+    {
+        missing.push("unzip");
+    }
     if !missing.is_empty() {
         install(&missing)?;
     }
@@ -244,12 +259,54 @@ fn portable() -> Result<()> {
     Ok(())
 }
 
-/// `cargo xtask dist` writes the host's archive (a working binary, completions for
-/// every shell, the man page and the documents), the wheel, and checksums that
-/// match them; the wheel, installed into a new virtual environment, checks the
-/// example chart.
+/// `cargo xtask dist` writes the machine's release archive (a working binary,
+/// static on Linux, completions for every shell, the man page and the documents),
+/// the wheel, and checksums that match them, named exactly as the one rule
+/// (`xtask/src/dist/names.rs`) names them; then `target/dist`, served as a release
+/// page, installs every way the README says (the archive with its checksum, the
+/// wheel with pip, `cargo binstall`'s metadata), through the Action's `install.sh`,
+/// and through pre-commit from the hook repository `pre-commit/`.
 fn check_dist() -> Result<()> {
     let dist = crate::dist::dist(None, true)?;
+    let root = crate::project_root();
+    let version = env_version(&root)?;
+    // target/dist holds what the rule names, nothing else and nothing less.
+    let mut made: Vec<String> = Vec::new();
+    let mut folders: Vec<String> = Vec::new();
+    for entry in std::fs::read_dir(&dist.folder)? {
+        let entry = entry?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if entry.file_type()?.is_dir() {
+            folders.push(name);
+        } else {
+            made.push(name);
+        }
+    }
+    made.sort();
+    let expected = names::dist_files(&version, &dist.target, true, Some(&version));
+    ensure!(
+        made == expected,
+        "target/dist holds {made:?}; the release rule (xtask/src/dist/names.rs) names {expected:?}"
+    );
+    ensure!(
+        folders == [names::folder(&dist.target)],
+        "target/dist has the folders {folders:?}, not {}",
+        names::folder(&dist.target)
+    );
+    if dist.target.contains("-linux-") {
+        let ldd = Command::new("ldd")
+            .arg(dist.staged.join(names::BINARY))
+            .output()?;
+        let said = format!(
+            "{}{}",
+            String::from_utf8_lossy(&ldd.stdout),
+            String::from_utf8_lossy(&ldd.stderr)
+        );
+        ensure!(
+            said.contains("statically linked") || said.contains("not a dynamic executable"),
+            "the Linux binary is not static, so its wheel is no manylinux 2.17 wheel: ldd says {said}"
+        );
+    }
     let read = |path: &str| {
         std::fs::read_to_string(dist.staged.join(path)).with_context(|| path.to_string())
     };
@@ -316,38 +373,287 @@ fn check_dist() -> Result<()> {
             dist.archive.display()
         );
     }
-    // The wheel in a new virtual environment, offline: `tether` is on its PATH.
-    let wheel = dist.wheel.context("dist made no wheel")?;
-    let venv = tempfile::tempdir()?;
-    let status = Command::new("python3")
-        .args(["-m", "venv"])
-        .arg(venv.path())
-        .status()?;
-    ensure!(status.success(), "python3 -m venv failed");
-    let status = Command::new(venv.path().join("bin/pip"))
-        .args(["install", "--quiet", "--no-index"])
-        .arg(&wheel)
-        .status()?;
-    ensure!(status.success(), "pip install {} failed", wheel.display());
-    let check = Command::new(venv.path().join("bin/tether"))
-        .args(["check", "examples/kubevirt"])
-        .current_dir(crate::project_root())
-        .output()?;
-    let said = String::from_utf8_lossy(&check.stdout);
-    ensure!(
-        check.status.success() && said.contains("no findings"),
-        "the wheel's tether on the example chart: {said}{}",
-        String::from_utf8_lossy(&check.stderr)
-    );
-    pre_commit_from_the_wheel(&dist.folder)?;
+    let wheel = dist.wheel.clone().context("dist made no wheel")?;
+    rehearse_release(&dist, &version)?;
     check_vsix(dist.vsix.as_deref())?;
     println!(
-        "dist: {} and {} check out (sha256sum), the wheel's tether checks the example, \
-         and pre-commit runs the hooks of pre-commit/ from the wheel",
+        "dist: {} and {} are the release's names and check out (sha256sum); served as a \
+         release page they install as the README says (archive, wheel, cargo binstall's \
+         metadata), through the Action's install.sh, and through pre-commit from pre-commit/",
         dist.archive.display(),
         wheel.display()
     );
     Ok(())
+}
+
+/// `target/dist` served as the release page of `version` (a folder, `file://`): what
+/// a user of the README, the Action or the hook repository would install from the
+/// tag, installed from there. Every file name they use must be one dist made.
+fn rehearse_release(dist: &crate::dist::Dist, version: &str) -> Result<()> {
+    let root = crate::project_root();
+    let work = tempfile::tempdir()?;
+    let download = work.path().join("releases/download");
+    let page = download.join(format!("v{version}"));
+    std::fs::create_dir_all(&page)?;
+    for entry in std::fs::read_dir(&dist.folder)? {
+        let entry = entry?;
+        if entry.file_type()?.is_file() {
+            std::fs::copy(entry.path(), page.join(entry.file_name()))?;
+        }
+    }
+    let base = format!("file://{}", download.display());
+    const GITHUB: &str = "https://github.com/cozystack/tether/releases/download";
+    let target = &dist.target;
+    let said = |output: &std::process::Output| {
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    };
+    let expect_version = |tether: &std::path::Path, how: &str| -> Result<()> {
+        let output = Command::new(tether)
+            .arg("--version")
+            .output()
+            .with_context(|| format!("{how}: cannot run {}", tether.display()))?;
+        let printed = String::from_utf8_lossy(&output.stdout);
+        ensure!(
+            output.status.success() && printed.starts_with(&format!("tether {version}")),
+            "{how}: `tether --version` printed {printed:?}"
+        );
+        Ok(())
+    };
+    // Every way of the README's Install block, and of the book's Install page.
+    for path in ["README.md", "docs/src/install.md"] {
+        let text = std::fs::read_to_string(root.join(path))?;
+        let block = install_block(&text).with_context(|| format!("{path} has no ```sh block"))?;
+        for line in block.lines() {
+            let (command, comment) = line.split_once("  #").unwrap_or((line, ""));
+            let command = command.trim();
+            let words: Vec<&str> = command.split_whitespace().collect();
+            let how = format!("{path}: `{command}`");
+            match words.as_slice() {
+                ["curl", .., "|", "tar", "-xz"] => {
+                    ensure!(
+                        command.contains(GITHUB),
+                        "{how}: not a download of a release"
+                    );
+                    let url = words
+                        .iter()
+                        .find(|word| word.starts_with(GITHUB))
+                        .context("no URL")?
+                        .replacen(GITHUB, &base, 1);
+                    let file = url.rsplit('/').next().unwrap_or_default().to_string();
+                    let here = tempfile::tempdir()?;
+                    // The command itself, from the served page.
+                    let output = Command::new("bash")
+                        .args([
+                            "-euo",
+                            "pipefail",
+                            "-c",
+                            &command.replacen(GITHUB, &base, 1),
+                        ])
+                        .current_dir(here.path())
+                        .output()?;
+                    ensure!(output.status.success(), "{how}: {}", said(&output));
+                    // Its checksum, as a careful user checks it.
+                    let output = Command::new("bash")
+                        .args([
+                            "-euo",
+                            "pipefail",
+                            "-c",
+                            "curl -fsSLO \"$0\" && curl -fsSLO \"$0.sha256\" && sha256sum --check --strict \"$1.sha256\"",
+                        ])
+                        .arg(&url)
+                        .arg(&file)
+                        .current_dir(here.path())
+                        .output()?;
+                    ensure!(
+                        output.status.success(),
+                        "{how}: the checksum: {}",
+                        said(&output)
+                    );
+                    // The folder the comment names holds the binary.
+                    let folder = comment
+                        .split_whitespace()
+                        .find(|word| word.starts_with("tether-") && word.ends_with('/'))
+                        .map(|word| word.trim_end_matches('/').to_string())
+                        .unwrap_or_else(|| names::folder(target));
+                    expect_version(&here.path().join(&folder).join(names::BINARY), &how)?;
+                }
+                ["pipx", "install", requirement] => {
+                    // pipx is a virtual environment and pip: the same, in a fresh
+                    // one, from the page alone.
+                    let venv = tempfile::tempdir()?;
+                    let status = Command::new("python3")
+                        .args(["-m", "venv"])
+                        .arg(venv.path())
+                        .status()?;
+                    ensure!(status.success(), "python3 -m venv failed");
+                    let output = Command::new(venv.path().join("bin/pip"))
+                        .args(["install", "--no-index", "--find-links"])
+                        .arg(&page)
+                        .arg(requirement)
+                        .output()?;
+                    ensure!(output.status.success(), "{how}: {}", said(&output));
+                    let tether = venv.path().join("bin").join(names::BINARY);
+                    expect_version(&tether, &how)?;
+                    let check = Command::new(&tether)
+                        .args(["check", "examples/kubevirt"])
+                        .current_dir(&root)
+                        .output()?;
+                    ensure!(
+                        check.status.success() && said(&check).contains("no findings"),
+                        "{how}: the wheel's tether on the example chart: {}",
+                        said(&check)
+                    );
+                }
+                ["cargo", "binstall", spec] => {
+                    ensure!(
+                        *spec == format!("{}@{version}", names::PACKAGE),
+                        "{how}: not {}@{version}",
+                        names::PACKAGE
+                    );
+                    let here = tempfile::tempdir()?;
+                    binstall_from(&root, &base, version, target, here.path(), &how)
+                        .and_then(|tether| expect_version(&tether, &how))?;
+                }
+                ["cargo", "install", ..] => println!(
+                    "dist: {how} builds from source; the install step builds this checkout so"
+                ),
+                ["docker", "build", ..] => {
+                    println!("dist: {how} builds an image from the checkout, not from a release")
+                }
+                _ => bail!("{how}: an install command the release rehearsal does not know"),
+            }
+        }
+    }
+    // The Action's install step, on this runner, from the page: the archive, never
+    // the fallback to a build.
+    let bin = tempfile::tempdir()?;
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let kept: Vec<_> = std::env::split_paths(&path)
+        .filter(|folder| !folder.join(names::BINARY).exists())
+        .collect();
+    let output = Command::new("bash")
+        .arg(root.join(".github/action/install.sh"))
+        .env("PATH", std::env::join_paths(kept)?)
+        .env("TETHER_BIN", bin.path())
+        .env("TETHER_VERSION", format!("v{version}"))
+        .env("TETHER_SOURCE", &root)
+        .env("TETHER_RELEASES_URL", &base)
+        .output()?;
+    let installed = format!(
+        "installed tether v{version} ({target}) from {base}/v{version}/{}",
+        names::archive(target)
+    );
+    ensure!(
+        output.status.success()
+            && said(&output).contains(&installed)
+            && !said(&output).contains("::warning"),
+        "the Action's install.sh did not install the release archive: {}",
+        said(&output)
+    );
+    expect_version(&bin.path().join(names::BINARY), "the Action's install.sh")?;
+    // pre-commit, from the hook repository `pre-commit/`, with pip finding the wheel
+    // on the page.
+    pre_commit_from_the_wheel(&page)
+}
+
+/// The `sh` block of the Install section (`## Install` in the README, the first of
+/// the page in the book).
+fn install_block(text: &str) -> Option<&str> {
+    let from = text.find("## Install").unwrap_or(0);
+    let start = text[from..].find("```sh\n")? + from + "```sh\n".len();
+    let end = text[start..].find("```")? + start;
+    Some(&text[start..end])
+}
+
+/// What `cargo binstall helm-tether@VERSION` does with the crate's
+/// `[package.metadata.binstall]` for `target`, against the page at `base` (for
+/// `https://github.com/cozystack/tether/releases/download`): the archive its
+/// `pkg-url` names, unpacked, and the binary at its `bin-dir`.
+fn binstall_from(
+    root: &std::path::Path,
+    base: &str,
+    version: &str,
+    target: &str,
+    here: &std::path::Path,
+    how: &str,
+) -> Result<std::path::PathBuf> {
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml"))?;
+    let table = |name: &str| -> Vec<(String, String)> {
+        let Some(start) = manifest.find(&format!("\n[{name}]\n")) else {
+            return Vec::new();
+        };
+        manifest[start + 1..]
+            .lines()
+            .skip(1)
+            .take_while(|line| !line.starts_with('['))
+            .filter_map(|line| {
+                let (key, value) = line.split_once(" = \"")?;
+                Some((key.trim().to_string(), value.strip_suffix('"')?.to_string()))
+            })
+            .collect()
+    };
+    let general = table("package.metadata.binstall");
+    let special = table(&format!("package.metadata.binstall.overrides.{target}"));
+    let setting = |key: &str| {
+        special
+            .iter()
+            .chain(&general)
+            .find(|(name, _)| name == key)
+            .map(|(_, value)| value.clone())
+            .with_context(|| format!("{how}: no {key} in [package.metadata.binstall]"))
+    };
+    let suffix = match setting("pkg-fmt")?.as_str() {
+        "tgz" => ".tar.gz",
+        "zip" => ".zip",
+        other => bail!("{how}: pkg-fmt {other} is no format of the release"),
+    };
+    let expand = |template: String| {
+        template
+            .replace("{ repo }", "https://github.com/cozystack/tether")
+            .replace("{ version }", version)
+            .replace("{ target }", target)
+            .replace("{ archive-suffix }", suffix)
+            .replace("{ bin }", names::BINARY)
+            .replace(
+                "{ binary-ext }",
+                if target.contains("windows") {
+                    ".exe"
+                } else {
+                    ""
+                },
+            )
+    };
+    let url = expand(setting("pkg-url")?).replacen(
+        "https://github.com/cozystack/tether/releases/download",
+        base,
+        1,
+    );
+    ensure!(
+        url.starts_with(base),
+        "{how}: pkg-url is not a release download: {url}"
+    );
+    let output = Command::new("bash")
+        .args(["-euo", "pipefail", "-c", "curl -fsSL \"$0\" | tar -xz"])
+        .arg(&url)
+        .current_dir(here)
+        .output()?;
+    ensure!(
+        output.status.success(),
+        "{how}: {url}: {}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let binary = here.join(expand(setting("bin-dir")?));
+    ensure!(
+        binary.is_file(),
+        "{how}: {url} has no {}",
+        expand(setting("bin-dir")?)
+    );
+    Ok(binary)
 }
 
 /// The VS Code extension's package holds its manifest, its code and its one
@@ -648,14 +954,14 @@ fn count(result: &str, what: &str) -> usize {
         .unwrap_or(0)
 }
 
-fn works(tool: &str) -> bool {
+pub(crate) fn works(tool: &str) -> bool {
     Command::new(tool)
         .arg("--version")
         .output()
         .is_ok_and(|output| output.status.success())
 }
 
-fn install(packages: &[&str]) -> Result<()> {
+pub(crate) fn install(packages: &[&str]) -> Result<()> {
     let root = Command::new("id")
         .arg("-u")
         .output()

@@ -1,21 +1,28 @@
 //! `cargo xtask dist [--target TRIPLE] [--no-wheel]`: what a release ships, in
-//! `target/dist`:
+//! `target/dist`, named as [`names`] says (the one rule the docs, the Action, the
+//! `cargo binstall` metadata and the hook repositories are tested against):
 //!
 //! - `tether-TRIPLE/`: the release binary, its shell completions and man page (both
 //!   written by the binary itself, `tether completions SHELL` and `tether man`, so
 //!   they always match it), README.md, LICENSE and CHANGELOG.md;
 //! - `tether-TRIPLE.tar.gz` (`.zip` for Windows) of that folder, the archive the
 //!   release workflow publishes and `cargo binstall` and the Action download;
-//! - the Python wheel that carries the binary (maturin, `bindings = "bin"`), unless
-//!   `--no-wheel`;
+//! - the Python wheel that carries the same binary (maturin, `bindings = "bin"`,
+//!   reusing cargo's build), unless `--no-wheel`;
 //! - `tether-vscode-VERSION.vsix`, the VS Code extension of `editors/vscode`
 //!   (`vscode.rs`; where npm is missing it is skipped and said);
 //! - `NAME.sha256` beside each archive and wheel, and `SHA256SUMS` of them all, in
 //!   `sha256sum`'s format.
 //!
-//! The target defaults to the host's. The binary must run where `dist` runs (it
-//! writes its own completions): the release workflow builds each target on a runner
-//! of its own.
+//! The target defaults to the release target of the machine ([`names::release_target`]):
+//! on Linux the static musl build the release publishes (`x86_64-unknown-linux-musl`,
+//! built with `musl-gcc` for tree-sitter's C code; the Rust target and Debian's
+//! `musl-tools` are installed when missing), whose wheel is tagged for manylinux 2.17
+//! and musllinux 1.2 at once: what a tag publishes, rehearsed. The binary must run
+//! where `dist` runs (it writes its own completions): the release workflow builds
+//! each target on a runner of its own, with this same command.
+
+pub mod names;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -39,6 +46,8 @@ const DOCUMENTS: [&str; 3] = ["README.md", "LICENSE", "CHANGELOG.md"];
 pub struct Dist {
     /// `target/dist`.
     pub folder: PathBuf,
+    /// The target triple built.
+    pub target: String,
     /// The staged folder the archive holds (`target/dist/tether-TRIPLE`).
     pub staged: PathBuf,
     /// The archive.
@@ -66,11 +75,30 @@ pub fn dist_args(args: &[String]) -> Result<Dist> {
     dist(target.as_deref(), wheel)
 }
 
-/// Builds and packages tether for `target` (the host's when `None`).
+/// The target `dist` builds when given none: the release target of this machine,
+/// else the host's triple.
+pub fn default_target() -> Result<String> {
+    match names::release_target(std::env::consts::OS, std::env::consts::ARCH) {
+        Some(target) => Ok(target.to_string()),
+        None => host_triple(),
+    }
+}
+
+/// Builds and packages tether for `target` (the machine's release target when
+/// `None`, see [`default_target`]).
 pub fn dist(target: Option<&str>, wheel: bool) -> Result<Dist> {
     let root = crate::project_root();
     let host = host_triple()?;
-    let triple = target.unwrap_or(&host).to_string();
+    let triple = match target {
+        Some(target) => target.to_string(),
+        None => default_target()?,
+    };
+    for difference in differences(&triple, target.is_some()) {
+        println!("dist: differs from the release: {difference}");
+    }
+    let environment = build_environment(&triple)?;
+    // The release of `helm-tether` is the workspace's root package; cargo and
+    // maturin build it with the same environment, so maturin reuses the build.
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut build = Command::new(&cargo);
     build.args([
@@ -83,14 +111,19 @@ pub fn dist(target: Option<&str>, wheel: bool) -> Result<Dist> {
         "--bin",
         "tether",
     ]);
-    if target.is_some() {
+    let cross = triple != host;
+    if cross {
         build.args(["--target", &triple]);
     }
+    build.envs(environment.iter().map(|(name, value)| (name, value)));
     let status = build
         .current_dir(&root)
         .status()
         .context("cannot run cargo build")?;
-    ensure!(status.success(), "cargo build --release failed");
+    ensure!(
+        status.success(),
+        "cargo build --release --target {triple} failed"
+    );
     // This binary is `<target>/<profile>/xtask`.
     let target_dir = std::env::current_exe()?
         .parent()
@@ -98,22 +131,23 @@ pub fn dist(target: Option<&str>, wheel: bool) -> Result<Dist> {
         .context("unexpected location of the xtask binary")?
         .to_path_buf();
     let windows = triple.contains("windows");
-    let exe = if windows { "tether.exe" } else { "tether" };
-    let binary = match target {
-        Some(_) => target_dir.join(&triple).join("release").join(exe),
-        None => target_dir.join("release").join(exe),
+    let exe = names::executable(&triple);
+    let binary = if cross {
+        target_dir.join(&triple).join("release").join(&exe)
+    } else {
+        target_dir.join("release").join(&exe)
     };
     let folder = target_dir.join("dist");
     if folder.exists() {
         std::fs::remove_dir_all(&folder)
             .with_context(|| format!("cannot clear {}", folder.display()))?;
     }
-    let name = format!("tether-{triple}");
+    let name = names::folder(&triple);
     let staged = folder.join(&name);
     for sub in ["completions", "man/man1"] {
         std::fs::create_dir_all(staged.join(sub))?;
     }
-    let shipped = staged.join(exe);
+    let shipped = staged.join(&exe);
     std::fs::copy(&binary, &shipped)
         .with_context(|| format!("cannot copy {}", binary.display()))?;
     for document in DOCUMENTS {
@@ -142,8 +176,19 @@ pub fn dist(target: Option<&str>, wheel: bool) -> Result<Dist> {
     } else {
         tar_gz(&folder, &name)?
     };
+    ensure!(
+        archive.ends_with(names::archive(&triple)),
+        "{} is not named {}",
+        archive.display(),
+        names::archive(&triple)
+    );
     let wheel = if wheel {
-        Some(build_wheel(&root, &folder, target)?)
+        Some(build_wheel(
+            &root,
+            &folder,
+            cross.then_some(triple.as_str()),
+            &environment,
+        )?)
     } else {
         None
     };
@@ -152,12 +197,11 @@ pub fn dist(target: Option<&str>, wheel: bool) -> Result<Dist> {
     for artifact in std::iter::once(&archive).chain(&wheel).chain(&vsix) {
         let line = checksum_line(artifact)?;
         let file = artifact.file_name().context("no file name")?;
-        let mut own = file.to_os_string();
-        own.push(".sha256");
+        let own = names::checksum(&file.to_string_lossy());
         std::fs::write(folder.join(own), &line)?;
         sums.push_str(&line);
     }
-    std::fs::write(folder.join("SHA256SUMS"), sums)?;
+    std::fs::write(folder.join(names::SUMS), sums)?;
     let version = Command::new(&shipped).arg("--version").output()?;
     println!(
         "{} in {}: {}{}",
@@ -172,11 +216,96 @@ pub fn dist(target: Option<&str>, wheel: bool) -> Result<Dist> {
     );
     Ok(Dist {
         folder,
+        target: triple,
         staged,
         archive,
         wheel,
         vsix,
     })
+}
+
+/// How a `dist` of `triple` differs from what the release publishes, said so: a
+/// target the release has no build of, or a deployment target other than its own.
+fn differences(triple: &str, asked: bool) -> Vec<String> {
+    let mut said = Vec::new();
+    match names::platform(triple) {
+        None => {
+            let targets: Vec<&str> = names::PLATFORMS.iter().map(|p| p.target).collect();
+            said.push(format!(
+                "{triple} is {}no release target (the release builds {}): the archive is named \
+                 as a release's would be, but no release publishes it and its wheel's tag is \
+                 maturin's choice",
+                if asked { "" } else { "this machine's, and " },
+                targets.join(", ")
+            ));
+        }
+        Some(platform) if !platform.macos.is_empty() => {
+            if let Ok(set) = std::env::var("MACOSX_DEPLOYMENT_TARGET") {
+                if set != platform.macos {
+                    said.push(format!(
+                        "MACOSX_DEPLOYMENT_TARGET is {set}, the release's is {}: the wheel's \
+                         tag names {set}",
+                        platform.macos
+                    ));
+                }
+            }
+        }
+        Some(_) => {}
+    }
+    if std::env::var_os("RUSTFLAGS").is_some()
+        || std::env::var_os("CARGO_ENCODED_RUSTFLAGS").is_some()
+    {
+        said.push("RUSTFLAGS is set here; the release builds without it".to_string());
+    }
+    said
+}
+
+/// What the build of `triple` needs in its environment, installing what is missing:
+/// for a musl target its Rust standard library (rustup) and `musl-gcc` (Debian's
+/// `musl-tools`, apt) as the C compiler of tree-sitter's code; for macOS the
+/// release's deployment target.
+fn build_environment(triple: &str) -> Result<Vec<(String, String)>> {
+    let mut environment = Vec::new();
+    if triple.contains("-linux-musl") {
+        let installed = Command::new("rustup")
+            .args(["target", "list", "--installed"])
+            .output();
+        let has = installed.as_ref().is_ok_and(|output| {
+            String::from_utf8_lossy(&output.stdout)
+                .lines()
+                .any(|line| line.trim() == triple)
+        });
+        if !has {
+            eprintln!("dist: rustup target add {triple}");
+            let status = Command::new("rustup")
+                .args(["target", "add", triple])
+                .status()
+                .context("cannot run rustup (the musl build needs its target)")?;
+            ensure!(status.success(), "rustup target add {triple} failed");
+        }
+        let variable = format!("CC_{}", triple.replace('-', "_"));
+        match std::env::var(&variable) {
+            Ok(compiler) => {
+                println!("dist: {variable}={compiler} (set here; the release uses musl-gcc)")
+            }
+            Err(_) => {
+                if !crate::ci::works("musl-gcc") {
+                    crate::ci::install(&["musl-tools"])
+                        .context("the static musl build needs musl-gcc (Debian's musl-tools)")?;
+                }
+                environment.push((variable, "musl-gcc".to_string()));
+            }
+        }
+    }
+    if let Some(platform) = names::platform(triple) {
+        if !platform.macos.is_empty() && std::env::var_os("MACOSX_DEPLOYMENT_TARGET").is_none() {
+            environment.push((
+                "MACOSX_DEPLOYMENT_TARGET".to_string(),
+                platform.macos.to_string(),
+            ));
+        }
+    }
+    Ok(environment)
 }
 
 /// The host's target triple, as rustc names it.
@@ -265,9 +394,22 @@ fn zip(folder: &Path, name: &str) -> Result<PathBuf> {
     Ok(path)
 }
 
-/// The wheel of `pyproject.toml`, built by maturin into `folder`.
-fn build_wheel(root: &Path, folder: &Path, target: Option<&str>) -> Result<PathBuf> {
-    let maturin = crate::python_tool(root, "maturin", "maturin>=1.7,<2")?;
+/// The wheel of `pyproject.toml`, built by maturin into `folder` from cargo's build
+/// of `target` (the host's when `None`) in `environment`, tagged as [`names`] says:
+/// a Linux wheel carries the static musl binary and is tagged for manylinux 2.17
+/// and musllinux 1.2. A wheel named otherwise is an error: a rehearsal that differs
+/// from the release fails here, and so does the release.
+fn build_wheel(
+    root: &Path,
+    folder: &Path,
+    target: Option<&str>,
+    environment: &[(String, String)],
+) -> Result<PathBuf> {
+    let maturin = maturin(root)?;
+    let triple = match target {
+        Some(target) => target.to_string(),
+        None => host_triple()?,
+    };
     let mut build = Command::new(maturin);
     build
         .args(["build", "--release", "--locked", "--quiet", "--out"])
@@ -275,6 +417,11 @@ fn build_wheel(root: &Path, folder: &Path, target: Option<&str>) -> Result<PathB
     if let Some(target) = target {
         build.args(["--target", target]);
     }
+    let platform = names::platform(&triple);
+    if let Some(platform) = platform.filter(|platform| !platform.compatibility.is_empty()) {
+        build.arg("--compatibility").args(platform.compatibility);
+    }
+    build.envs(environment.iter().map(|(name, value)| (name, value)));
     let status = build
         .current_dir(root)
         .status()
@@ -284,7 +431,38 @@ fn build_wheel(root: &Path, folder: &Path, target: Option<&str>) -> Result<PathB
         .filter_map(|entry| entry.ok().map(|entry| entry.path()))
         .find(|path| path.extension().is_some_and(|extension| extension == "whl"))
         .context("maturin wrote no wheel")?;
+    if platform.is_some() {
+        let version = crate_version(root)?;
+        let expected = names::wheel(&version, &triple).unwrap_or_default();
+        ensure!(
+            wheel.ends_with(&expected),
+            "maturin named the wheel {}, the release names it {expected} (xtask/src/dist/names.rs)",
+            wheel.file_name().unwrap_or_default().to_string_lossy()
+        );
+    }
     Ok(wheel)
+}
+
+/// maturin: `$TETHER_MATURIN` where set (the release runners install it with pip, as
+/// [`names::MATURIN`] says), else from PyPI into `target/ci-venv`.
+fn maturin(root: &Path) -> Result<PathBuf> {
+    if let Some(maturin) = std::env::var_os("TETHER_MATURIN") {
+        return Ok(maturin.into());
+    }
+    crate::python_tool(root, "maturin", names::MATURIN)
+}
+
+/// The crate's version, from its manifest's `[package]`.
+pub fn crate_version(root: &Path) -> Result<String> {
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml"))?;
+    manifest
+        .lines()
+        .find_map(|line| {
+            line.strip_prefix("version = \"")
+                .and_then(|rest| rest.strip_suffix('"'))
+        })
+        .map(str::to_string)
+        .context("no version in Cargo.toml")
 }
 
 /// `HEX  NAME\n`, as `sha256sum` writes and `sha256sum --check` reads it.

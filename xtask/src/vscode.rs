@@ -77,7 +77,7 @@ pub fn package(root: &Path, folder: &Path) -> Result<Option<PathBuf>> {
     let version = manifest["version"]
         .as_str()
         .context("editors/vscode/package.json has no version")?;
-    let vsix = folder.join(format!("tether-vscode-{version}.vsix"));
+    let vsix = folder.join(crate::dist::names::vsix(version));
     let output = Command::new(&vsce)
         .args(["package", "--out"])
         .arg(&vsix)
