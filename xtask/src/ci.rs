@@ -267,7 +267,7 @@ fn portable() -> Result<()> {
 /// wheel with pip, `cargo binstall`'s metadata), through the Action's `install.sh`,
 /// and through pre-commit from the hook repository `pre-commit/`.
 fn check_dist() -> Result<()> {
-    let dist = crate::dist::dist(None, true)?;
+    let dist = crate::dist::dist(None, true, true)?;
     let root = crate::project_root();
     let version = env_version(&root)?;
     // target/dist holds what the rule names, nothing else and nothing less.

@@ -1,4 +1,4 @@
-//! `cargo xtask dist [--target TRIPLE] [--no-wheel]`: what a release ships, in
+//! `cargo xtask dist [--target TRIPLE] [--no-wheel] [--no-vsix]`: what a release ships, in
 //! `target/dist`, named as [`names`] says (the one rule the docs, the Action, the
 //! `cargo binstall` metadata and the hook repositories are tested against):
 //!
@@ -10,7 +10,8 @@
 //! - the Python wheel that carries the same binary (maturin, `bindings = "bin"`,
 //!   reusing cargo's build), unless `--no-wheel`;
 //! - `tether-vscode-VERSION.vsix`, the VS Code extension of `editors/vscode`
-//!   (`vscode.rs`; where npm is missing it is skipped and said);
+//!   (`vscode.rs`; where npm is missing it is skipped and said), unless `--no-vsix`
+//!   (the release's archive jobs leave it to its one `vscode` job);
 //! - `NAME.sha256` beside each archive and wheel, and `SHA256SUMS` of them all, in
 //!   `sha256sum`'s format.
 //!
@@ -54,7 +55,7 @@ pub struct Dist {
     pub archive: PathBuf,
     /// The wheel, unless `--no-wheel`.
     pub wheel: Option<PathBuf>,
-    /// The VS Code extension, where npm could package it.
+    /// The VS Code extension, where npm could package it, unless `--no-vsix`.
     pub vsix: Option<PathBuf>,
 }
 
@@ -62,17 +63,21 @@ pub struct Dist {
 pub fn dist_args(args: &[String]) -> Result<Dist> {
     let mut target = None;
     let mut wheel = true;
+    let mut vsix = true;
     let mut args = args.iter();
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--target" => target = Some(args.next().context("--target needs a triple")?.clone()),
             "--no-wheel" => wheel = false,
+            "--no-vsix" => vsix = false,
             other => {
-                bail!("unknown argument {other:?}: cargo xtask dist [--target TRIPLE] [--no-wheel]")
+                bail!(
+                    "unknown argument {other:?}: cargo xtask dist [--target TRIPLE] [--no-wheel] [--no-vsix]"
+                )
             }
         }
     }
-    dist(target.as_deref(), wheel)
+    dist(target.as_deref(), wheel, vsix)
 }
 
 /// The target `dist` builds when given none: the release target of this machine,
@@ -86,7 +91,7 @@ pub fn default_target() -> Result<String> {
 
 /// Builds and packages tether for `target` (the machine's release target when
 /// `None`, see [`default_target`]).
-pub fn dist(target: Option<&str>, wheel: bool) -> Result<Dist> {
+pub fn dist(target: Option<&str>, wheel: bool, vsix: bool) -> Result<Dist> {
     let root = crate::project_root();
     let host = host_triple()?;
     let triple = match target {
@@ -192,7 +197,11 @@ pub fn dist(target: Option<&str>, wheel: bool) -> Result<Dist> {
     } else {
         None
     };
-    let vsix = crate::vscode::package(&root, &folder)?;
+    let vsix = if vsix {
+        crate::vscode::package(&root, &folder)?
+    } else {
+        None
+    };
     let mut sums = String::new();
     for artifact in std::iter::once(&archive).chain(&wheel).chain(&vsix) {
         let line = checksum_line(artifact)?;
