@@ -15,6 +15,8 @@ use crate::common;
 use std::path::Path;
 use std::process::Command;
 
+use yaml_rust2::{Yaml, YamlEmitter, YamlLoader};
+
 fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
@@ -44,11 +46,33 @@ fn the_docs_workflow_is_the_example_and_passes_actionlint() {
     github_workflow_schema("examples/github/tether.yml");
 }
 
-/// The release workflow is a valid workflow and clean for actionlint.
+/// The workflows of `.github/workflows`, relative to the repository, sorted.
+fn workflows() -> Vec<String> {
+    let mut found: Vec<String> = std::fs::read_dir(repo().join(".github/workflows"))
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".yml") || name.ends_with(".yaml"))
+        .map(|name| format!(".github/workflows/{name}"))
+        .collect();
+    found.sort();
+    found
+}
+
+/// Every workflow, the ones to come too, is a valid workflow and clean for
+/// actionlint.
 #[test]
-fn the_release_workflow_passes_actionlint_and_the_schema() {
-    actionlint(".github/workflows/release.yml");
-    github_workflow_schema(".github/workflows/release.yml");
+fn every_workflow_passes_actionlint_and_the_schema() {
+    let workflows = workflows();
+    for name in ["action.yml", "ci.yml", "release.yml"] {
+        assert!(
+            workflows.contains(&format!(".github/workflows/{name}")),
+            "{name} is not in .github/workflows: {workflows:?}"
+        );
+    }
+    for path in &workflows {
+        actionlint(path);
+        github_workflow_schema(path);
+    }
 }
 
 /// GitHub-hosted runner labels newer than the runner list of actionlint's
@@ -618,4 +642,715 @@ fn the_action_runs_snapshot_and_idem_with_their_own_outputs() {
         "{}",
         idem.summary
     );
+}
+
+/// A workflow (or any YAML file of the repository), parsed.
+fn yaml(path: &str) -> Yaml {
+    let text = std::fs::read_to_string(repo().join(path)).unwrap();
+    YamlLoader::load_from_str(&text)
+        .unwrap_or_else(|error| panic!("{path}: {error}"))
+        .remove(0)
+}
+
+/// A node as YAML text: what a job or a step says anywhere in it.
+fn yaml_text(node: &Yaml) -> String {
+    let mut out = String::new();
+    YamlEmitter::new(&mut out).dump(node).unwrap();
+    out
+}
+
+/// The jobs of a workflow, by name, in order.
+fn jobs(workflow: &Yaml) -> Vec<(String, &Yaml)> {
+    workflow["jobs"]
+        .as_hash()
+        .expect("a workflow has jobs")
+        .iter()
+        .map(|(name, job)| (name.as_str().unwrap().to_string(), job))
+        .collect()
+}
+
+fn steps(job: &Yaml) -> &[Yaml] {
+    job["steps"].as_vec().map_or(&[], Vec::as_slice)
+}
+
+/// A string value of a mapping, or "" where there is none.
+fn string<'a>(node: &'a Yaml, key: &str) -> &'a str {
+    node[key].as_str().unwrap_or("")
+}
+
+/// The jobs `name` waits for, directly or through others.
+fn needs_all(jobs: &[(String, &Yaml)], name: &str) -> std::collections::BTreeSet<String> {
+    let mut found = std::collections::BTreeSet::new();
+    let mut todo = vec![name.to_string()];
+    while let Some(next) = todo.pop() {
+        let Some((_, job)) = jobs.iter().find(|(known, _)| *known == next) else {
+            continue;
+        };
+        let direct: Vec<String> = match &job["needs"] {
+            Yaml::String(one) => vec![one.clone()],
+            Yaml::Array(many) => many
+                .iter()
+                .filter_map(|need| need.as_str().map(str::to_string))
+                .collect(),
+            _ => Vec::new(),
+        };
+        for need in direct {
+            if found.insert(need.clone()) {
+                todo.push(need);
+            }
+        }
+    }
+    found
+}
+
+/// What a tag publishes (issue 35, as ruff and uv release): the GitHub release with
+/// the `.vsix`, the wheels to PyPI by trusted publishing, the crate, the extension
+/// to Open VSX and the Marketplace, the hook repository, the image on ghcr.io and
+/// the book on GitHub Pages; each after the GitHub release, with the permissions it
+/// needs and the secret it needs in its job's `env` (the guard is
+/// `every_job_that_needs_a_secret_says_it_skipped_without_it`).
+#[test]
+fn the_release_workflow_publishes_what_a_user_installs_by_name() {
+    let release = yaml(".github/workflows/release.yml");
+    let jobs = jobs(&release);
+    let job = |what: &str, test: &dyn Fn(&Yaml) -> bool| -> (String, &Yaml) {
+        jobs.iter()
+            .find(|(_, job)| steps(job).iter().any(test))
+            .map(|(name, job)| (name.clone(), *job))
+            .unwrap_or_else(|| panic!("release.yml has no step that {what}"))
+    };
+    let uses = |step: &Yaml, action: &str| string(step, "uses").starts_with(&format!("{action}@"));
+    let runs = |step: &Yaml, words: &[&str]| {
+        let run = string(step, "run");
+        words.iter().all(|word| run.contains(word))
+    };
+    let permission = |job: &Yaml, scope: &str| string(&job["permissions"], scope).to_string();
+    let secret_in_env = |name: &str, job: &Yaml, secret: &str| {
+        assert_eq!(
+            string(&job["env"], secret),
+            format!("${{{{ secrets.{secret} }}}}"),
+            "job {name} has no env {secret}: ${{{{ secrets.{secret} }}}}"
+        );
+    };
+    let after = |name: &str, other: &str| {
+        assert!(
+            needs_all(&jobs, name).contains(other),
+            "job {name} does not wait for job {other}"
+        );
+    };
+    assert_eq!(
+        yaml_text(&release["permissions"]),
+        "---\ncontents: read",
+        "the workflow's default permissions are read-only"
+    );
+
+    // The GitHub release, with the VS Code extension `cargo xtask dist` packages.
+    let (github, github_job) = job("creates the GitHub release", &|step| {
+        runs(step, &["gh release create"])
+    });
+    assert_eq!(permission(github_job, "contents"), "write");
+    let (vscode, vscode_job) = job("uploads the .vsix as an artifact", &|step| {
+        uses(step, "actions/upload-artifact")
+            && string(&step["with"], "path").contains("tether-vscode-")
+            && string(&step["with"], "path").ends_with(".vsix")
+    });
+    assert!(
+        steps(vscode_job)
+            .iter()
+            .any(|step| runs(step, &["cargo xtask dist"])),
+        "job {vscode} does not build the .vsix with cargo xtask dist"
+    );
+    let vsix = steps(vscode_job)
+        .iter()
+        .find(|step| uses(step, "actions/upload-artifact"))
+        .map(|step| string(&step["with"], "name").to_string())
+        .unwrap();
+    let downloads_vsix = |job: &Yaml| {
+        steps(job).iter().any(|step| {
+            uses(step, "actions/download-artifact") && string(&step["with"], "name") == vsix
+        })
+    };
+    assert!(
+        downloads_vsix(github_job),
+        "job {github} does not download the artifact {vsix}"
+    );
+    assert!(
+        steps(github_job)
+            .iter()
+            .any(|step| runs(step, &["*.vsix", "sha256sum"])),
+        "job {github} gives the .vsix no checksum"
+    );
+    after(&github, &vscode);
+
+    // PyPI by trusted publishing: an OIDC token in the `pypi` environment, no secret.
+    let (pypi, pypi_job) = job("publishes to PyPI", &|step| {
+        uses(step, "pypa/gh-action-pypi-publish")
+    });
+    assert_eq!(permission(pypi_job, "id-token"), "write");
+    let environment = &pypi_job["environment"];
+    assert!(
+        environment.as_str() == Some("pypi") || string(environment, "name") == "pypi",
+        "job {pypi} is not in the environment pypi"
+    );
+    let text = yaml_text(pypi_job);
+    assert!(
+        !text.contains("secrets.") && !text.contains("password"),
+        "job {pypi} publishes with a stored token, not by trusted publishing: {text}"
+    );
+    after(&pypi, &github);
+
+    // The crate.
+    let (crate_job_name, crate_job) = job("runs cargo publish --locked", &|step| {
+        runs(step, &["cargo publish --locked"])
+    });
+    secret_in_env(&crate_job_name, crate_job, "CARGO_REGISTRY_TOKEN");
+    after(&crate_job_name, &github);
+
+    // The extension to Open VSX and to the VS Code Marketplace.
+    for (what, words, secret) in [
+        (
+            "publishes to Open VSX",
+            &["ovsx", "publish", "vsix"][..],
+            "OVSX_PAT",
+        ),
+        (
+            "publishes to the VS Code Marketplace",
+            &["@vscode/vsce", "publish", "vsix"][..],
+            "VSCE_PAT",
+        ),
+    ] {
+        let (name, job) = job(what, &|step| runs(step, words));
+        secret_in_env(&name, job, secret);
+        assert!(downloads_vsix(job), "job {name} does not download {vsix}");
+        after(&name, &github);
+    }
+
+    // The hook repository, once PyPI has the wheel its hooks install.
+    let (hooks, hooks_job) = job("updates the hook repository", &|step| {
+        runs(step, &[".github/scripts/hook-repository.sh", "pre-commit"])
+    });
+    secret_in_env(&hooks, hooks_job, "PRE_COMMIT_DEPLOY_KEY");
+    after(&hooks, &pypi);
+    let script =
+        std::fs::read_to_string(repo().join(".github/scripts/hook-repository.sh")).unwrap();
+    assert!(
+        script.contains("git tag -a \"$TAG\"") && script.contains("git push"),
+        "hook-repository.sh does not tag and push"
+    );
+
+    // The container image on ghcr.io, by the workflow's token.
+    let (image, image_job) = job("pushes the image", &|step| {
+        uses(step, "docker/build-push-action") && step["with"]["push"] == Yaml::Boolean(true)
+    });
+    assert_eq!(permission(image_job, "packages"), "write");
+    let text = yaml_text(image_job);
+    for word in [
+        "ghcr.io/${GITHUB_REPOSITORY,,}",
+        ":${TAG#v}",
+        ":latest",
+        "github.token",
+    ] {
+        assert!(
+            text.contains(word),
+            "job {image} does not say {word}: {text}"
+        );
+    }
+    after(&image, &github);
+
+    // The book on GitHub Pages.
+    let (book, book_job) = job("uploads the book for Pages", &|step| {
+        uses(step, "actions/upload-pages-artifact")
+    });
+    assert!(
+        steps(book_job)
+            .iter()
+            .any(|step| runs(step, &["mdbook build docs"])),
+        "job {book} does not build the book"
+    );
+    let (pages, pages_job) = job("deploys to GitHub Pages", &|step| {
+        uses(step, "actions/deploy-pages")
+    });
+    assert_eq!(permission(pages_job, "pages"), "write");
+    assert_eq!(permission(pages_job, "id-token"), "write");
+    after(&pages, &book);
+    after(&pages, &github);
+}
+
+/// A job that needs a secret reads it once, into its `env`, and checks for it
+/// first: without it a step says `::warning::… skipped: secret NAME is not set` and
+/// every other step is skipped, so the job passes and says why; it never fails for a
+/// missing secret and never passes silently. Every workflow, the ones to come too.
+#[test]
+fn every_job_that_needs_a_secret_says_it_skipped_without_it() {
+    let secret = regex::Regex::new(r"\$\{\{\s*secrets\.([A-Za-z0-9_]+)\s*\}\}").unwrap();
+    let mut guarded = Vec::new();
+    for path in workflows() {
+        let workflow = yaml(&path);
+        let text = std::fs::read_to_string(repo().join(&path)).unwrap();
+        let in_jobs: usize = jobs(&workflow)
+            .iter()
+            .map(|(_, job)| secret.find_iter(&yaml_text(job)).count())
+            .sum();
+        assert_eq!(
+            secret.find_iter(&text).count(),
+            in_jobs,
+            "{path} reads a secret outside its jobs"
+        );
+        for (name, job) in jobs(&workflow) {
+            let text = yaml_text(job);
+            for found in secret.captures_iter(&text) {
+                let secret = &found[1];
+                if secret == "GITHUB_TOKEN" {
+                    continue;
+                }
+                let reference = format!("${{{{ secrets.{secret} }}}}");
+                let variable = job["env"]
+                    .as_hash()
+                    .and_then(|env| {
+                        env.iter()
+                            .find(|(_, value)| value.as_str() == Some(&reference))
+                    })
+                    .and_then(|(key, _)| key.as_str())
+                    .unwrap_or_else(|| {
+                        panic!("{path}: job {name} reads {secret} elsewhere than its env")
+                    });
+                assert_eq!(
+                    text.matches(&format!("secrets.{secret}")).count(),
+                    1,
+                    "{path}: job {name} reads {secret} more than once"
+                );
+                let missing = format!("env.{variable} == ''");
+                let present = format!("env.{variable} != ''");
+                let says = format!("skipped: secret {secret} is not set");
+                let mut warned = false;
+                for (index, step) in steps(job).iter().enumerate() {
+                    let condition = string(step, "if");
+                    if condition == missing {
+                        let run = string(step, "run");
+                        assert!(
+                            run.contains("::warning") && run.contains(&says),
+                            "{path}: job {name}, step {index}: without {secret} it must print `::warning …{says}`: {run}"
+                        );
+                        warned = true;
+                    } else {
+                        assert!(
+                            condition.contains(&present),
+                            "{path}: job {name}, step {index} runs without {secret}: its `if` is {condition:?}, not `{present}`"
+                        );
+                    }
+                }
+                assert!(
+                    warned,
+                    "{path}: job {name} has no step `if: {missing}` saying `{says}`"
+                );
+                guarded.push(secret.to_string());
+            }
+        }
+    }
+    guarded.sort();
+    assert_eq!(
+        guarded,
+        [
+            "CARGO_REGISTRY_TOKEN",
+            "OVSX_PAT",
+            "PRE_COMMIT_DEPLOY_KEY",
+            "VSCE_PAT"
+        ],
+        "the secrets the release reads"
+    );
+}
+
+/// Every action a workflow uses is this repository's (`./`) or pinned by its major
+/// version (`@v4`; `@release/v1` where that is the action's own major branch).
+#[test]
+fn every_workflow_pins_its_actions_by_major_version() {
+    let pinned =
+        regex::Regex::new(r"^[A-Za-z0-9-]+/[A-Za-z0-9._/-]+@(v[0-9]+|release/v[0-9]+)$").unwrap();
+    for path in workflows() {
+        let workflow = yaml(&path);
+        for (name, job) in jobs(&workflow) {
+            let uses = std::iter::once(string(job, "uses"))
+                .chain(steps(job).iter().map(|step| string(step, "uses")))
+                .filter(|uses| !uses.is_empty());
+            for action in uses {
+                assert!(
+                    action.starts_with("./") || pinned.is_match(action),
+                    "{path}: job {name} uses {action}, not pinned by major version"
+                );
+            }
+        }
+    }
+}
+
+/// The Action's self-test (`.github/workflows/action.yml`) replayed here: each
+/// `uses: ./` step's inputs through the Action's steps (with this build of tether on
+/// PATH, as its `prebuilt` job has it), then each step that checks a run
+/// (`.github/scripts/expect-action.sh`) with the outcome and outputs GitHub would
+/// give it. So the self-test expects what the Action gives, before GitHub runs it.
+#[test]
+fn the_action_self_test_expects_what_the_action_gives() {
+    if !common::tools_present(&["python3"]) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = dir.path().join("workspace");
+    for folder in [
+        "examples/kubevirt",
+        "tests/fixtures/check/kubevirt-broken",
+        ".github/scripts",
+    ] {
+        common::copy_tree(&repo().join(folder), &workspace.join(folder));
+    }
+    let workflow = yaml(".github/workflows/action.yml");
+    let steps_output = regex::Regex::new(
+        r"^\$\{\{ steps\.([A-Za-z0-9_-]+)\.(outcome|outputs\.([A-Za-z0-9_-]+)) \}\}$",
+    )
+    .unwrap();
+    let mut checked = 0;
+    for (name, job) in jobs(&workflow) {
+        // Each `uses: ./` step's outcome and outputs, by its id.
+        let mut runs: std::collections::HashMap<String, (String, String)> =
+            std::collections::HashMap::new();
+        for step in steps(job) {
+            if string(step, "uses") == "./" {
+                let with = &step["with"];
+                let input = |key: &str, default: &'static str| -> String {
+                    match string(with, key) {
+                        "" => default.to_string(),
+                        value => value.to_string(),
+                    }
+                };
+                let cwd = workspace.join(input("working-directory", "."));
+                let inputs = [
+                    ("TETHER_ARGS", input("args", "check")),
+                    ("TETHER_FAIL_ON", input("fail-on", "error")),
+                    ("TETHER_SARIF", input("sarif-file", "")),
+                    ("TETHER_IDEM", input("idem", "false")),
+                    ("TETHER_CONFIG", input("config", "")),
+                ];
+                let inputs: Vec<(&str, &str)> = inputs
+                    .iter()
+                    .map(|(key, value)| (*key, value.as_str()))
+                    .collect();
+                let ran = action_steps(&workspace, &cwd, &inputs);
+                let outcome = if ran.code == Some(0) {
+                    "success"
+                } else {
+                    "failure"
+                };
+                if outcome == "failure" {
+                    assert_eq!(
+                        step["continue-on-error"],
+                        Yaml::Boolean(true),
+                        "job {name}: a step expected to fail needs continue-on-error: {}",
+                        ran.stdout
+                    );
+                }
+                runs.insert(
+                    string(step, "id").to_string(),
+                    (outcome.to_string(), ran.outputs),
+                );
+            } else if string(step, "run").contains("expect-action.sh") {
+                let mut command = Command::new("bash");
+                command
+                    .arg("-c")
+                    .arg(string(step, "run"))
+                    .env("GITHUB_WORKSPACE", &workspace)
+                    .current_dir(&workspace);
+                for (key, value) in step["env"].as_hash().unwrap() {
+                    let (key, value) = (key.as_str().unwrap(), value.as_str().unwrap());
+                    let found = steps_output
+                        .captures(value)
+                        .unwrap_or_else(|| panic!("job {name}: env {key} is {value}"));
+                    let (outcome, outputs) = runs
+                        .get(&found[1])
+                        .unwrap_or_else(|| panic!("job {name}: no step {} before", &found[1]));
+                    let value = match found.get(3) {
+                        None => outcome.clone(),
+                        Some(output) => outputs
+                            .lines()
+                            .find_map(|line| line.strip_prefix(&format!("{}=", output.as_str())))
+                            .unwrap_or("")
+                            .to_string(),
+                    };
+                    command.env(key, value);
+                }
+                let output = command.output().unwrap();
+                assert!(
+                    output.status.success(),
+                    "job {name}, step {:?}: {}{}",
+                    string(step, "name"),
+                    String::from_utf8_lossy(&output.stdout),
+                    String::from_utf8_lossy(&output.stderr)
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(
+        checked >= 3,
+        "the self-test checks {checked} runs of the Action"
+    );
+}
+
+/// The release's `pre-commit` job (`.github/scripts/hook-repository.sh`), pushing to
+/// a local repository: the hook repository's branch holds exactly `pre-commit/` at
+/// the release's tag; a re-run passes; a tag with other files never moves; a
+/// `pre-commit/pyproject.toml` of another version than the tag is refused.
+#[test]
+fn the_hook_repository_is_pre_commit_tagged_with_the_release() {
+    if !common::tools_present(&["git"]) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let hooks = dir.path().join("hooks.git");
+    common::git(
+        dir.path(),
+        &["init", "-q", "--bare", "--initial-branch=main", "hooks.git"],
+    );
+    // What the hook repository held before: a file `pre-commit/` no longer has.
+    let before = common::repository(&[("stale.yaml", "old: 1\n")]);
+    common::git(
+        before.path(),
+        &[
+            "push",
+            "-q",
+            hooks.to_str().unwrap(),
+            "HEAD:refs/heads/main",
+        ],
+    );
+    let pyproject = std::fs::read_to_string(repo().join("pre-commit/pyproject.toml")).unwrap();
+    let version = pyproject
+        .lines()
+        .find_map(|line| line.strip_prefix("version = \""))
+        .and_then(|rest| rest.strip_suffix('"'))
+        .unwrap();
+    let tag = format!("v{version}");
+    let run = |source: &Path, tag: &str| {
+        let output = Command::new("bash")
+            .arg(repo().join(".github/scripts/hook-repository.sh"))
+            .arg(source)
+            .env("TAG", tag)
+            .env("HOOKS_URL", &hooks)
+            .env_remove("PRE_COMMIT_DEPLOY_KEY")
+            .output()
+            .unwrap();
+        (
+            output.status.code(),
+            format!(
+                "{}{}",
+                String::from_utf8_lossy(&output.stdout),
+                String::from_utf8_lossy(&output.stderr)
+            ),
+        )
+    };
+    let bare = |args: &[&str]| {
+        let mut all = vec!["--git-dir", hooks.to_str().unwrap()];
+        all.extend_from_slice(args);
+        common::git(dir.path(), &all)
+    };
+    let (code, said) = run(&repo().join("pre-commit"), &tag);
+    assert_eq!(code, Some(0), "{said}");
+    assert_eq!(
+        bare(&["ls-tree", "-r", "--name-only", &tag]),
+        ".pre-commit-hooks.yaml\nREADME.md\npyproject.toml\n"
+    );
+    assert_eq!(
+        bare(&["show", &format!("{tag}:.pre-commit-hooks.yaml")]),
+        std::fs::read_to_string(repo().join("pre-commit/.pre-commit-hooks.yaml")).unwrap()
+    );
+    assert_eq!(
+        bare(&["rev-parse", "main"]),
+        bare(&["rev-parse", &format!("{tag}^{{commit}}")]),
+        "the branch is at the tag"
+    );
+    assert_eq!(
+        bare(&["log", "-1", "--format=%s", "main"]),
+        format!("tether {tag}\n")
+    );
+    assert_eq!(
+        bare(&["rev-list", "--count", "main"]),
+        "2\n",
+        "one commit on top"
+    );
+
+    // A re-run of the release: the same files, already tagged.
+    let (code, said) = run(&repo().join("pre-commit"), &tag);
+    assert_eq!(code, Some(0), "{said}");
+    assert!(said.contains("is already in"), "{said}");
+
+    // Other files under the same tag: refused, the tag stays.
+    let changed = dir.path().join("changed");
+    common::copy_tree(&repo().join("pre-commit"), &changed);
+    std::fs::write(changed.join("README.md"), "changed\n").unwrap();
+    let tagged = bare(&["rev-parse", &tag]);
+    let (code, said) = run(&changed, &tag);
+    assert_eq!(code, Some(1), "{said}");
+    assert!(said.contains("a tag never moves"), "{said}");
+    assert_eq!(bare(&["rev-parse", &tag]), tagged);
+
+    // A tag of another version than pre-commit/pyproject.toml's.
+    let (code, said) = run(&repo().join("pre-commit"), "v999.0.0");
+    assert_eq!(code, Some(1), "{said}");
+    assert!(
+        said.contains(&format!("has version '{version}', not the tag v999.0.0")),
+        "{said}"
+    );
+}
+
+/// CI's corpus (`.github/scripts/corpus.sh`), from local repositories standing in
+/// for the five on GitHub at their pinned commits: each folder gets the files the
+/// corpus keeps and nothing else, a folder that does not match its pinned count and
+/// hash fails with both, and a folder laid out already (a restored cache) is checked
+/// without a fetch.
+#[cfg(target_os = "linux")]
+#[test]
+fn the_corpus_is_laid_out_from_its_pinned_commits_with_the_files_it_keeps() {
+    if !common::tools_present(&["git"]) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let upstream = dir.path().join("upstream");
+    let script = std::fs::read_to_string(repo().join(".github/scripts/corpus.sh")).unwrap();
+    let pins: Vec<&str> = script
+        .lines()
+        .filter(|line| line.starts_with("  \"") && line.matches('|').count() == 7)
+        .collect();
+    assert_eq!(pins.len(), 5, "the five corpora are pinned");
+    let mut copy = script.clone();
+    let mut expected: Vec<(String, Vec<String>)> = Vec::new();
+    for pin in &pins {
+        let fields: Vec<&str> = pin.trim().trim_matches('"').split('|').collect();
+        let (folder, repository, commit, kept, readme, extra) = (
+            fields[0], fields[1], fields[2], fields[3], fields[4], fields[5],
+        );
+        // Kept: templates, values, helpers, helm-docs templates and `.helmignore`
+        // under the kept folders (not a cozystack chart's), README.md where kept,
+        // the files kept by name, LICENSE.
+        let mut files: Vec<(String, bool)> = vec![
+            ("LICENSE".into(), true),
+            ("top.yaml".into(), false),
+            ("docs/page.yaml".into(), false),
+            ("hack/x.tpl".into(), false),
+            (".github/configs/other.yaml".into(), false),
+        ];
+        for folder_kept in kept.split(' ') {
+            let chart = format!("{folder_kept}/app");
+            let others = folder != "cozystack";
+            files.extend([
+                (format!("{chart}/values.yaml"), true),
+                (format!("{chart}/templates/deploy.yml"), true),
+                (format!("{chart}/templates/_helpers.tpl"), true),
+                (format!("{chart}/README.md.gotmpl"), others),
+                (format!("{chart}/.helmignore"), others),
+                (format!("{chart}/Makefile"), others),
+                (format!("{chart}/README.md"), others && readme == "yes"),
+                (format!("{chart}/values.json"), false),
+                (format!("{chart}/NOTES.txt"), false),
+                (format!("{chart}/templates/NOTES.md"), false),
+            ]);
+        }
+        for name in extra.split(' ').filter(|name| !name.is_empty()) {
+            files.push((name.to_string(), true));
+        }
+        let fake = upstream.join(repository);
+        for (file, _) in &files {
+            let path = fake.join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, format!("# {repository} {file}\n")).unwrap();
+        }
+        common::git(&fake, &["init", "-q"]);
+        common::commit_all(&fake, "upstream");
+        // What GitHub allows: a fetch of one commit, without its blobs.
+        common::git(&fake, &["config", "uploadpack.allowAnySHA1InWant", "true"]);
+        common::git(&fake, &["config", "uploadpack.allowFilter", "true"]);
+        let head = common::git(&fake, &["rev-parse", "HEAD"]);
+        copy = copy.replace(commit, head.trim());
+        let mut kept: Vec<String> = files
+            .into_iter()
+            .filter(|(_, kept)| *kept)
+            .map(|(file, _)| file)
+            .collect();
+        kept.sort();
+        expected.push((folder.to_string(), kept));
+    }
+    let script_copy = dir.path().join("corpus.sh");
+    std::fs::write(&script_copy, &copy).unwrap();
+    let out = dir.path().join("out");
+    let run = || {
+        let output = Command::new("bash")
+            .arg(&script_copy)
+            .arg(&out)
+            .env("CORPUS_GIT_BASE", format!("file://{}", upstream.display()))
+            .output()
+            .unwrap();
+        (
+            output.status.code(),
+            format!(
+                "{}{}",
+                String::from_utf8_lossy(&output.stdout),
+                String::from_utf8_lossy(&output.stderr)
+            ),
+        )
+    };
+    // The pins are the real corpus's: these files are not it, and each folder says so.
+    let (code, said) = run();
+    assert_eq!(code, Some(1), "{said}");
+    let mismatch = regex::Regex::new(
+        r"::error title=corpus::(\S+) \(\S+ at [0-9a-f]+\) laid out (\d+) files hashing to ([0-9a-f]{64}); the corpus the precision page was judged on has (\d+) files",
+    )
+    .unwrap();
+    let mut measured = Vec::new();
+    for found in mismatch.captures_iter(&said) {
+        measured.push((
+            found[1].to_string(),
+            found[2].to_string(),
+            found[3].to_string(),
+        ));
+    }
+    assert_eq!(measured.len(), 5, "{said}");
+    for (folder, kept) in &expected {
+        let mut listed = Vec::new();
+        let root = out.join(folder);
+        let mut todo = vec![root.clone()];
+        while let Some(next) = todo.pop() {
+            for entry in std::fs::read_dir(&next).unwrap().flatten() {
+                if entry.file_type().unwrap().is_dir() {
+                    todo.push(entry.path());
+                } else {
+                    let relative = entry.path().strip_prefix(&root).unwrap().to_path_buf();
+                    listed.push(relative.to_string_lossy().into_owned());
+                }
+            }
+        }
+        listed.sort();
+        assert_eq!(&listed, kept, "{folder}");
+        let text = std::fs::read_to_string(root.join("LICENSE")).unwrap();
+        assert!(text.ends_with(" LICENSE\n"), "{folder}: {text}");
+    }
+
+    // Pinned to what was laid out: it passes, and a second run only checks (the
+    // repositories are gone).
+    for (folder, files, hash) in &measured {
+        let pin = copy
+            .lines()
+            .find(|line| line.starts_with(&format!("  \"{folder}|")))
+            .unwrap()
+            .to_string();
+        let fields: Vec<&str> = pin.trim().trim_matches('"').split('|').collect();
+        let repinned = format!(
+            "  \"{}|{files}|{hash}\"",
+            fields[..fields.len() - 2].join("|")
+        );
+        copy = copy.replace(&pin, &repinned);
+    }
+    std::fs::write(&script_copy, &copy).unwrap();
+    std::fs::remove_dir_all(&out).unwrap();
+    let (code, said) = run();
+    assert_eq!(code, Some(0), "{said}");
+    assert_eq!(said.matches(" laid out from ").count(), 5, "{said}");
+    std::fs::remove_dir_all(&upstream).unwrap();
+    let (code, said) = run();
+    assert_eq!(code, Some(0), "{said}");
+    assert_eq!(said.matches(" is laid out (").count(), 5, "{said}");
 }
