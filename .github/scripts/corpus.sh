@@ -16,9 +16,9 @@
 #
 # Each folder must then hold exactly the files the precision page was judged on: its
 # file count and a hash of its `sha256sum` listing are pinned below, and a mismatch
-# fails with both counts. A folder already laid out (a restored cache) is only
-# checked. Only the pinned commit of each repository is fetched, with the blobs of
-# the kept folders alone (a shallow, partial, sparse git fetch).
+# fails with both counts. A folder already there (a restored cache) is only checked,
+# never replaced. Only the pinned commit of each repository is fetched, with the
+# blobs of the kept folders alone (a shallow, partial, sparse git fetch).
 #
 # CORPUS_GIT_BASE replaces https://github.com (the tests fetch from local
 # repositories).
@@ -52,11 +52,17 @@ for corpus in "${corpora[@]}"; do
   read -r -a folders <<<"$kept"
   read -r -a extras <<<"$extra"
   out="$dest/$folder"
-  if [ -d "$out" ] && [ "$(fingerprint "$out")" = "$files $hash" ]; then
-    echo "corpus: $folder is laid out ($files files)"
+  if [ -d "$out" ]; then
+    got=$(fingerprint "$out")
+    if [ "$got" = "$files $hash" ]; then
+      echo "corpus: $folder is laid out ($files files)"
+    else
+      # Never removed here: it may be a corpus of someone's own.
+      echo "::error title=corpus::$out holds ${got%% *} files hashing to ${got#* }, not the pinned $files files hashing to $hash; remove it to lay it out again"
+      failed=1
+    fi
     continue
   fi
-  rm -rf "$out"
   src="$work/$folder"
   git init --quiet "$src"
   git -C "$src" remote add origin "$base/$repository"

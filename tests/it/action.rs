@@ -1201,8 +1201,8 @@ fn the_hook_repository_is_pre_commit_tagged_with_the_release() {
 /// CI's corpus (`.github/scripts/corpus.sh`), from local repositories standing in
 /// for the five on GitHub at their pinned commits: each folder gets the files the
 /// corpus keeps and nothing else, a folder that does not match its pinned count and
-/// hash fails with both, and a folder laid out already (a restored cache) is checked
-/// without a fetch.
+/// hash fails with both, and a folder there already (a restored cache) is checked
+/// without a fetch and never replaced.
 #[cfg(target_os = "linux")]
 #[test]
 fn the_corpus_is_laid_out_from_its_pinned_commits_with_the_files_it_keeps() {
@@ -1329,6 +1329,16 @@ fn the_corpus_is_laid_out_from_its_pinned_commits_with_the_files_it_keeps() {
         assert!(text.ends_with(" LICENSE\n"), "{folder}: {text}");
     }
 
+    // Folders that are there and not the pinned corpus are said, never replaced.
+    let (code, again) = run();
+    assert_eq!(code, Some(1), "{again}");
+    assert_eq!(
+        again.matches("remove it to lay it out again").count(),
+        5,
+        "{again}"
+    );
+    assert!(out.join("cozystack/LICENSE").is_file());
+
     // Pinned to what was laid out: it passes, and a second run only checks (the
     // repositories are gone).
     for (folder, files, hash) in &measured {
@@ -1353,4 +1363,40 @@ fn the_corpus_is_laid_out_from_its_pinned_commits_with_the_files_it_keeps() {
     let (code, said) = run();
     assert_eq!(code, Some(0), "{said}");
     assert_eq!(said.matches(" is laid out (").count(), 5, "{said}");
+}
+
+/// The pins of `.github/scripts/corpus.sh` are the corpus beside the checkout, as
+/// the script's own `fingerprint` counts and hashes each folder: what CI lays out is
+/// what the precision page was judged on here.
+#[test]
+fn the_corpus_pins_are_the_corpus_beside_the_checkout() {
+    let Some(corpus) = common::corpus_dir("the corpus pins") else {
+        return;
+    };
+    let script = std::fs::read_to_string(repo().join(".github/scripts/corpus.sh")).unwrap();
+    let start = script.find("fingerprint() {").unwrap();
+    let function = &script[start..start + script[start..].find("\n}\n").unwrap() + 3];
+    let mut checked = 0;
+    for pin in script
+        .lines()
+        .filter(|line| line.starts_with("  \"") && line.matches('|').count() == 7)
+    {
+        let fields: Vec<&str> = pin.trim().trim_matches('"').split('|').collect();
+        let (folder, files, hash) = (fields[0], fields[6], fields[7]);
+        let output = Command::new("bash")
+            .arg("-c")
+            .arg(format!("set -euo pipefail\n{function}fingerprint \"$1\""))
+            .arg("fingerprint")
+            .arg(corpus.join(folder))
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{output:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&output.stdout),
+            format!("{files} {hash}\n"),
+            "{folder}: the pin of corpus.sh is not ../shared/corpus/{folder}"
+        );
+        checked += 1;
+    }
+    assert_eq!(checked, 5);
 }
