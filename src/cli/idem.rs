@@ -1,0 +1,290 @@
+//! `tether idem`: its targets (`--run`, or the `[[idem]]` entries found below),
+//! `--list`, the progress spinner, Ctrl-C, and the report in each format.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+
+use clap::ValueEnum;
+
+use super::common::{absolute, exit, print_out, print_text};
+#[cfg(unix)]
+use super::common::{left_to_the_interrupt_handler, load_config, write_new_file};
+
+/// The arguments of `tether idem`.
+#[derive(Debug, clap::Args)]
+pub struct IdemArgs {
+    /// The folder to run in (with --run), or to find tether.toml from. Default: the
+    /// working directory.
+    pub dir: Option<PathBuf>,
+    /// The configuration file.
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// A one-off command instead of the [[idem]] entries (run with `sh -c` in DIR).
+    #[arg(long)]
+    pub run: Option<String>,
+    /// Globs (relative to DIR) of the files the command regenerates (with --run).
+    #[arg(long = "files", value_name = "GLOB")]
+    pub files: Vec<String>,
+    /// The opening line of a block the command must restore (with --run; repeatable).
+    #[arg(long = "self-heal", value_name = "LINE")]
+    pub self_heal: Vec<String>,
+    /// How long one run may take (with --run).
+    #[arg(long, default_value = "300s")]
+    pub timeout: String,
+    /// Try every whole-line top-level block of the files, and print which heal.
+    #[arg(long)]
+    pub discover: bool,
+    /// Checks run in parallel, each in its own copy. Default: the number of cores.
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// Only the targets in this folder (repeatable).
+    #[arg(long = "target", value_name = "DIR")]
+    pub only: Vec<PathBuf>,
+    /// Only the targets whose folder, Makefile includes or a tether.toml changed since
+    /// REV's merge base with HEAD (untracked files included).
+    #[arg(long, value_name = "REV")]
+    pub changed_since: Option<String>,
+    /// Print the resolved targets (`[[idem]] dirs` expanded) and exit.
+    #[arg(long)]
+    pub list: bool,
+    /// Run the commands without Landlock, for a command that must write outside its
+    /// sandbox; changes to your tree are still detected, and the report says so.
+    #[arg(long)]
+    pub no_contain: bool,
+    /// What the commands run in: an overlay of your tree where this machine allows one
+    /// (`auto`), always an `overlay`, or a `copy` of the tree per worker.
+    #[arg(long, value_enum, default_value_t = SandboxArg::Auto)]
+    pub sandbox: SandboxArg,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = IdemOutput::Human)]
+    pub format: IdemOutput,
+    /// Also write the JSON report to FILE (the Action prints annotations with
+    /// `--format github` and builds its summary from this, running the commands once).
+    #[arg(long, value_name = "FILE")]
+    pub report_json: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SandboxArg {
+    Auto,
+    Overlay,
+    Copy,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum IdemOutput {
+    /// A sentence and a unified diff per failed check (also spelled `text`).
+    #[value(alias = "text")]
+    Human,
+    /// The stable JSON documented in docs/src/idem.md.
+    Json,
+    /// GitHub Actions workflow commands: one annotation per failed check.
+    Github,
+}
+
+#[cfg(unix)]
+pub(super) fn idem(args: IdemArgs) -> Result<u8, String> {
+    use helm_tether::idem::{IdemFormat, IdemOptions};
+    // Ctrl-C, SIGTERM, SIGHUP: stop, kill the commands, remove every sandbox copy.
+    let _ = ctrlc::set_handler(|| {
+        let left = helm_tether::idem::interrupt();
+        if left.is_empty() {
+            eprintln!("\ninterrupted: sandbox copies removed");
+        }
+        for message in left {
+            eprintln!("\ninterrupted: {message}");
+        }
+        std::process::exit(130);
+    });
+    let dir = absolute(args.dir.as_deref().unwrap_or(Path::new(".")));
+    let (targets, broken) = idem_targets(&args, &dir)?;
+    if targets.is_empty() && !broken.is_empty() {
+        return Err(broken.join("\n"));
+    }
+    if targets.is_empty() {
+        return idem_nothing_to_prove(&args);
+    }
+    let cwd = absolute(Path::new("."));
+    let mut options = IdemOptions::default()
+        .discover(args.discover)
+        .contain(!args.no_contain)
+        .sandbox(match args.sandbox {
+            SandboxArg::Auto => helm_tether::idem::SandboxKind::Auto,
+            SandboxArg::Overlay => helm_tether::idem::SandboxKind::Overlay,
+            SandboxArg::Copy => helm_tether::idem::SandboxKind::Copy,
+        })
+        .display_root(cwd.clone());
+    if let Some(jobs) = args.jobs {
+        options = options.jobs(jobs);
+    }
+    for folder in args.only {
+        options = options.only(folder);
+    }
+    if let Some(revision) = args.changed_since {
+        options = options.changed_since(revision);
+    }
+    if args.list {
+        return idem_list(&targets, &options, &cwd, &broken);
+    }
+    let bar = std::io::stderr().is_terminal().then(|| {
+        let bar = indicatif::ProgressBar::new_spinner();
+        bar.enable_steady_tick(std::time::Duration::from_millis(120));
+        bar
+    });
+    if let Some(bar) = bar.clone() {
+        options = options.on_progress(move |step| {
+            bar.set_message(format!(
+                "[{}/{}] `{}`: {}",
+                step.done + 1,
+                step.total,
+                step.run,
+                step.check
+            ));
+        });
+    }
+    let result = helm_tether::idem::run_targets(&targets, &options);
+    if let Some(bar) = &bar {
+        bar.finish_and_clear();
+    }
+    if let Some(code) = left_to_the_interrupt_handler() {
+        return Ok(code);
+    }
+    let report = result.map_err(|error| error.to_string())?;
+    // JSON escapes control characters itself; the other formats reach a log or a
+    // terminal.
+    if let Some(file) = &args.report_json {
+        write_new_file(file, report.render(&IdemFormat::Json).as_bytes())
+            .map_err(|error| format!("cannot write {}: {error}", file.display()))?;
+    }
+    let printed = match args.format {
+        IdemOutput::Human => print_text(&report.render(&IdemFormat::Text)),
+        IdemOutput::Json => print_out(&report.render(&IdemFormat::Json)),
+        IdemOutput::Github => print_text(&report.render(&IdemFormat::Github {
+            root: helm_tether::machine_root(&cwd),
+            cwd,
+        })),
+    };
+    if !printed {
+        return Ok(exit::TROUBLE);
+    }
+    for error in report.errors.iter().chain(&broken) {
+        eprintln!("error: {}", helm_tether::escape_controls(error));
+    }
+    Ok(
+        if !report.user_tree_changes.is_empty() || !report.errors.is_empty() || !broken.is_empty() {
+            exit::TROUBLE
+        } else if report.failed() > 0 {
+            exit::FINDINGS
+        } else {
+            exit::OK
+        },
+    )
+}
+
+/// The targets of `tether idem`: `--run`'s, or the `[[idem]]` entries of the
+/// configuration and (without `--config`) of the configurations of the packages
+/// below, as `tether check` finds them; with the errors of broken configurations,
+/// which do not stop the others.
+#[cfg(unix)]
+fn idem_targets(
+    args: &IdemArgs,
+    dir: &Path,
+) -> Result<(Vec<helm_tether::idem::IdemTarget>, Vec<String>), String> {
+    use helm_tether::idem::IdemTarget;
+    if let Some(run) = &args.run {
+        let timeout = helm_tether::parse_duration(&args.timeout)
+            .map_err(|message| format!("--timeout: {message}"))?;
+        let files = if args.files.is_empty() {
+            vec!["**/*".to_string()]
+        } else {
+            args.files.clone()
+        };
+        let target = IdemTarget::new(
+            run.clone(),
+            dir.to_path_buf(),
+            files,
+            args.self_heal.clone(),
+            timeout,
+        )?;
+        return Ok((vec![target], Vec::new()));
+    }
+    let mut targets = load_config(&[dir.to_path_buf()], args.config.as_deref())
+        .map_err(|error| error.to_string())?
+        .idem_targets()
+        .to_vec();
+    let mut broken = Vec::new();
+    if args.config.is_none() {
+        // The configurations `tether check` finds below, through its resolver.
+        let (configs, errors) = helm_tether::configurations_under(dir);
+        broken = errors;
+        for config in configs {
+            for target in config.idem_targets() {
+                let same = |known: &IdemTarget| {
+                    known.dir() == target.dir()
+                        && known.run() == target.run()
+                        && known.files() == target.files()
+                };
+                if !targets.iter().any(same) {
+                    targets.push(target.clone());
+                }
+            }
+        }
+    }
+    Ok((targets, broken))
+}
+
+/// `tether idem` where no `[[idem]]` entry is: a note, and an empty report where
+/// one is asked for.
+#[cfg(unix)]
+fn idem_nothing_to_prove(args: &IdemArgs) -> Result<u8, String> {
+    let note = "no [[idem]] entry in any tether.toml here or in the folders below, so nothing to prove; add one to the tether.toml of a chart with a regeneration command (https://cozystack.github.io/tether/idem.html), or pass --run";
+    eprintln!("note: {note}");
+    let empty = format!(
+        "{}\n",
+        serde_json::json!({ "targets": [], "errors": [], "note": note })
+    );
+    if let Some(file) = &args.report_json {
+        write_new_file(file, empty.as_bytes())
+            .map_err(|error| format!("cannot write {}: {error}", file.display()))?;
+    }
+    if matches!(args.format, IdemOutput::Json) && !print_out(&empty) {
+        return Ok(exit::TROUBLE);
+    }
+    Ok(exit::OK)
+}
+
+/// `tether idem --list`: what a run would run (`--target` and `--changed-since`
+/// apply), one target a line.
+#[cfg(unix)]
+fn idem_list(
+    targets: &[helm_tether::idem::IdemTarget],
+    options: &helm_tether::idem::IdemOptions,
+    cwd: &Path,
+    broken: &[String],
+) -> Result<u8, String> {
+    let listed =
+        helm_tether::idem::selected(targets, options).map_err(|error| error.to_string())?;
+    for target in &listed {
+        let dir = target.dir().strip_prefix(cwd).unwrap_or(target.dir());
+        let dir = if dir.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            dir
+        };
+        println!(
+            "{}\t`{}`\tfiles {}\tself-heal {}",
+            dir.display(),
+            target.run(),
+            target.files().join(" "),
+            target.self_heal().len()
+        );
+    }
+    for error in broken {
+        eprintln!("error: {}", helm_tether::escape_controls(error));
+    }
+    Ok(if broken.is_empty() {
+        exit::OK
+    } else {
+        exit::TROUBLE
+    })
+}
