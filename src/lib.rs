@@ -63,13 +63,15 @@ mod yaml;
 pub use diagnostic::{Applicability, Diagnostic, Edit, Fix, Label, Severity};
 pub use error::{ConfigError, Error};
 pub use linter::check::{
-    ChangedSince, CheckOptions, CheckReport, CommentMaps, ConfigSource, PartialChart, check_paths,
-    check_with, comment_map_with, comment_maps, configurations_under, show_settings,
+    ChangedSince, CheckOptions, CheckReport, ConfigSource, PartialChart, check_paths, check_with,
+    configurations_under,
 };
 pub use linter::fix::{FixReport, FixedFile, HeldFix, fix_paths};
+pub use linter::maps::{CommentMaps, comment_map_with, comment_maps};
 pub use linter::walk::{Files, covered_files};
 pub use report::human::escape_controls;
 pub use report::map::map_json;
+pub use report::settings::show_settings;
 pub use report::{Format, machine_root};
 pub use rules::{Level, RuleId, RuleInfo, closest_rule, rule, rules, rules_markdown, unknown_rule};
 pub use server::serve;
@@ -92,7 +94,8 @@ pub mod internals {
     pub use crate::analysis::charts::values::KEY_COMPARISONS;
     pub use crate::analysis::helm_docs::{helm_docs_path, simulate};
     pub use crate::key_pattern::KeyPattern;
-    pub use crate::linter::check::{Mode, check_bytes};
+    pub use crate::linter::file::Mode;
+    pub use crate::linter::file::check_bytes;
     pub use crate::linter::fix::{FixedText, fix_text};
     pub use crate::server::serve_bytes;
     pub use crate::source::SourceFile;

@@ -82,12 +82,6 @@ impl Cache {
         cache
     }
 
-    /// Whether this configuration has no cache yet: its first run (or the first
-    /// since the cache was removed or its key changed).
-    pub fn is_new(&self) -> bool {
-        self.stored.files.is_empty()
-    }
-
     fn read(&self, key: &str) -> Result<Option<Stored>, String> {
         match std::fs::symlink_metadata(&self.folder) {
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),

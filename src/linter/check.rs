@@ -14,41 +14,19 @@ use rayon::prelude::*;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::linter::cache::Cache;
 use crate::linter::changes::Changes;
-use crate::linter::suppress::Suppressions;
+use crate::linter::file::{Mode, Outcome, check_file};
+use crate::linter::surroundings::Surroundings;
 use crate::linter::walk::{self, FileToCheck};
-use crate::paths::FileKind;
-use crate::rules::rule::Verdict;
-use crate::rules::{CommentInfo, FileContext, RULES, Reporter, RuleId};
+use crate::rules::RuleId;
 use crate::settings::config::Config;
-use crate::settings::project::{Project, Resolved};
+use crate::settings::project::Resolved;
 use crate::settings::resolve::Resolver;
-use crate::source::{MAX_FILE_BYTES, Problem, SourceFile, binary_offset};
-use crate::template::{self, lex::ActionKind};
-use crate::yaml::model::{CommentStyle, FileModel};
-use crate::yaml::pipeline::{self, model_front};
-use crate::yaml::{parse, scan};
+use crate::source::SourceFile;
 use std::sync::Arc;
-
-/// Whether to build parse trees only where a rule needs one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
-    Lazy,
-    Full,
-}
-
-impl Mode {
-    /// `lazy` or `full`, as the cache names it.
-    fn name(self) -> &'static str {
-        match self {
-            Mode::Lazy => "lazy",
-            Mode::Full => "full",
-        }
-    }
-}
 
 /// Everything a check found. [`CheckReport::render`] prints it in the formats of
 /// `tether check`.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 #[non_exhaustive]
 pub struct CheckReport {
     /// Files checked (read or not).
@@ -73,6 +51,8 @@ pub struct CheckReport {
     /// Charts whose values the value rules could not analyse whole (a dependency
     /// not on disk, `.Values` used whole), and why.
     pub partial_charts: Vec<PartialChart>,
+    /// The configuration files findings may name, absolute, longest first.
+    pub(crate) configurations: Vec<String>,
 }
 
 /// A chart the value rules analysed in part, and why: the rules then stay quiet
@@ -363,6 +343,7 @@ pub fn check_resolved(
         let fresh = fresh.get_mut(index).filter(|_| keep_fresh);
         report.take(outcome, fresh);
     }
+    report.keep_configurations(&configs);
     report
         .diagnostics
         .sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
@@ -423,6 +404,22 @@ fn partial_charts(surroundings: &[Surroundings], root: &Path) -> Vec<PartialChar
 impl CheckReport {
     /// Takes one file's outcome into the report; its fresh findings go to `fresh`
     /// (its configuration's cache) when given.
+    /// Keeps the configuration files the findings may name (`[[require]]`'s
+    /// `…/tether.toml:8 requires it`), absolute, longest first so that no path is
+    /// replaced inside a longer one: [`CheckReport::render`] shows them as each
+    /// format shows files. Findings keep the absolute path (the cache, the editor).
+    fn keep_configurations(&mut self, configs: &[Resolved]) {
+        let mut written: Vec<String> = configs
+            .iter()
+            .flat_map(|resolved| resolved.config.require.iter())
+            .map(|require| require.file.clone())
+            .collect();
+        written.sort_unstable();
+        written.dedup();
+        written.sort_by_key(|file| std::cmp::Reverse(file.len()));
+        self.configurations = written;
+    }
+
     fn take(&mut self, outcome: Outcome, fresh: Option<&mut Vec<Stored>>) {
         match outcome {
             Outcome::Checked {
@@ -473,7 +470,8 @@ impl CheckReport {
 }
 
 /// What the run says beside its findings: a nested configuration that drops the
-/// entries of the one above it (on its first run), why a cache was not used (after
+/// entries of the one above it (on every run: a note said once is missed by the
+/// next person), why a cache was not used (after
 /// storing each configuration's fresh findings), and a limit that turned a rule off
 /// (never taken for "no findings").
 fn run_notes(
@@ -483,9 +481,7 @@ fn run_notes(
 ) -> Vec<String> {
     let shadowing: Vec<String> = configs
         .iter()
-        .zip(&caches)
-        .filter(|(_, cache)| cache.as_ref().is_none_or(Cache::is_new))
-        .filter_map(|(resolved, _)| resolved.config.shadowing_note())
+        .filter_map(|resolved| resolved.config.shadowing_note())
         .collect();
     let mut cache_notes = Vec::new();
     for (cache, fresh) in caches.into_iter().zip(fresh) {
@@ -514,25 +510,6 @@ fn run_notes(
         )
         .chain(pin_errors)
         .collect()
-}
-
-enum Outcome {
-    Checked {
-        /// Relative to the file's configuration: the cache's key.
-        relative: PathBuf,
-        /// Kept only when there are findings to render, so a run holds the text of
-        /// the files with findings, not of the whole tree.
-        source: Option<SourceFile>,
-        diagnostics: Vec<Diagnostic>,
-        hash: u64,
-        from_cache: bool,
-    },
-    Unreadable {
-        path: PathBuf,
-        message: String,
-        /// A folder that could not be listed, rather than a file.
-        folder: bool,
-    },
 }
 
 impl ConfigSource {
@@ -595,750 +572,4 @@ pub fn configurations_under(folder: impl AsRef<Path>) -> (Vec<Config>, Vec<Strin
     configs.sort_by(|a, b| a.file.cmp(&b.file));
     broken.sort();
     (configs, broken)
-}
-
-/// [`crate::comment_map`] with a configuration's own tool directives (`directives =
-/// […]` in `tether.toml`), which document no key.
-///
-/// ```
-/// let config = helm_tether::Config::discover("examples/kubevirt").unwrap();
-/// let map = helm_tether::comment_map_with(&config, "examples/kubevirt/templates/kubevirt-cr.yaml").unwrap();
-/// assert!(map.to_string().contains("evictionStrategy"));
-/// ```
-pub fn comment_map_with(
-    config: &Config,
-    path: impl AsRef<Path>,
-) -> Result<crate::yaml::model::FileModel, crate::error::Error> {
-    crate::yaml::pipeline::comment_map_with_directives(path.as_ref(), &config.directives)
-}
-
-/// The comment maps of `paths` (files, or folders whose covered files are mapped),
-/// each file modelled with the directives of its own configuration, found as
-/// `tether check` finds it: the order of the paths never changes a model.
-#[derive(Debug, Default)]
-#[non_exhaustive]
-pub struct CommentMaps {
-    /// Each file as the caller named it (a folder's files below the folder as
-    /// named), with its model or why it could not be read; sorted by folder walk.
-    pub maps: Vec<(
-        PathBuf,
-        Result<crate::yaml::model::FileModel, crate::error::Error>,
-    )>,
-    /// Paths that could not be walked and configurations that could not be read,
-    /// one sentence each.
-    pub errors: Vec<String>,
-}
-
-/// Models every file under `paths` with its own configuration from `configs`.
-///
-/// ```
-/// let fallback = helm_tether::Config::default_for(std::env::current_dir().unwrap());
-/// let maps = helm_tether::comment_maps(
-///     helm_tether::ConfigSource::Nearest { fallback, select: Vec::new(), ignore: Vec::new() },
-///     &["examples/kubevirt/templates/kubevirt-cr.yaml"],
-/// ).unwrap();
-/// assert!(maps.errors.is_empty());
-/// assert!(maps.maps[0].1.as_ref().unwrap().to_string().contains("evictionStrategy"));
-/// ```
-pub fn comment_maps<P: AsRef<Path>>(
-    configs: ConfigSource,
-    paths: &[P],
-) -> Result<CommentMaps, crate::error::Error> {
-    use rayon::prelude::*;
-    let mut resolver = configs.resolver()?;
-    let mut errors = Vec::new();
-    let mut named: Vec<(PathBuf, Arc<Config>)> = Vec::new();
-    for path in paths.iter().map(AsRef::as_ref) {
-        if !path.is_dir() {
-            match resolver.config_for(&crate::paths::absolute(path)) {
-                Ok(resolved) => named.push((path.to_path_buf(), resolved.config)),
-                Err(message) => errors.push(message),
-            }
-            continue;
-        }
-        let walked = walk::files(&mut resolver, &[path.to_path_buf()]);
-        errors.extend(walked.bad_inputs);
-        errors.extend(walked.unreadable.into_iter().map(|(folder, message)| {
-            format!("cannot read folder {}: {message}", folder.display())
-        }));
-        let base = crate::paths::absolute(path);
-        let mut found: Vec<walk::FileToCheck> = walked.files;
-        found.sort_by(|a, b| a.absolute.cmp(&b.absolute));
-        named.extend(found.into_iter().map(|file| {
-            let shown = path.join(file.absolute.strip_prefix(&base).unwrap_or(&file.absolute));
-            (shown, file.config)
-        }));
-    }
-    let maps = named
-        .into_par_iter()
-        .map(|(path, config)| {
-            let model = comment_map_with(&config, &path);
-            (path, model)
-        })
-        .collect();
-    Ok(CommentMaps { maps, errors })
-}
-
-/// The effective rule settings of one file and where each came from, as
-/// `tether check --show-settings FILE` prints them: the rule defaults, then the
-/// yamllint configuration, `[rules]`, `[[overrides]]` and `--select`.
-///
-/// ```
-/// let text = helm_tether::show_settings(
-///     helm_tether::ConfigSource::One(helm_tether::Config::from_toml("[rules]\ncomment-indentation = \"off\"\n").unwrap()),
-///     "examples/kubevirt/templates/kubevirt-cr.yaml",
-/// ).unwrap();
-/// assert!(text.contains("comment-indentation = off"), "{text}");
-/// ```
-pub fn show_settings(
-    configs: ConfigSource,
-    file: impl AsRef<Path>,
-) -> Result<String, crate::error::Error> {
-    let file = file.as_ref();
-    let mut resolver = configs.resolver()?;
-    let absolute = crate::paths::absolute(file);
-    if std::fs::symlink_metadata(&absolute).is_err() {
-        return Err(crate::error::Error::NotFound {
-            path: file.to_path_buf(),
-        });
-    }
-    let config = resolver
-        .config_for(&absolute)
-        .map_err(crate::error::Error::Configuration)?
-        .config;
-    let relative = crate::paths::relative_to(&absolute, &config.root);
-    let mut trace = crate::settings::yamllint::Trace::default();
-    let settings = config.settings_traced(&relative, Some(&mut trace));
-    let mut out = format!("Settings of {}\n", file.display());
-    out.push_str(&format!(
-        "  tether.toml: {}\n",
-        config
-            .file
-            .as_ref()
-            .map_or("none (tether's defaults)".to_string(), |path| {
-                match config.extends() {
-                    Some(extended) => {
-                        format!("{} (extends {})", path.display(), extended.display())
-                    }
-                    None => path.display().to_string(),
-                }
-            })
-    ));
-    out.push_str(&format!(
-        "  yamllint:    {}\n",
-        config.yamllint.as_ref().map_or(
-            "none found (no `yamllint-config`, `.yamllint*`, or chart-testing `lint-conf`)"
-                .to_string(),
-            |yamllint| format!("{} ({})", yamllint.path.display(), yamllint.found)
-        )
-    ));
-    if !config.includes(&relative) {
-        out.push_str("  (the configuration's `include`/`exclude` leave this file out: `tether check` skips it)\n");
-    }
-    out.push('\n');
-    for (rule, level) in &settings.levels {
-        let head = format!("{rule} = {}", level.as_str());
-        out.push_str(&format!(
-            "{head:<36} {}\n",
-            trace.origin(rule, "level").unwrap_or_default()
-        ));
-        for (r, setting, value, origin) in &trace.entries {
-            if r == rule && setting != "level" {
-                let line = format!("  {setting} = {value}");
-                out.push_str(&format!("{line:<36} {origin}\n"));
-            }
-        }
-    }
-    Ok(out)
-}
-
-/// `changed_lines`: keep only the findings on lines that changed (a finding counts when
-/// any of its ranges, labels included, touches one: a required comment whose comment
-/// line changed though its key did not).
-fn check_file(
-    file: &FileToCheck,
-    surroundings: Surroundings,
-    mode: Mode,
-    cache: Option<&Cache>,
-    changed_lines: Option<&Changes>,
-) -> Outcome {
-    // A template's chart index read it: its text is taken from there.
-    let handed = surroundings
-        .chart
-        .as_ref()
-        .and_then(|(chart, _)| chart.take_text(&file.absolute));
-    let read = match handed {
-        Some((text, hash)) => Ok((text.into_bytes(), hash)),
-        None => crate::source::read_regular(&file.absolute, MAX_FILE_BYTES).map(|bytes| {
-            let hash = xxhash_rust::xxh3::xxh3_64(&bytes);
-            (bytes, hash)
-        }),
-    };
-    let (bytes, bytes_hash) = match read {
-        Ok(read) => read,
-        Err(error) => {
-            return Outcome::Unreadable {
-                path: file.display.clone(),
-                message: error.to_string(),
-                folder: false,
-            };
-        }
-    };
-    // A file's findings depend on its bytes; about its chart's values, on the
-    // chart's other files and the charts its dependencies reach; for a values file,
-    // on whether it is a chart's and whether helm-docs reads it.
-    let hash = crate::cache_key::CacheKey::new("file")
-        .part("bytes", bytes_hash)
-        .optional(
-            "chart",
-            surroundings
-                .chart
-                .as_ref()
-                .map(|(chart, _)| chart.content_fingerprint()),
-        )
-        .optional(
-            "values-file",
-            surroundings
-                .values
-                .map(|facts| u64::from(facts.in_chart) + u64::from(facts.helm_docs_reads) * 2),
-        )
-        .finish();
-    // Findings are made and cached with paths relative to the configuration, and
-    // shown relative to the run's root.
-    let shown = |mut diagnostics: Vec<Diagnostic>, source: &SourceFile| {
-        if let Some(changes) = changed_lines {
-            diagnostics.retain(|diagnostic| {
-                std::iter::once(&diagnostic.range)
-                    .chain(diagnostic.labels.iter().map(|label| &label.range))
-                    .any(|range| {
-                        let lines = source.line_of(range.start)..source.line_of(range.end) + 1;
-                        changes.touches(&file.absolute, lines)
-                    })
-            });
-        }
-        for diagnostic in &mut diagnostics {
-            diagnostic.path = file.display.clone();
-        }
-        diagnostics
-    };
-    if let Some(diagnostics) = cache.and_then(|cache| cache.get(&file.relative, hash)) {
-        let source = (!diagnostics.is_empty())
-            .then(|| SourceFile::from_bytes(file.display.clone(), bytes).0);
-        let diagnostics = match &source {
-            Some(source) => shown(diagnostics, source),
-            None => diagnostics,
-        };
-        return Outcome::Checked {
-            relative: file.relative.clone(),
-            source,
-            diagnostics,
-            hash,
-            from_cache: true,
-        };
-    }
-    let (mut source, diagnostics) = check_source(
-        &file.config,
-        &file.project,
-        &file.relative,
-        (bytes, Some(bytes_hash)),
-        mode,
-        surroundings,
-    );
-    source.path = file.display.clone();
-    let diagnostics = shown(diagnostics, &source);
-    Outcome::Checked {
-        relative: file.relative.clone(),
-        source: (!diagnostics.is_empty()).then_some(source),
-        diagnostics,
-        hash,
-        from_cache: false,
-    }
-}
-
-/// Checks one file's bytes; `relative` is its path relative to the configuration's
-/// folder, which globs match and findings show.
-// The entry point of the tests and fuzz targets (`helm_tether::internals`).
-#[cfg_attr(not(feature = "internals"), allow(dead_code))]
-pub fn check_bytes(
-    config: &Config,
-    relative: &Path,
-    bytes: Vec<u8>,
-    mode: Mode,
-) -> (SourceFile, Vec<Diagnostic>) {
-    let project = Project::unattached(config);
-    let surroundings = Surroundings::of(config, &project, relative);
-    check_source(
-        config,
-        &project,
-        relative,
-        (bytes, None),
-        mode,
-        surroundings,
-    )
-}
-
-/// [`check_bytes`] with every finding, none held back by the per-file limit: what
-/// `--fix` applies in one round.
-pub(crate) fn check_bytes_uncapped(
-    config: &Config,
-    project: &Project,
-    relative: &Path,
-    bytes: Vec<u8>,
-    mode: Mode,
-) -> (SourceFile, Vec<Diagnostic>) {
-    let mut surroundings = Surroundings::of(config, project, relative);
-    surroundings.cap = false;
-    check_source(config, project, relative, (bytes, None), mode, surroundings)
-}
-
-/// Checks an editor's unsaved text of the file `relative` as `check` would check the
-/// file (`tether server`): `project`'s charts read the other unsaved texts.
-pub(crate) fn check_buffer(
-    config: &Config,
-    project: &Project,
-    relative: &Path,
-    bytes: Vec<u8>,
-) -> (SourceFile, Vec<Diagnostic>) {
-    let surroundings = Surroundings::of(config, project, relative);
-    check_source(
-        config,
-        project,
-        relative,
-        (bytes, None),
-        Mode::Lazy,
-        surroundings,
-    )
-}
-
-/// What a file's findings depend on besides its bytes, looked up once per file.
-struct Surroundings {
-    /// What it is to Helm, by its path.
-    kind: FileKind,
-    /// Its chart, when a rule that reads the whole chart may run on the file.
-    chart: Option<(
-        std::sync::Arc<crate::analysis::charts::Chart>,
-        crate::analysis::charts::Role,
-    )>,
-    /// What the documentation generators make of it, if it is named like a values
-    /// file.
-    values: Option<crate::rules::ValuesFile>,
-    /// Report at most [`MAX_FINDINGS_PER_FILE`] findings (a report); the fixer sees
-    /// them all, so its rounds do not grow with the file.
-    cap: bool,
-}
-
-impl Surroundings {
-    fn of(config: &Config, project: &Project, relative: &Path) -> Surroundings {
-        let kind = FileKind::of(relative);
-        Surroundings {
-            kind,
-            chart: chart_of(config, project, relative, kind),
-            values: values_file(config, project, relative, kind),
-            cap: true,
-        }
-    }
-}
-
-/// Checks one file's bytes (with their hash, when the caller has it) in the
-/// surroundings looked up for it.
-fn check_source(
-    config: &Config,
-    project: &Project,
-    relative: &Path,
-    (bytes, bytes_hash): (Vec<u8>, Option<u64>),
-    mode: Mode,
-    surroundings: Surroundings,
-) -> (SourceFile, Vec<Diagnostic>) {
-    let surroundings_cap = surroundings.cap;
-    let settings = config.settings_for(relative);
-    if let Some(offset) = binary_offset(&bytes) {
-        return binary_file(relative, offset, &settings);
-    }
-    let (source, mut problems) = SourceFile::from_bytes(relative.to_path_buf(), bytes);
-    if source.text.len() > MAX_FILE_BYTES {
-        problems.push(Problem::new(
-            0,
-            format!(
-                "file is larger than the {} MiB that tether reads; exclude it in tether.toml",
-                MAX_FILE_BYTES / (1024 * 1024)
-            ),
-        ));
-    }
-    let pipeline::Reading { is_template, front } =
-        pipeline::read(&source, surroundings.kind, &mut problems);
-    let masked_text = front.masked_text(&source);
-    let line_count = source.document_line_starts().len();
-    let directive_lines = front.masked.as_ref().map_or_else(
-        || vec![false; line_count + 1],
-        |m| m.directive_lines.clone(),
-    );
-    let (block_scalar_lines, scanned) = scan_file(&source, masked_text, &front);
-    let template_comments = template_comments(&source, &front.actions, &directive_lines);
-    let scanned_comments = comment_infos(&source, scanned.iter(), &template_comments);
-
-    let enabled = enabled_rules(&settings);
-    let chart = surroundings.chart.filter(|_| rules_on(&settings));
-    let mut context = FileContext {
-        path: relative,
-        source: &source,
-        is_template,
-        masked: masked_text,
-        directive_lines: &directive_lines,
-        actions: &front.actions,
-        comments: &scanned_comments,
-        model: None,
-        block_scalar_lines: &block_scalar_lines,
-        problems: &problems,
-        requires: &config.require,
-        settings: &settings,
-        pins: project.pins.as_deref(),
-        chart: chart.as_ref().map(|(chart, role)| (chart.as_ref(), *role)),
-        values_file: surroundings.values,
-        value_reads: std::cell::OnceCell::new(),
-    };
-    // The chart's index read this template already: its reads are taken from
-    // there when the index read these very bytes.
-    if let Some((chart, crate::analysis::charts::Role::Template)) = &chart {
-        let hash = bytes_hash.unwrap_or_else(|| xxhash_rust::xxh3::xxh3_64(source.text.as_bytes()));
-        if let Some(found) = chart.template_reads(&config.root.join(relative), hash) {
-            let _ = context.value_reads.set(found);
-        }
-    }
-    let wants_model = source.text.len() <= MAX_FILE_BYTES
-        && (mode == Mode::Full
-            || enabled
-                .iter()
-                .any(|(registered, _)| registered.rule.needs_model(&context)));
-    let model: Option<FileModel> =
-        wants_model.then(|| model_front(&source, is_template, &front, &config.directives));
-    // The file's comments are the scanner's in every mode, so a tree changes no
-    // comment finding: tree-sitter takes a `#` line that opens a block scalar's
-    // content for a comment, where YAML (and the scanner) read it as text, and a
-    // document modelled from one branch of its if/else has lost the other's.
-    context.model = model.as_ref();
-    let (mut diagnostics, dropped) = lint(&context, enabled, surroundings_cap);
-    drop(context);
-    if surroundings_cap {
-        cap_findings(&source, &mut diagnostics, dropped);
-    }
-    (source, diagnostics)
-}
-
-/// The rules `settings` turn on, with the severity of their findings.
-fn enabled_rules(
-    settings: &crate::rules::RuleSettings,
-) -> Vec<(&'static crate::rules::Registered, Severity)> {
-    RULES
-        .iter()
-        .zip(&settings.levels)
-        .filter_map(|(registered, (_, level))| {
-            level.severity().map(|severity| (registered, severity))
-        })
-        .collect()
-}
-
-/// The comments of a file as the scanner finds them, document by document, and
-/// which lines are inside a block scalar.
-fn scan_file(
-    source: &SourceFile,
-    masked_text: &str,
-    front: &pipeline::Front,
-) -> (Vec<bool>, Vec<crate::yaml::syntax::RawComment>) {
-    let line_starts = source.document_line_starts();
-    let mut block_scalar_lines = vec![false; line_starts.len() + 1];
-    let mut scanned = Vec::new();
-    if source.text.len() <= MAX_FILE_BYTES {
-        for segment in
-            parse::split_documents(masked_text, line_starts, source.bom_len, &front.defines)
-        {
-            let found = scan::scan(
-                &source.text,
-                masked_text,
-                line_starts,
-                segment.lines,
-                source.bom_len,
-            );
-            for line in found.block_scalar_lines {
-                block_scalar_lines[line] = true;
-            }
-            scanned.extend(found.comments);
-        }
-    }
-    (block_scalar_lines, scanned)
-}
-
-/// Runs the `enabled` rules on one file, then the suppression pass: the findings
-/// that count (each rule's first [`MAX_FINDINGS_PER_FILE`] when `cap`), and how many
-/// bounded reporters dropped, with whether any of those was an error.
-fn lint(
-    context: &FileContext,
-    enabled: Vec<(&crate::rules::Registered, Severity)>,
-    cap: bool,
-) -> (Vec<Diagnostic>, (usize, bool)) {
-    let (source, relative, settings) = (context.source, context.path, context.settings);
-    let suppressions = Suppressions::read(source, context.comments);
-    // yamllint's own suppression comments, for the rules that mirror its rules.
-    let yamllint_directives = crate::settings::yamllint::Directives::read(
-        source.line_text(0),
-        context
-            .comments
-            .iter()
-            .filter(|comment| comment.style == CommentStyle::Yaml)
-            .map(|comment| {
-                (
-                    comment.line,
-                    &source.text[comment.span.clone()],
-                    comment.own_line,
-                )
-            }),
-    );
-    // A finding counts unless a yamllint directive or a tether suppression covers it.
-    let counts = |diagnostic: &Diagnostic| {
-        let line = source.line_of(diagnostic.range.start);
-        if !yamllint_directives.is_empty() && yamllint_directives.suppresses(diagnostic.rule, line)
-        {
-            return Verdict::Suppressed(None);
-        }
-        match suppressions.covering(line, diagnostic.rule) {
-            Some(entry) => Verdict::Suppressed(Some(entry)),
-            None => Verdict::Counts,
-        }
-    };
-    // Which suppression entries covered a finding: the suppression pass after the
-    // rules reports the others.
-    let mut used = vec![false; suppressions.len()];
-    let mut diagnostics = Vec::new();
-    // Findings bounded reporters dropped: how many, and whether any was an error.
-    let mut dropped = (0, false);
-    for (registered, severity) in enabled {
-        let id = registered.id;
-        // A report keeps each rule's first findings only, so a hostile file's
-        // findings take bounded memory; the fixer sees them all.
-        let mut reporter = if cap {
-            Reporter::bounded(id, severity, relative, MAX_FINDINGS_PER_FILE, &counts)
-        } else {
-            Reporter::new(id, severity, relative)
-        };
-        registered.rule.check(context, &mut reporter);
-        let (mut found, dropped_here, mut used_here) = reporter.into_bounded();
-        dropped.0 += dropped_here;
-        dropped.1 |= dropped_here > 0 && severity == Severity::Error;
-        found.retain(|diagnostic| counts(diagnostic).keep(&mut used_here));
-        for entry in used_here {
-            used[entry] = true;
-        }
-        diagnostics.extend(found);
-    }
-    // The suppression pass: what no finding used.
-    if let Some(severity) = settings.level(RuleId::UnusedSuppression).severity() {
-        diagnostics.extend(suppressions.unused(&used, settings, severity, relative));
-    }
-    (diagnostics, dropped)
-}
-
-/// Whether a rule that reads the whole chart is on in `settings`.
-fn rules_on(settings: &crate::rules::RuleSettings) -> bool {
-    RULES
-        .iter()
-        .zip(&settings.levels)
-        .any(|(registered, (_, level))| registered.rule.needs_chart() && level.severity().is_some())
-}
-
-/// Whether a rule that reads the whole chart may run on some file of `config`.
-fn chart_rules_may_run(config: &Config) -> bool {
-    RULES
-        .iter()
-        .any(|registered| registered.rule.needs_chart() && config.may_run(registered.id))
-}
-
-/// The chart of a template or `values.yaml` when a rule that reads the whole chart
-/// may run on some file of the configuration (the file's own settings decide later).
-fn chart_of(
-    config: &Config,
-    project: &Project,
-    relative: &Path,
-    kind: FileKind,
-) -> Option<(
-    std::sync::Arc<crate::analysis::charts::Chart>,
-    crate::analysis::charts::Role,
-)> {
-    // A chart renders what is under its `templates/` (not a `*.tpl` elsewhere).
-    let candidate = kind == FileKind::Values
-        || relative
-            .components()
-            .any(|component| component.as_os_str() == "templates");
-    if !candidate || !chart_rules_may_run(config) {
-        return None;
-    }
-    let absolute = config.root.join(relative);
-    project.charts.of(&absolute, &project.chart_scope)
-}
-
-/// What the documentation generators make of a file named like a values file
-/// (`values*.yaml`, `values*.yml`); `None` for any other file.
-fn values_file(
-    config: &Config,
-    project: &Project,
-    relative: &Path,
-    kind: FileKind,
-) -> Option<crate::rules::ValuesFile> {
-    if !kind.is_values() {
-        return None;
-    }
-    let absolute = config.root.join(relative);
-    let folder = absolute.parent()?;
-    let in_chart = std::fs::symlink_metadata(folder.join("Chart.yaml"))
-        .is_ok_and(|metadata| metadata.file_type().is_file());
-    let helm_docs_reads = in_chart
-        && kind == FileKind::Values
-        && !helm_docs_ignores(
-            folder,
-            project.chart_scope.top.as_deref().unwrap_or(&config.root),
-        );
-    Some(crate::rules::ValuesFile {
-        in_chart,
-        helm_docs_reads,
-    })
-}
-
-/// Whether a `.helmdocsignore` in the chart's folder or a folder above it, up to the
-/// repository's top, names the chart (its folder, a folder above it, or its
-/// `Chart.yaml`), read as helm-docs reads it: gitignore patterns relative to the
-/// file's folder. helm-docs reads the one in the folder it runs in; tether does not
-/// know which that is, so any of them counts.
-fn helm_docs_ignores(chart: &Path, top: &Path) -> bool {
-    /// No ignore file needs more; a bigger one is not read.
-    const MAX_IGNORE_BYTES: usize = 64 * 1024;
-    for folder in chart.ancestors() {
-        let file = folder.join(".helmdocsignore");
-        if let Ok(bytes) = crate::source::read_regular(&file, MAX_IGNORE_BYTES) {
-            let mut builder = ignore::gitignore::GitignoreBuilder::new(folder);
-            for line in String::from_utf8_lossy(&bytes).lines() {
-                // A bad pattern is skipped, as git skips it.
-                let _ = builder.add_line(None, line);
-            }
-            if let Ok(patterns) = builder.build() {
-                if patterns
-                    .matched_path_or_any_parents(chart, true)
-                    .is_ignore()
-                    || patterns
-                        .matched_path_or_any_parents(chart.join("Chart.yaml"), false)
-                        .is_ignore()
-                {
-                    return true;
-                }
-            }
-        }
-        if folder == top || !folder.starts_with(top) {
-            break;
-        }
-    }
-    false
-}
-
-/// At most this many findings are reported for one file; the rest are counted in one
-/// closing finding, so one hostile file cannot flood a report (in every format).
-pub const MAX_FINDINGS_PER_FILE: usize = 100;
-
-fn cap_findings(
-    source: &SourceFile,
-    diagnostics: &mut Vec<Diagnostic>,
-    (dropped_before, error_dropped): (usize, bool),
-) {
-    if diagnostics.len() <= MAX_FINDINGS_PER_FILE && dropped_before == 0 {
-        return;
-    }
-    diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
-    let dropped = diagnostics.split_off(MAX_FINDINGS_PER_FILE.min(diagnostics.len()));
-    let severity = if error_dropped
-        || dropped
-            .iter()
-            .any(|diagnostic| diagnostic.severity == Severity::Error)
-    {
-        Severity::Error
-    } else {
-        Severity::Warning
-    };
-    let dropped_count = dropped.len() + dropped_before;
-    let end = source.text.len();
-    diagnostics.push(Diagnostic {
-        rule: RuleId::FindingLimit,
-        severity,
-        path: source.path.clone(),
-        range: end..end,
-        message: format!(
-            "and {dropped_count} more findings in this file, not shown: tether reports at most {MAX_FINDINGS_PER_FILE} a file"
-        ),
-        help: Some("fix the findings above and run again, or exclude the file in tether.toml".into()),
-        labels: Vec::new(),
-        fix: None,
-    });
-}
-
-/// A binary file gets one finding without a snippet, and no rule reads it.
-fn binary_file(
-    relative: &Path,
-    offset: usize,
-    settings: &crate::rules::RuleSettings,
-) -> (SourceFile, Vec<Diagnostic>) {
-    let source = SourceFile::from_text(relative.to_path_buf(), "");
-    let Some(severity) = settings.level(RuleId::ParseProblem).severity() else {
-        return (source, Vec::new());
-    };
-    let diagnostic = Diagnostic {
-        rule: RuleId::ParseProblem,
-        severity,
-        path: relative.to_path_buf(),
-        range: 0..0,
-        message: format!("binary file (a NUL byte at offset {offset}); it was not checked"),
-        help: Some("exclude it in tether.toml, or rename it if it is not YAML".into()),
-        labels: Vec::new(),
-        fix: None,
-    };
-    (source, vec![diagnostic])
-}
-
-/// The template comments `{{/* */}}` of a file, as comment infos.
-fn template_comments(
-    source: &SourceFile,
-    actions: &[template::lex::Action],
-    directive_lines: &[bool],
-) -> Vec<CommentInfo> {
-    actions
-        .iter()
-        .filter(|action| action.kind == ActionKind::Comment)
-        .map(|action| {
-            let line = source.line_of(action.span.start);
-            CommentInfo {
-                style: CommentStyle::Template,
-                span: action.span.clone(),
-                line,
-                column: action.span.start - source.line_start(line),
-                own_line: directive_lines.get(line).copied().unwrap_or(false),
-            }
-        })
-        .collect()
-}
-
-/// `#` comments and template comments, merged in file order.
-fn comment_infos<'a>(
-    source: &SourceFile,
-    raw: impl Iterator<Item = &'a crate::yaml::syntax::RawComment>,
-    template_comments: &[CommentInfo],
-) -> Vec<CommentInfo> {
-    let mut comments: Vec<CommentInfo> = raw
-        .map(|comment| CommentInfo {
-            style: CommentStyle::Yaml,
-            span: comment.span.clone(),
-            line: comment.line,
-            column: comment
-                .span
-                .start
-                .saturating_sub(source.content_start(comment.line)),
-            own_line: comment.own_line,
-        })
-        .chain(template_comments.iter().cloned())
-        .collect();
-    comments.sort_by_key(|comment| comment.span.start);
-    comments
 }

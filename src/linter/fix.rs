@@ -10,7 +10,9 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use crate::diagnostic::{Applicability, Diagnostic, Edit};
-use crate::linter::check::{ConfigSource, Mode, check_bytes_uncapped as check_bytes};
+use crate::linter::check::ConfigSource;
+use crate::linter::file::Mode;
+use crate::linter::file::check_bytes_uncapped as check_bytes;
 use crate::rules::RuleId;
 use crate::settings::config::Config;
 use crate::settings::project::Project;

@@ -1,10 +1,15 @@
-//! The linter: the walk of the inputs, the check of each file (`check.rs`: per-file
-//! facts and rules, the suppression pass, the findings cap), the cache, `--fix`, and
-//! what changed since a git revision.
+//! The linter: the walk of the inputs, the run over them (`check.rs`: its phases,
+//! configurations and notes), the check of one file (`file.rs`: per-file facts and
+//! rules, the suppression pass, the findings cap) and what it needs from around it
+//! (`surroundings.rs`), the comment maps (`maps.rs`), the cache, `--fix`, and what
+//! changed since a git revision.
 
 pub(crate) mod cache;
 pub(crate) mod changes;
 pub(crate) mod check;
+pub(crate) mod file;
 pub(crate) mod fix;
+pub(crate) mod maps;
 pub(crate) mod suppress;
+pub(crate) mod surroundings;
 pub(crate) mod walk;

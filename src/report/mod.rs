@@ -7,6 +7,7 @@ pub mod idem;
 pub mod json;
 pub mod map;
 pub mod sarif;
+pub(crate) mod settings;
 
 use std::path::{Path, PathBuf};
 
@@ -54,6 +55,41 @@ impl CheckReport {
     /// assert!(json.starts_with('{'));
     /// ```
     pub fn render(&self, format: &Format) -> String {
+        // A message names the configuration that asks for something
+        // (`…/tether.toml:8 requires it`) by its absolute path; each format shows it
+        // as it shows files: from the working directory for people, from its
+        // root for machines.
+        let configurations = |show: &dyn Fn(&Path) -> String| {
+            let mut report = self.clone();
+            for diagnostic in &mut report.diagnostics {
+                for file in &self.configurations {
+                    if diagnostic.message.contains(file.as_str()) {
+                        let shown = show(Path::new(file));
+                        diagnostic.message = diagnostic.message.replace(file.as_str(), &shown);
+                    }
+                }
+            }
+            report
+        };
+        let from = |root: &Path| {
+            let root = root.to_path_buf();
+            move |file: &Path| crate::paths::slashed(&crate::paths::relative_path(file, &root))
+        };
+        if self.configurations.is_empty() {
+            return self.render_as(format);
+        }
+        let shown = match format {
+            Format::Human { .. } | Format::Concise { .. } => {
+                let paths = human::ShownPaths::new(self);
+                configurations(&|file| paths.of_absolute(file))
+            }
+            Format::Json => configurations(&from(&self.root)),
+            Format::Github { root } | Format::Sarif { root } => configurations(&from(root)),
+        };
+        shown.render_as(format)
+    }
+
+    fn render_as(&self, format: &Format) -> String {
         match format {
             Format::Human { color } => human::render(self, *color),
             Format::Concise { color } => human::render_concise(self, *color),

@@ -21,8 +21,9 @@ pub struct Require {
     pub placement: PlacementSetting,
     pub matches: Vec<Regex>,
     pub message: Option<String>,
-    /// The file the entry is written in, relative to the folder of the
-    /// configuration that uses it (`tether.toml`, `../../tether.toml` when extended).
+    /// The file the entry is written in, absolute: a finding names it so, and the
+    /// run shows it from the folder its paths are shown from
+    /// (`CheckReport::show_configurations`).
     pub file: String,
     /// 1-based line of the entry's `key` in that file, for messages.
     pub line: usize,

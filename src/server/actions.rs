@@ -32,7 +32,7 @@ pub(crate) fn code_actions(
     if !file.included {
         return Ok(None);
     }
-    let (_, diagnostics) = crate::linter::check::check_buffer(
+    let (_, diagnostics) = crate::linter::file::check_buffer(
         &file.config,
         &file.project,
         &file.relative,

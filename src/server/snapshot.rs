@@ -121,7 +121,7 @@ impl<'a> Batch<'a> {
         if !file.included {
             return Checked::Excluded;
         }
-        let (_, diagnostics) = crate::linter::check::check_buffer(
+        let (_, diagnostics) = crate::linter::file::check_buffer(
             &file.config,
             &file.project,
             &file.relative,

@@ -181,6 +181,21 @@ pub(super) fn compile_idem(
         let dir = Spanned::new(0..0, relative.to_string_lossy().into_owned());
         targets.push(compile_idem_dir(entry, root, Some(&dir), errors)?);
     }
+    // An entry that proves nothing is a mistake to say where it is written, never a
+    // run that passes for want of targets.
+    if targets.is_empty() {
+        let span = entry.dirs[0].span().start..entry.dirs[entry.dirs.len() - 1].span().end;
+        let defining = make_target
+            .map(|target| format!(" whose Makefile defines `{target}`"))
+            .unwrap_or_default();
+        return Err(errors.at(
+            span,
+            format!(
+                "`dirs` matches no folder below {}{defining}: correct the globs (relative to this file's folder), or remove the entry",
+                root.display()
+            ),
+        ));
+    }
     Ok(targets)
 }
 
