@@ -38,6 +38,30 @@ def fenced(value, language):
     return [f"{fence}{language}", value, fence]
 
 
+def counted(count, noun):
+    """`1 error`, `3 errors`, `no errors`."""
+    if count == 0:
+        return f"no {noun}s"
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+# Errors first: the finding that failed the step is never cut off below warnings.
+RANK = {"error": 0, "warning": 1, "note": 2, "none": 3}
+
+
+def moves(check):
+    """The comment moves of an idem check, one Markdown line each."""
+    lines = []
+    for move in check.get("comment_moves", []):
+        before = code(move["from"]) if move.get("from") else "no key"
+        after = code(move["to"]) if move.get("to") else "no key"
+        lines.append(
+            f"  - comment {code(move.get('text', ''))} in {code(move.get('file', ''))}"
+            f" documented {before}, now {after}"
+        )
+    return lines
+
+
 class NoCheck(Exception):
     """The action ran another command than `tether check`: there is no SARIF."""
 
@@ -90,11 +114,16 @@ def main():
     elif not results:
         out.append("No findings in what was checked.")
     else:
-        out.append(f"{levels['error']} errors and {levels['warning']} warnings.")
+        found = f"{counted(levels['error'], 'error')} and {counted(levels['warning'], 'warning')}."
+        out.append(found[0].upper() + found[1:])
         out += ["", "| rule | findings |", "|---|--:|"]
         out += [f"| `{rule}` | {count} |" for rule, count in sorted(rules.items())]
-        out += ["", f"First {min(FIRST, len(results))} of {len(results)}:", ""]
-        for result in results[:FIRST]:
+        ordered = sorted(results, key=lambda result: RANK.get(result.get("level"), 4))
+        if len(ordered) > FIRST:
+            out += ["", f"The first {FIRST} of {len(ordered)}, errors first:", ""]
+        else:
+            out += [""]
+        for result in ordered[:FIRST]:
             location = result["locations"][0]["physicalLocation"]
             path = location["artifactLocation"]["uri"]
             line = location["region"]["startLine"]
@@ -122,6 +151,9 @@ def main():
                 mutant = f" {code(check['mutant'])}" if check.get("mutant") else ""
                 kind = text(check.get("kind"))
                 out.append(f"- {mark}: {kind}{mutant} in {code(target.get('dir'))}")
+                if not check.get("ok") and check.get("message"):
+                    out.append(f"  - {text(check['message'])}")
+                out += moves(check)
                 if not check.get("ok") and check.get("diff"):
                     out += ["", "<details><summary>diff</summary>", ""]
                     out += fenced(check["diff"].rstrip(), "diff")

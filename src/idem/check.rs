@@ -43,6 +43,8 @@ pub(super) struct Context<'a> {
     pub(super) dir_display: String,
     /// Its self-heal mutants.
     pub(super) mutants: Vec<Mutant>,
+    /// The configured self-heal blocks that are in none of the committed files.
+    pub(super) missing_blocks: Vec<String>,
     confine: bool,
     progress: &'a (dyn Fn(Progress) + Sync),
     done: AtomicUsize,
@@ -99,19 +101,14 @@ impl<'a> Context<'a> {
                 run: target.run.clone(),
             });
         }
-        let mutants = mutants(
-            target,
-            options.discover,
-            manifest,
-            &target_files,
-            &dir_display,
-        )?;
+        let (mutants, missing_blocks) = mutants(target, options.discover, manifest, &target_files);
         Ok(Context {
             target,
             manifest,
             relative_dir,
             dir_display,
             mutants,
+            missing_blocks,
             confine: options.confine,
             progress,
             done: AtomicUsize::new(0),
@@ -253,21 +250,23 @@ impl<'a> Context<'a> {
         result
     }
 
+    /// A failed self-heal check for each configured block that is in none of the
+    /// committed files: nothing can be removed to see it come back, and a block the
+    /// committed files lack is the hand-merge this check exists for.
+    pub(super) fn missing(&self) -> impl Iterator<Item = CheckResult> + '_ {
+        self.missing_blocks.iter().map(|opening| {
+            unheard(opening.clone(), format!(
+                "the block `{opening}` is in none of the committed files {:?}: a hand-merge dropped it (the no-op check shows whether `{}` brings it back), or its opening line in tether.toml differs from the file's",
+                self.target.file_globs, self.target.run
+            ))
+        })
+    }
+
     pub(super) fn broken(&self, mutant: &Mutant, error: &std::io::Error) -> CheckResult {
-        CheckResult {
-            kind: CheckKind::SelfHeal,
-            mutant: Some(mutant.name.clone()),
-            ok: false,
-            changed: Vec::new(),
-            diff: String::new(),
-            comment_moves: Vec::new(),
-            command_status: None,
-            timed_out: false,
-            stdout: String::new(),
-            stderr: String::new(),
-            duration_ms: 0,
-            message: Some(format!("the sandbox copy failed: {error}")),
-        }
+        unheard(
+            mutant.name.clone(),
+            format!("the sandbox copy failed: {error}"),
+        )
     }
 
     /// Compares what the `paths` a run touched must be (`expected` where given, else
@@ -388,3 +387,21 @@ fn is_model_file(path: &Path) -> bool {
 
 /// How long one file's diff may take; past it, `similar` gives a coarser diff.
 const DIFF_DEADLINE: Duration = Duration::from_secs(2);
+
+/// A failed self-heal check of `mutant` where the command never ran, and why.
+fn unheard(mutant: String, message: String) -> CheckResult {
+    CheckResult {
+        kind: CheckKind::SelfHeal,
+        mutant: Some(mutant),
+        ok: false,
+        changed: Vec::new(),
+        diff: String::new(),
+        comment_moves: Vec::new(),
+        command_status: None,
+        timed_out: false,
+        stdout: String::new(),
+        stderr: String::new(),
+        duration_ms: 0,
+        message: Some(message),
+    }
+}

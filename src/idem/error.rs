@@ -59,16 +59,4 @@ pub enum IdemError {
     /// git could not list what changed (`--changed-since`).
     #[error("{0}")]
     Changes(String),
-    /// A configured self-heal block is in none of the files.
-    #[error(
-        "self-heal block `{opening}` is in none of the files {globs:?} in {dir}: write its opening line exactly as in the file"
-    )]
-    BlockNotFound {
-        /// The block's opening line.
-        opening: String,
-        /// The globs.
-        globs: Vec<String>,
-        /// Where.
-        dir: String,
-    },
 }

@@ -7,7 +7,6 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::blocks;
-use super::error::IdemError;
 use super::sandbox::{Entry, Manifest};
 use crate::settings::config::IdemTarget;
 
@@ -20,14 +19,17 @@ pub(super) struct Mutant {
 }
 
 /// The self-heal mutants: each configured block removed alone, then all of them
-/// (or, with `--discover`, each top-level block of the target files).
+/// (or, with `--discover`, each top-level block of the target files); and the
+/// configured blocks that are in none of the committed files. A missing block is
+/// what a hand-merge that dropped it leaves, so it is a failed check of its own
+/// (the no-op check's diff shows whether the command restores it), never a reason
+/// to stop proving the rest.
 pub(super) fn mutants(
     target: &IdemTarget,
     discover: bool,
     manifest: &Manifest,
     target_files: &[PathBuf],
-    dir_display: &str,
-) -> Result<Vec<Mutant>, IdemError> {
+) -> (Vec<Mutant>, Vec<String>) {
     let pristine: BTreeMap<&PathBuf, (String, bool)> = target_files
         .iter()
         .filter_map(|path| match manifest.pristine(path) {
@@ -38,6 +40,7 @@ pub(super) fn mutants(
         })
         .collect();
     let mut found: Vec<(String, Vec<(PathBuf, blocks::Block)>)> = Vec::new();
+    let mut missing = Vec::new();
     if discover {
         for (path, (text, _)) in &pristine {
             for block in blocks::top_level(text) {
@@ -55,11 +58,8 @@ pub(super) fn mutants(
                 );
             }
             if places.is_empty() {
-                return Err(IdemError::BlockNotFound {
-                    opening: opening.clone(),
-                    globs: target.file_globs.clone(),
-                    dir: dir_display.to_string(),
-                });
+                missing.push(opening.trim().to_string());
+                continue;
             }
             found.push((opening.trim().to_string(), places));
         }
@@ -100,5 +100,5 @@ pub(super) fn mutants(
             files: mutate(&all),
         });
     }
-    Ok(mutants)
+    (mutants, missing)
 }

@@ -182,7 +182,8 @@ fn run_repository(
     let mut jobs: Vec<(usize, &Mutant)> = Vec::new();
     for ((index, context), base) in prepared.iter().zip(bases) {
         match base {
-            Ok((checks, timed_out)) => {
+            Ok((mut checks, timed_out)) => {
+                checks.extend(context.missing());
                 if !timed_out {
                     jobs.extend(context.mutants.iter().map(|mutant| (reports.len(), mutant)));
                 }

@@ -127,6 +127,24 @@ fn discovered(out: &mut String, report: &IdemReport) {
     }
 }
 
+/// The comments a check moved, for an annotation: the headline of a failure where
+/// they are, so they are said beside the file and line, not only in the log.
+fn moved_comments(check: &CheckResult) -> String {
+    check
+        .comment_moves
+        .iter()
+        .map(|moved| {
+            format!(
+                "\ncomment moved in {}: {:?} documented {}, now {}",
+                moved.file,
+                first_line(&moved.text),
+                quoted(&moved.from),
+                quoted(&moved.to)
+            )
+        })
+        .collect()
+}
+
 fn failure(out: &mut String, check: &CheckResult) {
     if let Some(message) = &check.message {
         let _ = writeln!(out, "       {message}");
@@ -260,9 +278,11 @@ pub fn github(report: &IdemReport, cwd: &std::path::Path, base: &std::path::Path
             let location = check.changed.first().map(|file| {
                 let absolute = cwd.join(&target.dir).join(file);
                 let relative = absolute.strip_prefix(base).unwrap_or(&absolute);
+                // `components` drops the `.` a target folder of `.` leaves inside.
+                let relative: std::path::PathBuf = relative.components().collect();
                 format!(
                     "file={},line={},",
-                    crate::report::github::property(&relative.to_string_lossy()),
+                    crate::report::github::property(&crate::paths::slashed(&relative)),
                     first_changed_line(&check.diff)
                 )
             });
@@ -270,7 +290,11 @@ pub fn github(report: &IdemReport, cwd: &std::path::Path, base: &std::path::Path
                 "::error {}title={}::{}\n",
                 location.unwrap_or_default(),
                 crate::report::github::property(&format!("tether idem {kind}")),
-                crate::report::github::data(&format!("{kind}{mutant} in {}: {why}", target.dir))
+                crate::report::github::data(&format!(
+                    "{kind}{mutant} in {}: {why}{}",
+                    target.dir,
+                    moved_comments(check)
+                ))
             ));
         }
     }

@@ -190,6 +190,26 @@ fn blocks_restored_in_another_order_fail_with_a_diff() {
     common::assert_snapshot("idem__wrong_order", &idem(repo.path(), &[]));
 }
 
+/// A hand-merge that dropped a configured block is a failed check with the no-op
+/// check's diff, not a configuration error (issue 35, surprise 2).
+#[test]
+fn a_configured_block_the_files_lack_fails_the_check_with_its_diff() {
+    if !tools_present() {
+        return;
+    }
+    let dropped = CONFIGMAP.replace(
+        "  {{- with .Values.extra }}\n  extra: {{ . }}\n  {{- end }}\n",
+        "",
+    );
+    assert_ne!(dropped, CONFIGMAP);
+    let repo = repository(&[
+        ("Makefile", &makefile(false)),
+        ("templates/cm.yaml", &dropped),
+        ("tether.toml", IDEM_TOML),
+    ]);
+    common::assert_snapshot("idem__dropped_block", &idem(repo.path(), &[]));
+}
+
 #[test]
 fn discover_lists_the_blocks_that_heal() {
     if !tools_present() {

@@ -8,6 +8,7 @@
 mod common;
 
 mod action;
+mod action_summary;
 mod cli;
 mod codegen;
 mod corpus;
