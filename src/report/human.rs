@@ -120,7 +120,12 @@ impl<'a> ShownPaths<'a> {
 
     /// `path`, relative to the report's root, as shown.
     pub(crate) fn of(&self, path: &Path) -> String {
-        let full = self.root.join(path);
+        self.of_absolute(&self.root.join(path))
+    }
+
+    /// An absolute path (a relative one is taken from the report's root), as shown.
+    pub(crate) fn of_absolute(&self, full: &Path) -> String {
+        let full = self.root.join(full);
         match &self.cwd {
             Some(cwd) if full.is_absolute() && shares_a_folder(&full, cwd) => {
                 let relative = crate::paths::relative_path(&full, cwd);
@@ -131,7 +136,7 @@ impl<'a> ShownPaths<'a> {
                 }
             }
             Some(_) if full.is_absolute() => crate::paths::slashed(&full),
-            _ => crate::paths::slashed(path),
+            _ => crate::paths::slashed(&full),
         }
     }
 }
@@ -174,6 +179,17 @@ pub fn summary(report: &CheckReport) -> String {
             plural(e, "error"),
             plural(w, "warning")
         ),
+    };
+    // As ruff closes: how many of the findings `--fix` would mend.
+    let fixable = report
+        .diagnostics
+        .iter()
+        .filter(|diagnostic| diagnostic.fix.is_some())
+        .count();
+    let found = if fixable > 0 {
+        format!("{found}, {fixable} fixable with --fix")
+    } else {
+        found
     };
     if failures > 0 {
         format!(

@@ -16,6 +16,10 @@ use crate::rules::{Level, RULES};
 /// `repository` of `Cargo.toml`.
 pub const INFORMATION_URI: &str = env!("CARGO_PKG_REPOSITORY");
 
+/// The page of the published book that documents every rule, one heading each
+/// (mdBook's anchor of `## rule-name` is `#rule-name`): each rule's `helpUri`.
+pub(crate) const RULES_PAGE: &str = "https://cozystack.github.io/tether/rules.html";
+
 #[derive(Serialize)]
 struct Log<'a> {
     #[serde(rename = "$schema")]
@@ -92,6 +96,10 @@ struct Driver {
 #[serde(rename_all = "camelCase")]
 struct ReportingDescriptor {
     id: &'static str,
+    /// The friendly name SARIF viewers show (`DetachedComment`), distinct from
+    /// the id as SARIF2012 asks.
+    name: String,
+    help_uri: String,
     short_description: Text,
     full_description: Text,
     help: MarkdownText,
@@ -223,6 +231,8 @@ fn rule_descriptors() -> Vec<ReportingDescriptor> {
         .iter()
         .map(|registered| ReportingDescriptor {
             id: registered.rule.name(),
+            name: pascal_case(registered.rule.name()),
+            help_uri: format!("{RULES_PAGE}#{}", registered.rule.name()),
             short_description: Text {
                 text: registered.summary(),
             },
@@ -253,6 +263,7 @@ fn result_of<'a>(
 ) -> SarifResult<'a> {
     let (line, column, end_line, end_column) = region(report, diagnostic);
     let path = report.path_from(diagnostic, base);
+    let artifact_location = artifact_location(&report.root.join(&diagnostic.path), base);
     let line_text = report
         .sources
         .get(&diagnostic.path)
@@ -274,10 +285,7 @@ fn result_of<'a>(
         },
         locations: vec![Location {
             physical_location: PhysicalLocation {
-                artifact_location: ArtifactLocation {
-                    uri: percent_encoded(&path),
-                    uri_base_id: Some("%SRCROOT%"),
-                },
+                artifact_location,
                 region: Region {
                     start_line: line,
                     start_column: column,
@@ -301,10 +309,7 @@ fn notification_of(failure: &str, base: &std::path::Path) -> Notification {
             message: Text { text: message },
             locations: vec![NotificationLocation {
                 physical_location: NotificationPlace {
-                    artifact_location: ArtifactLocation {
-                        uri: percent_encoded(&path),
-                        uri_base_id: Some("%SRCROOT%"),
-                    },
+                    artifact_location: artifact_location(&base.join(path), base),
                     region: StartRegion {
                         start_line: line,
                         start_column: column,
@@ -320,6 +325,39 @@ fn notification_of(failure: &str, base: &std::path::Path) -> Notification {
             locations: Vec::new(),
         },
     }
+}
+
+/// Where a file is, for SARIF: relative to `%SRCROOT%` (the repository, or
+/// `GITHUB_WORKSPACE`) when it is below it, else an absolute `file://` URI with no
+/// base: a relative reference that climbs out of its base, or an absolute path
+/// given a base, is what SARIF1004 rejects and code scanning cannot place.
+fn artifact_location(absolute: &std::path::Path, base: &std::path::Path) -> ArtifactLocation {
+    match absolute.strip_prefix(base) {
+        Ok(relative) => ArtifactLocation {
+            uri: percent_encoded(&crate::paths::slashed(relative)),
+            uri_base_id: Some("%SRCROOT%"),
+        },
+        Err(_) => {
+            let slashed = crate::paths::slashed(absolute);
+            let rooted = if slashed.starts_with('/') { "" } else { "/" };
+            ArtifactLocation {
+                uri: format!("file://{rooted}{}", percent_encoded(&slashed)),
+                uri_base_id: None,
+            }
+        }
+    }
+}
+
+/// `detached-comment` as `DetachedComment`.
+fn pascal_case(name: &str) -> String {
+    name.split('-')
+        .map(|word| {
+            let mut chars = word.chars();
+            chars.next().map_or(String::new(), |first| {
+                first.to_ascii_uppercase().to_string() + chars.as_str()
+            })
+        })
+        .collect()
 }
 
 /// A path as a URI path (RFC 3986): every byte but unreserved characters and `/`
@@ -338,6 +376,27 @@ fn percent_encoded(path: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn rule_names_are_pascal_case() {
+        assert_eq!(super::pascal_case("detached-comment"), "DetachedComment");
+        assert_eq!(super::pascal_case("unused-value"), "UnusedValue");
+    }
+
+    #[test]
+    fn a_file_outside_the_base_is_an_absolute_uri_without_a_base() {
+        use std::path::Path;
+        let inside = super::artifact_location(Path::new("/w/repo/a b.yaml"), Path::new("/w/repo"));
+        assert_eq!(
+            (inside.uri.as_str(), inside.uri_base_id),
+            ("a%20b.yaml", Some("%SRCROOT%"))
+        );
+        let outside = super::artifact_location(Path::new("/tmp/x/a.yaml"), Path::new("/w/repo"));
+        assert_eq!(
+            (outside.uri.as_str(), outside.uri_base_id),
+            ("file:///tmp/x/a.yaml", None)
+        );
+    }
+
     #[test]
     fn paths_are_percent_encoded() {
         assert_eq!(

@@ -14,7 +14,7 @@ declare_rule! {
     ///
     /// Where `tether.toml` sets nothing for this rule, the repository's yamllint
     /// configuration decides (`yamllint-config`, the nearest `.yamllint`, or
-    /// chart-testing's `lint-conf`; docs/src/configuration.md, "Next to yamllint and chart-testing"), and
+    /// chart-testing's `lint-conf`; <https://cozystack.github.io/tether/configuration.html#next-to-yamllint-and-chart-testing>), and
     /// yamllint's `# yamllint disable…` comments for its rule apply.
     ///
     /// `tether check --fix` moves the comment to the column of the next content line,

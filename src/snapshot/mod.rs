@@ -442,8 +442,10 @@ pub fn check(config: &Config) -> Result<SnapshotReport, Error> {
 }
 
 /// Compares the selected files' comment maps with their snapshots; with
-/// `options.pending`, writes each changed or missing snapshot as a pending
-/// `.snap.new` (and removes the pending file of a snapshot that is current again).
+/// `options.pending`, writes each snapshot that differs as a pending `.snap.new`
+/// (and removes the pending file of a snapshot that is current again). A file with
+/// no snapshot gets no pending one: in a repository that keeps no snapshots, a
+/// check writes nothing, and `--update` writes the missing ones.
 pub fn check_with(config: &Config, options: &SnapshotOptions) -> Result<SnapshotReport, Error> {
     let selection = Selection::new(config, options)?;
     let state = state(config, &selection)?;
@@ -453,7 +455,7 @@ pub fn check_with(config: &Config, options: &SnapshotOptions) -> Result<Snapshot
     }
     let mut current: BTreeSet<&Path> = state.stored.pending.keys().map(PathBuf::as_path).collect();
     for change in &mut report.changes {
-        if change.kind == ChangeKind::Orphan {
+        if change.kind != ChangeKind::Changed {
             continue;
         }
         let Some(lines) = state.expected.get(&change.source) else {

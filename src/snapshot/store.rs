@@ -201,8 +201,26 @@ pub(super) fn remove_snapshot(config: &Config, target: &Path) -> Result<(), Erro
         std::fs::remove_file(target).map_err(|error| {
             Error::Snapshot(format!("cannot remove {}: {error}", target.display()))
         })?;
+        remove_empty_folders(config, target);
     }
     Ok(())
+}
+
+/// Removes the folders above a removed snapshot that it leaves empty, up to and
+/// including the snapshot folder, as `git` does after removing a file: a rejected
+/// or orphaned snapshot leaves no empty tree behind. `remove_dir` removes only an
+/// empty real folder (never a link), so nothing but emptiness is ever removed.
+fn remove_empty_folders(config: &Config, removed: &Path) {
+    let mut folder = removed.parent();
+    while let Some(current) = folder {
+        if !current.starts_with(&config.snapshot_dir) || current == config.root {
+            break;
+        }
+        if std::fs::remove_dir(current).is_err() {
+            break;
+        }
+        folder = current.parent();
+    }
 }
 
 /// Refuses a file that is not a regular snapshot file tether wrote inside the

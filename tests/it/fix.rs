@@ -258,3 +258,33 @@ fn thousands_of_fixable_lines_converge() {
         &fixed[..200]
     );
 }
+
+/// The way docs/src/fix.md gives to leave a generator's lines alone: an
+/// `[[overrides]]` entry turns the rule off for the generated files, and `--fix`
+/// then changes none of them while another file keeps the rule (issue 35,
+/// surprise 1).
+#[test]
+fn an_override_leaves_the_lines_a_generator_writes_alone() {
+    let dir = tempfile::tempdir().expect("a temp folder");
+    let chart = "apiVersion: v2\nname: web\nversion: 0.0.0 # Placeholder, the CI sets it\n";
+    let values = "replicas: 1 # one\n";
+    std::fs::write(dir.path().join("Chart.yaml"), chart).expect("written");
+    std::fs::write(dir.path().join("values.yaml"), values).expect("written");
+    let with = |toml: &str| {
+        let config = Config::from_toml_in(toml, dir.path()).expect("a valid tether.toml");
+        fix_paths(ConfigSource::One(config), &[dir.path()], false).expect("it runs")
+    };
+    let fixed: Vec<String> = with("")
+        .files
+        .iter()
+        .map(|file| file.path.display().to_string())
+        .collect();
+    assert_eq!(fixed, ["Chart.yaml", "values.yaml"]);
+    let documented = "[[overrides]]\nfiles = [\"**/Chart.yaml\"]\nrules = { inline-comment-spacing = \"off\" }\n";
+    let fixed: Vec<String> = with(documented)
+        .files
+        .iter()
+        .map(|file| file.path.display().to_string())
+        .collect();
+    assert_eq!(fixed, ["values.yaml"]);
+}

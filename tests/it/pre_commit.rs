@@ -140,3 +140,47 @@ fn the_wheel_hook_repository_pins_this_version() {
         "the README pins the hooks to v{version}"
     );
 }
+
+/// Both hook files (built from source, and from the wheel) check a staged
+/// `tether.toml` and run only the idem targets the commit touches (issue 35,
+/// surprise 7).
+#[test]
+fn the_hooks_see_a_staged_configuration_and_run_only_changed_targets() {
+    for file in [
+        ".pre-commit-hooks.yaml",
+        "pre-commit/.pre-commit-hooks.yaml",
+    ] {
+        let text = std::fs::read_to_string(checkout().join(file)).unwrap();
+        let hook = |id: &str| -> String {
+            let start = text.find(&format!("\n- id: {id}\n")).unwrap() + 1;
+            let rest = &text[start + 1..];
+            rest[..rest.find("\n- id:").unwrap_or(rest.len())].to_string()
+        };
+        let field = |hook: &str, name: &str| -> String {
+            hook.lines()
+                .find_map(|line| line.trim().strip_prefix(&format!("{name}: ")))
+                .unwrap()
+                .to_string()
+        };
+        let check = hook("tether-check");
+        let files = regex::Regex::new(&field(&check, "files")).unwrap();
+        for staged in [
+            "tether.toml",
+            "charts/app/tether.toml",
+            "charts/app/values.yaml",
+            "a/_helpers.tpl",
+        ] {
+            assert!(
+                files.is_match(staged),
+                "{file}: tether-check skips {staged}"
+            );
+        }
+        assert!(!files.is_match("charts/app/not-tether.toml"), "{file}");
+        let idem = hook("tether-idem");
+        assert_eq!(
+            field(&idem, "entry"),
+            "tether idem --changed-since HEAD",
+            "{file}"
+        );
+    }
+}

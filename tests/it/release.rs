@@ -164,9 +164,10 @@ fn the_install_commands_name_the_package_and_the_release_files() {
     let cargo = toml_file("Cargo.toml");
     assert_eq!(cargo["package"]["name"].as_str(), Some(names::PACKAGE));
     let bins = cargo["bin"].as_array().unwrap();
-    assert!(bins
-        .iter()
-        .any(|bin| bin["name"].as_str() == Some(names::BINARY)));
+    assert!(
+        bins.iter()
+            .any(|bin| bin["name"].as_str() == Some(names::BINARY))
+    );
     let pyproject = toml_file("pyproject.toml");
     assert_eq!(pyproject["project"]["name"].as_str(), Some(names::PACKAGE));
     assert_eq!(

@@ -309,17 +309,29 @@ fn paths_filter_the_files() {
 
 /// Outside CI a changed snapshot is written beside the old one as `.snap.new`;
 /// `--review` walks through them (accept, reject, skip), `--accept` and
-/// `--reject` do all at once, and CI never writes one.
+/// `--reject` do all at once, and CI never writes one. A file without a snapshot
+/// gets no pending one (`--update` writes it).
 #[test]
 fn pending_snapshots_are_reviewed() {
     let dir = example();
     let chart = dir.path().join("kubevirt");
+    let configmap = chart.join("templates/configmap.yaml");
+    std::fs::write(
+        &configmap,
+        "# Settings read by virt-handler.\ndata:\n  a: 1\n",
+    )
+    .unwrap();
     snapshot(&chart, &["--update"]);
     let template = chart.join("templates/kubevirt-cr.yaml");
     edit(&template, "Migrate first;", "Evict first;");
+    edit(
+        &configmap,
+        "# Settings read by virt-handler.\ndata:",
+        "data:\n  # Settings read by virt-handler.",
+    );
     std::fs::write(
-        chart.join("templates/configmap.yaml"),
-        "# Settings read by virt-handler.\ndata:\n  a: 1\n",
+        chart.join("templates/secret.yaml"),
+        "# A new file.\nstringData: {}\n",
     )
     .unwrap();
     let pending = chart.join("snapshots/templates/kubevirt-cr.yaml.snap.new");
@@ -327,6 +339,12 @@ fn pending_snapshots_are_reviewed() {
     assert!(!pending.exists(), "CI wrote a pending snapshot");
     let by_hand = run_snapshot(&chart, &[], false, "");
     assert!(pending.exists(), "{by_hand}");
+    assert!(
+        !chart
+            .join("snapshots/templates/secret.yaml.snap.new")
+            .exists(),
+        "a file without a snapshot got a pending one: {by_hand}"
+    );
     let again = run_snapshot(&chart, &[], false, "");
     let review = run_snapshot(&chart, &["--review"], false, "x\na\ns\n");
     let after_review = run_snapshot(&chart, &[], true, "");
@@ -403,4 +421,34 @@ fn planted_pending_files_are_left_alone() {
         std::fs::read_to_string(templates.join("_helpers.tpl.snap.new")).unwrap(),
         "another tool's file\n"
     );
+}
+
+/// A repository that keeps no snapshots: a check writes nothing (no pending file
+/// for a file without a snapshot), and removing the snapshot of a file that is gone
+/// leaves no empty folder behind (issue 35, surprise 5).
+#[test]
+fn a_check_without_snapshots_writes_nothing_and_removals_leave_no_empty_folders() {
+    let dir = example();
+    let chart = dir.path().join("kubevirt");
+    let check = run_snapshot(&chart, &[], false, "");
+    assert!(
+        !chart.join("snapshots").exists(),
+        "a check wrote snapshots: {check}"
+    );
+    let nested = chart.join("templates/extra/cm.yaml");
+    std::fs::create_dir_all(nested.parent().unwrap()).unwrap();
+    std::fs::write(&nested, "# Read by the app.\ndata:\n  a: 1\n").unwrap();
+    snapshot(&chart, &["--update"]);
+    assert!(
+        chart
+            .join("snapshots/templates/extra/cm.yaml.snap")
+            .is_file()
+    );
+    std::fs::remove_dir_all(nested.parent().unwrap()).unwrap();
+    snapshot(&chart, &["--update"]);
+    assert!(
+        !chart.join("snapshots/templates/extra").exists(),
+        "the emptied folder of a removed snapshot is left"
+    );
+    assert!(chart.join("snapshots/templates").is_dir());
 }

@@ -67,6 +67,41 @@ fn paths_are_shown_from_the_working_directory() {
     common::assert_snapshot("surface__paths_from_the_working_directory", &out);
 }
 
+/// `tether check` with no path checks the working directory, as ruff and yamllint
+/// do: in a chart folder under the repository's configuration, that chart, not the
+/// repository (issue 35, surprise 4); and a `tether.toml` named as a path (a
+/// pre-commit hook passing a staged configuration) checks the folder it configures.
+#[test]
+fn no_path_is_the_working_directory_and_a_configuration_is_its_folder() {
+    let dir = monorepo();
+    let root = dir.path();
+    write_files(
+        root,
+        &[
+            ("packages/other/values.yaml", "size: 2 #other\n"),
+            (
+                "packages/app/tether.toml",
+                "extend = \"../../tether.toml\"\n",
+            ),
+        ],
+    );
+    let concise = ["check", "--no-cache", "--output-format", "concise"];
+    let in_chart = run_in(&root.join("packages/app"), &concise);
+    let at_top = run_in(root, &concise);
+    let args: Vec<&str> = concise
+        .iter()
+        .copied()
+        .chain(["packages/app/tether.toml"])
+        .collect();
+    let configuration = run_in(root, &args);
+    common::assert_snapshot(
+        "surface__no_path_and_configuration_paths",
+        &format!(
+            "### in packages/app: tether check\n{in_chart}\n### at the top: tether check\n{at_top}\n### tether check packages/app/tether.toml\n{configuration}"
+        ),
+    );
+}
+
 /// Two findings on one line are one snippet, a label each, every help below it.
 #[test]
 fn findings_of_one_line_share_a_snippet() {
@@ -201,9 +236,10 @@ fn a_configuration_extends_another() {
 }
 
 /// A nested configuration without `extend` under one with `[[require]]` or
-/// `[[idem]]` entries gets a note on its first run, not on later ones.
+/// `[[idem]]` entries gets a note on every run, the cached one too: a note said
+/// once is missed by the next person to run it (issue 35, surprise 6).
 #[test]
-fn a_nested_configuration_that_drops_entries_is_noted_once() {
+fn a_nested_configuration_that_drops_entries_is_noted_on_every_run() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     write_files(

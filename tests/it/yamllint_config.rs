@@ -551,7 +551,7 @@ fn editing_the_yamllint_file_invalidates_cached_findings() {
         (first.as_str(), second.as_str()),
         (
             "tether: no findings in 1 file",
-            "tether: 1 warning in 1 file"
+            "tether: 1 warning in 1 file, 1 fixable with --fix"
         )
     );
 }
