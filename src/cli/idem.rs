@@ -1,14 +1,21 @@
 //! `tether idem`: its targets (`--run`, or the `[[idem]]` entries found below),
 //! `--list`, the progress spinner, Ctrl-C, and the report in each format.
 
+#[cfg(unix)]
 use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
+#[cfg(unix)]
+use std::path::Path;
+use std::path::PathBuf;
 
 use clap::ValueEnum;
 
-use super::common::{absolute, exit, print_out, print_text};
+// Running commands needs Unix; elsewhere only the arguments are parsed, and
+// `cli::run` says idem needs Unix.
 #[cfg(unix)]
-use super::common::{left_to_the_interrupt_handler, load_config, write_new_file};
+use super::common::{
+    absolute, exit, left_to_the_interrupt_handler, load_config, print_out, print_text,
+    write_new_file,
+};
 
 /// The arguments of `tether idem`.
 #[derive(Debug, clap::Args)]
