@@ -34,7 +34,9 @@ pub struct CheckReport {
     /// Sorted by path, position, rule.
     pub diagnostics: Vec<Diagnostic>,
     /// The text of every file with a finding, for rendering snippets.
-    pub(crate) sources: BTreeMap<PathBuf, SourceFile>,
+    /// Shared, so a renderer's copy of the report (`render` names configurations
+    /// from where paths are shown) copies the findings, never the texts.
+    pub(crate) sources: Arc<BTreeMap<PathBuf, SourceFile>>,
     /// Inputs that do not exist, files that could not be read: tether could not do
     /// its whole job.
     pub failures: Vec<String>,
@@ -443,7 +445,7 @@ impl CheckReport {
                     fresh.push((relative, hash, stored));
                 }
                 if let Some(source) = source {
-                    self.sources.insert(source.path.clone(), source);
+                    Arc::make_mut(&mut self.sources).insert(source.path.clone(), source);
                 }
                 self.diagnostics.extend(diagnostics);
             }
