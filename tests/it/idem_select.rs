@@ -76,3 +76,44 @@ fn dirs_list_target_and_changed_since() {
         ),
     );
 }
+
+/// An `[[idem]]` whose `dirs` match no folder (or none whose Makefile defines the
+/// target) proves nothing: it is an error at its line, exit 2, never "nothing to
+/// prove" and exit 0 (issue 35, surprise 6). `--format human` is the default
+/// format's name, as `check` has it (`text` still works).
+#[test]
+fn dirs_that_match_no_folder_are_an_error_at_their_line() {
+    if !common::tools_present(&["git", "make"]) {
+        return;
+    }
+    let repo = monorepo();
+    let root = repo.path();
+    std::fs::write(
+        root.join("tether.toml"),
+        "[[idem]]\ndirs = [\"pakages/*\"]\nfiles = [\"*.yaml\"]\n",
+    )
+    .unwrap();
+    let typo = idem(root, &["--list"]);
+    std::fs::write(
+        root.join("tether.toml"),
+        "[[idem]]\ndirs = [\"packages/b\"]\nfiles = [\"*.yaml\"]\n",
+    )
+    .unwrap();
+    let no_target = idem(root, &["--format", "human"]);
+    std::fs::write(
+        root.join("tether.toml"),
+        "[[idem]]\ndirs = [\"packages/a\"]\nfiles = [\"*.yaml\"]\n",
+    )
+    .unwrap();
+    let human = idem(root, &["--format", "human"]);
+    let text = idem(root, &["--format", "text"]);
+    assert_eq!(human, text, "`--format text` is `--format human`");
+    let root_shown = root.display().to_string();
+    common::assert_snapshot(
+        "idem__dirs_match_nothing",
+        &format!(
+            "$ (dirs = [\"pakages/*\"]) tether idem --list\n{typo}\n$ (dirs = [\"packages/b\"], no update target) tether idem --format human\n{no_target}\n$ (dirs = [\"packages/a\"]) tether idem --format human\n{human}"
+        )
+        .replace(&root_shown, "[REPO]"),
+    );
+}
