@@ -151,6 +151,11 @@ fn the_install_commands_name_the_package_and_the_release_files() {
                     "source"
                 }
                 ["docker", "build", ..] => "image",
+                // The image the release workflow's `image` job pushes.
+                ["docker", "run", .., image] => {
+                    assert_eq!(*image, format!("ghcr.io/cozystack/tether:{VERSION}"));
+                    "registry image"
+                }
                 _ => panic!("{path}: an install command the release test does not know: {line}"),
             };
             ways.insert(way);

@@ -524,6 +524,9 @@ fn rehearse_release(dist: &crate::dist::Dist, version: &str) -> Result<()> {
                 ["docker", "build", ..] => {
                     println!("dist: {how} builds an image from the checkout, not from a release")
                 }
+                ["docker", "run", ..] => println!(
+                    "dist: {how} runs the image the release pushes to ghcr.io (the release workflow's image job), not rehearsed here"
+                ),
                 _ => bail!("{how}: an install command the release rehearsal does not know"),
             }
         }

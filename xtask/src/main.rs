@@ -61,8 +61,9 @@ Tasks:
   codegen [--check]      write docs/src/rules.md and schemas/tether.schema.json from
                          the code; with --check, fail with a diff if they are stale
                          (both run `cargo test --test it codegen::`)
-  dist [--target TRIPLE] [--no-wheel]
-                         build the release binary for the host (or TRIPLE) and
+  dist [--target TRIPLE] [--no-wheel] [--no-vsix]
+                         build the release binary as a tag builds it (on Linux
+                         x86_64 the static musl one; or for TRIPLE) and
                          package it into target/dist: tether-TRIPLE/ (binary,
                          completions, man page, README, LICENSE, CHANGELOG), its
                          .tar.gz (.zip on Windows), the Python wheel (maturin),
