@@ -17,7 +17,7 @@ use crate::cache_key::CacheKey;
 use crate::error::ConfigError;
 use crate::rules::{self, Level, Require, RuleId, RuleSettings};
 use crate::settings::compile::{ErrorContext, compile_globs};
-use crate::settings::config_file::*;
+use crate::settings::config_file::{DEFAULT_SNAPSHOT_DIR, MAX_CONFIG_BYTES};
 pub use crate::settings::config_file::{FILE_NAME, RuleSetting};
 use crate::settings::idem::compile_idem;
 pub use crate::settings::idem::{IdemTarget, parse_duration};

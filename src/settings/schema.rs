@@ -2,7 +2,7 @@
 //! `cargo xtask codegen`).
 
 use crate::rules::{self};
-use crate::settings::config_file::*;
+use crate::settings::config_file::ConfigFile;
 
 /// The JSON schema of `tether.toml`, for editors (generated into `schemas/`).
 pub fn json_schema() -> String {

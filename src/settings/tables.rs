@@ -18,7 +18,7 @@ use crate::rules::{self, Level, Require, RuleId};
 use crate::settings::compile::{
     ErrorContext, compile_globs, inside, outside_message, stays_inside,
 };
-use crate::settings::config_file::*;
+use crate::settings::config_file::{ConfigFile, FILE_NAME, PinEntry, RequireEntry, RuleSetting};
 use crate::settings::yamllint::Yamllint;
 
 /// What one `matches` regex may take once compiled, and again for its lazy DFA: a
