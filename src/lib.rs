@@ -16,6 +16,15 @@
 //!   selection compile everywhere; running commands needs Unix (elsewhere
 //!   [`idem::run`] returns [`idem::IdemError::NeedsUnix`]).
 //!
+//! # Stability
+//!
+//! tether follows Semantic Versioning. Before 1.0, a minor release (0.1 → 0.2) may
+//! change this surface and says how in the changelog; a patch release never does.
+//! Types marked `#[non_exhaustive]` may gain fields and variants in any minor
+//! release, so match them with `..` and build them through their constructors.
+//! Only what this page lists is API: the `internals` feature exists for this
+//! repository's tests and fuzz targets and changes without notice.
+//!
 //! ```
 //! # fn main() -> Result<(), helm_tether::Error> {
 //! let config = helm_tether::Config::from_toml("[rules]\nrequired-comment = \"error\"\n")?;
@@ -75,7 +84,7 @@ pub use report::settings::show_settings;
 pub use report::{Format, machine_root};
 pub use rules::{Level, RuleId, RuleInfo, closest_rule, rule, rules, rules_markdown, unknown_rule};
 pub use server::serve;
-pub use settings::config::{Config, IdemTarget, parse_duration};
+pub use settings::config::Config;
 pub use source::Problem;
 pub use template::mask::Branch;
 pub use yaml::model::{

@@ -199,7 +199,7 @@ fn idem_targets(
 ) -> Result<(Vec<helm_tether::idem::IdemTarget>, Vec<String>), String> {
     use helm_tether::idem::IdemTarget;
     if let Some(run) = &args.run {
-        let timeout = helm_tether::parse_duration(&args.timeout)
+        let timeout = helm_tether::idem::parse_duration(&args.timeout)
             .map_err(|message| format!("--timeout: {message}"))?;
         let files = if args.files.is_empty() {
             vec!["**/*".to_string()]

@@ -54,10 +54,10 @@ use crate::settings::config::Config;
 pub use crate::settings::config::{IdemTarget, parse_duration};
 pub use error::IdemError;
 pub use options::{IdemOptions, Progress, SandboxKind};
+pub(crate) use report::format_duration;
 pub use report::{
-    CheckKind, CheckResult, CommentMove, Containment, IdemFormat, IdemReport, MAX_DIFF_INPUT,
-    MAX_DIFF_LINES, MAX_DIFFED_FILES, MAX_LISTED_FILES, Sandboxing, Skipped, TargetReport,
-    format_duration,
+    CheckKind, CheckResult, CommentMove, Containment, IdemFormat, IdemReport, Sandboxing, Skipped,
+    TargetReport,
 };
 pub use select::selected;
 

@@ -228,20 +228,24 @@ pub enum IdemFormat {
 }
 
 /// A file larger than this is summarised (size, hash), not diffed.
-pub const MAX_DIFF_INPUT: usize = 1024 * 1024;
+#[cfg_attr(not(unix), allow(dead_code))] // the checks that use it run on Unix
+pub(crate) const MAX_DIFF_INPUT: usize = 1024 * 1024;
 
 /// A file's diff is cut after this many lines, with how many more there were.
-pub const MAX_DIFF_LINES: usize = 400;
+#[cfg_attr(not(unix), allow(dead_code))] // the checks that use it run on Unix
+pub(crate) const MAX_DIFF_LINES: usize = 400;
 
 /// A check diffs at most this many changed files; the others are counted.
-pub const MAX_DIFFED_FILES: usize = 50;
+#[cfg_attr(not(unix), allow(dead_code))] // the checks that use it run on Unix
+pub(crate) const MAX_DIFFED_FILES: usize = 50;
 
 /// A check lists at most this many changed files; the others are counted (the last
 /// entry of `changed` says how many).
-pub const MAX_LISTED_FILES: usize = 1000;
+#[cfg_attr(not(unix), allow(dead_code))] // the checks that use it run on Unix
+pub(crate) const MAX_LISTED_FILES: usize = 1000;
 
 /// `3s`, `1m30s`, `250ms`.
-pub fn format_duration(duration: Duration) -> String {
+pub(crate) fn format_duration(duration: Duration) -> String {
     let millis = duration.as_millis();
     if millis < 1000 {
         return format!("{millis}ms");
