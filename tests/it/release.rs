@@ -222,22 +222,7 @@ fn binstall_finds_every_archive_of_the_release() {
             "zip" => ".zip",
             other => panic!("{target}: pkg-fmt {other} is no format of the release"),
         };
-        let expand = |template: &str| {
-            template
-                .replace("{ repo }", "https://github.com/cozystack/tether")
-                .replace("{ version }", VERSION)
-                .replace("{ target }", target)
-                .replace("{ archive-suffix }", suffix)
-                .replace("{ bin }", names::BINARY)
-                .replace(
-                    "{ binary-ext }",
-                    if target.contains("windows") {
-                        ".exe"
-                    } else {
-                        ""
-                    },
-                )
-        };
+        let expand = |template: &str| names::binstall_expand(template, VERSION, target, suffix);
         assert_eq!(
             expand(&setting("pkg-url")),
             format!(

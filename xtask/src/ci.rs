@@ -269,7 +269,7 @@ fn portable() -> Result<()> {
 fn check_dist() -> Result<()> {
     let dist = crate::dist::dist(None, true, true)?;
     let root = crate::project_root();
-    let version = env_version(&root)?;
+    let version = crate::dist::crate_version(&root)?;
     // target/dist holds what the rule names, nothing else and nothing less.
     let mut made: Vec<String> = Vec::new();
     let mut folders: Vec<String> = Vec::new();
@@ -614,22 +614,7 @@ fn binstall_from(
         "zip" => ".zip",
         other => bail!("{how}: pkg-fmt {other} is no format of the release"),
     };
-    let expand = |template: String| {
-        template
-            .replace("{ repo }", "https://github.com/cozystack/tether")
-            .replace("{ version }", version)
-            .replace("{ target }", target)
-            .replace("{ archive-suffix }", suffix)
-            .replace("{ bin }", names::BINARY)
-            .replace(
-                "{ binary-ext }",
-                if target.contains("windows") {
-                    ".exe"
-                } else {
-                    ""
-                },
-            )
-    };
+    let expand = |template: String| names::binstall_expand(&template, version, target, suffix);
     let url = expand(setting("pkg-url")?).replacen(
         "https://github.com/cozystack/tether/releases/download",
         base,
@@ -663,7 +648,7 @@ fn binstall_from(
 /// dependency, under the crate's version.
 fn check_vsix(vsix: Option<&std::path::Path>) -> Result<()> {
     let vsix = vsix.context("dist packaged no VS Code extension")?;
-    let version = env_version(&crate::project_root())?;
+    let version = crate::dist::crate_version(&crate::project_root())?;
     ensure!(
         vsix.ends_with(format!("tether-vscode-{version}.vsix")),
         "{} does not carry the crate's version {version}",
@@ -846,7 +831,7 @@ fn publish_dry_run() -> Result<()> {
         String::from_utf8_lossy(&output.stderr)
     );
     let root = crate::project_root();
-    let version = env_version(&root)?;
+    let version = crate::dist::crate_version(&root)?;
     // `publish --dry-run` leaves the archive in `tmp-crate/`, `cargo package` beside.
     let name = format!("helm-tether-{version}.crate");
     let archive = [
@@ -897,19 +882,6 @@ fn publish_dry_run() -> Result<()> {
         "publish: cargo publish --dry-run packages helm-tether, and the package checks on its own"
     );
     Ok(())
-}
-
-/// The crate's version, from its manifest.
-fn env_version(root: &std::path::Path) -> Result<String> {
-    let manifest = std::fs::read_to_string(root.join("Cargo.toml"))?;
-    manifest
-        .lines()
-        .find_map(|line| {
-            line.strip_prefix("version = \"")
-                .and_then(|rest| rest.strip_suffix('"'))
-        })
-        .map(str::to_string)
-        .context("no version in Cargo.toml")
 }
 
 /// `cargo install --path .` into a temporary root, then the installed binary checks

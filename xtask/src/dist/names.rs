@@ -180,3 +180,24 @@ pub fn release_artifacts(version: &str) -> Vec<String> {
         })
         .collect()
 }
+
+/// A `cargo binstall` template of `[package.metadata.binstall]` (`pkg-url`,
+/// `bin-dir`) expanded as binstall expands it for `target`, `suffix` being the
+/// archive's (`pkg-fmt`): what the release rehearsal downloads and the release test
+/// holds to [`archive`] and [`folder`].
+pub fn binstall_expand(template: &str, version: &str, target: &str, suffix: &str) -> String {
+    template
+        .replace("{ repo }", "https://github.com/cozystack/tether")
+        .replace("{ version }", version)
+        .replace("{ target }", target)
+        .replace("{ archive-suffix }", suffix)
+        .replace("{ bin }", BINARY)
+        .replace(
+            "{ binary-ext }",
+            if target.contains("windows") {
+                ".exe"
+            } else {
+                ""
+            },
+        )
+}
