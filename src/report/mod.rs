@@ -71,13 +71,20 @@ impl CheckReport {
             }
             report
         };
+        // Most reports name no configuration: rendered as they are, not copied.
+        let named = self.diagnostics.iter().any(|diagnostic| {
+            let message = &diagnostic.message;
+            self.configurations
+                .iter()
+                .any(|file| message.contains(file.as_str()))
+        });
+        if !named {
+            return self.render_as(format);
+        }
         let from = |root: &Path| {
             let root = root.to_path_buf();
             move |file: &Path| crate::paths::slashed(&crate::paths::relative_path(file, &root))
         };
-        if self.configurations.is_empty() {
-            return self.render_as(format);
-        }
         let shown = match format {
             Format::Human { .. } | Format::Concise { .. } => {
                 let paths = human::ShownPaths::new(self);

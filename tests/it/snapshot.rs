@@ -452,3 +452,32 @@ fn a_check_without_snapshots_writes_nothing_and_removals_leave_no_empty_folders(
     );
     assert!(chart.join("snapshots/templates").is_dir());
 }
+
+/// A stranger's pull request links a folder of the snapshot folder to a folder
+/// outside, holding a file with tether's mark: `--update` removes no snapshot
+/// through the link and no folder it leaves behind, and the link stays.
+#[cfg(unix)]
+#[test]
+fn removals_never_reach_through_a_linked_snapshot_folder() {
+    let dir = example();
+    let chart = dir.path().join("kubevirt");
+    snapshot(&chart, &["--update"]);
+    let outside = dir.path().join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    let planted = outside.join("gone.yaml.snap");
+    std::fs::write(
+        &planted,
+        "# tether snapshot of templates/linked/gone.yaml\n",
+    )
+    .unwrap();
+    let link = chart.join("snapshots/templates/linked");
+    std::os::unix::fs::symlink(&outside, &link).unwrap();
+    let update = snapshot(&chart, &["--update"]);
+    assert!(planted.is_file(), "a file outside was removed: {update}");
+    assert!(outside.is_dir(), "a folder outside was removed: {update}");
+    assert!(
+        link.symlink_metadata()
+            .is_ok_and(|m| m.file_type().is_symlink()),
+        "the link was removed: {update}"
+    );
+}
