@@ -94,6 +94,10 @@ pub enum Opacity {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Include {
     pub name: String,
+    /// Where the name is spelled (its string literal, quotes included).
+    pub span: Range<usize>,
+    /// How it is called.
+    pub call: Call,
     /// The define the call is in; `None` at the top of the file.
     pub define: Option<u32>,
     /// Whether the argument carries the root context (`.` or `$` where the dot is
@@ -103,6 +107,28 @@ pub struct Include {
     /// The string literals of the argument (`"auth.password"`), which helpers read
     /// as values paths.
     pub literals: Vec<String>,
+}
+
+/// How a named template is called.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Call {
+    /// `include "name" ARG`, a function whose result is text.
+    Include,
+    /// `template "name" ARG`, an action.
+    Template,
+    /// `block "name" ARG`, which defines the template it calls.
+    Block,
+}
+
+impl Call {
+    /// The word the call is spelled with.
+    pub fn keyword(self) -> &'static str {
+        match self {
+            Call::Include => "include",
+            Call::Template => "template",
+            Call::Block => "block",
+        }
+    }
 }
 
 /// Functions that print a missing value as nothing (or `null`) and add nothing of
@@ -297,11 +323,12 @@ impl Scanner<'_> {
                     // `block "name" ARG` calls the template it defines.
                     self.pipeline(&items, Place::ARGUMENT);
                     if let Some(command) = items.first() {
-                        self.include(command);
+                        self.include(command, Call::Block);
                     }
                 }
                 // Defines do not nest: one inside another is a template error.
-                if let Some(Item::Str(name)) = items.first().and_then(|command| command.first()) {
+                if let Some(Item::Str(name, _)) = items.first().and_then(|command| command.first())
+                {
                     if self.define.is_none() && self.out.defines.len() < u32::MAX as usize {
                         self.define = Some(self.out.defines.len() as u32);
                         self.out.defines.push(name.clone());
@@ -319,7 +346,7 @@ impl Scanner<'_> {
                 let items = parse(&tokens);
                 self.pipeline(&items, Place::ARGUMENT);
                 if let Some(command) = items.first() {
-                    self.include(command);
+                    self.include(command, Call::Template);
                 }
             }
             Keyword::Break | Keyword::Continue => {}
@@ -589,7 +616,7 @@ impl Scanner<'_> {
             Some(_) => Use::Whole,
         };
         if function == Some("include") {
-            self.include(arguments);
+            self.include(arguments, Call::Include);
         }
         let command = InCommand {
             function,
@@ -622,7 +649,7 @@ impl Scanner<'_> {
     fn sets_values(&mut self, command: &InCommand) -> bool {
         let arguments = command.arguments;
         let sets_values = command.function == Some("set")
-            && matches!(arguments.get(1), Some(Item::Str(key)) if key == "Values")
+            && matches!(arguments.get(1), Some(Item::Str(key, _)) if key == "Values")
             && arguments
                 .first()
                 .is_some_and(|item| self.value_of(item) == Some(Dot::Root));
@@ -696,7 +723,7 @@ impl Scanner<'_> {
     ) {
         let (function, arguments, place) = (command.function, command.arguments, command.place);
         if fields.len() == 2 && fields[0] == "Files" && fields[1] == "Get" {
-            if let Some(Item::Str(name)) = arguments.get(index + 1) {
+            if let Some(Item::Str(name, _)) = arguments.get(index + 1) {
                 self.out.files.push(name.clone());
             }
             return;
@@ -730,7 +757,7 @@ impl Scanner<'_> {
             // dig "a" "b" default X
             // pluck "key" X Y: `X.key`, `Y.key`
             Some("pluck") if index >= 1 => {
-                if let Some(Item::Str(key)) = arguments.first() {
+                if let Some(Item::Str(key, _)) = arguments.first() {
                     path.push(key.clone());
                 }
             }
@@ -740,7 +767,7 @@ impl Scanner<'_> {
                     let mut all = true;
                     for item in &arguments[..index - 1] {
                         match item {
-                            Item::Str(key) => keys.push(key.clone()),
+                            Item::Str(key, _) => keys.push(key.clone()),
                             _ => all = false,
                         }
                     }
@@ -800,8 +827,8 @@ impl Scanner<'_> {
 
     /// Records a call of a named template: `arguments` are the name and the
     /// argument (`include`'s, or the whole command of `template` and `block`).
-    fn include(&mut self, arguments: &[Item]) {
-        let Some(Item::Str(name)) = arguments.first() else {
+    fn include(&mut self, arguments: &[Item], call: Call) {
+        let Some(Item::Str(name, span)) = arguments.first() else {
             return;
         };
         let argument = arguments.get(1);
@@ -812,6 +839,8 @@ impl Scanner<'_> {
         }
         self.out.includes.push(Include {
             name: name.clone(),
+            span: span.clone(),
+            call,
             define: self.define,
             root,
             literals,
@@ -866,7 +895,7 @@ fn string_keys(items: &[Item]) -> (Vec<String>, bool) {
     let mut keys = Vec::new();
     for item in items {
         match item {
-            Item::Str(key) => keys.push(key.clone()),
+            Item::Str(key, _) => keys.push(key.clone()),
             _ => return (keys, false),
         }
     }
@@ -1075,7 +1104,8 @@ enum Item {
         fields: Vec<String>,
         span: Range<usize>,
     },
-    Str(String),
+    /// A string literal: its value, and where it is spelled (quotes included).
+    Str(String, Range<usize>),
     Ident(String),
     /// A parenthesized pipeline, and the fields taken of its value.
     Group {
@@ -1117,7 +1147,7 @@ fn parse_pipeline(tokens: &[Token], at: &mut usize, depth: usize) -> (Vec<Vec<It
                 fields: fields.clone(),
                 span: token.span.clone(),
             },
-            Kind::Str(value) => Item::Str(value.clone()),
+            Kind::Str(value) => Item::Str(value.clone(), token.span.clone()),
             Kind::Ident(name) => Item::Ident(name.clone()),
             _ => Item::Other,
         };
@@ -1132,7 +1162,7 @@ fn parse_pipeline(tokens: &[Token], at: &mut usize, depth: usize) -> (Vec<Vec<It
 /// The string literals of an argument, groups included, bounded.
 fn collect_literals(item: &Item, literals: &mut Vec<String>, depth: usize) {
     match item {
-        Item::Str(value) if literals.len() < MAX_LITERALS => literals.push(value.clone()),
+        Item::Str(value, _) if literals.len() < MAX_LITERALS => literals.push(value.clone()),
         Item::Group { commands, .. } if depth < 8 => {
             for item in commands.iter().flatten() {
                 collect_literals(item, literals, depth + 1);
@@ -1264,6 +1294,31 @@ mod tests {
             found.includes[1].literals,
             ["context", "key", "auth.password"]
         );
+        // Each call with how it is made and where its name is spelled.
+        let spelled: Vec<(Call, &str)> = found
+            .includes
+            .iter()
+            .map(|call| (call.call, &text[call.span.clone()]))
+            .collect();
+        assert_eq!(
+            spelled,
+            [
+                (Call::Include, "\"b\""),
+                (Call::Include, "\"c\""),
+                (Call::Template, "\"d\""),
+                (Call::Include, "\"e\"")
+            ]
+        );
+        // A name computed at render time is no call of a named template.
+        let text = "{{ include (printf \"%s.x\" .Chart.Name) . }}{{ block \"f\" . }}{{ end }}";
+        let (actions, _) = super::super::lex::lex(text);
+        let found = reads(text, &actions);
+        let calls: Vec<(&str, Call)> = found
+            .includes
+            .iter()
+            .map(|call| (call.name.as_str(), call.call))
+            .collect();
+        assert_eq!(calls, [("f", Call::Block)]);
     }
 
     #[test]
