@@ -15,7 +15,9 @@
 //! itself.
 
 mod archive;
+mod defines;
 mod manifest;
+pub(crate) mod names;
 mod repository;
 pub(crate) mod values;
 
@@ -32,6 +34,7 @@ use crate::analysis::small_yaml;
 use crate::cache_key::CacheKey;
 use crate::template::reads::{Opacity, Reads, Use};
 use manifest::split_path;
+use names::DefineIndex;
 use repository::Repository;
 use values::{Used, commented_names, missing_in, unused_under};
 
@@ -278,6 +281,9 @@ pub struct Chart {
     problems: Vec<String>,
     /// Whether the values themselves could not be read.
     values_unreadable: bool,
+    /// The archives under `charts/` that could not be read, and why: what they
+    /// define is unknown.
+    unread_archives: Vec<String>,
     /// Over `values.yaml`, `Chart.yaml`, `requirements.yaml` and where each
     /// dependency was found.
     pub fingerprint: u64,
@@ -291,6 +297,8 @@ pub struct Chart {
     analysis: OnceLock<Analysis>,
     content: OnceLock<u64>,
     files: OnceLock<(Vec<PathBuf>, Vec<PathBuf>)>,
+    /// The named templates its rendering can call (`defines.rs`).
+    define_index: OnceLock<Arc<DefineIndex>>,
     /// The run's unsaved texts (see [`Charts::with_overlay`]).
     overlay: Option<Arc<Overlay>>,
 }
@@ -342,6 +350,9 @@ pub struct Scan {
     pub opaque: Option<(PathBuf, String)>,
     /// Every call of a named template in the chart's files.
     calls: Vec<Call>,
+    /// A template tether did not read (too large, not UTF-8), and why: what it
+    /// defines is unknown.
+    unread_template: Option<String>,
     /// The chart's named templates.
     defines: HashMap<String, Arc<Define>>,
     /// Over the bytes and names of the files read: what the chart's findings
@@ -467,10 +478,12 @@ impl Chart {
             .components()
             .filter(|component| component.as_os_str() == "charts")
             .count();
+        let mut unread_archives = Vec::new();
         let mut dependencies = if nesting < MAX_NESTING {
             let (dependencies, unread) =
                 resolve_dependencies(&manifest, location, archive.as_deref(), charts, scope);
-            problems.extend(unread);
+            problems.extend(unread.iter().cloned());
+            unread_archives = unread;
             dependencies
         } else {
             Vec::new()
@@ -496,6 +509,7 @@ impl Chart {
             values_reads,
             problems,
             values_unreadable,
+            unread_archives,
             fingerprint,
             scope: scope.clone(),
             charts: Arc::downgrade(charts),
@@ -504,6 +518,7 @@ impl Chart {
             analysis: OnceLock::new(),
             content: OnceLock::new(),
             files: OnceLock::new(),
+            define_index: OnceLock::new(),
             overlay,
         })
     }
@@ -648,6 +663,9 @@ impl Chart {
             // A template tether cannot read may read any value: the limit is
             // said, never taken for "reads nothing".
             Read::Unreadable(why) => {
+                if scan.unread_template.is_none() {
+                    scan.unread_template = Some(format!("{} {why}", self.shown(file)));
+                }
                 if scan.opaque.is_none() {
                     scan.opaque = Some((
                         file.to_path_buf(),
@@ -833,7 +851,15 @@ impl Chart {
                     }
                     queue.extend(define.calls.iter().cloned());
                 }
-                None => analysis.unknown.push(call.name.clone()),
+                // A define no chart of a graph read whole has: Helm fails where
+                // it is called (`undefined-template` says so), and it reads
+                // nothing. Otherwise, a chart tether did not read may define it.
+                None => {
+                    let index = self.define_index();
+                    if !matches!(index.lookup(&call.name), names::Lookup::Absent { .. }) {
+                        analysis.unknown.push(call.name.clone());
+                    }
+                }
             }
         }
         analysis.reads.extend(self.literal_reads(&literals));
@@ -844,15 +870,22 @@ impl Chart {
     }
 
     /// Every named template of the charts the chart's rendering loads, nearest
-    /// first: its dependencies, and (Helm renders a chart with its parent's
-    /// templates loaded too, so a subchart may call its parent's defines and its
-    /// siblings') its parent and the charts the parent reaches.
+    /// first: its dependencies, and (Helm renders a chart with its parents'
+    /// templates loaded too, so a subchart may call its parents' defines and its
+    /// siblings') each parent up to the top and the charts it reaches.
     fn reached_defines(&self) -> Namespace {
         let mut namespace = Namespace::new();
         let mut reached = self.reached_charts();
-        if let Some(parent) = self.parent_chart() {
-            let siblings = parent.reached_charts();
-            reached.push(parent);
+        let mut parent = self.parent_chart();
+        let mut depth = 0;
+        while let Some(chart) = parent {
+            if depth >= MAX_NESTING {
+                break;
+            }
+            depth += 1;
+            parent = chart.parent_chart();
+            let siblings = chart.reached_charts();
+            reached.push(chart);
             reached.extend(siblings);
         }
         for chart in &reached {
@@ -1069,33 +1102,9 @@ impl Chart {
         }
         let analysis = self.analysis();
         if !analysis.unknown.is_empty() {
-            let mut missing: Vec<String> = Vec::new();
-            for resolved in &self.dependencies {
-                let Source::Missing(why) = &resolved.source else {
-                    continue;
-                };
-                let version = resolved
-                    .dependency
-                    .version
-                    .as_deref()
-                    .map(|version| format!(" {version}"))
-                    .unwrap_or_default();
-                let named = format!("`{}`{version} ({why})", resolved.dependency.name);
-                if !missing.contains(&named) {
-                    missing.push(named);
-                }
-            }
-            let calls = quoted_list(&analysis.unknown, 3);
-            let how = if missing.is_empty() {
-                "which no chart tether read defines; if a build step puts a chart under charts/, name its folder in `chart-paths` of tether.toml".to_string()
-            } else {
-                format!(
-                    "defined in no chart tether could read; missing: {}; run `helm dependency build` in the chart, or name the folder holding it in `chart-paths` of tether.toml",
-                    missing.join(", ")
-                )
-            };
+            let why = self.define_index().unknown_note(&analysis.unknown);
             reasons.push(format!(
-                "unused-value and undefined-value skipped the chart: it includes {calls}, {how}"
+                "unused-value and undefined-value skipped the chart: {why}"
             ));
         } else if let Some(opaque) = &analysis.opaque {
             reasons.push(format!(
@@ -1112,7 +1121,8 @@ impl Chart {
         *self.content.get_or_init(|| {
             let mut key = CacheKey::new("chart-content")
                 .part("files", self.scan().content)
-                .part("chart", self.fingerprint);
+                .part("chart", self.fingerprint)
+                .part("defines", self.define_index().fingerprint);
             let reached = self.reached_charts();
             let libraries = &self.analysis().libraries;
             for chart in reached.iter().chain(libraries) {
@@ -1348,19 +1358,6 @@ fn define_once(defines: &mut HashMap<String, Arc<Define>>, name: String, define:
             defines.insert(name, Arc::new(define));
         }
     }
-}
-
-/// `a`, `b` and `c`, at most `most` names, then how many more.
-fn quoted_list(names: &[String], most: usize) -> String {
-    let mut shown: Vec<String> = names
-        .iter()
-        .take(most)
-        .map(|name| format!("`{name}`"))
-        .collect();
-    if names.len() > most {
-        shown.push(format!("{} more", names.len() - most));
-    }
-    shown.join(", ")
 }
 
 /// The reads of a file's text.
