@@ -22,6 +22,7 @@ macro_rules! with_rules {
             unused_value::UnusedValue,
             recovered_template::RecoveredTemplate,
             unused_suppression::UnusedSuppression,
+            undefined_template::UndefinedTemplate,
         );
     };
 }

@@ -18,8 +18,10 @@ declare_rule! {
     /// `chart-paths`. Keys under a subchart's name (or alias) are checked against
     /// the subchart's own reads when it is found, and not at all otherwise;
     /// `global` is skipped when a dependency is not found. A chart that calls a
-    /// define no readable chart has is skipped whole, and the run says which
-    /// dependency was missing.
+    /// define no readable chart has, while a dependency is missing, is skipped
+    /// whole, and the run says which missing dependency may define it; when every
+    /// dependency was found, such a define reads nothing (Helm fails where it is
+    /// called, which `undefined-template` reports).
     /// A top-level `enabled` is never reported: it is the switch a parent's
     /// `condition: NAME.enabled` reads when the chart is someone's dependency.
     ///

@@ -92,6 +92,13 @@ rule_fixtures! {
     unused_value_opaque => ("unused-value", "opaque"),
     unused_value_libraries => ("unused-value", "libraries", "undefined-value"),
     recovered_template_indentation => ("recovered-template", "indentation"),
+    undefined_template_basic => ("undefined-template", "basic"),
+    undefined_template_dropped_dependency => (
+        "undefined-template",
+        "dropped-dependency",
+        "unused-value"
+    ),
+    undefined_template_incomplete => ("undefined-template", "incomplete"),
 }
 
 /// The rules whose findings the engine makes, and the test that shows each: a
