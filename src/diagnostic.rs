@@ -10,6 +10,7 @@ use crate::rules::id::RuleId;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 /// How much a finding counts.
 pub enum Severity {
     /// Fails `tether check` (exit 1).

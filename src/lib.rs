@@ -6,15 +6,25 @@
 //! pipeline behind it (lex, mask, parse, anchor, rules, reports) is private and free
 //! to change.
 //!
-//! - [`comment_map`]: which comment documents which key in one file ([`FileModel`];
-//!   its `Display` is the text `tether map` prints).
-//! - [`check_paths`] and [`check_with`]: the rules over chart folders ([`CheckReport`],
-//!   rendered by [`CheckReport::render`] in the formats `tether check` prints).
+//! - [`comment_map`] and [`comment_maps`]: which comment documents which key
+//!   ([`FileModel`]; its `Display` is the text `tether map` prints;
+//!   [`FileModel::from_bytes`] models text that is not in a file).
+//! - [`check_paths`] and [`fix_paths`]: the rules over chart folders
+//!   ([`CheckReport`], [`FixReport`]), with one [`Config`] or each file's nearest
+//!   `tether.toml` ([`ConfigSource`]).
 //! - [`snapshot`]: pinned comment maps, `tether snapshot`.
 //! - [`idem`]: prove a regeneration command is a no-op, a fixpoint, and restores
-//!   what it must, in sandbox copies (`tether idem`). Its options, reports and target
-//!   selection compile everywhere; running commands needs Unix (elsewhere
+//!   what it must, in sandboxes of the repository (`tether idem`). Its options,
+//!   reports and targets compile everywhere; running commands needs Unix (elsewhere
 //!   [`idem::run`] returns [`idem::IdemError::NeedsUnix`]).
+//! - [`RuleInfo::all`]: the rules and their documentation, `tether rules`.
+//! - [`main`]: the `tether` command itself.
+//!
+//! Every entry point returns `Result<Report, Error>`: an [`Error`] is what keeps a
+//! call from doing its job at all (a broken `tether.toml`, a path that does not
+//! exist, git failing); a file that cannot be read is one of the report's failures,
+//! so one bad file never stops a run. Every report renders in the [`Format`]s the
+//! command line prints.
 //!
 //! # Stability
 //!
@@ -23,12 +33,13 @@
 //! Types marked `#[non_exhaustive]` may gain fields and variants in any minor
 //! release, so match them with `..` and build them through their constructors.
 //! Only what this page lists is API: the `internals` feature exists for this
-//! repository's tests and fuzz targets and changes without notice.
+//! repository's tests, fuzz targets and benchmarks and changes without notice.
 //!
 //! ```
 //! # fn main() -> Result<(), helm_tether::Error> {
 //! let config = helm_tether::Config::from_toml("[rules]\nrequired-comment = \"error\"\n")?;
-//! let report = helm_tether::check_paths(&config, &["examples/kubevirt"]);
+//! let options = helm_tether::CheckOptions::default();
+//! let report = helm_tether::check_paths(&config, &["examples/kubevirt"], &options)?;
 //! assert!(report.failures.is_empty());
 //! for diagnostic in &report.diagnostics {
 //!     println!("{}: {}", diagnostic.path.display(), diagnostic.message);
@@ -51,6 +62,7 @@
 
 mod analysis;
 mod cache_key;
+mod cli;
 mod diagnostic;
 mod error;
 mod globs;
@@ -72,27 +84,27 @@ mod yaml;
 pub use diagnostic::{Applicability, Diagnostic, Edit, Fix, Label, Severity};
 pub use error::{ConfigError, Error};
 pub use linter::check::{
-    ChangedSince, CheckOptions, CheckReport, ConfigSource, PartialChart, check_paths, check_with,
-    configurations_under,
+    ChangedSince, CheckOptions, CheckReport, ConfigSource, PartialChart, check_paths,
 };
 pub use linter::fix::{FixReport, FixedFile, HeldFix, fix_paths};
-pub use linter::maps::{CommentMaps, comment_map_with, comment_maps};
-pub use linter::walk::{Files, covered_files};
-pub use report::human::escape_controls;
-pub use report::map::map_json;
-pub use report::settings::show_settings;
-pub use report::{Format, machine_root};
-pub use rules::{Level, RuleId, RuleInfo, closest_rule, rule, rules, rules_markdown, unknown_rule};
-pub use server::serve;
+pub use linter::maps::{CommentMaps, comment_maps};
+pub use report::Format;
+pub use rules::{Level, RuleId, RuleInfo};
 pub use settings::config::Config;
 pub use source::Problem;
 pub use template::mask::Branch;
 pub use yaml::model::{
     Attached, Comment, CommentStyle, Detached, Document, FileModel, Key, Placement,
 };
-pub use yaml::pipeline::{
-    ViewDocument, YamlView, comment_map, is_template_path, model_bytes, yaml_view,
-};
+pub use yaml::pipeline::comment_map;
+
+/// The `tether` command: parses this process's arguments, runs the command they
+/// name, prints, and returns the exit code (`docs/src/check.md` lists the codes).
+/// The `tether` binary is this one call and its allocator.
+pub fn main() -> std::process::ExitCode {
+    use clap::Parser;
+    cli::run(cli::Args::parse())
+}
 
 /// What this repository's tests and fuzz targets reach below the public surface.
 /// Not part of the API: it changes without notice, and only the `internals`
@@ -102,10 +114,12 @@ pub use yaml::pipeline::{
 pub mod internals {
     pub use crate::analysis::charts::values::KEY_COMPARISONS;
     pub use crate::analysis::helm_docs::{helm_docs_path, simulate};
+    pub use crate::idem::SandboxCopy;
     pub use crate::key_pattern::KeyPattern;
     pub use crate::linter::file::Mode;
     pub use crate::linter::file::check_bytes;
     pub use crate::linter::fix::{FixedText, fix_text};
+    pub use crate::rules::rules_markdown;
     pub use crate::server::serve_bytes;
     pub use crate::source::SourceFile;
     pub use crate::template::lex::{Action, lex, lex_counting};
@@ -113,6 +127,7 @@ pub mod internals {
     pub use crate::template::reads::reads as value_reads;
     pub use crate::yaml::data::{Data, Part, data_of};
     pub use crate::yaml::parse::{QUERIES, language};
+    pub use crate::yaml::pipeline::{ViewDocument, YamlView, is_template_path, yaml_view};
     pub use crate::yaml::syntax::MAX_DEPTH;
 
     /// The rule levels and options `config` gives the file `relative`, for the

@@ -1,10 +1,6 @@
-//! The `tether` command: parse arguments, run the library, exit with its code.
+//! The `tether` command: the library's command line, with the allocator it ships with.
 
 #![deny(unsafe_code)]
-
-mod cli;
-
-use clap::Parser;
 
 // mimalloc: the model allocates a string per key path; glibc's malloc made that a
 // tenth of the run time on the corpus. Its v2 line (the `v2` feature): v3 committed
@@ -14,5 +10,5 @@ use clap::Parser;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> std::process::ExitCode {
-    cli::run(cli::Args::parse())
+    helm_tether::main()
 }

@@ -16,7 +16,7 @@ use helm_tether::Config;
 fuzz_target!(|data: &[u8]| {
     static CONFIG: OnceLock<Config> = OnceLock::new();
     let config = CONFIG.get_or_init(|| {
-        let every_rule: String = helm_tether::rules()
+        let every_rule: String = helm_tether::RuleInfo::all()
             .iter()
             .filter(|rule| rule.name != "required-comment")
             .map(|rule| format!("{} = \"warn\"\n", rule.name))
@@ -35,7 +35,7 @@ fuzz_target!(|data: &[u8]| {
         if fixed.text == text {
             continue;
         }
-        if helm_tether::is_template_path(path) {
+        if helm_tether::internals::is_template_path(path) {
             assert!(
                 data_of(path, text) == data_of(path, &fixed.text),
                 "--fix changed the data of a template:\n{text:?}\n→\n{:?}",

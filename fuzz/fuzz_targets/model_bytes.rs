@@ -6,6 +6,6 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let _ = helm_tether::model_bytes("templates/x.yaml", data.to_vec());
-    let _ = helm_tether::model_bytes("values.yaml", data.to_vec());
+    let _ = helm_tether::FileModel::from_bytes("templates/x.yaml", data.to_vec());
+    let _ = helm_tether::FileModel::from_bytes("values.yaml", data.to_vec());
 });

@@ -60,7 +60,7 @@ fuzz_target!(|data: &[u8]| {
     let Ok(config) = Config::discover(root) else {
         return;
     };
-    let _ = helm_tether::snapshot::update(&config);
+    let _ = helm_tether::snapshot::update(&config, &Default::default());
     let after = files(root);
     for (path, bytes) in &before {
         let ours = path.starts_with("snapshots") && bytes.starts_with(MARK.as_bytes());

@@ -1420,7 +1420,8 @@ mod tests {
         let yaml =
             "# -- Pods to run\nreplicas: 1\nimage: x\n# -- lost: a foot of `image`\n\ntag: v1\n";
         let source = SourceFile::from_text("values.yaml", yaml);
-        let model = crate::yaml::pipeline::model_bytes("values.yaml", yaml.as_bytes().to_vec());
+        let model =
+            crate::yaml::model::FileModel::from_bytes("values.yaml", yaml.as_bytes().to_vec());
         let docs = simulate(&source, &model);
         assert_eq!(docs.descriptions["replicas"].text, "Pods to run");
         assert_eq!(docs.markers[1].destination, Destination::Foot);
@@ -1428,7 +1429,8 @@ mod tests {
 
     fn run(yaml: &str) -> HelmDocs {
         let source = SourceFile::from_text("values.yaml", yaml);
-        let model = crate::yaml::pipeline::model_bytes("values.yaml", yaml.as_bytes().to_vec());
+        let model =
+            crate::yaml::model::FileModel::from_bytes("values.yaml", yaml.as_bytes().to_vec());
         simulate(&source, &model)
     }
 

@@ -5,9 +5,13 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 use clap::ValueEnum;
-use helm_tether::{
-    ChangedSince, CheckOptions, CheckReport, Config, ConfigSource, Format, Severity, check_with,
-};
+
+use crate::diagnostic::Severity;
+use crate::error::Error;
+use crate::linter::check::{ChangedSince, CheckOptions, CheckReport, ConfigSource, check_paths};
+use crate::linter::fix::{FixReport, fix_paths};
+use crate::report::Format;
+use crate::settings::config::Config;
 
 use super::common::{absolute, exit, load_config, print_out, print_text, say_error};
 
@@ -77,7 +81,7 @@ pub(super) fn settings(
     file: &Path,
     explicit: Option<&Path>,
     rules: &RuleChoice,
-) -> Result<u8, helm_tether::Error> {
+) -> Result<u8, Error> {
     let configs = match explicit {
         Some(path) => {
             let mut config = Config::load(path)?;
@@ -90,7 +94,7 @@ pub(super) fn settings(
             ignore: rules.ignore.clone(),
         },
     };
-    let text = helm_tether::show_settings(configs, file)?;
+    let text = crate::report::settings::show_settings(configs, file)?;
     // Paths below the working directory are shown relative to it.
     let shown = match std::env::current_dir() {
         Ok(current) => text.replace(&format!("{}/", current.display()), ""),
@@ -125,7 +129,7 @@ pub(super) struct RuleChoice {
 
 impl RuleChoice {
     /// Narrows one configuration to the chosen rules.
-    fn narrow(&self, config: &mut Config) -> Result<(), helm_tether::Error> {
+    fn narrow(&self, config: &mut Config) -> Result<(), Error> {
         if !self.select.is_empty() {
             config.select(&self.select)?;
         }
@@ -184,7 +188,7 @@ pub(super) fn check(
     if flags.fix || flags.diff {
         // `--fix --diff` shows what would be fixed, as ruff does: nothing is written.
         let write = flags.fix && !flags.diff;
-        let report = match helm_tether::fix_paths(configs(), &inputs, write) {
+        let report = match fix_paths(configs(), &inputs, write) {
             Ok(report) => report,
             Err(error) => return trouble(error.to_string()),
         };
@@ -193,7 +197,7 @@ pub(super) fn check(
         }
     }
     let configs = configs();
-    let report = match check_with(configs, &inputs, &options) {
+    let report = match check_paths(configs, &inputs, &options) {
         Ok(report) => report,
         Err(error) => return trouble(error.to_string()),
     };
@@ -234,7 +238,7 @@ fn configured_folder(path: &Path) -> PathBuf {
 /// file.
 fn check_trouble(format: CheckFormat, message: String) -> u8 {
     say_error(&message);
-    let root = || helm_tether::machine_root(&absolute(Path::new(".")));
+    let root = || crate::report::machine_root(&absolute(Path::new(".")));
     let failed = CheckReport::failed(message);
     match format {
         CheckFormat::Json => {
@@ -253,19 +257,22 @@ fn check_trouble(format: CheckFormat, message: String) -> u8 {
 
 /// Says what `--fix` did, or with `--diff` shows what it would do (and then ends
 /// the run: `Some` exit code); `None` when the check goes on after the fixes.
-fn fixed(report: &helm_tether::FixReport, diff: bool) -> Option<u8> {
+fn fixed(report: &FixReport, diff: bool) -> Option<u8> {
     for failure in &report.failures {
-        eprintln!("error: {}", helm_tether::escape_controls(failure));
+        eprintln!("error: {}", crate::report::human::escape_controls(failure));
     }
     for held in &report.held {
-        eprintln!("note: {}", helm_tether::escape_controls(&held.to_string()));
+        eprintln!(
+            "note: {}",
+            crate::report::human::escape_controls(&held.to_string())
+        );
     }
     if diff {
         // A file's escape sequences never reach a terminal; piped, the diff stays
         // byte for byte what `git apply` needs.
         let text = report.diff();
         let text = if std::io::stdout().is_terminal() {
-            helm_tether::escape_controls(&text)
+            crate::report::human::escape_controls(&text)
         } else {
             text
         };
@@ -306,10 +313,10 @@ fn check_output(report: &CheckReport, format: CheckFormat, flags: &CheckFlags) -
         CheckFormat::Concise => report.render(&Format::Concise { color: flags.color }),
         CheckFormat::Json => report.render(&Format::Json),
         CheckFormat::Github => report.render(&Format::Github {
-            root: helm_tether::machine_root(&report.root),
+            root: crate::report::machine_root(&report.root),
         }),
         CheckFormat::Sarif => report.render(&Format::Sarif {
-            root: helm_tether::machine_root(&report.root),
+            root: crate::report::machine_root(&report.root),
         }),
     }
 }

@@ -5,7 +5,8 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use helm_tether::{Config, ConfigError};
+use crate::error::ConfigError;
+use crate::settings::config::Config;
 
 /// Exit codes shared by every command (DESIGN §7).
 pub mod exit {
@@ -57,14 +58,14 @@ pub(super) fn print_out(text: &str) -> bool {
 pub(super) fn say_error(message: &dyn std::fmt::Display) {
     eprintln!(
         "error: {}",
-        helm_tether::escape_controls(&message.to_string())
+        crate::report::human::escape_controls(&message.to_string())
     );
 }
 
 /// Prints text for people (a comment map, settings, an idem report): a file's escape
 /// sequences are shown as `\x1b`, never sent to the terminal, wherever it goes.
 pub(super) fn print_text(text: &str) -> bool {
-    print_out(&helm_tether::escape_controls(text))
+    print_out(&crate::report::human::escape_controls(text))
 }
 
 /// After an interrupt, the handler removes the sandboxes and exits 130: what the
@@ -82,7 +83,7 @@ pub(super) fn left_to_the_interrupt_handler() -> Option<u8> {
 /// Whether Ctrl-C stopped the run: the handler is removing the sandboxes and exits.
 pub(super) fn interrupted() -> bool {
     #[cfg(unix)]
-    return helm_tether::idem::stopping();
+    return crate::idem::stopping();
     #[cfg(not(unix))]
     return false;
 }

@@ -91,10 +91,11 @@ pub enum IdemOutput {
 
 #[cfg(unix)]
 pub(super) fn idem(args: IdemArgs) -> Result<u8, String> {
-    use helm_tether::idem::{IdemFormat, IdemOptions};
+    use crate::idem::IdemOptions;
+    use crate::report::Format;
     // Ctrl-C, SIGTERM, SIGHUP: stop, kill the commands, remove every sandbox copy.
     let _ = ctrlc::set_handler(|| {
-        let left = helm_tether::idem::interrupt();
+        let left = crate::idem::interrupt();
         if left.is_empty() {
             eprintln!("\ninterrupted: sandbox copies removed");
         }
@@ -116,9 +117,9 @@ pub(super) fn idem(args: IdemArgs) -> Result<u8, String> {
         .discover(args.discover)
         .contain(!args.no_contain)
         .sandbox(match args.sandbox {
-            SandboxArg::Auto => helm_tether::idem::SandboxKind::Auto,
-            SandboxArg::Overlay => helm_tether::idem::SandboxKind::Overlay,
-            SandboxArg::Copy => helm_tether::idem::SandboxKind::Copy,
+            SandboxArg::Auto => crate::idem::SandboxKind::Auto,
+            SandboxArg::Overlay => crate::idem::SandboxKind::Overlay,
+            SandboxArg::Copy => crate::idem::SandboxKind::Copy,
         })
         .display_root(cwd.clone());
     if let Some(jobs) = args.jobs {
@@ -149,7 +150,7 @@ pub(super) fn idem(args: IdemArgs) -> Result<u8, String> {
             ));
         });
     }
-    let result = helm_tether::idem::run_targets(&targets, &options);
+    let result = crate::idem::run(&targets, &options);
     if let Some(bar) = &bar {
         bar.finish_and_clear();
     }
@@ -160,22 +161,21 @@ pub(super) fn idem(args: IdemArgs) -> Result<u8, String> {
     // JSON escapes control characters itself; the other formats reach a log or a
     // terminal.
     if let Some(file) = &args.report_json {
-        write_new_file(file, report.render(&IdemFormat::Json).as_bytes())
+        write_new_file(file, report.render(&Format::Json).as_bytes())
             .map_err(|error| format!("cannot write {}: {error}", file.display()))?;
     }
     let printed = match args.format {
-        IdemOutput::Human => print_text(&report.render(&IdemFormat::Text)),
-        IdemOutput::Json => print_out(&report.render(&IdemFormat::Json)),
-        IdemOutput::Github => print_text(&report.render(&IdemFormat::Github {
-            root: helm_tether::machine_root(&cwd),
-            cwd,
+        IdemOutput::Human => print_text(&report.render(&Format::Human { color: false })),
+        IdemOutput::Json => print_out(&report.render(&Format::Json)),
+        IdemOutput::Github => print_text(&report.render(&Format::Github {
+            root: crate::report::machine_root(&cwd),
         })),
     };
     if !printed {
         return Ok(exit::TROUBLE);
     }
     for error in report.errors.iter().chain(&broken) {
-        eprintln!("error: {}", helm_tether::escape_controls(error));
+        eprintln!("error: {}", crate::report::human::escape_controls(error));
     }
     Ok(
         if !report.user_tree_changes.is_empty() || !report.errors.is_empty() || !broken.is_empty() {
@@ -196,10 +196,10 @@ pub(super) fn idem(args: IdemArgs) -> Result<u8, String> {
 fn idem_targets(
     args: &IdemArgs,
     dir: &Path,
-) -> Result<(Vec<helm_tether::idem::IdemTarget>, Vec<String>), String> {
-    use helm_tether::idem::IdemTarget;
+) -> Result<(Vec<crate::idem::IdemTarget>, Vec<String>), String> {
+    use crate::idem::IdemTarget;
     if let Some(run) = &args.run {
-        let timeout = helm_tether::idem::parse_duration(&args.timeout)
+        let timeout = crate::idem::parse_duration(&args.timeout)
             .map_err(|message| format!("--timeout: {message}"))?;
         let files = if args.files.is_empty() {
             vec!["**/*".to_string()]
@@ -222,7 +222,7 @@ fn idem_targets(
     let mut broken = Vec::new();
     if args.config.is_none() {
         // The configurations `tether check` finds below, through its resolver.
-        let (configs, errors) = helm_tether::configurations_under(dir);
+        let (configs, errors) = crate::linter::check::configurations_under(dir);
         broken = errors;
         for config in configs {
             for target in config.idem_targets() {
@@ -264,13 +264,12 @@ fn idem_nothing_to_prove(args: &IdemArgs) -> Result<u8, String> {
 /// apply), one target a line.
 #[cfg(unix)]
 fn idem_list(
-    targets: &[helm_tether::idem::IdemTarget],
-    options: &helm_tether::idem::IdemOptions,
+    targets: &[crate::idem::IdemTarget],
+    options: &crate::idem::IdemOptions,
     cwd: &Path,
     broken: &[String],
 ) -> Result<u8, String> {
-    let listed =
-        helm_tether::idem::selected(targets, options).map_err(|error| error.to_string())?;
+    let listed = crate::idem::selected(targets, options).map_err(|error| error.to_string())?;
     for target in &listed {
         let dir = target.dir().strip_prefix(cwd).unwrap_or(target.dir());
         let dir = if dir.as_os_str().is_empty() {
@@ -287,7 +286,7 @@ fn idem_list(
         );
     }
     for error in broken {
-        eprintln!("error: {}", helm_tether::escape_controls(error));
+        eprintln!("error: {}", crate::report::human::escape_controls(error));
     }
     Ok(if broken.is_empty() {
         exit::OK

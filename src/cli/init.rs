@@ -4,7 +4,7 @@
 use std::io::{IsTerminal, Write};
 use std::path::Path;
 
-use helm_tether::Config;
+use crate::settings::config::Config;
 
 use super::common::exit;
 

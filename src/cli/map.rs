@@ -2,8 +2,9 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::linter::check::ConfigSource;
+use crate::settings::config::Config;
 use clap::ValueEnum;
-use helm_tether::{Config, ConfigSource};
 
 use super::common::{absolute, exit, print_out, print_text, say_error};
 
@@ -20,7 +21,7 @@ pub(super) fn map(format: MapFormat, paths: &[PathBuf]) -> u8 {
         select: Vec::new(),
         ignore: Vec::new(),
     };
-    let found = match helm_tether::comment_maps(configs, paths) {
+    let found = match crate::linter::maps::comment_maps(configs, paths) {
         Ok(found) => found,
         Err(error) => {
             say_error(&error);
@@ -50,7 +51,7 @@ pub(super) fn map(format: MapFormat, paths: &[PathBuf]) -> u8 {
                 .collect::<Vec<_>>()
                 .join("\n"),
         ),
-        MapFormat::Json => print_out(&(helm_tether::map_json(&models) + "\n")),
+        MapFormat::Json => print_out(&(crate::report::map::map_json(&models) + "\n")),
     };
     if !printed {
         return exit::TROUBLE;

@@ -1,7 +1,6 @@
-//! The command line: arguments, dispatch, and the only place that prints. It uses
-//! the library's public surface only, as any other program would. `args.rs` holds
-//! the arguments, `common.rs` what every command shares, and each command has a
-//! file of its own.
+//! The command line: arguments, dispatch, and the only place that prints. `args.rs`
+//! holds the arguments, `common.rs` what every command shares, and each command has
+//! a file of its own.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 use std::io::IsTerminal;
@@ -18,7 +17,7 @@ mod map;
 mod pages;
 mod snapshot;
 
-pub use args::Args;
+pub(crate) use args::Args;
 use args::Command;
 use check::{CheckFlags, RuleChoice};
 use common::{exit, print_out, say_error};
@@ -77,7 +76,7 @@ pub fn run(args: Args) -> ExitCode {
         Command::Idem(args) => or_trouble(idem::idem(args)),
         #[cfg(not(unix))]
         Command::Idem(_) => {
-            eprintln!("error: {}", helm_tether::idem::IdemError::NeedsUnix);
+            eprintln!("error: {}", crate::idem::IdemError::NeedsUnix);
             exit::TROUBLE
         }
         Command::Init {
@@ -87,7 +86,7 @@ pub fn run(args: Args) -> ExitCode {
         } => or_trouble(init::init(&folder, force, helmignore)),
         Command::Snapshot(args) => or_trouble(snapshot::snapshot(args)),
         Command::Server => or_trouble(
-            helm_tether::serve()
+            crate::server::serve()
                 .map(|clean| if clean { exit::OK } else { exit::FINDINGS })
                 .map_err(|error| format!("the language server stopped: {error}")),
         ),

@@ -9,7 +9,7 @@ use super::common::{exit, print_out};
 pub(super) fn rules(name: Option<&str>) -> Result<u8, String> {
     match name {
         None => {
-            let rules = helm_tether::rules();
+            let rules = crate::rules::RuleInfo::all();
             let width = rules.iter().map(|rule| rule.name.len()).max().unwrap_or(0);
             for rule in rules {
                 println!(
@@ -22,8 +22,8 @@ pub(super) fn rules(name: Option<&str>) -> Result<u8, String> {
             Ok(exit::OK)
         }
         Some(name) => {
-            let rule =
-                helm_tether::rule(name).ok_or_else(|| helm_tether::unknown_rule(name, ""))?;
+            let rule = crate::rules::RuleInfo::named(name)
+                .ok_or_else(|| crate::rules::unknown_rule(name, ""))?;
             print!("{}", rule.page);
             Ok(exit::OK)
         }

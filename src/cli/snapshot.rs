@@ -4,8 +4,10 @@
 use std::path::{Path, PathBuf};
 
 use clap::ValueEnum;
-use helm_tether::Config;
-use helm_tether::snapshot::{self, SnapshotFormat};
+
+use crate::report::Format;
+use crate::settings::config::Config;
+use crate::snapshot;
 
 use super::common::{exit, is_ci, left_to_the_interrupt_handler, print_out, say_error};
 
@@ -47,6 +49,8 @@ pub struct SnapshotArgs {
 pub enum SnapshotOutput {
     /// A sentence and a unified diff per snapshot.
     Human,
+    /// The JSON documented in the book's `snapshot.md`.
+    Json,
     /// GitHub Actions workflow commands: an annotation per changed entry.
     Github,
 }
@@ -64,7 +68,7 @@ pub(super) fn snapshot(args: SnapshotArgs) -> Result<u8, String> {
     };
     // Without a tether.toml, the folder itself is the root the snapshots go below.
     let loaded = match &args.config {
-        Some(path) => Config::load(path).map_err(helm_tether::Error::from),
+        Some(path) => Config::load(path).map_err(crate::error::Error::from),
         None => Config::discover(&start),
     };
     let config = loaded.map_err(|error| error.to_string())?;
@@ -76,19 +80,19 @@ pub(super) fn snapshot(args: SnapshotArgs) -> Result<u8, String> {
         return review(&config, &options, &args);
     }
     let result = if args.update {
-        snapshot::update_with(&config, &options)
+        snapshot::update(&config, &options)
     } else {
-        snapshot::check_with(&config, &options)
+        snapshot::check(&config, &options)
     };
     if let Some(code) = left_to_the_interrupt_handler() {
         return Ok(code);
     }
     let report = result.map_err(|error| error.to_string())?;
     let output = match args.format {
-        SnapshotOutput::Human => report.render(&SnapshotFormat::Human),
-        SnapshotOutput::Github => report.render(&SnapshotFormat::Github {
-            root: helm_tether::machine_root(config.root()),
-            config_root: config.root().to_path_buf(),
+        SnapshotOutput::Human => report.render(&Format::Human { color: false }),
+        SnapshotOutput::Json => report.render(&Format::Json),
+        SnapshotOutput::Github => report.render(&Format::Github {
+            root: crate::report::machine_root(config.root()),
         }),
     };
     if !print_out(&output) {
@@ -132,7 +136,7 @@ fn review(
                 index + 1,
                 pending.len(),
                 one.file.display(),
-                helm_tether::escape_controls(&one.diff)
+                crate::report::human::escape_controls(&one.diff)
             );
             ask(&mut answers)
         };

@@ -9,7 +9,6 @@ use std::time::{Duration, Instant};
 
 use super::command::{self, RunOutcome, stopping};
 use super::diff::unified_diff;
-use super::error::IdemError;
 use super::moves;
 use super::mutants::{Mutant, mutants};
 use super::options::{Progress, SandboxKind};
@@ -17,6 +16,7 @@ use super::report::{CheckKind, CheckResult, MAX_DIFFED_FILES, MAX_LISTED_FILES, 
 use super::sandbox::{self, Entry, Manifest};
 use super::select::display;
 use super::workspace::Workspace;
+use crate::error::IdemError;
 use crate::settings::config::IdemTarget;
 
 /// The options the checks read.

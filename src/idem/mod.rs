@@ -1,22 +1,22 @@
-//! `tether idem`: proves, in sandbox copies and never in the user's tree, that a
+//! `tether idem`: proves, in sandboxes and never in the user's tree, that a
 //! regeneration command is a no-op on the committed files, a fixpoint, restores
 //! every configured block byte for byte, and keeps comments on their keys.
 //!
 //! The user's tree is only read: listed, fingerprinted before and after, copied from.
 //!
-//! The files, by job. Portable (what `tether idem --list` needs, and the report on
-//! any system): `options.rs` (how a run runs), `report.rs` (what it found, and the
-//! report's bounds), `error.rs`, `select.rs` (`--target`, `--changed-since`). Unix
-//! only: `repository.rs` (a run, repository by repository), `check.rs` (a target's
-//! checks and judging them), `mutants.rs` and `blocks.rs` (self-heal mutants),
-//! `diff.rs` and `moves.rs` (what changed: bytes, comments), `pool.rs` (the workers),
-//! `workspace.rs` (what a check runs in: a copy or an overlay, behind one trait),
-//! `sandbox.rs` (manifests, copies, fingerprints, cleanup), `overlay.rs` (Linux),
-//! `ignored.rs`, `command.rs` (running a command), `contain.rs` (Landlock, orphans)
-//! and `sys.rs` (the system calls that need `unsafe`, the only module here allowed
-//! it).
+//! Why a run cannot start at all is [`IdemError`], in the crate's `error.rs` with
+//! the library's other errors. The files, by job. Portable (what `tether idem
+//! --list` needs, and the report on any system): `options.rs` (how a run runs),
+//! `report.rs` (what it found, and the report's bounds), `select.rs` (`--target`,
+//! `--changed-since`). Unix only: `repository.rs` (a run, repository by
+//! repository), `check.rs` (a target's checks and judging them), `mutants.rs` and
+//! `blocks.rs` (self-heal mutants), `diff.rs` and `moves.rs` (what changed: bytes,
+//! comments), `pool.rs` (the workers), `workspace.rs` (what a check runs in: a copy
+//! or an overlay, behind one trait), `sandbox.rs` (manifests, copies, fingerprints,
+//! cleanup), `overlay.rs` (Linux), `ignored.rs`, `command.rs` (running a command),
+//! `contain.rs` (Landlock, orphans) and `sys.rs` (the system calls that need
+//! `unsafe`, the only module here allowed it).
 
-mod error;
 mod options;
 mod report;
 mod select;
@@ -50,40 +50,48 @@ mod sys;
 #[cfg(unix)]
 mod workspace;
 
+use crate::error::Error;
+pub use crate::error::IdemError;
+#[cfg(doc)]
 use crate::settings::config::Config;
-pub use crate::settings::config::{IdemTarget, parse_duration};
-pub use error::IdemError;
+pub use crate::settings::config::IdemTarget;
+pub(crate) use crate::settings::config::parse_duration;
 pub use options::{IdemOptions, Progress, SandboxKind};
 pub(crate) use report::format_duration;
 pub use report::{
-    CheckKind, CheckResult, CommentMove, Containment, IdemFormat, IdemReport, Sandboxing, Skipped,
-    TargetReport,
+    CheckKind, CheckResult, CommentMove, Containment, IdemReport, Sandboxing, Skipped, TargetReport,
 };
-pub use select::selected;
+pub(crate) use select::selected;
 
 #[cfg(unix)]
-pub use command::stopping;
+pub(crate) use command::stopping;
+#[cfg(all(unix, feature = "internals"))]
+pub use sandbox::SandboxCopy;
 #[cfg(unix)]
-pub use sandbox::{SandboxCopy, interrupt};
+pub(crate) use sandbox::interrupt;
 
-/// Runs the `[[idem]]` entries of `config`, each check in a sandbox copy of its
-/// repository: the user's tree is only read.
+/// Runs `targets` (a configuration's `[[idem]]` entries, [`Config::idem_targets`], or
+/// targets built with [`IdemTarget::new`]), each check in a sandbox of its
+/// repository: the user's tree is only read. Only what keeps the run from starting
+/// is an error ([`Error::Idem`]); a target that cannot be checked is one of
+/// [`IdemReport::errors`] and the other targets still run.
 ///
 /// ```no_run
-/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # fn main() -> Result<(), helm_tether::Error> {
+/// use helm_tether::idem::{self, IdemOptions};
 /// let config = helm_tether::Config::discover("examples/kubevirt")?;
-/// let report = helm_tether::idem::run(&config, &helm_tether::idem::IdemOptions::default().jobs(2))?;
-/// assert_eq!(report.failed(), 0, "{}", report.render(&helm_tether::idem::IdemFormat::Text));
+/// let report = idem::run(config.idem_targets(), &IdemOptions::default().jobs(2))?;
+/// assert_eq!(report.failed(), 0, "{}", report.render(&helm_tether::Format::Json));
 /// # Ok(())
 /// # }
 /// ```
-pub fn run(config: &Config, options: &IdemOptions) -> Result<IdemReport, IdemError> {
-    run_targets(&config.idem, options)
+#[cfg(unix)]
+pub fn run(targets: &[IdemTarget], options: &IdemOptions) -> Result<IdemReport, Error> {
+    run_unix(targets, options).map_err(Error::Idem)
 }
 
-/// [`run`] for targets built by hand ([`IdemTarget::new`]).
 #[cfg(unix)]
-pub fn run_targets(targets: &[IdemTarget], options: &IdemOptions) -> Result<IdemReport, IdemError> {
+fn run_unix(targets: &[IdemTarget], options: &IdemOptions) -> Result<IdemReport, IdemError> {
     // A descriptor tether was started with (`exec 7>>/outside.log; tether idem`)
     // must not reach the commands.
     command::keep_inherited_descriptors_from_commands();
@@ -114,6 +122,7 @@ pub fn run_targets(targets: &[IdemTarget], options: &IdemOptions) -> Result<Idem
             sandbox: Sandboxing::Copies(None),
             skipped,
             user_tree_changes: Vec::new(),
+            display_root,
         });
     }
     let mut report = repository::run_checks(
@@ -132,10 +141,9 @@ pub fn run_targets(targets: &[IdemTarget], options: &IdemOptions) -> Result<Idem
     Ok(report)
 }
 
-/// [`run`] for targets built by hand ([`IdemTarget::new`]): on a system that is not
-/// Unix, always [`IdemError::NeedsUnix`].
+/// Runs `targets`: on a system that is not Unix, always [`IdemError::NeedsUnix`].
 #[cfg(not(unix))]
-pub fn run_targets(targets: &[IdemTarget], options: &IdemOptions) -> Result<IdemReport, IdemError> {
+pub fn run(targets: &[IdemTarget], options: &IdemOptions) -> Result<IdemReport, Error> {
     let _ = (targets, options);
-    Err(IdemError::NeedsUnix)
+    Err(Error::Idem(IdemError::NeedsUnix))
 }

@@ -10,8 +10,14 @@ use crate::yaml::model::FileModel;
 /// The comments of `path` whose key differs between `before` and `after`. Comments
 /// are matched by their text, in order; added and removed comments are not moves.
 pub fn moves(path: &Path, display: &str, before: &[u8], after: &[u8]) -> Vec<CommentMove> {
-    let keys_before = comment_keys(&crate::yaml::pipeline::model_bytes(path, before.to_vec()));
-    let keys_after = comment_keys(&crate::yaml::pipeline::model_bytes(path, after.to_vec()));
+    let keys_before = comment_keys(&crate::yaml::model::FileModel::from_bytes(
+        path,
+        before.to_vec(),
+    ));
+    let keys_after = comment_keys(&crate::yaml::model::FileModel::from_bytes(
+        path,
+        after.to_vec(),
+    ));
     let mut found = Vec::new();
     for (text, before) in &keys_before {
         let Some(after) = keys_after.get(text) else {

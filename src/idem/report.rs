@@ -93,6 +93,11 @@ pub struct IdemReport {
     /// Files of the user's tree that changed while tether ran (it never writes there:
     /// a change means the command escaped its sandbox, or someone else wrote).
     pub user_tree_changes: Vec<String>,
+    /// The folder the targets' folders are shown relative to
+    /// ([`IdemOptions::display_root`](super::IdemOptions::display_root), else the
+    /// working directory).
+    #[serde(skip)]
+    pub display_root: PathBuf,
 }
 
 /// A target that did not run.
@@ -176,6 +181,7 @@ pub struct CheckResult {
 
 /// A comment that documents another key after the command ran, or none.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct CommentMove {
     /// The file, relative to the command's folder.
     pub file: String,
@@ -207,24 +213,6 @@ impl IdemReport {
             .flat_map(|target| &target.checks)
             .filter(|check| !(self.discovered && check.kind == CheckKind::SelfHeal))
     }
-}
-
-/// How [`IdemReport::render`] prints a report.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum IdemFormat {
-    /// For people.
-    Text,
-    /// The JSON documented in docs/src/idem.md.
-    Json,
-    /// GitHub Actions workflow commands: one annotation per failed check.
-    Github {
-        /// The folder the targets' folders are shown relative to.
-        cwd: PathBuf,
-        /// The folder annotation paths are relative to (see
-        /// [`machine_root`](crate::machine_root)).
-        root: PathBuf,
-    },
 }
 
 /// A file larger than this is summarised (size, hash), not diffed.

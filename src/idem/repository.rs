@@ -7,13 +7,13 @@ use std::path::Path;
 use super::check::{Context, Settings};
 use super::command;
 use super::contain;
-use super::error::IdemError;
 use super::mutants::Mutant;
 use super::options::Progress;
 use super::pool::parallel;
 use super::report::{Containment, IdemReport, Sandboxing, TargetReport};
 use super::sandbox::{self, Manifest, Source};
 use super::workspace::{Layout, Workspace};
+use crate::error::IdemError;
 use crate::settings::config::IdemTarget;
 
 /// What each target of a run came to: its report, or why it could not be checked.
@@ -44,6 +44,7 @@ pub(super) fn run_checks(
         sandbox: Sandboxing::Copies(None),
         skipped: Vec::new(),
         user_tree_changes: Vec::new(),
+        display_root: display_root.to_path_buf(),
     };
     // Processes a command detaches come back to tether, which kills them.
     contain::become_subreaper();

@@ -828,7 +828,9 @@ mod beneath {
 /// A copy of the repository around a folder (its git-tracked and untracked files,
 /// ignored ones left out; the folder itself without git) in a new temporary folder,
 /// removed when the copy is dropped: what each check of `tether idem` runs in. The
-/// three steps are timed, for benchmarks.
+/// three steps are timed, for benchmarks (`cargo xtask bench`, through the
+/// `internals` feature).
+#[cfg(feature = "internals")]
 #[derive(Debug)]
 #[non_exhaustive]
 pub struct SandboxCopy {
@@ -848,6 +850,7 @@ pub struct SandboxCopy {
     pub reflinked: usize,
 }
 
+#[cfg(feature = "internals")]
 impl SandboxCopy {
     /// Copies the repository around `folder`; the user's tree is only read.
     pub fn of(folder: &Path) -> std::io::Result<SandboxCopy> {
@@ -964,6 +967,7 @@ impl Manifest {
     }
 
     /// Bytes of all files, for benchmarks.
+    #[cfg(feature = "internals")]
     pub fn bytes(&self) -> u64 {
         self.entries
             .values()

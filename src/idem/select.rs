@@ -4,9 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
-use super::error::IdemError;
 use super::options::IdemOptions;
 use super::report::Skipped;
+use crate::error::IdemError;
 use crate::settings::config::IdemTarget;
 
 /// The targets `--target` (`options.only`) and `--changed-since` keep, as [`run`](super::run)

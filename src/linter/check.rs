@@ -117,6 +117,18 @@ impl CheckReport {
     }
 }
 
+impl From<Config> for ConfigSource {
+    fn from(config: Config) -> Self {
+        ConfigSource::One(config)
+    }
+}
+
+impl From<&Config> for ConfigSource {
+    fn from(config: &Config) -> Self {
+        ConfigSource::One(config.clone())
+    }
+}
+
 /// How the files of a check find their configuration.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
@@ -201,48 +213,36 @@ impl ChangedSince {
 }
 
 /// Checks the files under `paths` (files, or folders walked as `tether check` walks
-/// them), every one with `config`: no cache, trees only where a rule needs one.
+/// them) as `tether check` does: each with the configuration `configs` chooses (one
+/// [`Config`] for all, or each file's nearest `tether.toml`), with the cache and
+/// limits `options` sets. Only what keeps the check from starting is an error (an
+/// unknown rule in `select`, git failing to list changes); a file that cannot be read
+/// is one of the [`CheckReport::failures`], so one bad file never stops a run.
 ///
 /// ```
-/// let config = helm_tether::Config::discover("examples/kubevirt").unwrap();
-/// let report = helm_tether::check_paths(&config, &["examples/kubevirt"]);
-/// assert!(report.files > 0);
-/// assert!(report.failures.is_empty());
-/// ```
-pub fn check_paths<P: AsRef<Path>>(config: &Config, paths: &[P]) -> CheckReport {
-    let inputs: Vec<PathBuf> = paths.iter().map(|p| p.as_ref().to_path_buf()).collect();
-    check_resolved(
-        &mut Resolver::one(config.clone()),
-        &inputs,
-        Mode::Lazy,
-        false,
-        None,
-    )
-}
-
-/// Checks the files under `paths` as `tether check` does: each with the
-/// configuration `configs` chooses, with the cache and limits `options` sets. Only
-/// what keeps the check from starting is an error (an unknown rule in `select`, git
-/// failing to list changes); a file that cannot be read is one of the
-/// [`CheckReport::failures`].
+/// use helm_tether::{check_paths, CheckOptions, Config, ConfigSource};
+/// # fn main() -> Result<(), helm_tether::Error> {
+/// let config = Config::discover("examples/kubevirt")?;
+/// let report = check_paths(&config, &["examples/kubevirt"], &CheckOptions::default())?;
+/// assert!(report.files > 0 && report.failures.is_empty());
 ///
-/// ```
-/// use helm_tether::{check_with, CheckOptions, Config, ConfigSource};
 /// let configs = ConfigSource::Nearest {
 ///     fallback: Config::default_for(".".into()),
 ///     select: vec!["required-comment".into()],
 ///     ignore: Vec::new(),
 /// };
-/// let report = check_with(configs, &["examples"], &CheckOptions::default().full(true)).unwrap();
+/// let report = check_paths(configs, &["examples"], &CheckOptions::default().full(true))?;
 /// assert!(report.diagnostics.iter().all(|d| d.rule == "required-comment"));
+/// # Ok(())
+/// # }
 /// ```
-pub fn check_with<P: AsRef<Path>>(
-    configs: ConfigSource,
+pub fn check_paths<P: AsRef<Path>>(
+    configs: impl Into<ConfigSource>,
     paths: &[P],
     options: &CheckOptions,
 ) -> Result<CheckReport, crate::error::Error> {
     let inputs: Vec<PathBuf> = paths.iter().map(|p| p.as_ref().to_path_buf()).collect();
-    let mut resolver = configs.resolver()?;
+    let mut resolver = configs.into().resolver()?;
     let changes = match &options.changed_since {
         Some(since) => Some(
             Changes::since(&since.repository, &since.revision)
@@ -538,13 +538,7 @@ impl ConfigSource {
 /// nearest `tether.toml` of every folder that holds a file, and those they extend),
 /// each once, sorted by path; and why each broken one cannot be read. This is
 /// where `tether idem` finds the `[[idem]]` entries of a monorepo.
-///
-/// ```
-/// let (configs, broken) = helm_tether::configurations_under("examples/kubevirt");
-/// assert!(broken.is_empty());
-/// assert!(configs.iter().any(|config| !config.idem_targets().is_empty()));
-/// ```
-pub fn configurations_under(folder: impl AsRef<Path>) -> (Vec<Config>, Vec<String>) {
+pub(crate) fn configurations_under(folder: impl AsRef<Path>) -> (Vec<Config>, Vec<String>) {
     let folder = crate::paths::absolute(folder.as_ref());
     let mut resolver =
         Resolver::discover(Config::default_for(folder.clone()), Vec::new(), Vec::new());

@@ -357,7 +357,7 @@ fn keep_data(
 /// A file's comment map with its whitespace and columns left out: what a fix must
 /// keep (which comment documents which key, in what words).
 fn comment_map_signature(relative: &Path, text: &str) -> Vec<String> {
-    crate::yaml::pipeline::model_bytes(relative, text.as_bytes().to_vec())
+    crate::yaml::model::FileModel::from_bytes(relative, text.as_bytes().to_vec())
         .to_string()
         .lines()
         .map(|line| {
@@ -382,16 +382,16 @@ fn comment_map_signature(relative: &Path, text: &str) -> Vec<String> {
 /// let dir = tempfile::tempdir().unwrap();
 /// std::fs::write(dir.path().join("values.yaml"), "replicas: 2 #two\n").unwrap();
 /// let config = helm_tether::Config::from_toml_in("", dir.path()).unwrap();
-/// let report = helm_tether::fix_paths(helm_tether::ConfigSource::One(config), &[dir.path()], false).unwrap();
+/// let report = helm_tether::fix_paths(config, &[dir.path()], false).unwrap();
 /// assert_eq!(report.files[0].after, "replicas: 2  # two\n");
 /// ```
 pub fn fix_paths<P: AsRef<Path>>(
-    configs: ConfigSource,
+    configs: impl Into<ConfigSource>,
     paths: &[P],
     write: bool,
 ) -> Result<FixReport, crate::error::Error> {
     let inputs: Vec<PathBuf> = paths.iter().map(|p| p.as_ref().to_path_buf()).collect();
-    let mut resolver = configs.resolver()?;
+    let mut resolver = configs.into().resolver()?;
     let walked = crate::linter::walk::files(&mut resolver, &inputs);
     // A file named through a link is checked where the link points; it is never
     // written.

@@ -10,13 +10,7 @@ use std::sync::Arc;
 
 /// [`crate::comment_map`] with a configuration's own tool directives (`directives =
 /// […]` in `tether.toml`), which document no key.
-///
-/// ```
-/// let config = helm_tether::Config::discover("examples/kubevirt").unwrap();
-/// let map = helm_tether::comment_map_with(&config, "examples/kubevirt/templates/kubevirt-cr.yaml").unwrap();
-/// assert!(map.to_string().contains("evictionStrategy"));
-/// ```
-pub fn comment_map_with(
+pub(crate) fn comment_map_with(
     config: &Config,
     path: impl AsRef<Path>,
 ) -> Result<crate::yaml::model::FileModel, crate::error::Error> {
@@ -52,11 +46,11 @@ pub struct CommentMaps {
 /// assert!(maps.maps[0].1.as_ref().unwrap().to_string().contains("evictionStrategy"));
 /// ```
 pub fn comment_maps<P: AsRef<Path>>(
-    configs: ConfigSource,
+    configs: impl Into<ConfigSource>,
     paths: &[P],
 ) -> Result<CommentMaps, crate::error::Error> {
     use rayon::prelude::*;
-    let mut resolver = configs.resolver()?;
+    let mut resolver = configs.into().resolver()?;
     let mut errors = Vec::new();
     let mut named: Vec<(PathBuf, Arc<Config>)> = Vec::new();
     for path in paths.iter().map(AsRef::as_ref) {

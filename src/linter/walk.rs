@@ -444,14 +444,7 @@ pub struct Files {
 /// The files under `paths` (files or folders) that `config` covers: git's listing
 /// of a folder when it is in a repository (ignored files left out), else a walk;
 /// hidden folders, symlinks and special files are never followed.
-///
-/// ```
-/// let config = helm_tether::Config::discover("examples/kubevirt").unwrap();
-/// let files = helm_tether::covered_files(&config, &["examples/kubevirt"]);
-/// assert!(files.errors.is_empty());
-/// assert!(files.files.iter().any(|path| path.ends_with("templates/kubevirt-cr.yaml")));
-/// ```
-pub fn covered_files<P: AsRef<Path>>(config: &Config, paths: &[P]) -> Files {
+pub(crate) fn covered_files<P: AsRef<Path>>(config: &Config, paths: &[P]) -> Files {
     let inputs: Vec<PathBuf> = paths.iter().map(|p| p.as_ref().to_path_buf()).collect();
     let walked = files(&mut Resolver::one(config.clone()), &inputs);
     let mut errors = walked.bad_inputs;

@@ -5,7 +5,8 @@ use std::fmt::Write;
 
 use serde::Serialize;
 
-use crate::idem::{CheckResult, IdemFormat, IdemReport, format_duration};
+use crate::idem::{CheckResult, IdemReport, format_duration};
+use crate::report::Format;
 
 /// The human report.
 pub fn human(report: &IdemReport) -> String {
@@ -352,12 +353,15 @@ fn first_changed_line(diff: &str) -> usize {
 }
 
 impl IdemReport {
-    /// The report as `tether idem` prints it.
-    pub fn render(&self, format: &IdemFormat) -> String {
+    /// The report as `tether idem --format …` prints it: [`Format::Human`] and
+    /// [`Format::Concise`] are the same text (colour is not used), and
+    /// [`Format::Sarif`] prints the JSON, which is idem's machine form (a failed
+    /// check is a diff of files, not a finding at a line).
+    pub fn render(&self, format: &Format) -> String {
         match format {
-            IdemFormat::Text => human(self),
-            IdemFormat::Json => json(self),
-            IdemFormat::Github { cwd, root } => github(self, cwd, root),
+            Format::Human { .. } | Format::Concise { .. } => human(self),
+            Format::Json | Format::Sarif { .. } => json(self),
+            Format::Github { root } => github(self, &self.display_root, root),
         }
     }
 }

@@ -15,7 +15,17 @@ use crate::diagnostic::Diagnostic;
 use crate::linter::check::CheckReport;
 use crate::paths::absolute;
 
-/// How [`CheckReport::render`] prints a report.
+/// How a report prints: [`CheckReport::render`], [`SnapshotReport::render`] and
+/// [`IdemReport::render`] take the same formats, as `--format` does on the command
+/// line. A report with no form of its own for a format prints the nearest one, and
+/// its `render` says which.
+///
+/// Machine formats name files relative to a `root`: the command line passes
+/// `GITHUB_WORKSPACE` in GitHub Actions, else the git top level, so annotations and
+/// SARIF name the same file wherever tether ran from.
+///
+/// [`SnapshotReport::render`]: crate::snapshot::SnapshotReport::render
+/// [`IdemReport::render`]: crate::idem::IdemReport::render
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Format {
@@ -30,15 +40,14 @@ pub enum Format {
         /// Colour the output.
         color: bool,
     },
-    /// The stable JSON documented in docs/src/check.md.
+    /// The stable JSON documented in the book (`check.md`, `snapshot.md`, `idem.md`).
     Json,
-    /// GitHub Actions workflow commands (annotations), paths relative to `root`
-    /// (see [`machine_root`]).
+    /// GitHub Actions workflow commands (annotations), paths relative to `root`.
     Github {
         /// The folder annotation paths are relative to.
         root: PathBuf,
     },
-    /// SARIF 2.1.0 for code scanning, paths relative to `root` (see [`machine_root`]).
+    /// SARIF 2.1.0 for code scanning, paths relative to `root`.
     Sarif {
         /// The folder artifact paths are relative to.
         root: PathBuf,
@@ -50,7 +59,7 @@ impl CheckReport {
     ///
     /// ```
     /// let config = helm_tether::Config::discover("examples/kubevirt").unwrap();
-    /// let report = helm_tether::check_paths(&config, &["examples/kubevirt"]);
+    /// let report = helm_tether::check_paths(&config, &["examples/kubevirt"], &Default::default()).unwrap();
     /// let json = report.render(&helm_tether::Format::Json);
     /// assert!(json.starts_with('{'));
     /// ```

@@ -8,15 +8,7 @@ use crate::linter::check::ConfigSource;
 /// The effective rule settings of one file and where each came from, as
 /// `tether check --show-settings FILE` prints them: the rule defaults, then the
 /// yamllint configuration, `[rules]`, `[[overrides]]` and `--select`.
-///
-/// ```
-/// let text = helm_tether::show_settings(
-///     helm_tether::ConfigSource::One(helm_tether::Config::from_toml("[rules]\ncomment-indentation = \"off\"\n").unwrap()),
-///     "examples/kubevirt/templates/kubevirt-cr.yaml",
-/// ).unwrap();
-/// assert!(text.contains("comment-indentation = off"), "{text}");
-/// ```
-pub fn show_settings(
+pub(crate) fn show_settings(
     configs: ConfigSource,
     file: impl AsRef<Path>,
 ) -> Result<String, crate::error::Error> {

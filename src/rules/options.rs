@@ -177,6 +177,7 @@ impl RuleSettings {
     Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, Default,
 )]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum Level {
     /// Findings are errors: `tether check` exits 1.
     Error,

@@ -35,12 +35,7 @@ use transport::Incoming;
 /// Serves the Language Server Protocol on standard input and output until the
 /// client says `exit` or closes the stream. `Ok(true)` when the client asked for
 /// `shutdown` first: the protocol has the server exit with 0 then and 1 otherwise.
-///
-/// ```no_run
-/// let clean = helm_tether::serve().unwrap();
-/// std::process::exit(if clean { 0 } else { 1 });
-/// ```
-pub fn serve() -> std::io::Result<bool> {
+pub(crate) fn serve() -> std::io::Result<bool> {
     serve_on(std::io::BufReader::new(std::io::stdin()), std::io::stdout())
 }
 

@@ -11,9 +11,9 @@
 //! ```no_run
 //! # fn main() -> Result<(), helm_tether::Error> {
 //! let config = helm_tether::Config::discover("charts/kubevirt")?;
-//! let report = helm_tether::snapshot::check(&config)?;
+//! let report = helm_tether::snapshot::check(&config, &Default::default())?;
 //! if !report.passed() {
-//!     eprint!("{}", report.render(&helm_tether::snapshot::SnapshotFormat::Human));
+//!     eprint!("{}", report.render(&helm_tether::Format::Human { color: false }));
 //! }
 //! # Ok(())
 //! # }
@@ -23,9 +23,8 @@ mod pending;
 mod selection;
 mod store;
 
-pub use pending::{Pending, accept, pending, reject};
+pub(crate) use pending::{accept, pending, reject};
 pub use selection::SnapshotOptions;
-pub use store::EXTENSION;
 
 use selection::{Selection, snapshot_path, source_of};
 
@@ -38,8 +37,8 @@ use similar::{DiffTag, TextDiff};
 
 use crate::error::Error;
 use crate::paths::relative_to;
-use crate::report::github;
 use crate::report::human::escape_controls;
+use crate::report::{Format, github};
 use crate::settings::config::Config;
 use crate::source::{MAX_FILE_BYTES, read_regular};
 use crate::yaml::model::{Comment, FileModel};
@@ -58,6 +57,9 @@ pub struct SnapshotReport {
     pub failures: Vec<String>,
     /// Whether the report comes from [`update`].
     pub updated: bool,
+    /// The configuration's folder: the paths of [`SnapshotReport::changes`] are
+    /// relative to it.
+    pub root: PathBuf,
 }
 
 /// One snapshot that is not as its source file says.
@@ -75,7 +77,7 @@ pub struct SnapshotChange {
     /// Where each changed entry is in the source file (1-based line) and what
     /// changed, for annotations.
     pub entries: Vec<(usize, String)>,
-    /// The pending snapshot [`check_with`] wrote for it, relative to the
+    /// The pending snapshot [`check`] wrote for it, relative to the
     /// configuration's folder.
     pub pending: Option<PathBuf>,
 }
@@ -92,35 +94,55 @@ pub enum ChangeKind {
     Orphan,
 }
 
-/// How [`SnapshotReport::render`] prints a report.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum SnapshotFormat {
-    /// A sentence and a unified diff per change.
-    Human,
-    /// GitHub Actions workflow commands: one annotation per changed entry, at its
-    /// line in the source file; paths relative to `root` (see
-    /// [`machine_root`](crate::machine_root)).
-    Github {
-        /// The folder annotation paths are relative to.
-        root: PathBuf,
-        /// The configuration's folder.
-        config_root: PathBuf,
-    },
-}
-
 impl SnapshotReport {
     /// Whether every covered file has its snapshot, equal to it, and nothing failed.
     pub fn passed(&self) -> bool {
         (self.updated || self.changes.is_empty()) && self.failures.is_empty()
     }
 
-    /// The report as `tether snapshot` prints it.
-    pub fn render(&self, format: &SnapshotFormat) -> String {
+    /// The report as `tether snapshot --format …` prints it: [`Format::Human`] and
+    /// [`Format::Concise`] are the same text (a sentence and a diff per change,
+    /// without colour), and [`Format::Sarif`] prints the JSON (a snapshot change is a
+    /// diff, not a finding at a line).
+    pub fn render(&self, format: &Format) -> String {
         match format {
-            SnapshotFormat::Human => self.human(),
-            SnapshotFormat::Github { root, config_root } => self.github(root, config_root),
+            Format::Human { .. } | Format::Concise { .. } => self.human(),
+            Format::Json | Format::Sarif { .. } => self.json(),
+            Format::Github { root } => self.github(root, &self.root),
         }
+    }
+
+    /// The JSON documented in the book's `snapshot.md`.
+    fn json(&self) -> String {
+        let kind = |kind: ChangeKind| match kind {
+            ChangeKind::Changed => "changed",
+            ChangeKind::Missing => "missing",
+            ChangeKind::Orphan => "orphan",
+        };
+        let changes: Vec<serde_json::Value> = self
+            .changes
+            .iter()
+            .map(|change| {
+                serde_json::json!({
+                    "kind": kind(change.kind),
+                    "source": crate::paths::slashed(&change.source),
+                    "snapshot": crate::paths::slashed(&change.snapshot),
+                    "pending": change.pending.as_deref().map(crate::paths::slashed),
+                    "entries": change.entries.iter().map(|(line, message)| {
+                        serde_json::json!({ "line": line, "message": message })
+                    }).collect::<Vec<_>>(),
+                    "diff": change.diff,
+                })
+            })
+            .collect();
+        let report = serde_json::json!({
+            "passed": self.passed(),
+            "updated": self.updated,
+            "files": self.files,
+            "changes": changes,
+            "failures": self.failures,
+        });
+        serde_json::to_string_pretty(&report).unwrap_or_default() + "\n"
     }
 
     fn human(&self) -> String {
@@ -430,23 +452,20 @@ fn state(config: &Config, selection: &Selection) -> Result<State, Error> {
     })
 }
 
-/// Compares every covered file's comment map with its snapshot.
+/// Compares the comment maps of the files `options` selects (every covered file by
+/// default) with their snapshots; with `options.pending`, writes each snapshot that
+/// differs as a pending `.snap.new` (and removes the pending file of a snapshot that
+/// is current again). A file with no snapshot gets no pending one: in a repository
+/// that keeps no snapshots, a check writes nothing, and [`update`] writes the
+/// missing ones.
 ///
 /// ```
+/// use helm_tether::snapshot::{self, SnapshotOptions};
 /// let config = helm_tether::Config::discover("examples/kubevirt").unwrap();
-/// let report = helm_tether::snapshot::check(&config).unwrap();
-/// assert!(report.passed(), "{}", report.render(&helm_tether::snapshot::SnapshotFormat::Human));
+/// let report = snapshot::check(&config, &SnapshotOptions::default()).unwrap();
+/// assert!(report.passed(), "{}", report.render(&helm_tether::Format::Human { color: false }));
 /// ```
-pub fn check(config: &Config) -> Result<SnapshotReport, Error> {
-    check_with(config, &SnapshotOptions::default())
-}
-
-/// Compares the selected files' comment maps with their snapshots; with
-/// `options.pending`, writes each snapshot that differs as a pending `.snap.new`
-/// (and removes the pending file of a snapshot that is current again). A file with
-/// no snapshot gets no pending one: in a repository that keeps no snapshots, a
-/// check writes nothing, and `--update` writes the missing ones.
-pub fn check_with(config: &Config, options: &SnapshotOptions) -> Result<SnapshotReport, Error> {
+pub fn check(config: &Config, options: &SnapshotOptions) -> Result<SnapshotReport, Error> {
     let selection = Selection::new(config, options)?;
     let state = state(config, &selection)?;
     let mut report = compare(config, &state, false);
@@ -476,17 +495,13 @@ pub fn check_with(config: &Config, options: &SnapshotOptions) -> Result<Snapshot
     Ok(report)
 }
 
-/// Writes the snapshot of every covered file whose snapshot is missing or differs,
-/// and removes the snapshots of files that are not covered. Files already equal are
+/// Writes the snapshot of every selected file (every covered file by default)
+/// whose snapshot is missing or differs, and removes the snapshots of files that are
+/// not covered; pending snapshots of the selected files are removed, as the
+/// snapshots they proposed are now written or not needed. Files already equal are
 /// not touched, so a second run writes nothing. Never writes through a symlink or
 /// outside the snapshot folder.
-pub fn update(config: &Config) -> Result<SnapshotReport, Error> {
-    update_with(config, &SnapshotOptions::default())
-}
-
-/// [`update`] for the selected files only; pending snapshots of the selected files
-/// are removed, as the snapshots they proposed are now written or not needed.
-pub fn update_with(config: &Config, options: &SnapshotOptions) -> Result<SnapshotReport, Error> {
+pub fn update(config: &Config, options: &SnapshotOptions) -> Result<SnapshotReport, Error> {
     let selection = Selection::new(config, options)?;
     let state = state(config, &selection)?;
     let mut report = compare(config, &state, true);
@@ -565,6 +580,7 @@ fn compare(config: &Config, state: &State, updated: bool) -> SnapshotReport {
         changes,
         failures: state.failures.clone(),
         updated,
+        root: config.root.clone(),
     }
 }
 

@@ -15,9 +15,9 @@ pub struct SnapshotOptions {
     /// Only the files at or below these paths (relative ones from the working
     /// directory); none: every covered file.
     pub only: Vec<PathBuf>,
-    /// [`check_with`](super::check_with) writes the snapshot a changed or missing file would get as a
-    /// pending `.snap.new` beside its snapshot, for [`accept`](super::accept) or [`reject`](super::reject), as
-    /// insta does outside CI.
+    /// [`check`](super::check) writes the new snapshot of a changed file as a
+    /// pending `.snap.new` beside its snapshot, for `tether snapshot --review`
+    /// (`--accept`, `--reject`), as insta does outside CI.
     pub pending: bool,
 }
 

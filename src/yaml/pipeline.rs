@@ -16,24 +16,29 @@ use super::model::FileModel;
 use super::parse;
 use super::syntax::{MAX_DEPTH, ParsedDocument, Recovery};
 
-/// Models a file from its bytes: templates (see [`is_template_path`]) are masked first.
-///
-/// A file outside `templates/` with a line of template actions alone (`{{- if … }}`)
-/// outside its block scalars is a template rendered with `tpl` (a chart's `files/`), and is
-/// modelled as one. `tether check` reads files the same way.
-///
-/// `path` is the path shown in output and decides how the bytes are read; nothing is
-/// read from it.
-///
-/// ```
-/// let model = helm_tether::model_bytes("templates/cm.yaml", b"# why\nkey: {{ .Values.x }}\n".to_vec());
-/// assert_eq!(model.documents[0].keys[0].comments[0].comment.text, "why");
-/// ```
-pub fn model_bytes(path: impl Into<PathBuf>, bytes: Vec<u8>) -> FileModel {
-    model_bytes_with(path, bytes, &Directives::default())
+impl FileModel {
+    /// Models a file from its bytes, as [`comment_map`] models a file it reads:
+    /// under `templates/` or `*.tpl` the bytes are read as a Helm template, anything
+    /// else as YAML.
+    ///
+    /// A file outside `templates/` with a line of template actions alone (`{{- if … }}`)
+    /// outside its block scalars is a template rendered with `tpl` (a chart's `files/`),
+    /// and is modelled as one. `tether check` reads files the same way.
+    ///
+    /// `path` is the path shown in output and decides how the bytes are read; nothing
+    /// is read from it.
+    ///
+    /// ```
+    /// use helm_tether::FileModel;
+    /// let model = FileModel::from_bytes("templates/cm.yaml", b"# why\nkey: {{ .Values.x }}\n".to_vec());
+    /// assert_eq!(model.documents[0].keys[0].comments[0].comment.text, "why");
+    /// ```
+    pub fn from_bytes(path: impl Into<PathBuf>, bytes: Vec<u8>) -> FileModel {
+        model_bytes_with(path, bytes, &Directives::default())
+    }
 }
 
-/// [`model_bytes`] with a configuration's own directive comments (`directives = […]`
+/// [`FileModel::from_bytes`] with a configuration's own directive comments (`directives = […]`
 /// in `tether.toml`), which document no key.
 pub fn model_bytes_with(
     path: impl Into<PathBuf>,
@@ -364,6 +369,7 @@ fn recovery_message(source: &SourceFile, lines: Range<usize>, is_template: bool)
 /// What tree-sitter-yaml is given of one file: the text after masking and the
 /// documents it is parsed in. For tools that run another YAML parser on templates,
 /// and for benchmarks of the parse alone.
+#[cfg(feature = "internals")]
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct YamlView {
@@ -380,6 +386,7 @@ pub struct YamlView {
 }
 
 /// One document of a [`YamlView`].
+#[cfg(feature = "internals")]
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct ViewDocument {
@@ -395,14 +402,9 @@ pub struct ViewDocument {
 }
 
 /// The [`YamlView`] of a file's bytes; `path` decides how they are read, as in
-/// [`model_bytes`].
-///
-/// ```
-/// let view = helm_tether::yaml_view("templates/cm.yaml", b"a: {{ .Values.a }}\n---\nb: 1\n".to_vec());
-/// assert_eq!(view.text.len(), 28);
-/// assert!(!view.text.contains("{{"));
-/// assert_eq!(view.documents.len(), 2);
-/// ```
+/// [`FileModel::from_bytes`]. For this repository's benchmarks and `cargo xtask
+/// print-tree` (the `internals` feature).
+#[cfg(feature = "internals")]
 pub fn yaml_view(path: impl Into<PathBuf>, bytes: Vec<u8>) -> YamlView {
     let path = path.into();
     let (source, mut problems) = SourceFile::from_bytes(path.clone(), bytes);
@@ -418,6 +420,7 @@ pub fn yaml_view(path: impl Into<PathBuf>, bytes: Vec<u8>) -> YamlView {
 }
 
 /// The documents `model_front` hands to tree-sitter, found the way it finds them.
+#[cfg(feature = "internals")]
 fn view_documents(source: &SourceFile, masked: &str, defines: &[Define]) -> Vec<ViewDocument> {
     let text = &source.text;
     if text.len() > MAX_FILE_BYTES || text[source.bom_len..].trim().is_empty() {

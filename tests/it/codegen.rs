@@ -8,7 +8,7 @@ use std::path::Path;
 
 #[test]
 fn rules_reference_is_up_to_date() {
-    ensure_file_contents("docs/src/rules.md", helm_tether::rules_markdown);
+    ensure_file_contents("docs/src/rules.md", helm_tether::internals::rules_markdown);
 }
 
 #[test]

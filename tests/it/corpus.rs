@@ -48,7 +48,7 @@ fn corpus_models_without_panics_and_templates_parse() {
             let bytes = std::fs::read(path).expect("corpus files are readable");
             let relative = path.strip_prefix(&dir).unwrap_or(path).to_path_buf();
             let outcome = std::panic::catch_unwind(|| {
-                let model = helm_tether::model_bytes(relative.clone(), bytes);
+                let model = helm_tether::FileModel::from_bytes(relative.clone(), bytes);
                 model.documents.iter().any(|document| document.recovered)
             })
             .map_err(|_| "panicked".to_string());
@@ -65,7 +65,8 @@ fn corpus_models_without_panics_and_templates_parse() {
     let templates: Vec<_> = results
         .iter()
         .filter(|(path, _)| {
-            helm_tether::is_template_path(path) && path.extension().is_some_and(|e| e == "yaml")
+            helm_tether::internals::is_template_path(path)
+                && path.extension().is_some_and(|e| e == "yaml")
         })
         .collect();
     let recovered: Vec<String> = templates
@@ -98,7 +99,7 @@ fn corpus_check_lazy_equals_full() {
     };
     let config = helm_tether::Config::default_for(dir.clone());
     let run = |full| {
-        helm_tether::check_with(
+        helm_tether::check_paths(
             helm_tether::ConfigSource::One(config.clone()),
             std::slice::from_ref(&dir),
             &helm_tether::CheckOptions::default().full(full),
@@ -166,7 +167,7 @@ fn corpus_fix_keeps_data_and_is_a_whitespace_only_fixpoint() {
     // The corpus is read-only, and so are the copies of its files; `--fix` rightly
     // refuses read-only files, so the copy is made writable.
     make_writable(copy.path());
-    let every_rule: String = helm_tether::rules()
+    let every_rule: String = helm_tether::RuleInfo::all()
         .iter()
         .filter(|rule| rule.name != "required-comment")
         .map(|rule| format!("{} = \"warn\"\n", rule.name))
@@ -190,7 +191,7 @@ fn corpus_fix_keeps_data_and_is_a_whitespace_only_fixpoint() {
     let mut changed_data = Vec::new();
     let (mut plain, mut templates) = (0, 0);
     for file in &report.files {
-        if helm_tether::is_template_path(&file.path) {
+        if helm_tether::internals::is_template_path(&file.path) {
             templates += 1;
             let data = |text: &str| helm_tether::internals::data_of(&file.path, text);
             if data(&file.before) != data(&file.after) {
@@ -220,20 +221,23 @@ fn corpus_fix_keeps_data_and_is_a_whitespace_only_fixpoint() {
             }
         }
         let map = |text: &str| {
-            squeeze(&helm_tether::model_bytes(&file.path, text.as_bytes().to_vec()).to_string())
-                .lines()
-                .map(|line| {
-                    // `LINE:COLUMN key …`: columns move with the whitespace;
-                    // everything else stays.
-                    let rest = line.trim_start_matches(|c: char| c.is_ascii_digit());
-                    match rest.strip_prefix(':') {
-                        Some(column) => column
-                            .trim_start_matches(|c: char| c.is_ascii_digit())
-                            .to_string(),
-                        None => line.to_string(),
-                    }
-                })
-                .collect::<Vec<_>>()
+            squeeze(
+                &helm_tether::FileModel::from_bytes(&file.path, text.as_bytes().to_vec())
+                    .to_string(),
+            )
+            .lines()
+            .map(|line| {
+                // `LINE:COLUMN key …`: columns move with the whitespace;
+                // everything else stays.
+                let rest = line.trim_start_matches(|c: char| c.is_ascii_digit());
+                match rest.strip_prefix(':') {
+                    Some(column) => column
+                        .trim_start_matches(|c: char| c.is_ascii_digit())
+                        .to_string(),
+                    None => line.to_string(),
+                }
+            })
+            .collect::<Vec<_>>()
         };
         assert_eq!(
             map(&file.before),

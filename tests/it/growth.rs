@@ -45,7 +45,9 @@ fn output_of_a_hostile_file_is_bounded() {
     let render = |text: String| {
         let file = chart.path().join("templates/hostile.yaml");
         std::fs::write(&file, text).unwrap();
-        let report = helm_tether::check_paths(&config, &[file]);
+        let report =
+            helm_tether::check_paths(&config, &[file], &helm_tether::CheckOptions::default())
+                .expect("it starts");
         report
             .render(&helm_tether::Format::Human { color: false })
             .len()

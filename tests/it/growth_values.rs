@@ -24,7 +24,12 @@ fn work(n: usize) -> usize {
     std::fs::write(chart.path().join("templates/a.yaml"), template).unwrap();
     let config = helm_tether::Config::default_for(chart.path().to_path_buf());
     let before = helm_tether::internals::KEY_COMPARISONS.load(Ordering::Relaxed);
-    let report = helm_tether::check_paths(&config, &[chart.path()]);
+    let report = helm_tether::check_paths(
+        &config,
+        &[chart.path()],
+        &helm_tether::CheckOptions::default(),
+    )
+    .expect("it starts");
     assert!(
         report
             .diagnostics

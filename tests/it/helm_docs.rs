@@ -183,7 +183,7 @@ struct Outcome {
 fn compare(chart: &str, readme: &str, template: Option<&str>, values: &[u8]) -> Outcome {
     let (source, _) =
         helm_tether::internals::SourceFile::from_bytes("values.yaml", values.to_vec());
-    let model = helm_tether::model_bytes("values.yaml", values.to_vec());
+    let model = helm_tether::FileModel::from_bytes("values.yaml", values.to_vec());
     let docs = simulate(&source, &model);
     let keys: HashSet<String> = model
         .keys()

@@ -10,7 +10,7 @@ fn fixtures_dir() -> PathBuf {
 /// The text form of a fixture's model, with the path relative to the fixtures folder.
 fn map_text(relative: &str) -> String {
     let bytes = std::fs::read(fixtures_dir().join(relative)).expect("fixture is readable");
-    let model = helm_tether::model_bytes(relative, bytes);
+    let model = helm_tether::FileModel::from_bytes(relative, bytes);
     model.to_string()
 }
 

@@ -106,7 +106,7 @@ proptest! {
 
     #[test]
     fn anchoring_hands_out_every_comment_exactly_once(text in template_text()) {
-        let model = helm_tether::model_bytes("templates/t.yaml", text.clone().into_bytes());
+        let model = helm_tether::FileModel::from_bytes("templates/t.yaml", text.clone().into_bytes());
         let mut spans = Vec::new();
         for document in &model.documents {
             for key in &document.keys {
@@ -133,7 +133,7 @@ proptest! {
 
     #[test]
     fn models_never_panic_on_arbitrary_bytes(bytes in prop::collection::vec(any::<u8>(), 0..400)) {
-        let _ = helm_tether::model_bytes("templates/bytes.yaml", bytes.clone());
-        let _ = helm_tether::model_bytes("values.yaml", bytes);
+        let _ = helm_tether::FileModel::from_bytes("templates/bytes.yaml", bytes.clone());
+        let _ = helm_tether::FileModel::from_bytes("values.yaml", bytes);
     }
 }

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use helm_tether::{CheckOptions, Config, ConfigSource, Format, check_with};
+use helm_tether::{CheckOptions, Config, ConfigSource, Format, check_paths};
 
 use crate::common;
 
@@ -25,7 +25,7 @@ fn run(rule: &str, fixture: &str, also: &[&str], full: bool) -> String {
         .collect();
     config.select(&selected).expect("the rules exist");
     let options = CheckOptions::default().full(full);
-    let report = check_with(ConfigSource::One(config), &[folder], &options).expect("it starts");
+    let report = check_paths(ConfigSource::One(config), &[folder], &options).expect("it starts");
     let output = report.render(&Format::Human { color: false }) + &report.render_messages();
     // Paths are shown from the working directory (the crate's root); the snapshots
     // show them from the fixture's folder, as a maintainer standing in it sees them.
@@ -117,7 +117,7 @@ const ENGINE_RULES: &[(&str, &str)] = &[
 
 #[test]
 fn every_rule_has_a_fixture_and_every_fixture_a_test() {
-    for rule in helm_tether::rules() {
+    for rule in helm_tether::RuleInfo::all() {
         let name = rule.name;
         assert!(
             LISTED.iter().any(|(rule, _)| *rule == name)
@@ -266,7 +266,7 @@ fn finding_limit_closes_a_flooded_file() {
     config
         .select(&["comment-starting-space".to_string()])
         .expect("the rule exists");
-    let report = check_with(
+    let report = check_paths(
         ConfigSource::One(config),
         &[dir.path().to_path_buf()],
         &CheckOptions::default(),
@@ -326,7 +326,7 @@ const ILLUSTRATED: [(&str, &str); 5] = [
 #[test]
 fn every_rule_page_has_its_sections_and_its_examples_behave_as_stated() {
     let mut ran = 0;
-    for rule in helm_tether::rules() {
+    for rule in helm_tether::RuleInfo::all() {
         let page = &rule.page;
         let headings = ["What it does", "Why it matters", "Example", "Instead"]
             .map(|heading| page.find(&format!("### {heading}\n")));
@@ -353,7 +353,7 @@ fn every_rule_page_has_its_sections_and_its_examples_behave_as_stated() {
         assert_eq!(found, 0, "{}: found in its Instead:\n{instead}", rule.name);
         ran += 1;
     }
-    assert_eq!(ran + ILLUSTRATED.len(), helm_tether::rules().len());
+    assert_eq!(ran + ILLUSTRATED.len(), helm_tether::RuleInfo::all().len());
 }
 
 /// The text of the first ```yaml block of `section`.
@@ -398,7 +398,7 @@ fn findings_in_chart(rule: &str, text: &str) -> usize {
     }
     let mut config = Config::default_for(chart.path().to_path_buf());
     config.select(&[rule.to_string()]).unwrap();
-    let report = check_with(
+    let report = check_paths(
         ConfigSource::One(config),
         &[chart.path().to_path_buf()],
         &CheckOptions::default(),

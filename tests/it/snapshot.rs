@@ -112,6 +112,8 @@ fn a_comment_that_moves_to_another_key_fails_with_a_diff() {
     let human = snapshot(dir.path(), &["kubevirt"]);
     let github = snapshot(dir.path(), &["kubevirt", "--format", "github"]);
     common::assert_snapshot("snapshot__comment_moved", &format!("{human}\n{github}"));
+    let json = snapshot(dir.path(), &["kubevirt", "--format", "json"]);
+    common::assert_snapshot("snapshot__comment_moved_json", &json);
 }
 
 /// What the snapshot leaves out, lines and uncommented keys, may change freely; a

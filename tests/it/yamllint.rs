@@ -12,7 +12,7 @@
 
 use std::path::{Path, PathBuf};
 
-use helm_tether::{CheckOptions, Config, ConfigSource, check_with};
+use helm_tether::{CheckOptions, Config, ConfigSource, check_paths};
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/yamllint")
@@ -35,7 +35,7 @@ fn tether_findings(case: &Path) -> String {
     )
     .expect("written");
     let config = Config::from_toml_in("", copy.path()).expect("an empty tether.toml");
-    let report = check_with(
+    let report = check_paths(
         ConfigSource::One(config),
         &[copy.path().join("input.yaml")],
         &CheckOptions::default().full(true).cache(false),

@@ -8,7 +8,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use anyhow::{ensure, Context, Result};
-use helm_tether::YamlView;
+use helm_tether::internals::YamlView;
 use rayon::prelude::*;
 
 use crate::BenchArgs;
@@ -73,7 +73,7 @@ pub fn bench_run(args: &BenchArgs) -> Result<()> {
 
     // (a) lex + mask, templates only.
     let lex_mask_one = |f: &CorpusFile| -> usize {
-        helm_tether::yaml_view(&f.path, f.text.as_bytes().to_vec())
+        helm_tether::internals::yaml_view(&f.path, f.text.as_bytes().to_vec())
             .text
             .len()
     };
@@ -87,7 +87,7 @@ pub fn bench_run(args: &BenchArgs) -> Result<()> {
     // (c) the whole pipeline. The copy into an owned buffer, which `model_bytes`
     // takes, is timed too: a memcpy, noise next to the rest.
     let model_one = |f: &CorpusFile| -> bool {
-        let model = helm_tether::model_bytes(&f.path, f.text.as_bytes().to_vec());
+        let model = helm_tether::FileModel::from_bytes(&f.path, f.text.as_bytes().to_vec());
         model.documents.iter().any(|d| d.recovered)
     };
 
@@ -279,7 +279,7 @@ pub fn bench_phase(phase: &str, args: &BenchArgs) -> Result<()> {
         }
         "pipeline" => {
             for (file, bytes) in files.iter().zip(copies) {
-                black_box(helm_tether::model_bytes(&file.path, bytes));
+                black_box(helm_tether::FileModel::from_bytes(&file.path, bytes));
             }
         }
         other => anyhow::bail!("unknown phase `{other}`: none, parse or pipeline"),
@@ -291,7 +291,7 @@ pub fn bench_phase(phase: &str, args: &BenchArgs) -> Result<()> {
 fn view_corpus(files: &[CorpusFile]) -> Vec<YamlView> {
     files
         .iter()
-        .map(|f| helm_tether::yaml_view(&f.path, f.text.as_bytes().to_vec()))
+        .map(|f| helm_tether::internals::yaml_view(&f.path, f.text.as_bytes().to_vec()))
         .collect()
 }
 
@@ -351,7 +351,10 @@ pub fn bench_rss(corpus: &Path) -> Result<()> {
     walk(corpus, &mut paths)?;
     paths.par_iter().try_for_each(|path| -> Result<()> {
         let bytes = std::fs::read(path)?;
-        black_box(helm_tether::model_bytes(path.strip_prefix(corpus)?, bytes));
+        black_box(helm_tether::FileModel::from_bytes(
+            path.strip_prefix(corpus)?,
+            bytes,
+        ));
         Ok(())
     })?;
     println!(
@@ -379,7 +382,7 @@ fn read_corpus(corpus: &Path) -> Result<Vec<CorpusFile>> {
             let text = String::from_utf8(bytes)
                 .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
             let path = path.strip_prefix(corpus)?.to_path_buf();
-            let is_template = helm_tether::is_template_path(&path);
+            let is_template = helm_tether::internals::is_template_path(&path);
             Ok(CorpusFile {
                 path,
                 text,

