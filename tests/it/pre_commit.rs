@@ -18,20 +18,25 @@ fn checkout() -> &'static Path {
 }
 
 fn git(dir: &Path, args: &[&str]) -> Output {
-    Command::new("git")
+    let mut command = Command::new("git");
+    command
         .args(["-c", "user.name=t", "-c", "user.email=t@e"])
         .args(args)
         .current_dir(dir)
         .env("PRE_COMMIT_HOME", checkout().join("target/pre-commit-home"))
         // The hook's `cargo install` builds in this checkout's target folder, so
-        // the release build of `cargo xtask ci`'s later steps (precision, dist)
-        // reuses its dependencies instead of building them a second time; the
-        // newest versions, as the lock file has them, not the oldest a Rust 1.85
+        // it reuses the dependencies of `cargo xtask ci`'s release build instead of
+        // building them a second time; the newest versions, as the lock file has them, not the oldest a Rust 1.85
         // would take (which `cargo install` without `--locked` prefers).
         .env("CARGO_TARGET_DIR", checkout().join("target"))
-        .env("CARGO_RESOLVER_INCOMPATIBLE_RUST_VERSIONS", "allow")
-        .output()
-        .expect("git runs")
+        .env("CARGO_RESOLVER_INCOMPATIBLE_RUST_VERSIONS", "allow");
+    // `cargo xtask ci` builds the shipped binary (the static musl build on Linux)
+    // before the tests and names its target here, with the compiler it needs in the
+    // environment: the hook builds for it too and reuses every dependency.
+    if let Some(target) = std::env::var_os("TETHER_RELEASE_TARGET") {
+        command.env("CARGO_BUILD_TARGET", target);
+    }
+    command.output().expect("git runs")
 }
 
 #[test]

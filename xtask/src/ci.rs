@@ -5,9 +5,10 @@
 //! runs `cargo test`, `cargo xtask precision --check`, `cargo doc` without warnings,
 //! `cargo xtask docs` (the site, its links and examples), `cargo xtask dist` (the
 //! archive, the wheel installed into a new virtual environment, the checksums),
-//! `cargo publish --dry-run`, `cargo install --path .` into a temporary root, a build
-//! for Windows (the library is portable; `idem` is Unix-only), and every fuzz target
-//! for 5 seconds.
+//! `cargo publish --dry-run`, `cargo install --path .` into a temporary root, and a
+//! build for Windows (the library is portable; `idem` is Unix-only). The shipped
+//! binary is built once, after the tests' build, and every step that runs a release
+//! binary reuses that build. Fuzzing runs in its own workflow (`cargo xtask fuzz`).
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
@@ -57,11 +58,21 @@ pub fn ci() -> Result<()> {
         built.success(),
         "the tests do not build; see cargo's output above"
     );
+    // The shipped binary (the static musl build on Linux), built once: the
+    // pre-commit test's `cargo install`, precision, dist and install reuse its
+    // build, instead of a second release build of every dependency for the host.
+    let step_started = std::time::Instant::now();
+    let triple = crate::dist::default_target()?;
+    let environment = crate::dist::build_environment(&triple)?;
+    let release = crate::dist::build_binary(&triple)?;
+    times.push(("release", step_started.elapsed()));
     let step_started = std::time::Instant::now();
     let mut child = Command::new(cargo)
         // `--include-ignored`: the tests too slow for the edit loop (pre-commit
-        // building tether from a clone) run here.
+        // building tether from a clone) run here, for the release's target.
         .args(["test", "--locked", "--workspace", "--", "--include-ignored"])
+        .env("TETHER_RELEASE_TARGET", &triple)
+        .envs(environment.iter().map(|(name, value)| (name, value)))
         .current_dir(crate::project_root())
         .stdout(Stdio::piped())
         .spawn()
@@ -88,7 +99,7 @@ pub fn ci() -> Result<()> {
     let corpus = crate::project_root().join("../shared/corpus");
     let mut skipped: Vec<String> = Vec::new();
     let precision = if corpus.is_dir() || std::env::var("CI").as_deref() == Ok("true") {
-        crate::precision::precision(&["--check".to_string()])
+        crate::precision::precision_of(&["--check".to_string()], Some(&release))
     } else {
         skipped.push(format!(
             "precision and the corpus tests: no corpus at {} (CONTRIBUTING.md, \"The corpus\", says how to lay it out)",
@@ -127,18 +138,9 @@ pub fn ci() -> Result<()> {
             }
         }
     }
-    // Every fuzz target a short while, from the fixtures: no crash.
-    let step_started = std::time::Instant::now();
-    let fuzz = crate::fuzz::fuzz_args(&["--seconds".to_string(), "5".to_string()])
-        .and_then(|args| crate::fuzz::fuzz(&args));
-    times.push(("fuzz", step_started.elapsed()));
-    match &fuzz {
-        Ok(()) => passed += 1,
-        Err(error) => {
-            println!("fuzz: {error:#}");
-            failed += 1;
-        }
-    }
+    // Fuzzing is a campaign, not a test: `cargo xtask fuzz` runs in a workflow of
+    // its own (.github/workflows/fuzz.yml); the inputs it ever failed on are
+    // replayed by the tests (tests/it/fuzz_regressions.rs).
     println!("step        seconds");
     for (name, time) in &times {
         println!("{name:<11} {:>7.0}", time.as_secs_f64());
@@ -150,8 +152,7 @@ pub fn ci() -> Result<()> {
     println!("ci: {passed} passed, {failed} failed");
     ensure!(status.success(), "cargo test failed");
     ensure!(failed == 0, "{failed} steps failed");
-    precision.context("cargo xtask precision --check failed")?;
-    fuzz.context("cargo xtask fuzz failed")
+    precision.context("cargo xtask precision --check failed")
 }
 
 /// Installs what the tests drive and is missing: the apt packages of [`TOOLS`] in
@@ -926,10 +927,17 @@ fn install_into_temp_root() -> Result<()> {
     let root = tempfile::tempdir()?;
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let project = crate::project_root();
+    // For the release's target, so the build of `cargo xtask ci`'s release step is
+    // reused: what is tested is that the crate installs, not a second compile.
+    let triple = crate::dist::default_target()?;
+    let environment = crate::dist::build_environment(&triple)?;
     let status = Command::new(cargo)
-        .args(["install", "--locked", "--quiet", "--path", "."])
+        .args([
+            "install", "--locked", "--quiet", "--path", ".", "--target", &triple,
+        ])
         .arg("--root")
         .arg(root.path())
+        .envs(environment.iter().map(|(name, value)| (name, value)))
         .current_dir(&project)
         .status()?;
     ensure!(status.success(), "cargo install --path . failed");

@@ -101,34 +101,9 @@ pub fn dist(target: Option<&str>, wheel: bool, vsix: bool) -> Result<Dist> {
     for difference in differences(&triple, target.is_some()) {
         println!("dist: differs from the release: {difference}");
     }
-    let environment = build_environment(&triple)?;
-    // The release of `helm-tether` is the workspace's root package; cargo and
-    // maturin build it with the same environment, so maturin reuses the build.
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let mut build = Command::new(&cargo);
-    build.args([
-        "build",
-        "--locked",
-        "--quiet",
-        "--release",
-        "--package",
-        "helm-tether",
-        "--bin",
-        "tether",
-    ]);
+    let binary = build_binary(&triple)?;
     let cross = triple != host;
-    if cross {
-        build.args(["--target", &triple]);
-    }
-    build.envs(environment.iter().map(|(name, value)| (name, value)));
-    let status = build
-        .current_dir(&root)
-        .status()
-        .context("cannot run cargo build")?;
-    ensure!(
-        status.success(),
-        "cargo build --release --target {triple} failed"
-    );
+    let environment = build_environment(&triple)?;
     // This binary is `<target>/<profile>/xtask`.
     let target_dir = std::env::current_exe()?
         .parent()
@@ -137,11 +112,6 @@ pub fn dist(target: Option<&str>, wheel: bool, vsix: bool) -> Result<Dist> {
         .to_path_buf();
     let windows = triple.contains("windows");
     let exe = names::executable(&triple);
-    let binary = if cross {
-        target_dir.join(&triple).join("release").join(&exe)
-    } else {
-        target_dir.join("release").join(&exe)
-    };
     let folder = target_dir.join("dist");
     if folder.exists() {
         std::fs::remove_dir_all(&folder)
@@ -269,11 +239,60 @@ fn differences(triple: &str, asked: bool) -> Vec<String> {
     said
 }
 
+/// Builds the release `tether` of `triple` (in its environment, see
+/// [`build_environment`]) and returns the binary's path: what `dist` packages, and
+/// what `cargo xtask ci` builds once for every step that runs a release binary
+/// (the pre-commit test, precision, dist, install).
+pub fn build_binary(triple: &str) -> Result<PathBuf> {
+    let root = crate::project_root();
+    let host = host_triple()?;
+    let environment = build_environment(triple)?;
+    // The release of `helm-tether` is the workspace's root package; cargo and
+    // maturin build it with the same environment, so maturin reuses the build.
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut build = Command::new(&cargo);
+    build.args([
+        "build",
+        "--locked",
+        "--quiet",
+        "--release",
+        "--package",
+        "helm-tether",
+        "--bin",
+        "tether",
+    ]);
+    let cross = triple != host;
+    if cross {
+        build.args(["--target", triple]);
+    }
+    build.envs(environment.iter().map(|(name, value)| (name, value)));
+    let status = build
+        .current_dir(&root)
+        .status()
+        .context("cannot run cargo build")?;
+    ensure!(
+        status.success(),
+        "cargo build --release --target {triple} failed"
+    );
+    // This binary is `<target>/<profile>/xtask`.
+    let target_dir = std::env::current_exe()?
+        .parent()
+        .and_then(Path::parent)
+        .context("unexpected location of the xtask binary")?
+        .to_path_buf();
+    let exe = names::executable(triple);
+    Ok(if cross {
+        target_dir.join(triple).join("release").join(&exe)
+    } else {
+        target_dir.join("release").join(&exe)
+    })
+}
+
 /// What the build of `triple` needs in its environment, installing what is missing:
 /// for a musl target its Rust standard library (rustup) and `musl-gcc` (Debian's
 /// `musl-tools`, apt) as the C compiler of tree-sitter's code; for macOS the
 /// release's deployment target.
-fn build_environment(triple: &str) -> Result<Vec<(String, String)>> {
+pub fn build_environment(triple: &str) -> Result<Vec<(String, String)>> {
     let mut environment = Vec::new();
     if triple.contains("-linux-musl") {
         let installed = Command::new("rustup")

@@ -35,8 +35,17 @@ const MAX_FALSE: usize = 1;
 const MAX_SOURCE_CHARS: usize = 80;
 
 pub fn precision(args: &[String]) -> Result<()> {
+    precision_of(args, None)
+}
+
+/// [`precision`] with a release binary built already (`cargo xtask ci` builds the
+/// shipped one once for every step that runs it), else the host's release build.
+pub fn precision_of(args: &[String], tether: Option<&Path>) -> Result<()> {
     let args = parse_args(args)?;
-    let tether = build_tether()?;
+    let tether = match tether {
+        Some(tether) => tether.to_path_buf(),
+        None => build_tether()?,
+    };
 
     // Keyed by corpus index then rule, so the report follows `CORPORA` and then the
     // rules' names.
