@@ -146,6 +146,7 @@ impl Gathering {
         for why in &chart.unread_archives {
             self.index.gaps.push(format!("`{name}`: {why}"));
         }
+        self.note_links(chart, &name);
         if chart.dependencies.len() < chart.manifest.dependencies.len() {
             self.index.gaps.push(format!(
                 "the dependencies of `{name}` lie deeper than tether follows"
@@ -173,5 +174,129 @@ impl Gathering {
                 )),
             }
         }
+    }
+}
+
+impl Gathering {
+    /// Notes the links under the chart's `charts/` (a monorepo links its library
+    /// or a sibling there): tether does not follow them, so what they define is
+    /// unknown, unless a dependency of that name was found another way (`file://`
+    /// follows the link).
+    fn note_links(&mut self, chart: &Chart, name: &str) {
+        let super::Location::Folder(root) = &chart.location else {
+            return;
+        };
+        let Ok(entries) = std::fs::read_dir(root.join("charts")) else {
+            return;
+        };
+        let mut entries: Vec<_> = entries.flatten().take(MAX_REACHED_CHARTS).collect();
+        entries.sort_by_key(std::fs::DirEntry::file_name);
+        for entry in entries {
+            if !entry.file_type().is_ok_and(|kind| kind.is_symlink()) {
+                continue;
+            }
+            let file_name = entry.file_name().to_string_lossy().into_owned();
+            let stem = file_name.strip_suffix(".tgz").unwrap_or(&file_name);
+            let found = chart.dependencies.iter().any(|resolved| {
+                !matches!(resolved.source, Source::Missing(_))
+                    && (resolved.dependency.name == stem
+                        || resolved.dependency.alias.as_deref() == Some(stem))
+            });
+            if !found {
+                self.index.gaps.push(format!(
+                    "`{name}`: charts/{file_name} is a link, which tether does not follow"
+                ));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::names::Lookup;
+    use super::super::{Charts, Scope};
+    use std::path::Path;
+    use std::sync::Arc;
+
+    fn write(root: &Path, relative: &str, text: &str) {
+        let path = root.join(relative);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    fn chart_yaml(name: &str) -> String {
+        format!("apiVersion: v2\nname: {name}\nversion: 1.0.0\n")
+    }
+
+    /// A subchart of a subchart calls its grandparent's define and shares the top
+    /// chart's index; a typo is absent, with the define nearest to it.
+    #[test]
+    fn a_subchart_sees_every_parent_and_shares_its_index() {
+        let folder = tempfile::tempdir().unwrap();
+        let top = folder.path().canonicalize().unwrap();
+        write(&top, "app/Chart.yaml", &chart_yaml("app"));
+        write(
+            &top,
+            "app/templates/_helpers.tpl",
+            "{{ define \"app.labels\" }}x{{ end }}\n",
+        );
+        write(&top, "app/charts/mid/Chart.yaml", &chart_yaml("mid"));
+        write(
+            &top,
+            "app/charts/mid/charts/leaf/Chart.yaml",
+            &chart_yaml("leaf"),
+        );
+        let charts = Arc::new(Charts::default());
+        let scope = Scope {
+            top: Some(top.clone()),
+            chart_paths: Vec::new(),
+        };
+        let leaf = charts
+            .chart(&top.join("app/charts/mid/charts/leaf"), &scope)
+            .unwrap();
+        let app = charts.chart(&top.join("app"), &scope).unwrap();
+        let index = leaf.define_index();
+        assert!(Arc::ptr_eq(&index, &app.define_index()));
+        assert_eq!(index.lookup("app.labels"), Lookup::Found);
+        assert_eq!(
+            index.lookup("app.label"),
+            Lookup::Absent {
+                nearest: Some("app.labels")
+            }
+        );
+        assert_eq!(index.searched_list(), "`app`, `mid`, `leaf`");
+    }
+
+    /// A link under `charts/` is not followed: what it defines is unknown, so no
+    /// define is absent.
+    #[cfg(unix)]
+    #[test]
+    fn a_linked_chart_leaves_the_graph_incomplete() {
+        let folder = tempfile::tempdir().unwrap();
+        let top = folder.path().canonicalize().unwrap();
+        write(&top, "app/Chart.yaml", &chart_yaml("app"));
+        write(&top, "sibling/Chart.yaml", &chart_yaml("sibling"));
+        std::fs::create_dir_all(top.join("app/charts")).unwrap();
+        std::os::unix::fs::symlink(top.join("sibling"), top.join("app/charts/sibling")).unwrap();
+        let charts = Arc::new(Charts::default());
+        let scope = Scope {
+            top: Some(top.clone()),
+            chart_paths: Vec::new(),
+        };
+        let index = charts
+            .chart(&top.join("app"), &scope)
+            .unwrap()
+            .define_index();
+        assert!(!index.complete());
+        assert_eq!(
+            index.lookup("sibling.fullname"),
+            Lookup::Unknown {
+                holders: Vec::new()
+            }
+        );
+        assert_eq!(
+            index.unknown_note(&["sibling.fullname".to_string()]),
+            "it includes `sibling.fullname`, which no chart searched defines (searched: `app`); not read whole: `app`: charts/sibling is a link, which tether does not follow"
+        );
     }
 }
