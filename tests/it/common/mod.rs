@@ -27,7 +27,11 @@ pub fn tether_unprivileged() -> Command {
 pub fn corpus_dir(what: &str) -> Option<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
     if dir.is_dir() {
-        return Some(dir);
+        // Canonical, as the binary makes every path it is given: written through
+        // `..`, the checkout's repository would be the corpus' (a repository's top
+        // is the nearest ancestor of the path as written), and its charts would be
+        // looked for there.
+        return Some(dir.canonicalize().unwrap_or(dir));
     }
     assert!(
         std::env::var("CI").as_deref() != Ok("true"),
