@@ -1009,7 +1009,9 @@ impl Chart {
 
     /// Whether this chart's findings may change with the files of the chart at
     /// `root`: it is this chart, a chart its dependencies reach, its parent (or the
-    /// parent's parent), or a library of the repository whose defines it may call.
+    /// parent's parent), a library of the repository whose defines it may call, or
+    /// another chart of its graph (a parent's other dependencies), whose defines
+    /// `undefined-template` searches.
     pub fn depends_on(&self, root: &Path) -> bool {
         if self.root == root {
             return true;
@@ -1025,6 +1027,7 @@ impl Chart {
             .iter()
             .chain(&self.repository_libraries())
             .any(|chart| chart.root == root)
+            || self.define_index().holds(root)
     }
 
     /// The files under the chart's `templates/` (a folder's, not an archive's).
