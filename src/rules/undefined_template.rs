@@ -25,6 +25,10 @@ declare_rule! {
     /// is a library chart), or says that no chart searched defines it. A name
     /// computed at render time (`include (printf "%s.labels" .Chart.Name) .`) and a
     /// call inside a `tpl` string are not checked; `block` defines what it calls.
+    /// In a `type: library` chart, whose defines run inside the charts that include
+    /// it (and may call a define those charts provide), only a name in the
+    /// library's own namespace (`common.…` in `common`) or a typo of a define that
+    /// exists (two edits at most) is reported.
     ///
     /// ## Why it matters
     /// Helm stops with `no template "…" associated with template` as soon as the
@@ -85,6 +89,9 @@ impl Rule for UndefinedTemplate {
             let Lookup::Absent { nearest } = index.lookup(&call.name) else {
                 continue;
             };
+            if chart.library && !own_or_mistyped(&chart.name(), &call.name, nearest) {
+                continue;
+            }
             let mut message = format!(
                 "no chart defines `{}`, which this `{}` calls (searched: {})",
                 call.name,
@@ -99,4 +106,15 @@ impl Rule for UndefinedTemplate {
             );
         }
     }
+}
+
+/// Whether a library chart's call of a define no chart has is a mistake of its own:
+/// the name is in the library's own namespace (`common.x` in `common`) or a typo of
+/// a define that exists (at most two edits away). A library's defines run inside the
+/// charts that include it, which may define what it calls (a hook it leaves to them).
+fn own_or_mistyped(library: &str, name: &str, nearest: Option<&str>) -> bool {
+    let own = name
+        .strip_prefix(library)
+        .is_some_and(|rest| rest.starts_with('.'));
+    own || nearest.is_some_and(|nearest| strsim::levenshtein(name, nearest) <= 2)
 }
