@@ -111,10 +111,17 @@ impl DefineIndex {
     pub fn unknown_note(&self, unknown: &[String]) -> String {
         let mut held: Vec<(&MissingDependency, Vec<String>)> = Vec::new();
         let mut nowhere: Vec<String> = Vec::new();
+        // Defined in a chart of the graph the analysis did not follow (past its
+        // bounds): rare, and said as it is.
+        let mut unfollowed: Vec<String> = Vec::new();
         for name in unknown {
             let holders = match self.lookup(name) {
                 Lookup::Unknown { holders } => holders,
-                Lookup::Found | Lookup::Absent { .. } => Vec::new(),
+                Lookup::Found => {
+                    unfollowed.push(name.clone());
+                    continue;
+                }
+                Lookup::Absent { .. } => Vec::new(),
             };
             if holders.is_empty() {
                 nowhere.push(name.clone());
@@ -166,6 +173,12 @@ impl DefineIndex {
                 sentence.push_str(&format!("; not read whole: {gap}"));
             }
             sentences.push(sentence);
+        }
+        if !unfollowed.is_empty() {
+            sentences.push(format!(
+                "it includes {}, defined in a chart of its graph whose reads tether does not follow",
+                quoted(&unfollowed, 3)
+            ));
         }
         let mut note = sentences.join("; ");
         if !self.missing.is_empty() {
