@@ -450,7 +450,14 @@ fn the_example_workflow_passes_in_a_repository_without_idem_entries() {
     let dir = tempfile::tempdir().unwrap();
     let workspace = dir.path().join("workspace");
     let chart = workspace.join("charts/kubevirt");
-    for file in ["Chart.yaml", "values.yaml", "templates/kubevirt-cr.yaml"] {
+    // The whole chart: without `_helpers.tpl` its `include "kubevirt.labels"` calls a
+    // template defined nowhere, which Helm fails on (undefined-template).
+    for file in [
+        "Chart.yaml",
+        "values.yaml",
+        "templates/kubevirt-cr.yaml",
+        "templates/_helpers.tpl",
+    ] {
         let to = chart.join(file);
         std::fs::create_dir_all(to.parent().unwrap()).unwrap();
         std::fs::copy(repo().join("examples/kubevirt").join(file), to).unwrap();
