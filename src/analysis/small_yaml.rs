@@ -160,7 +160,7 @@ impl yaml_rust2::parser::MarkedEventReceiver for Loader {
             self.error = Some((
                 line,
                 format!(
-                    "more than {} YAML nodes; no yamllint configuration needs that many",
+                    "more than {} YAML nodes once aliases are expanded, tether's limit for one file",
                     self.max_nodes
                 ),
             ));
@@ -172,7 +172,7 @@ impl yaml_rust2::parser::MarkedEventReceiver for Loader {
             self.error = Some((
                 line,
                 format!(
-                    "nested deeper than {} levels; no yamllint configuration needs that",
+                    "nested deeper than {} levels, tether's limit for one file",
                     self.max_depth
                 ),
             ));
@@ -286,11 +286,94 @@ pub fn load(path: &Path) -> Result<(Node, u64), ConfigError> {
 
 /// Reads YAML text (a chart's `values.yaml`) into its first document with the given
 /// bounds; the error is the line and why.
+///
+/// Helm reads YAML with go-yaml, which ignores indentation inside a flow collection,
+/// as PyYAML does: `args: [` … `]` with the `]` at the key's column loads there,
+/// while YAML 1.2 (and yaml-rust2) refuse it. A text the strict parser refuses is
+/// read again with those lines indented past the line the collection opened on
+/// ([`flow_lines_indented`]): whitespace is not content in a flow collection, so the
+/// data is what go-yaml reads.
 pub fn parse_bounded(
     text: &str,
     max_nodes: usize,
     max_depth: usize,
 ) -> Result<Node, (usize, String)> {
+    let strict = parse_strict(text, max_nodes, max_depth);
+    match strict {
+        Err(_) => match flow_lines_indented(text) {
+            Some(lenient) => parse_strict(&lenient, max_nodes, max_depth).or(strict),
+            None => strict,
+        },
+        parsed => parsed,
+    }
+}
+
+/// `text` with every line that starts inside a flow collection (`[` … `]`,
+/// `{` … `}`) indented past the line the outermost collection opened on; `None`
+/// when no line needs it. Quotes and comments are followed, so a `[` in a quoted or
+/// plain scalar or a comment opens nothing.
+fn flow_lines_indented(text: &str) -> Option<String> {
+    let mut out = String::with_capacity(text.len() + 64);
+    let mut changed = false;
+    let mut depth = 0usize;
+    let mut quote: Option<char> = None;
+    let mut opened_at = 0usize;
+    for line in text.split_inclusive('\n') {
+        let indent = line.len() - line.trim_start_matches(' ').len();
+        let continues = depth > 0 || quote.is_some();
+        if continues && indent <= opened_at && !line.trim().is_empty() {
+            out.extend(std::iter::repeat_n(' ', opened_at + 1 - indent));
+            changed = true;
+        }
+        out.push_str(line);
+        // Where a node may start: the line's start, or after `:`, `-`, `,`, `[`, `{`
+        // and the spaces that follow them.
+        let mut at_node_start = true;
+        let mut previous = ' ';
+        let mut chars = line.chars().peekable();
+        while let Some(c) = chars.next() {
+            match quote {
+                Some('"') => match c {
+                    '\\' => {
+                        chars.next();
+                    }
+                    '"' => quote = None,
+                    _ => {}
+                },
+                Some(_) => {
+                    if c == '\'' {
+                        if chars.peek() == Some(&'\'') {
+                            chars.next();
+                        } else {
+                            quote = None;
+                        }
+                    }
+                }
+                None => match c {
+                    '#' if previous == ' ' || previous == '\t' => break,
+                    '"' | '\'' if at_node_start => quote = Some(c),
+                    '[' | '{' if depth > 0 || at_node_start => {
+                        if depth == 0 {
+                            opened_at = indent;
+                        }
+                        depth += 1;
+                    }
+                    ']' | '}' if depth > 0 => depth -= 1,
+                    _ => {}
+                },
+            }
+            at_node_start = match c {
+                ' ' | '\t' => at_node_start,
+                ':' | '-' | ',' | '[' | '{' => true,
+                _ => false,
+            };
+            previous = c;
+        }
+    }
+    changed.then_some(out)
+}
+
+fn parse_strict(text: &str, max_nodes: usize, max_depth: usize) -> Result<Node, (usize, String)> {
     let mut loader = Loader::new(max_nodes, max_depth);
     let parsed = yaml_rust2::parser::Parser::new_from_str(text).load(&mut loader, false);
     if let Some(error) = loader.error {
@@ -301,4 +384,47 @@ pub fn parse_bounded(
         value: Value::Scalar(Scalar::Null),
         line: 1,
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Scalar, Value, flow_lines_indented, parse_bounded};
+
+    #[test]
+    fn a_flow_collection_closed_at_its_keys_column_reads_as_helm_reads_it() {
+        let text = "args: [\n  \"--a\",\n  \"--b\"\n]\nnested:\n  c: {\n  x: 1\n  }\nother: 1\n";
+        let node = parse_bounded(text, 100, 8).expect("go-yaml reads it");
+        let Some(Value::Seq(args)) = node.get("args").map(|n| &n.value) else {
+            panic!("args is a sequence: {node:?}");
+        };
+        assert_eq!(args.len(), 2);
+        let c = node
+            .get("nested")
+            .and_then(|n| n.get("c"))
+            .expect("nested.c");
+        assert_eq!(c.get("x").map(|n| n.line), Some(7));
+        assert!(matches!(
+            node.get("other").map(|n| &n.value),
+            Some(Value::Scalar(Scalar::Int(1)))
+        ));
+    }
+
+    #[test]
+    fn brackets_in_scalars_and_comments_open_nothing() {
+        for text in [
+            "key: a[0]\nnext: 1\n",
+            "# see [the docs\nkey: 1\n",
+            "key: \"[not a list\"\nnext: 1\n",
+            "key: it's [x\nnext: 1\n",
+            "list: [a, b]\nnext: 1\n",
+        ] {
+            assert_eq!(flow_lines_indented(text), None, "{text}");
+        }
+    }
+
+    #[test]
+    fn what_go_yaml_refuses_too_stays_an_error_at_its_line() {
+        let error = parse_bounded("a: [\n1,\nb: : :\n", 100, 8).expect_err("broken");
+        assert!(error.0 >= 1, "{error:?}");
+    }
 }

@@ -61,7 +61,10 @@ rule_fixtures! {
     required_comment_cases => ("required-comment", "cases"),
     detached_comment_blocks => ("detached-comment", "blocks"),
     detached_comment_directives => ("detached-comment", "directives"),
+    detached_comment_else_branch => ("detached-comment", "else-branch"),
     comment_starting_space_styles => ("comment-starting-space", "styles"),
+    comment_starting_space_ytt => ("comment-starting-space", "ytt", "comment-indentation"),
+    comment_starting_space_blanks => ("comment-starting-space", "blanks"),
     comment_starting_space_block_scalars => (
         "comment-starting-space",
         "block-scalars",
@@ -73,6 +76,12 @@ rule_fixtures! {
     comment_indentation_indentation => ("comment-indentation", "indentation"),
     comment_indentation_empty_values => ("comment-indentation", "empty-values"),
     comment_indentation_runs => ("comment-indentation", "runs"),
+    comment_indentation_rendered => ("comment-indentation", "rendered", "comment-starting-space"),
+    comment_indentation_rendered_checked => (
+        "comment-indentation",
+        "rendered-checked",
+        "comment-starting-space"
+    ),
     undocumented_value_conventions => ("undocumented-value", "conventions"),
     undocumented_value_readme_generator => ("undocumented-value", "readme-generator"),
     undocumented_value_helm_docs => ("undocumented-value", "helm-docs"),
@@ -91,6 +100,7 @@ rule_fixtures! {
     unused_value_basic => ("unused-value", "basic"),
     unused_value_opaque => ("unused-value", "opaque"),
     unused_value_libraries => ("unused-value", "libraries", "undefined-value"),
+    unused_value_flow_at_key_column => ("unused-value", "flow-at-key-column"),
     recovered_template_indentation => ("recovered-template", "indentation"),
     undefined_template_basic => ("undefined-template", "basic"),
     undefined_template_dropped_dependency => (
@@ -410,4 +420,39 @@ fn findings_in_chart(rule: &str, text: &str) -> usize {
         .iter()
         .filter(|diagnostic| diagnostic.rule == rule)
         .count()
+}
+
+/// A `Chart.yaml` past tether's limits (one annotation nested 70 levels deep, past
+/// 64) still makes its folder a chart: the note names the file, the line and the
+/// limit, and the values rules skip the chart instead of passing it in silence. Built
+/// in a temporary folder: a committed one would be read by every fixture's pins.
+#[test]
+fn a_chart_yaml_past_the_limits_is_a_chart_and_said_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let chart = dir.path();
+    let mut chart_yaml = String::from("apiVersion: v2\nname: deep\nversion: 0.1.0\nannotations:\n");
+    for depth in 1..=70 {
+        chart_yaml.push_str(&format!("{}a:\n", "  ".repeat(depth)));
+    }
+    chart_yaml.push_str(&format!("{}end\n", "  ".repeat(71)));
+    std::fs::write(chart.join("Chart.yaml"), chart_yaml).unwrap();
+    std::fs::write(chart.join("values.yaml"), "replicas: 1\nunused: 2\n").unwrap();
+    std::fs::create_dir(chart.join("templates")).unwrap();
+    std::fs::write(
+        chart.join("templates/deployment.yaml"),
+        "replicas: {{ .Values.replicas }}\n",
+    )
+    .unwrap();
+    let mut config = Config::default_for(chart.to_path_buf());
+    config.select(&["unused-value".to_string()]).unwrap();
+    let report = check_paths(config, &[chart], &CheckOptions::default()).expect("it starts");
+    let output = report.render(&Format::Human { color: false }) + &report.render_messages();
+    let output = output.replace(&chart.display().to_string(), "CHART");
+    insta::with_settings!({
+        snapshot_path => "../../snapshots",
+        prepend_module_to_snapshot => false,
+        omit_expression => true,
+    }, {
+        insta::assert_snapshot!("rules__chart_yaml_past_the_limits", output);
+    });
 }

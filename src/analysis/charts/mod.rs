@@ -404,6 +404,25 @@ pub struct Analysis {
     libraries: Vec<Arc<Chart>>,
 }
 
+/// A chart's `Chart.yaml`, and why it could not be read when it could not. A
+/// `Chart.yaml` tether cannot read still makes its folder a chart (Helm would refuse
+/// it, or read it where tether's limits stop): said, and the values rules skip the
+/// chart, since its dependencies are unknown.
+fn chart_yaml_of(text: &str) -> (small_yaml::Node, Option<String>) {
+    match small_yaml::parse_bounded(text, MAX_NODES, 64) {
+        Ok(node) => (node, None),
+        Err((line, why)) => (
+            small_yaml::Node {
+                value: small_yaml::Value::Map(Vec::new()),
+                line: 1,
+            },
+            Some(format!(
+                "Chart.yaml is not read past line {line}: {why}; its dependencies are not known"
+            )),
+        ),
+    }
+}
+
 /// A chart's `values.yaml` as `read` found it: its text, its hash, its keys, and
 /// why it could not be read whole, when it could not.
 fn values_of(read: Read) -> (String, u64, Keys, Option<String>) {
@@ -457,9 +476,10 @@ impl Chart {
             Read::Text(text, hash) => (text, hash),
             Read::Absent | Read::Unreadable(_) => return None,
         };
-        let chart_yaml = small_yaml::parse_bounded(&chart_text, MAX_NODES, 64).ok()?;
+        let (chart_yaml, chart_problem) = chart_yaml_of(&chart_text);
         let (values_text, values_hash, values, values_problem) = values_of(read("values.yaml"));
-        let values_unreadable = values_problem.is_some();
+        let values_unreadable = values_problem.is_some() || chart_problem.is_some();
+        problems.extend(chart_problem);
         problems.extend(values_problem);
         // Its reads count; its calls do not: `{{ include … }}` in a values file
         // is most often an example in a comment, and a call of a define no chart
