@@ -210,6 +210,11 @@ pub(super) fn check_source(
         return binary_file(relative, offset, &settings);
     }
     let (source, mut problems) = SourceFile::from_bytes(relative.to_path_buf(), bytes);
+    // `helm template` output (`examples/*/rendered/`) is generated: like a vendored
+    // chart, left out unless `default-exclude = false`.
+    if config.leaves_out_generated() && is_rendered_output(relative, &source.text) {
+        return (source, Vec::new());
+    }
     if source.text.len() > MAX_FILE_BYTES {
         problems.push(Problem::new(
             0,
@@ -439,6 +444,20 @@ pub(super) fn cap_findings(
 }
 
 /// A binary file gets one finding without a snippet, and no rule reads it.
+/// Whether a file is `helm template` output: not a template itself, and its first
+/// line after blank lines and `---` is the `# Source: CHART/templates/…` header Helm
+/// writes above every manifest it renders.
+fn is_rendered_output(relative: &Path, text: &str) -> bool {
+    if crate::yaml::pipeline::is_template_path(relative) {
+        return false;
+    }
+    text.lines()
+        .map(str::trim_end)
+        .find(|line| !line.is_empty() && *line != "---")
+        .and_then(|line| line.strip_prefix("# Source: "))
+        .is_some_and(|source| source.contains("/templates/") || source.contains("/charts/"))
+}
+
 pub(super) fn binary_file(
     relative: &Path,
     offset: usize,

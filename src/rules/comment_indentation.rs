@@ -3,6 +3,7 @@
 use super::rule::{CommentInfo, FileContext, NoOptions, Reporter, Rule, declare_rule};
 use crate::diagnostic::{Edit, Fix};
 use crate::lines::{code_before_comment, count_spaces};
+use crate::yaml::directives::is_ytt_annotation;
 use crate::yaml::model::CommentStyle;
 
 declare_rule! {
@@ -112,6 +113,9 @@ impl Rule for CommentIndentation {
                 LineShape::Blank => open.blank(),
                 LineShape::Other => {}
                 LineShape::Comment if comments.continues_trailing[line] => {}
+                // ytt's annotations are code at the column ytt reads them at.
+                LineShape::Comment
+                    if is_ytt_annotation(&context.source.text[comments.on(line).span.clone()]) => {}
                 LineShape::Comment => {
                     let column = comments.column(line).unwrap_or(0);
                     let next = next_indent[line] as usize;

@@ -3,6 +3,7 @@
 use super::id::RuleId;
 use super::rule::{FileContext, Reporter, Rule, declare_rule};
 use crate::diagnostic::{Edit, Fix};
+use crate::yaml::directives::is_ytt_annotation;
 use crate::yaml::model::CommentStyle;
 
 /// `[rules.comment-starting-space]` options.
@@ -45,7 +46,10 @@ declare_rule! {
     /// - only real comments are checked: a `#` inside a template action, a quoted
     ///   string or a block scalar is text, and template comments `{{/* */}}` are not
     ///   `#` comments;
-    /// - helm-docs' `#--` marker is accepted (`#-- description`), as helm-docs reads it.
+    /// - helm-docs' `#--` marker is accepted (`#-- description`), as helm-docs reads it;
+    /// - Carvel ytt's annotations (`#@ load(…)`, `#@overlay/match …`) are code, not
+    ///   comments, and in a file that has them ytt's `#!` comments pass too: `# @`
+    ///   and `# !` would change what ytt does.
     ///
     /// ## Why it matters
     /// A space after `#` keeps comments readable and is what yamllint, helm-docs and
@@ -77,6 +81,12 @@ impl Rule for CommentStartingSpace {
             .settings
             .typed::<Options>(RuleId::CommentStartingSpace);
         let shebang_at = context.source.bom_len;
+        // In a ytt template (a file with `#@` annotations), `#!` is ytt's own
+        // comment and a plain `# ` comment is an error: neither is rewritten.
+        let ytt = context.comments.iter().any(|comment| {
+            comment.style == CommentStyle::Yaml
+                && is_ytt_annotation(&context.source.text[comment.span.clone()])
+        });
         for comment in context.comments {
             if comment.style != CommentStyle::Yaml {
                 continue;
@@ -90,16 +100,43 @@ impl Rule for CommentStartingSpace {
             let fine = rest.is_empty()
                 || rest.starts_with(' ')
                 || shebang
+                || is_ytt_annotation(text)
+                || (ytt && hashes == 1 && rest.starts_with('!'))
                 || rest == "--"
                 || rest.starts_with("-- ");
             if fine {
                 continue;
             }
             let at = comment.span.start + hashes;
-            reporter
-                .report(at..at, "missing space after `#` at the start of a comment")
-                .with_help(format!("put a space after `{}`", &text[..hashes]))
-                .with_fix(Fix::safe(vec![Edit::replace(at..at, " ")]));
+            // A character that looks like a space and is not one (a no-break space, a
+            // tab): named, and replaced by a space.
+            let blank = rest
+                .chars()
+                .next()
+                .filter(|c| c.is_whitespace())
+                .map(|c| (c, c.len_utf8()));
+            match blank {
+                Some((blank, len)) => {
+                    let name = match blank {
+                        '\t' => "a tab".to_string(),
+                        '\u{a0}' => "a no-break space (U+00A0)".to_string(),
+                        other => format!("U+{:04X}, a space that is not ASCII", other as u32),
+                    };
+                    reporter
+                        .report(
+                            at..at + len,
+                            format!("{name} after `#` at the start of a comment, not a space"),
+                        )
+                        .with_help("write an ASCII space instead")
+                        .with_fix(Fix::safe(vec![Edit::replace(at..at + len, " ")]));
+                }
+                None => {
+                    reporter
+                        .report(at..at, "missing space after `#` at the start of a comment")
+                        .with_help(format!("put a space after `{}`", &text[..hashes]))
+                        .with_fix(Fix::safe(vec![Edit::replace(at..at, " ")]));
+                }
+            }
         }
     }
 }

@@ -592,6 +592,13 @@ impl Config {
             && !(self.default_exclude != Some(false) && self.left_out_by_default(relative))
     }
 
+    /// Whether files chart tools leave out are left out (`default-exclude`, on unless
+    /// set to `false`): also what tether knows only by its content, `helm template`
+    /// output.
+    pub(crate) fn leaves_out_generated(&self) -> bool {
+        self.default_exclude != Some(false)
+    }
+
     /// Whether chart tools leave a file out (`default-exclude`): it belongs to a
     /// chart vendored under another chart's `charts/` folder, or it is a
     /// helm-unittest suite or a chart-testing values override.

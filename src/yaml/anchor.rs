@@ -259,6 +259,7 @@ fn find_targets(
             .last()
             .map(|key| key.column);
         let run = Run {
+            first_line: piece.line,
             last,
             describes,
             above,
@@ -459,6 +460,13 @@ fn collect_pieces(view: &TemplateView, parsed: &ParsedDocument) -> Vec<Piece> {
     }
     pieces.sort_by_key(|piece| piece.span.start);
     mark_tool_comments(view.directives, &mut pieces);
+    for piece in &mut pieces {
+        if piece.style == CommentStyle::Yaml
+            && crate::yaml::directives::is_ytt_annotation(&text[piece.span.clone()])
+        {
+            piece.tool = true;
+        }
+    }
     pieces
 }
 
@@ -535,6 +543,8 @@ fn is_description_marker(comment: &str) -> bool {
 
 /// What [`scan_down`] needs of a comment run.
 struct Run<'a> {
+    /// The line of its first piece.
+    first_line: usize,
     /// Its last piece.
     last: &'a Piece,
     /// A line of it is a helm-docs `# --` marker.
@@ -610,6 +620,12 @@ fn scan_down(
                             && (column < keys[key].column || over_indented))
                 };
                 return match lines.first_key_on(line) {
+                    // A run that is the whole `else` branch (`{{- else }}`, `# - item`,
+                    // `{{- end }}`) is that branch commented out, not a key's
+                    // documentation cut off from it.
+                    Some(_) if detached.is_some_and(|at| whole_else_branch(view, &run, at)) => {
+                        Target::Free
+                    }
                     Some(key) if documents(key) => match detached {
                         Some(detached_at) => Target::Detached(key, detached_at),
                         None => Target::Leading(key),
@@ -620,6 +636,29 @@ fn scan_down(
         }
     }
     Target::Free
+}
+
+/// Whether the run is all an `else` branch holds: the line above it ends with an
+/// `else` action and the branch's `end` is on `closed_at`, the line that cut the run
+/// off (nothing but comments and actions lie between: content would have ended the
+/// scan).
+fn whole_else_branch(view: &TemplateView, run: &Run, closed_at: usize) -> bool {
+    let Some(above) = run.first_line.checked_sub(1) else {
+        return false;
+    };
+    let keywords_on = |line: usize| -> Vec<Keyword> {
+        view.actions
+            .iter()
+            .zip(&view.action_lines)
+            .filter(|(_, lines)| lines.0 == line)
+            .filter_map(|(action, _)| match action.kind {
+                ActionKind::Control(keyword) => Some(keyword),
+                _ => None,
+            })
+            .collect()
+    };
+    keywords_on(above).last() == Some(&Keyword::Else)
+        && keywords_on(closed_at).first() == Some(&Keyword::End)
 }
 
 /// The byte column of a piece on its line, comparable with tree-sitter's key columns.

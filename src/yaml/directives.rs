@@ -33,6 +33,15 @@ pub const DEFAULT_DIRECTIVES: &[&str] = &[
     "trunk-ignore",
 ];
 
+/// Whether a `#` comment (its text from the `#`) is a ytt annotation: `#@` with no
+/// space (`#@ load(…)`, `#@overlay/match by=…`, `#@ end`), which Carvel ytt executes.
+/// It is code, not a comment: it documents no key, and no style rule reports or
+/// rewrites it (`# @` would turn it off). helm-docs' and readme-generator's markers
+/// are written `# @param` and `## @param`, with the space.
+pub fn is_ytt_annotation(comment: &str) -> bool {
+    comment.starts_with("#@")
+}
+
 /// The directive prefixes in force: the defaults and a configuration's own.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Directives {
