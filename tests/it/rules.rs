@@ -447,7 +447,12 @@ fn a_chart_yaml_past_the_limits_is_a_chart_and_said_so() {
     config.select(&["unused-value".to_string()]).unwrap();
     let report = check_paths(config, &[chart], &CheckOptions::default()).expect("it starts");
     let output = report.render(&Format::Human { color: false }) + &report.render_messages();
-    let output = output.replace(&chart.display().to_string(), "CHART");
+    // The note names the chart as the working directory shows it, which depends on
+    // where the tests run.
+    let output = regex::Regex::new(r"note: chart [^:]+:")
+        .unwrap()
+        .replace_all(&output, "note: chart CHART:")
+        .into_owned();
     insta::with_settings!({
         snapshot_path => "../../snapshots",
         prepend_module_to_snapshot => false,
