@@ -55,12 +55,14 @@ pub use crate::error::IdemError;
 #[cfg(doc)]
 use crate::settings::config::Config;
 pub use crate::settings::config::IdemTarget;
-pub(crate) use crate::settings::config::parse_duration;
+#[cfg(unix)]
+pub(crate) use crate::settings::idem::parse_duration;
 pub use options::{IdemOptions, Progress, SandboxKind};
 pub(crate) use report::format_duration;
 pub use report::{
     CheckKind, CheckResult, CommentMove, Containment, IdemReport, Sandboxing, Skipped, TargetReport,
 };
+#[cfg(unix)]
 pub(crate) use select::selected;
 
 #[cfg(unix)]

@@ -538,6 +538,7 @@ impl ConfigSource {
 /// nearest `tether.toml` of every folder that holds a file, and those they extend),
 /// each once, sorted by path; and why each broken one cannot be read. This is
 /// where `tether idem` finds the `[[idem]]` entries of a monorepo.
+#[cfg_attr(not(unix), allow(dead_code))] // `tether idem` is a Unix command
 pub(crate) fn configurations_under(folder: impl AsRef<Path>) -> (Vec<Config>, Vec<String>) {
     let folder = crate::paths::absolute(folder.as_ref());
     let mut resolver =

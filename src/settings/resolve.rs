@@ -135,6 +135,7 @@ impl Resolver {
 
     /// Every configuration resolved so far, once per folder (so one may come many
     /// times), or why it cannot be used.
+    #[cfg_attr(not(unix), allow(dead_code))] // for `tether idem`, a Unix command
     pub fn found(&self) -> impl Iterator<Item = &Found> {
         self.found.values()
     }
