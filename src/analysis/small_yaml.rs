@@ -322,6 +322,11 @@ fn flow_lines_indented(text: &str) -> Option<String> {
         let indent = line.len() - line.trim_start_matches(' ').len();
         let continues = depth > 0 || quote.is_some();
         if continues && indent <= opened_at && !line.trim().is_empty() {
+            // Bounded per input byte: a hostile file opening a collection after a
+            // megabyte of spaces must not pad every line below by as much.
+            if out.len() + opened_at + 1 - indent > 2 * text.len() + 4096 {
+                return None;
+            }
             out.extend(std::iter::repeat_n(' ', opened_at + 1 - indent));
             changed = true;
         }
@@ -420,6 +425,17 @@ mod tests {
         ] {
             assert_eq!(flow_lines_indented(text), None, "{text}");
         }
+    }
+
+    #[test]
+    fn padding_is_bounded_by_the_input() {
+        // A collection opened after 100,000 spaces, then 100,000 lines at column 0:
+        // padded in full that is 10^10 bytes; the reading gives up instead.
+        let mut text = " ".repeat(100_000) + "- [\n";
+        text.push_str(&"1,\n".repeat(100_000));
+        text.push_str("]\n");
+        assert_eq!(flow_lines_indented(&text), None);
+        assert!(parse_bounded(&text, 1_000_000, 8).is_err());
     }
 
     #[test]
