@@ -1,0 +1,372 @@
+//! The dependency graph: where each dependency of a chart lies, resolved as Helm
+//! resolves it, and the charts around a chart (its parent, the charts it reaches,
+//! the repository's libraries).
+
+use std::collections::{HashSet, VecDeque};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::values::missing_in;
+use super::{
+    Archive, Chart, Charts, Dependency, Location, MAX_ARCHIVE_DEPTH, MAX_NODES, MAX_REACHED_CHARTS,
+    MAX_VALUES_BYTES, Manifest, Resolved, Scope, Source, is_chart, manifest,
+};
+use crate::analysis::small_yaml;
+
+/// A chart's name and version, as a dependency matches them.
+type NameVersion = (String, Option<String>);
+
+impl Chart {
+    /// A dependency's chart, when it was found.
+    pub(super) fn dependency_chart(&self, resolved: &Resolved) -> Option<Arc<Chart>> {
+        self.charts
+            .upgrade()?
+            .at(resolved.location.as_ref()?, &self.scope)
+    }
+
+    /// The chart whose `charts/` folder holds this one.
+    pub(super) fn parent_chart(&self) -> Option<Arc<Chart>> {
+        self.parent
+            .get_or_init(|| {
+                let Location::Folder(folder) = &self.location else {
+                    return None;
+                };
+                let charts_folder = folder.parent()?;
+                if charts_folder.file_name()? != "charts" {
+                    return None;
+                }
+                let parent = charts_folder.parent()?;
+                if !is_chart(parent) {
+                    return None;
+                }
+                self.charts.upgrade()?.chart(parent, &self.scope)
+            })
+            .clone()
+    }
+
+    /// Whether the parent chart's values set `path` for this chart: under its
+    /// folder's name, its `name` or an alias the parent gives it.
+    pub(super) fn parent_sets(&self, path: &[String]) -> bool {
+        let Some(parent) = self.parent_chart() else {
+            return false;
+        };
+        let folder = self
+            .root
+            .file_name()
+            .map(|name| name.to_string_lossy().into_owned());
+        let mut names: Vec<String> = folder
+            .into_iter()
+            .chain(self.manifest.name.clone())
+            .collect();
+        for dependency in &parent.manifest.dependencies {
+            if names.contains(&dependency.name) {
+                names.extend(dependency.alias.clone());
+            }
+        }
+        names
+            .iter()
+            .filter_map(|name| parent.values.get(name))
+            .any(|values| missing_in(values, path, &HashSet::new()).is_none())
+    }
+
+    /// The library charts of the chart's repository and `chart-paths`, bounded.
+    pub(super) fn repository_libraries(&self) -> Vec<Arc<Chart>> {
+        let Some(charts) = self.charts.upgrade() else {
+            return Vec::new();
+        };
+        if self.scope.top.is_none() && self.scope.chart_paths.is_empty() {
+            return Vec::new();
+        }
+        let repository = charts.repository(&self.scope);
+        repository
+            .libraries()
+            .filter(|folder| **folder != self.root)
+            .take(MAX_REACHED_CHARTS)
+            .filter_map(|folder| charts.chart(folder, &self.scope))
+            .collect()
+    }
+
+    /// The charts this chart's dependencies reach, breadth first, itself left out,
+    /// each once, bounded.
+    pub(super) fn reached_charts(&self) -> Vec<Arc<Chart>> {
+        let mut reached: Vec<Arc<Chart>> = Vec::new();
+        let mut seen: HashSet<PathBuf> = HashSet::from([self.root.clone()]);
+        let mut queue: VecDeque<Arc<Chart>> = VecDeque::new();
+        let mut visit =
+            |from: &Chart, queue: &mut VecDeque<Arc<Chart>>, reached: &mut Vec<Arc<Chart>>| {
+                for resolved in &from.dependencies {
+                    if reached.len() >= MAX_REACHED_CHARTS {
+                        return;
+                    }
+                    if let Some(chart) = from.dependency_chart(resolved) {
+                        if seen.insert(chart.root.clone()) {
+                            reached.push(chart.clone());
+                            queue.push_back(chart);
+                        }
+                    }
+                }
+            };
+        visit(self, &mut queue, &mut reached);
+        while let Some(chart) = queue.pop_front() {
+            visit(&chart, &mut queue, &mut reached);
+        }
+        reached
+    }
+}
+
+/// Where each dependency of a chart lies, in Helm's order: a folder or an archive
+/// under `charts/`, a `file://` path, a chart of that name and version elsewhere
+/// in the repository or under `chart-paths`. Then every chart under `charts/` that
+/// no declaration names.
+pub(super) fn resolve_dependencies(
+    manifest: &Manifest,
+    location: &Location,
+    archive: Option<&Archive>,
+    charts: &Charts,
+    scope: &Scope,
+) -> (Vec<Resolved>, Vec<String>) {
+    let (vendored, unread) = vendored_charts(location, archive, charts);
+    let mut used = vec![false; vendored.len()];
+    let mut resolved = Vec::new();
+    for dependency in &manifest.dependencies {
+        let matches = |(candidate, version): &NameVersion| {
+            *candidate == dependency.name
+                && match (&dependency.version, version) {
+                    (Some(constraint), Some(version)) => {
+                        manifest::version_matches(constraint, version) != Some(false)
+                    }
+                    _ => true,
+                }
+        };
+        if let Some(at) = vendored.iter().position(|(_, name, _)| matches(name)) {
+            used[at] = true;
+            let (found, _, source) = &vendored[at];
+            resolved.push(Resolved {
+                dependency: dependency.clone(),
+                location: Some(found.clone()),
+                source: source.clone(),
+            });
+            continue;
+        }
+        let elsewhere = match location {
+            Location::Folder(root) => find_elsewhere(dependency, root, charts, scope, &matches),
+            Location::Archive { .. } => {
+                Err("inside an archive, only its own charts/ is read".into())
+            }
+        };
+        match elsewhere {
+            Ok((found, source)) => resolved.push(Resolved {
+                dependency: dependency.clone(),
+                location: Some(found),
+                source,
+            }),
+            Err(why) => resolved.push(Resolved {
+                dependency: dependency.clone(),
+                location: None,
+                source: Source::Missing(why),
+            }),
+        }
+    }
+    for ((found, (name, version), source), used) in vendored.into_iter().zip(used) {
+        if !used {
+            resolved.push(Resolved {
+                dependency: Dependency {
+                    name,
+                    version,
+                    ..Dependency::default()
+                },
+                location: Some(found),
+                source,
+            });
+        }
+    }
+    (resolved, unread)
+}
+
+/// The charts under a chart's `charts/`: folders and archives, each with its name
+/// and version (a folder's name stands in for a missing `name:`); and the archives
+/// that could not be read, and why.
+fn vendored_charts(
+    location: &Location,
+    archive: Option<&Archive>,
+    charts: &Charts,
+) -> (Vec<Vendored>, Vec<String>) {
+    let mut found = Vec::new();
+    let mut unread = Vec::new();
+    match (location, archive) {
+        (Location::Folder(root), _) => {
+            let Ok(entries) = std::fs::read_dir(root.join("charts")) else {
+                return (found, unread);
+            };
+            let mut entries: Vec<_> = entries.flatten().collect();
+            entries.sort_by_key(std::fs::DirEntry::file_name);
+            for entry in entries.into_iter().take(MAX_REACHED_CHARTS) {
+                // The entry's own type: a link is neither a folder nor a file here.
+                let Ok(kind) = entry.file_type() else {
+                    continue;
+                };
+                let path = entry.path();
+                let file_name = entry.file_name().to_string_lossy().into_owned();
+                if kind.is_dir() {
+                    let manifest = read_text(&path.join("Chart.yaml"), MAX_VALUES_BYTES)
+                        .and_then(|(text, _)| manifest_of(&text));
+                    let Some(manifest) = manifest else { continue };
+                    let name = manifest.name.unwrap_or(file_name);
+                    found.push((
+                        Location::Folder(path),
+                        (name, manifest.version),
+                        Source::Vendored,
+                    ));
+                } else if kind.is_file() && file_name.ends_with(".tgz") {
+                    match charts.archive(&path, || Archive::read(&path)) {
+                        Ok(archive) => found.extend(archive_charts(&archive, &path, "")),
+                        Err(why) => unread.push(format!("charts/{file_name} is not read: {why}")),
+                    }
+                }
+            }
+        }
+        (Location::Archive { key, prefix }, Some(archive)) => {
+            let under = format!("{prefix}charts/");
+            found.extend(archive_charts(archive, key, &under));
+            // Archives inside the archive, read from memory, a few levels deep.
+            let depth = key
+                .components()
+                .filter(|part| part.as_os_str().to_string_lossy().ends_with(".tgz"))
+                .count();
+            for (name, bytes) in &archive.files {
+                let Some(rest) = name.strip_prefix(&under) else {
+                    continue;
+                };
+                if !rest.ends_with(".tgz") || rest.contains('/') {
+                    continue;
+                }
+                if depth >= MAX_ARCHIVE_DEPTH {
+                    unread.push(format!(
+                        "{name} is not read: archives nest deeper than {MAX_ARCHIVE_DEPTH}"
+                    ));
+                    continue;
+                }
+                let nested_key = key.join(name);
+                match charts.archive(&nested_key, || Ok(Archive::from_bytes(bytes))) {
+                    Ok(nested) => found.extend(archive_charts(&nested, &nested_key, "")),
+                    Err(why) => unread.push(format!("{name} is not read: {why}")),
+                }
+            }
+        }
+        (Location::Archive { .. }, None) => {}
+    }
+    found.truncate(MAX_REACHED_CHARTS);
+    (found, unread)
+}
+
+/// A chart found under `charts/`: where it lies, its name and version, and how.
+type Vendored = (Location, NameVersion, Source);
+
+/// The charts of an archive whose folders lie directly under `under` (`""` for
+/// the top of a packaged archive, `common/charts/` for a chart's subcharts).
+fn archive_charts(archive: &Archive, key: &Path, under: &str) -> Vec<Vendored> {
+    let source = if under.is_empty() {
+        Source::Archive(key.to_path_buf())
+    } else {
+        Source::Vendored
+    };
+    archive
+        .files
+        .iter()
+        .filter_map(|(name, bytes)| {
+            let folder = name.strip_prefix(under)?.strip_suffix("/Chart.yaml")?;
+            if folder.contains('/') {
+                return None;
+            }
+            let manifest = manifest_of(std::str::from_utf8(bytes).ok()?)?;
+            let name = manifest.name.unwrap_or_else(|| folder.to_string());
+            let location = Location::Archive {
+                key: key.to_path_buf(),
+                prefix: format!("{under}{folder}/"),
+            };
+            Some((location, (name, manifest.version), source.clone()))
+        })
+        .collect()
+}
+
+/// A `Chart.yaml`'s text read for its name, version and dependencies.
+fn manifest_of(text: &str) -> Option<Manifest> {
+    small_yaml::parse_bounded(text, MAX_NODES, 64)
+        .ok()
+        .map(|node| Manifest::of(&node, None))
+}
+
+/// A dependency not under `charts/`: its `file://` folder, or a chart of its name
+/// and a matching version in the repository or under `chart-paths`.
+fn find_elsewhere(
+    dependency: &Dependency,
+    root: &Path,
+    charts: &Charts,
+    scope: &Scope,
+    matches: &dyn Fn(&NameVersion) -> bool,
+) -> Result<(Location, Source), String> {
+    let inside_scope = |folder: &Path| {
+        scope
+            .top
+            .iter()
+            .chain(&scope.chart_paths)
+            .any(|allowed| folder.starts_with(allowed))
+    };
+    if let Some(path) = dependency
+        .repository
+        .as_deref()
+        .and_then(|repository| repository.strip_prefix("file://"))
+    {
+        let Ok(folder) = root.join(path).canonicalize() else {
+            return Err(format!("`file://{path}` is not there"));
+        };
+        // A stranger's chart may name any folder: only those in the repository
+        // (or named in chart-paths) are read.
+        if !inside_scope(&folder) && !folder.starts_with(root) {
+            return Err(format!(
+                "`file://{path}` lies outside the repository; name it in `chart-paths` to read it"
+            ));
+        }
+        if is_chart(&folder) {
+            return Ok((Location::Folder(folder.clone()), Source::FilePath(folder)));
+        }
+        return Err(format!("`file://{path}` holds no Chart.yaml"));
+    }
+    if scope.top.is_none() && scope.chart_paths.is_empty() {
+        return Err("not under charts/".into());
+    }
+    let repository = charts.repository(scope);
+    let candidates = repository.named(&dependency.name);
+    if let Some((folder, _)) = candidates.iter().find(|(folder, version)| {
+        folder != root && matches(&(dependency.name.clone(), version.clone()))
+    }) {
+        return Ok((
+            Location::Folder(folder.clone()),
+            Source::Elsewhere(folder.clone()),
+        ));
+    }
+    let mut why = "not under charts/ and no chart of that name in the repository".to_string();
+    if !candidates.is_empty() {
+        let versions: Vec<String> = candidates
+            .iter()
+            .map(|(_, version)| version.clone().unwrap_or_else(|| "no version".into()))
+            .collect();
+        why = format!(
+            "not under charts/; the repository has it at {} only",
+            versions.join(", ")
+        );
+    }
+    if let Some(limit) = &repository.truncated {
+        why.push_str(&format!("; {limit}"));
+    }
+    Err(why)
+}
+
+fn read_text(path: &Path, limit: usize) -> Option<(String, u64)> {
+    let bytes = crate::source::read_regular(path, limit).ok()?;
+    if bytes.len() > limit {
+        return None;
+    }
+    let hash = xxhash_rust::xxh3::xxh3_64(&bytes);
+    String::from_utf8(bytes).ok().map(|text| (text, hash))
+}

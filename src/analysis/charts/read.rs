@@ -1,0 +1,324 @@
+//! Reading a chart: its `Chart.yaml` and `values.yaml` into a [`Chart`], and the
+//! files it lists, from its folder (or an overlay's text) or from its archive.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+
+use super::dependencies::resolve_dependencies;
+use super::scan::lex_reads;
+use super::values::commented_names;
+use super::{
+    Archive, Chart, Charts, Keys, Location, MAX_FILE_BYTES, MAX_FILES, MAX_NESTING, MAX_NODES,
+    MAX_REACHED_CHARTS, MAX_VALUES_BYTES, Manifest, Overlay, Read, Scope,
+};
+use crate::analysis::small_yaml;
+use crate::cache_key::CacheKey;
+
+/// A chart's `Chart.yaml`, and why it could not be read when it could not. A
+/// `Chart.yaml` tether cannot read still makes its folder a chart (Helm would refuse
+/// it, or read it where tether's limits stop): said, and the values rules skip the
+/// chart, since its dependencies are unknown.
+fn chart_yaml_of(text: &str) -> (small_yaml::Node, Option<String>) {
+    match small_yaml::parse_bounded(text, MAX_NODES, 64) {
+        Ok(node) => (node, None),
+        Err((line, why)) => (
+            small_yaml::Node {
+                value: small_yaml::Value::Map(Vec::new()),
+                line: 1,
+            },
+            Some(format!(
+                "Chart.yaml is not read past line {line}: {why}; its dependencies are not known"
+            )),
+        ),
+    }
+}
+
+/// A chart's `values.yaml` as `read` found it: its text, its hash, its keys, and
+/// why it could not be read whole, when it could not.
+fn values_of(read: Read) -> (String, u64, Keys, Option<String>) {
+    let mut problem = None;
+    let (text, hash) = match read {
+        Read::Text(text, hash) => (text, hash),
+        Read::Absent => (String::new(), 0),
+        Read::Unreadable(why) => {
+            problem = Some(format!("values.yaml {why}"));
+            (String::new(), 0)
+        }
+    };
+    let keys = match small_yaml::parse_bounded(&text, MAX_NODES, 128) {
+        Ok(node) => Keys::of(&node),
+        Err((line, why)) => {
+            problem = Some(format!("values.yaml is not read past line {line}: {why}"));
+            Keys::Open
+        }
+    };
+    (text, hash, keys, problem)
+}
+
+impl Chart {
+    pub(super) fn read(location: &Location, charts: &Arc<Charts>, scope: &Scope) -> Option<Chart> {
+        let root = location.root();
+        let mut problems = Vec::new();
+        let archive = match location {
+            Location::Folder(_) => None,
+            Location::Archive { key, .. } => {
+                let archive = charts.archive(key, || Err(String::new())).ok()?;
+                if let Some(why) = &archive.incomplete {
+                    problems.push(format!(
+                        "{} was read only in part ({why}): what its templates left out read is unknown",
+                        key.display()
+                    ));
+                }
+                Some(archive)
+            }
+        };
+        let overlay = charts.overlay.clone();
+        let read = |name: &str| {
+            read_chart_file(
+                archive.as_deref(),
+                overlay.as_deref(),
+                location,
+                name,
+                MAX_VALUES_BYTES,
+            )
+        };
+        let (chart_text, chart_hash) = match read("Chart.yaml") {
+            Read::Text(text, hash) => (text, hash),
+            Read::Absent | Read::Unreadable(_) => return None,
+        };
+        let (chart_yaml, chart_problem) = chart_yaml_of(&chart_text);
+        let (values_text, values_hash, values, values_problem) = values_of(read("values.yaml"));
+        let values_unreadable = values_problem.is_some() || chart_problem.is_some();
+        problems.extend(chart_problem);
+        problems.extend(values_problem);
+        // Its reads count; its calls do not: `{{ include … }}` in a values file
+        // is most often an example in a comment, and a call of a define no chart
+        // has would make the chart partial.
+        let mut values_reads = lex_reads(&values_text);
+        values_reads.includes.clear();
+        let requirements = match read("requirements.yaml") {
+            Read::Text(text, hash) => Some((text, hash)),
+            _ => None,
+        };
+        let requirements_yaml = requirements
+            .as_ref()
+            .and_then(|(text, _)| small_yaml::parse_bounded(text, MAX_NODES, 64).ok());
+        let manifest = Manifest::of(&chart_yaml, requirements_yaml.as_ref());
+        let nesting = root
+            .components()
+            .filter(|component| component.as_os_str() == "charts")
+            .count();
+        let mut unread_archives = Vec::new();
+        let mut dependencies = if nesting < MAX_NESTING {
+            let (dependencies, unread) =
+                resolve_dependencies(&manifest, location, archive.as_deref(), charts, scope);
+            problems.extend(unread.iter().cloned());
+            unread_archives = unread;
+            dependencies
+        } else {
+            Vec::new()
+        };
+        dependencies.truncate(MAX_REACHED_CHARTS);
+        let mut key = CacheKey::new("chart")
+            .part("values", values_hash)
+            .part("manifest", chart_hash)
+            .optional("requirements", requirements.map(|(_, hash)| hash));
+        for resolved in &dependencies {
+            key.add_bytes("dependency", format!("{:?}", resolved.source).as_bytes());
+        }
+        let fingerprint = key.finish();
+        Some(Chart {
+            root,
+            location: location.clone(),
+            archive,
+            library: manifest.library,
+            manifest,
+            values,
+            commented: commented_names(&values_text),
+            dependencies,
+            values_reads,
+            problems,
+            values_unreadable,
+            unread_archives,
+            fingerprint,
+            scope: scope.clone(),
+            charts: Arc::downgrade(charts),
+            parent: OnceLock::new(),
+            scan: OnceLock::new(),
+            analysis: OnceLock::new(),
+            content: OnceLock::new(),
+            files: OnceLock::new(),
+            define_index: OnceLock::new(),
+            overlay,
+        })
+    }
+
+    /// The chart's files under `templates/`, and the others, listed once.
+    pub(super) fn files(&self) -> &(Vec<PathBuf>, Vec<PathBuf>) {
+        self.files.get_or_init(|| {
+            let templates = self.root.join("templates");
+            let files = match &self.archive {
+                None => chart_files(&self.root),
+                Some(archive) => {
+                    let prefix = match &self.location {
+                        Location::Archive { prefix, .. } => prefix.as_str(),
+                        Location::Folder(_) => "",
+                    };
+                    archive_files(archive, prefix, &self.root)
+                }
+            };
+            files
+                .into_iter()
+                .partition(|file| file.starts_with(&templates))
+        })
+    }
+
+    /// The text of one of the chart's files (`path` under [`Chart::root`]).
+    pub(super) fn text_of(&self, path: &Path) -> Option<(String, u64)> {
+        match self.read_file(path) {
+            Read::Text(text, hash) => Some((text, hash)),
+            Read::Absent | Read::Unreadable(_) => None,
+        }
+    }
+
+    /// One of the chart's files (`path` under [`Chart::root`]), or why it is not
+    /// text tether reads.
+    pub(super) fn read_file(&self, path: &Path) -> Read {
+        let Ok(relative) = path.strip_prefix(&self.root) else {
+            return Read::Absent;
+        };
+        read_chart_file(
+            self.archive.as_deref(),
+            self.overlay.as_deref(),
+            &self.location,
+            &crate::paths::slashed(relative),
+            MAX_FILE_BYTES as usize,
+        )
+    }
+
+    /// Whether `path` is one of the chart's files tether reads.
+    pub(super) fn has_file(&self, path: &Path) -> bool {
+        let (templates, others) = self.files();
+        templates
+            .binary_search_by(|file| file.as_path().cmp(path))
+            .is_ok()
+            || others
+                .binary_search_by(|file| file.as_path().cmp(path))
+                .is_ok()
+    }
+}
+
+/// Regular files of the chart that may hold template actions, its subcharts'
+/// folders and hidden ones left out, links not followed; bounded.
+fn chart_files(root: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut folders = vec![root.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        let Ok(entries) = std::fs::read_dir(&folder) else {
+            continue;
+        };
+        let mut entries: Vec<_> = entries.flatten().collect();
+        entries.sort_by_key(std::fs::DirEntry::file_name);
+        for entry in entries {
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if name.starts_with('.') || files.len() >= MAX_FILES {
+                continue;
+            }
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            let path = entry.path();
+            if kind.is_dir() {
+                // Subcharts are charts of their own; Helm never renders `crds/`.
+                if !(folder == root && (name == "charts" || name == "crds")) {
+                    folders.push(path);
+                }
+            } else if kind.is_file() && keeps_file(&name, folder == root) {
+                // Listed whatever its size: reading it says when it is too large.
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+/// The same files of a chart inside an archive, named under `root`.
+fn archive_files(archive: &Archive, prefix: &str, root: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for (name, _) in &archive.files {
+        let Some(relative) = name.strip_prefix(prefix) else {
+            continue;
+        };
+        let parts: Vec<&str> = relative.split('/').collect();
+        let at_top = parts.len() == 1;
+        let hidden = parts.iter().any(|part| part.starts_with('.'));
+        let skipped = parts.len() > 1 && (parts[0] == "charts" || parts[0] == "crds");
+        let file_name = parts.last().copied().unwrap_or_default();
+        if hidden || skipped || !keeps_file(file_name, at_top) {
+            continue;
+        }
+        files.push(root.join(relative));
+        if files.len() >= MAX_FILES {
+            break;
+        }
+    }
+    // Sorted as paths (by component), as the folder listing is.
+    files.sort();
+    files
+}
+
+/// Whether a file of a chart may be rendered: not the chart's own `values.yaml`
+/// and `Chart.yaml`, not helm-docs templates and documentation (they describe
+/// values, they do not use them).
+fn keeps_file(name: &str, at_top: bool) -> bool {
+    let chart_file = at_top && matches!(name, "values.yaml" | "Chart.yaml" | "requirements.yaml");
+    let described = [".gotmpl", ".md", ".tgz"]
+        .iter()
+        .any(|ending| name.ends_with(ending));
+    !chart_file && !described
+}
+
+/// The file `relative` (`values.yaml`, `templates/x.yaml`) of the chart at
+/// `location`, from its folder or its archive: UTF-8 text of at most `limit`
+/// bytes, a regular file, never through a link; an `overlay` text stands in for a
+/// file of a folder.
+fn read_chart_file(
+    archive: Option<&Archive>,
+    overlay: Option<&Overlay>,
+    location: &Location,
+    relative: &str,
+    limit: usize,
+) -> Read {
+    let bytes = match (archive, location) {
+        (Some(archive), Location::Archive { prefix, .. }) => {
+            match archive.get(&format!("{prefix}{relative}")) {
+                Some(bytes) => bytes.to_vec(),
+                None => return Read::Absent,
+            }
+        }
+        (_, location) => {
+            let path = location.root().join(relative);
+            if let Some(text) = overlay.and_then(|overlay| overlay.get(&path)) {
+                text.as_bytes().to_vec()
+            } else {
+                match crate::source::read_regular(&path, limit) {
+                    Ok(bytes) => bytes,
+                    Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+                        return Read::Absent;
+                    }
+                    Err(error) => return Read::Unreadable(format!("cannot be read: {error}")),
+                }
+            }
+        }
+    };
+    if bytes.len() > limit {
+        return Read::Unreadable(format!("is larger than {} KiB", limit / 1024));
+    }
+    let hash = xxhash_rust::xxh3::xxh3_64(&bytes);
+    match String::from_utf8(bytes) {
+        Ok(text) => Read::Text(text, hash),
+        Err(_) => Read::Unreadable("is not UTF-8".into()),
+    }
+}

@@ -1,0 +1,239 @@
+//! Scanning a chart's own files into its [`Scan`]: what each template, and each
+//! file a template renders through `.Files`, reads, calls and defines.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::{Arc, PoisonError};
+
+use super::{Call, Chart, Define, Location, Read, Scan};
+use crate::cache_key::CacheKey;
+use crate::template::reads::{Opacity, Reads, Use};
+
+impl Chart {
+    /// What the chart's own files read and define, read on first use.
+    pub fn scan(&self) -> &Scan {
+        self.scan.get_or_init(|| self.read_files())
+    }
+
+    /// What the chart's files read and define: the conditions and tags of its
+    /// dependencies, the `tpl` strings of `values.yaml`, every template, and the
+    /// other files when a template uses `.Files`.
+    fn read_files(&self) -> Scan {
+        let mut scan = Scan::default();
+        for dependency in &self.manifest.dependencies {
+            scan.reads.extend(
+                dependency
+                    .conditions
+                    .iter()
+                    .map(|path| (path.clone(), Use::Touch)),
+            );
+            scan.reads.extend(
+                dependency
+                    .tags
+                    .iter()
+                    .map(|tag| (vec!["tags".to_string(), tag.clone()], Use::Touch)),
+            );
+        }
+        // `tpl` strings of values.yaml read values too.
+        self.add_found(
+            &self.root.join("values.yaml"),
+            "",
+            &self.values_reads,
+            &mut scan,
+        );
+        let (in_templates, others) = self.files();
+        scan.has_templates = !in_templates.is_empty();
+        // Files outside `templates/` are rendered only through `.Files`: read them
+        // only when a template uses it.
+        let mut uses_files = false;
+        // Over the names and bytes of the files read, in listing order.
+        let mut content = CacheKey::new("chart-files");
+        for file in in_templates.iter() {
+            uses_files |= self.read_template(file, &mut scan, &mut content);
+        }
+        if uses_files {
+            for file in others.iter() {
+                if let Some((text, hash)) = self.text_of(file) {
+                    content.add_bytes("file", file.as_os_str().as_encoded_bytes());
+                    content.add("bytes", hash);
+                    self.add_found(file, &text, &lex_reads(&text), &mut scan);
+                }
+            }
+        }
+        scan.content = content.finish();
+        // Charts read the same values in many places: keep each once.
+        scan.reads.sort_unstable();
+        scan.reads.dedup();
+        scan.reads.shrink_to_fit();
+        scan
+    }
+
+    /// Reads one template of the chart into `scan`, and its name and bytes into
+    /// `content`: what it reads, calls and defines, and, in a chart folder, its text,
+    /// which the check of that template takes instead of reading it again. Returns
+    /// whether it uses `.Files`.
+    fn read_template(&self, file: &Path, scan: &mut Scan, content: &mut CacheKey) -> bool {
+        let (text, hash) = match self.read_file(file) {
+            Read::Text(text, hash) => (text, hash),
+            Read::Absent => return false,
+            // A template tether cannot read may read any value: the limit is
+            // said, never taken for "reads nothing".
+            Read::Unreadable(why) => {
+                if scan.unread_template.is_none() {
+                    scan.unread_template = Some(format!("{} {why}", self.shown(file)));
+                }
+                if scan.opaque.is_none() {
+                    scan.opaque = Some((
+                        file.to_path_buf(),
+                        format!("{why}, which tether does not read"),
+                    ));
+                }
+                return false;
+            }
+        };
+        content.add_bytes("template", file.as_os_str().as_encoded_bytes());
+        content.add("bytes", hash);
+        let uses_files = text.contains(".Files");
+        let found = lex_reads(&text);
+        self.add_found(file, &text, &found, scan);
+        scan.template_reads
+            .insert(file.to_path_buf(), (hash, Arc::new(found)));
+        if matches!(self.location, Location::Folder(_)) {
+            scan.texts
+                .get_mut()
+                .unwrap_or_else(PoisonError::into_inner)
+                .insert(file.to_path_buf(), (text, hash));
+        }
+        uses_files
+    }
+
+    /// Adds what one file of the chart reads, calls and defines (`found`, from
+    /// `text`) to `scan`, each read and call also to the define it is in.
+    fn add_found(&self, path: &Path, text: &str, found: &Reads, scan: &mut Scan) {
+        self.note_opaque(path, text, found, scan);
+        let mut defines: Vec<Define> = found.defines.iter().map(|_| Define::default()).collect();
+        for read in &found.reads {
+            let entry = (read.path.clone(), read.use_);
+            if let Some(define) = define_at(&mut defines, read.define) {
+                define.reads.push(entry.clone());
+            }
+            scan.reads.push(entry);
+        }
+        for include in &found.includes {
+            let call = Call {
+                name: include.name.clone(),
+                root: include.root,
+                literals: include.literals.clone(),
+            };
+            if let Some(define) = define_at(&mut defines, include.define) {
+                define.calls.push(call.clone());
+            }
+            scan.calls.push(call);
+        }
+        for used in &found.opaque_uses {
+            if used.kind == Opacity::Whole {
+                if let Some(define) = define_at(&mut defines, used.define) {
+                    let line = line_of(text, used.offset);
+                    define.whole.get_or_insert((path.to_path_buf(), line));
+                }
+            }
+        }
+        for &at in &found.sets_values {
+            if let Some(define) = define_at(&mut defines, at) {
+                define.sets_values = true;
+            }
+        }
+        for (name, define) in found.defines.iter().zip(defines) {
+            define_once(&mut scan.defines, name.clone(), define);
+        }
+    }
+
+    /// Makes `scan` opaque, unless it is already, when the file at `path` makes what
+    /// the chart reads unknown: a template that uses `.Values` whole or by a computed
+    /// key, or a file that renders a file of the chart tether did not find.
+    fn note_opaque(&self, path: &Path, text: &str, found: &Reads, scan: &mut Scan) {
+        let in_templates = path.starts_with(self.root.join("templates"));
+        // Outside `templates/`, a file is rendered only if a template hands it to
+        // `tpl`: its reads count, its whole uses of `.Values` do not.
+        if in_templates && scan.opaque.is_none() {
+            if let Some(offset) = found.opaque {
+                scan.opaque = Some((
+                    path.to_path_buf(),
+                    format!(
+                        "uses `.Values` whole or by a computed key at line {}",
+                        line_of(text, offset)
+                    ),
+                ));
+            }
+        }
+        // A file a template renders that is not there: what it reads is unknown.
+        for name in &found.files {
+            let inside = Path::new(name)
+                .components()
+                .all(|component| matches!(component, std::path::Component::Normal(_)));
+            if inside && scan.opaque.is_none() && !self.has_file(&self.root.join(name)) {
+                scan.opaque = Some((
+                    path.to_path_buf(),
+                    format!("renders `{name}` through `.Files`, which tether cannot read"),
+                ));
+            }
+        }
+    }
+
+    /// The text of the template at `path` as the chart's scan read it, with the
+    /// hash of its bytes, handed over once (the check takes it instead of reading
+    /// and hashing the file again); `None` when the scan has not run, did not read
+    /// it, or it was taken.
+    pub fn take_text(&self, path: &Path) -> Option<(String, u64)> {
+        self.scan
+            .get()?
+            .texts
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(path)
+    }
+
+    /// What the template at `path` reads, as the scan found it in bytes whose hash
+    /// is `hash`; `None` when it read other bytes (or none).
+    pub fn template_reads(&self, path: &Path, hash: u64) -> Option<Arc<Reads>> {
+        let (found_in, found) = self.scan().template_reads.get(path)?;
+        (*found_in == hash).then(|| found.clone())
+    }
+}
+
+/// The define a read or call is in, by its index in the file.
+fn define_at(defines: &mut [Define], at: Option<u32>) -> Option<&mut Define> {
+    defines.get_mut(at? as usize)
+}
+
+/// The 1-based line of `offset` in `text`.
+fn line_of(text: &str, offset: usize) -> usize {
+    text[..offset.min(text.len())].matches('\n').count() + 1
+}
+
+/// Keeps the first define of a name, as Helm keeps one template per name (the
+/// later file wins there; which one is rarely meant, both are read here).
+fn define_once(defines: &mut HashMap<String, Arc<Define>>, name: String, define: Define) {
+    match defines.get_mut(&name) {
+        Some(existing) => {
+            if let Some(existing) = Arc::get_mut(existing) {
+                existing.reads.extend(define.reads);
+                existing.calls.extend(define.calls);
+                existing.whole = existing.whole.take().or(define.whole);
+                existing.sets_values |= define.sets_values;
+            }
+        }
+        None => {
+            defines.insert(name, Arc::new(define));
+        }
+    }
+}
+
+/// The reads of a file's text.
+pub(super) fn lex_reads(text: &str) -> Reads {
+    if !text.contains("{{") {
+        return Reads::default();
+    }
+    let (actions, _) = crate::template::lex::lex(text);
+    crate::template::reads::reads(text, &actions)
+}

@@ -1,0 +1,239 @@
+//! Tests of the chart graph: dependency cycles, hostile dependencies, the
+//! limits on templates and values, `chart-paths`.
+
+use super::*;
+
+fn write(root: &Path, relative: &str, text: &str) {
+    let path = root.join(relative);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+fn scope(top: &Path) -> Scope {
+    Scope {
+        top: Some(top.to_path_buf()),
+        chart_paths: Vec::new(),
+    }
+}
+
+/// Two charts that depend on each other and call each other's defines: the
+/// analysis of either ends (no chart waits on itself), and follows both ways.
+#[test]
+fn a_dependency_cycle_ends() {
+    let folder = tempfile::tempdir().unwrap();
+    let top = folder.path().canonicalize().unwrap();
+    write(
+        &top,
+        "a/Chart.yaml",
+        "apiVersion: v2\nname: a\nversion: 1.0.0\ndependencies:\n  - name: b\n    repository: file://../b\n",
+    );
+    write(&top, "a/values.yaml", "fromB: 1\nunread: 2\n");
+    write(
+        &top,
+        "a/templates/x.yaml",
+        "{{ include \"b.x\" . }}\n{{ define \"a.y\" }}{{ .Values.nothing }}{{ end }}\n",
+    );
+    write(
+        &top,
+        "b/Chart.yaml",
+        "apiVersion: v2\nname: b\nversion: 1.0.0\ndependencies:\n  - name: a\n    repository: file://../a\n",
+    );
+    write(&top, "b/values.yaml", "fromA: 1\n");
+    write(
+        &top,
+        "b/templates/x.yaml",
+        "{{ define \"b.x\" }}{{ .Values.fromB }}{{ include \"a.y\" . }}{{ end }}\n",
+    );
+    let (sender, receiver) = std::sync::mpsc::channel();
+    let roots = [top.join("a"), top.join("b")];
+    let scope = scope(&top);
+    std::thread::spawn(move || {
+        let charts = Arc::new(Charts::default());
+        let unused: Vec<Vec<String>> = roots
+            .iter()
+            .map(|root| {
+                let chart = charts.chart(root, &scope).unwrap();
+                chart
+                    .unused()
+                    .into_iter()
+                    .map(|(path, _)| path.join("."))
+                    .collect()
+            })
+            .collect();
+        sender.send(unused).unwrap();
+    });
+    let unused = receiver
+        .recv_timeout(std::time::Duration::from_secs(20))
+        .expect("the analysis of a dependency cycle ends");
+    assert_eq!(unused[0], ["unread"]);
+}
+
+/// A stranger's chart names folders outside the repository (`file://`), links
+/// and a FIFO under `charts/`: none is read, the dependency is missing, and the
+/// chart says so instead of reporting what it cannot know.
+#[cfg(unix)]
+#[test]
+fn hostile_dependencies_are_not_read() {
+    let folder = tempfile::tempdir().unwrap();
+    let base = folder.path().canonicalize().unwrap();
+    let top = base.join("repo");
+    std::fs::create_dir_all(top.join(".git")).unwrap();
+    write(
+        &base,
+        "outside/Chart.yaml",
+        "apiVersion: v2\nname: lib\nversion: 1.0.0\ntype: library\n",
+    );
+    write(
+        &base,
+        "outside/templates/_l.tpl",
+        "{{ define \"lib.all\" }}{{ .Values.a }}{{ end }}",
+    );
+    let chart_yaml = "apiVersion: v2\nname: app\nversion: 1.0.0\ndependencies:\n  - name: lib\n    version: 1.0.0\n    repository: file://../../outside\n  - name: linked\n  - name: piped\n";
+    write(&top, "app/Chart.yaml", chart_yaml);
+    write(&top, "app/values.yaml", "a: 1\nb: 2\n");
+    write(
+        &top,
+        "app/templates/x.yaml",
+        "{{ include \"lib.all\" . }}\n",
+    );
+    std::fs::create_dir_all(top.join("app/charts")).unwrap();
+    std::os::unix::fs::symlink(base.join("outside"), top.join("app/charts/linked")).unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(top.join("app/charts/piped-1.0.0.tgz"))
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let charts = Arc::new(Charts::default());
+    let chart = charts.chart(&top.join("app"), &scope(&top)).unwrap();
+    let sources: Vec<&Source> = chart.dependencies.iter().map(|r| &r.source).collect();
+    assert!(
+        sources
+            .iter()
+            .all(|source| matches!(source, Source::Missing(_))),
+        "{sources:?}"
+    );
+    assert!(
+        matches!(sources[0], Source::Missing(why) if why.contains("outside the repository")),
+        "{sources:?}"
+    );
+    assert!(chart.unused().is_empty());
+    let reasons = chart.partial().join("\n");
+    assert!(
+        reasons.contains("`lib.all`") && reasons.contains("outside the repository"),
+        "{reasons}"
+    );
+}
+
+/// A CRD template of a megabyte and more is read for its values like any
+/// other (`{{- if .Values.crds.create }}` on its first line is a read); one past
+/// the limit makes the chart's reads unknown, and the chart says why.
+#[test]
+fn large_templates_are_read_and_too_large_ones_said() {
+    let folder = tempfile::tempdir().unwrap();
+    let top = folder.path().canonicalize().unwrap();
+    let body = "# a line of a CRD\n".repeat(70_000);
+    for (name, size) in [("large", body.len()), ("huge", MAX_FILE_BYTES as usize + 1)] {
+        write(
+            &top,
+            &format!("{name}/Chart.yaml"),
+            &format!("apiVersion: v2\nname: {name}\nversion: 1.0.0\n"),
+        );
+        write(
+            &top,
+            &format!("{name}/values.yaml"),
+            "crds:\n  create: true\nunread: 1\n",
+        );
+        let mut text = String::from("{{- if .Values.crds.create }}\n");
+        while text.len() < size {
+            text.push_str(&body);
+        }
+        text.push_str("{{- end }}\n");
+        write(&top, &format!("{name}/templates/crds.yaml"), &text);
+    }
+    assert!(body.len() > 1024 * 1024);
+    let charts = Arc::new(Charts::default());
+    let large = charts.chart(&top.join("large"), &scope(&top)).unwrap();
+    let unused: Vec<String> = large
+        .unused()
+        .into_iter()
+        .map(|(path, _)| path.join("."))
+        .collect();
+    assert_eq!(unused, ["unread"]);
+    let huge = charts.chart(&top.join("huge"), &scope(&top)).unwrap();
+    assert!(huge.unused().is_empty());
+    let reasons = huge.partial().join("\n");
+    assert!(
+        reasons
+            .contains("templates/crds.yaml is larger than 16384 KiB, which tether does not read"),
+        "{reasons}"
+    );
+}
+
+/// A library kept in another checkout is found through `chart-paths`, and
+/// only there: without it the chart is partial.
+#[test]
+fn chart_paths_make_a_library_visible() {
+    let folder = tempfile::tempdir().unwrap();
+    let base = folder.path().canonicalize().unwrap();
+    write(
+        &base,
+        "library/common/Chart.yaml",
+        "apiVersion: v2\nname: common\nversion: 4.5.2\ntype: library\n",
+    );
+    write(
+        &base,
+        "library/common/templates/_all.tpl",
+        "{{ define \"common.all\" }}{{ .Values.image }}{{ end }}",
+    );
+    write(
+        &base,
+        "repo/app/Chart.yaml",
+        "apiVersion: v2\nname: app\nversion: 1.0.0\ndependencies:\n  - name: common\n    version: 4.5.2\n    repository: https://charts.example.invalid\n",
+    );
+    write(&base, "repo/app/values.yaml", "image: x\nstray: 1\n");
+    write(
+        &base,
+        "repo/app/templates/all.yaml",
+        "{{ include \"common.all\" . }}",
+    );
+    let unused = |scope: Scope| {
+        let charts = Arc::new(Charts::default());
+        let chart = charts.chart(&base.join("repo/app"), &scope).unwrap();
+        let unused: Vec<String> = chart
+            .unused()
+            .into_iter()
+            .map(|(path, _)| path.join("."))
+            .collect();
+        (unused, chart.partial().is_empty())
+    };
+    let alone = scope(&base.join("repo"));
+    assert_eq!(unused(alone.clone()), (Vec::new(), false));
+    let with_paths = Scope {
+        chart_paths: vec![base.join("library")],
+        ..alone
+    };
+    assert_eq!(unused(with_paths), (vec!["stray".to_string()], true));
+}
+
+/// A values file tether cannot read is said, never taken as "nothing set".
+#[test]
+fn unreadable_values_are_reported() {
+    let folder = tempfile::tempdir().unwrap();
+    let top = folder.path().canonicalize().unwrap();
+    write(
+        &top,
+        "c/Chart.yaml",
+        "apiVersion: v2\nname: c\nversion: 1.0.0\n",
+    );
+    write(&top, "c/values.yaml", "a: [1,\n");
+    write(&top, "c/templates/x.yaml", "{{ .Values.b }}\n");
+    let charts = Arc::new(Charts::default());
+    let chart = charts.chart(&top.join("c"), &scope(&top)).unwrap();
+    assert!(chart.unused().is_empty());
+    assert_eq!(chart.undefined(&["b".to_string()], &[]), None);
+    let reasons = chart.partial().join("\n");
+    assert!(
+        reasons.contains("values.yaml is not read past line"),
+        "{reasons}"
+    );
+}
