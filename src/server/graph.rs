@@ -22,8 +22,13 @@ pub(crate) struct Modelled {
 
 /// Where a read's key is, or is not.
 pub(crate) enum Site {
-    /// The key, in the values file it is in.
-    Found { file: Modelled, key: Key },
+    /// The key, in the values file it is in; `over` is the parent chart whose
+    /// values set it, over the chart's own.
+    Found {
+        file: Modelled,
+        key: Key,
+        over: Option<Arc<Chart>>,
+    },
     /// Not in the chart's `values.yaml`: the file, and the key nearest to the
     /// missing one, if any.
     Missing {
@@ -162,15 +167,23 @@ pub(crate) fn include_at(text: &str, offset: usize) -> Option<String> {
         .map(|(_, name)| name.clone())
 }
 
-/// Where `path` is in the values of `chart`'s rendering: its `values.yaml`, the
-/// values of the dependency the first key names, or for a library, the values of
-/// the open charts that depend on it.
+/// Where `path` is in the values of `chart`'s rendering, as Helm coalesces them:
+/// a parent's values that override the chart's (`child.replicas`, `global.…`),
+/// outermost first; the values of the dependency the first key names; its own
+/// `values.yaml`; or for a library, the values of the open charts that depend on
+/// it.
 pub(crate) fn value_site(batch: &Batch, chart: &Arc<Chart>, path: &[String]) -> Option<Site> {
+    for (parent, spelled) in chart.overriding_sources(path) {
+        if let Some(Site::Found { file, key, .. }) = find_in(batch, &parent, &spelled) {
+            let over = Some(parent);
+            return Some(Site::Found { file, key, over });
+        }
+    }
     if let Some((first, rest)) = path.split_first() {
         if !rest.is_empty() {
             if let Some(dependency) = chart.dependency_keyed(first) {
-                if let Some(Site::Found { file, key }) = find_in(batch, &dependency, rest) {
-                    return Some(Site::Found { file, key });
+                if let Some(found @ Site::Found { .. }) = find_in(batch, &dependency, rest) {
+                    return Some(found);
                 }
             }
         }
@@ -178,8 +191,8 @@ pub(crate) fn value_site(batch: &Batch, chart: &Arc<Chart>, path: &[String]) -> 
     let own = find_in(batch, chart, path);
     if chart.library && !matches!(own, Some(Site::Found { .. })) {
         for includer in including_charts(batch, chart) {
-            if let Some(Site::Found { file, key }) = find_in(batch, &includer, path) {
-                return Some(Site::Found { file, key });
+            if let Some(found @ Site::Found { .. }) = find_in(batch, &includer, path) {
+                return Some(found);
             }
         }
     }
@@ -213,7 +226,11 @@ fn find_in(batch: &Batch, chart: &Chart, path: &[String]) -> Option<Site> {
         .find(|key| segments(&key.path) == path)
         .cloned();
     match found {
-        Some(key) => Some(Site::Found { file, key }),
+        Some(key) => Some(Site::Found {
+            file,
+            key,
+            over: None,
+        }),
         None => {
             let nearest = nearest_key(&file.model, path);
             Some(Site::Missing { values, nearest })

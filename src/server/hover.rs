@@ -43,18 +43,25 @@ pub(crate) fn hover_text(
         if let Some(read) = graph::read_at(text, offset) {
             let shown = read.path.join(".");
             return Some(match graph::value_site(batch, chart, &read.path)? {
-                Site::Found { file, key } => {
+                Site::Found { file, key, over } => {
                     let line = file
                         .text
                         .lines()
                         .nth(key.line)
                         .unwrap_or_default()
                         .trim_end();
+                    let base = over.as_ref().map_or(&chart.root, |parent| &parent.root);
                     let mut out = format!(
                         "`.Values.{shown}`: {}:{}\n\n```yaml\n{line}\n```",
-                        shown_path(&file.path, &chart.root),
+                        shown_path(&file.path, base),
                         key.line + 1
                     );
+                    if let Some(parent) = over {
+                        out.push_str(&format!(
+                            "\n\nSet by the parent chart `{}`, whose values Helm puts over this chart's own",
+                            parent.name()
+                        ));
+                    }
                     push_documentation(&mut out, &key);
                     out
                 }
@@ -153,7 +160,9 @@ mod tests {
     }
 
     /// The hover texts of the server's fixture: reads (each spelling), an include,
-    /// a values key, and a library's read (shown with the including chart's key).
+    /// a values key, a library's read (shown with the including chart's key), and a
+    /// subchart's reads, which the parent's values (`child.replicas`, `global`)
+    /// override.
     #[test]
     fn hover_texts() {
         let dir = tempfile::tempdir().unwrap();
@@ -182,7 +191,7 @@ mod tests {
         };
         let batch = Batch::new(&snapshot);
         let mut out = String::new();
-        let cases: [(&str, &str, usize); 7] = [
+        let cases: [(&str, &str, usize); 9] = [
             ("app/templates/deployment.yaml", ".Values.replicas", 9),
             ("app/templates/deployment.yaml", "(.Values.image).tag", 17),
             ("app/templates/deployment.yaml", "$.Values.service", 3),
@@ -190,6 +199,17 @@ mod tests {
             ("app/values.yaml", "  port:", 3),
             ("app/values.yaml", "image:", 1),
             ("common/templates/_names.tpl", ".Values.nameOverride", 9),
+            // A subchart's reads, with the parent's values over its own.
+            (
+                "app/charts/child/templates/deployment.yaml",
+                ".Values.replicas",
+                9,
+            ),
+            (
+                "app/charts/child/templates/deployment.yaml",
+                ".Values.global",
+                9,
+            ),
         ];
         for (file, needle, shift) in cases {
             let path = root.join(file);

@@ -24,7 +24,8 @@ pub(crate) fn definition(
     };
     let offset = LineIndex::new(&file.text).offset(position.position);
     if let Some(read) = graph::read_at(&file.text, offset) {
-        let Some(Site::Found { file, key }) = graph::value_site(batch, &chart, &read.path) else {
+        let Some(Site::Found { file, key, .. }) = graph::value_site(batch, &chart, &read.path)
+        else {
             return Ok(None);
         };
         let index = LineIndex::new(&file.text);

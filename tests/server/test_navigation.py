@@ -109,4 +109,8 @@ async def test_references_and_symbols(client, chart):
         "image.tag",
         "service",
         "service.port",
+        "child",
+        "child.replicas",
+        "global",
+        "global.region",
     ]

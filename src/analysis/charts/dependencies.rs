@@ -8,8 +8,8 @@ use std::sync::Arc;
 
 use super::values::missing_in;
 use super::{
-    Archive, Chart, Charts, Dependency, Location, MAX_ARCHIVE_DEPTH, MAX_NODES, MAX_REACHED_CHARTS,
-    MAX_VALUES_BYTES, Manifest, Resolved, Scope, Source, is_chart, manifest,
+    Archive, Chart, Charts, Dependency, Location, MAX_ARCHIVE_DEPTH, MAX_NESTING, MAX_NODES,
+    MAX_REACHED_CHARTS, MAX_VALUES_BYTES, Manifest, Resolved, Scope, Source, is_chart, manifest,
 };
 use crate::analysis::small_yaml;
 
@@ -50,6 +50,15 @@ impl Chart {
         let Some(parent) = self.parent_chart() else {
             return false;
         };
+        self.names_in(&parent)
+            .iter()
+            .filter_map(|name| parent.values.get(name))
+            .any(|values| missing_in(values, path, &HashSet::new()).is_none())
+    }
+
+    /// The keys `parent` may keep this chart's values under: the chart's folder
+    /// name, its `name`, and the alias the parent gives it.
+    fn names_in(&self, parent: &Chart) -> Vec<String> {
         let folder = self
             .root
             .file_name()
@@ -64,9 +73,40 @@ impl Chart {
             }
         }
         names
-            .iter()
-            .filter_map(|name| parent.values.get(name))
-            .any(|values| missing_in(values, path, &HashSet::new()).is_none())
+    }
+
+    /// Where Helm looks for this chart's value at `path` before the chart's own
+    /// `values.yaml`, outermost chart first (its value wins): each parent's values
+    /// under the key it keeps this chart's at (`child.replicas`), or, for a path
+    /// under `global`, the same path, which Helm copies into every subchart. Each
+    /// chart with the path its values spell; up to the nesting limit.
+    pub fn overriding_sources(&self, path: &[String]) -> Vec<(Arc<Chart>, Vec<String>)> {
+        let global = path.first().is_some_and(|first| first == "global");
+        let mut sources = Vec::new();
+        let mut spelled = path.to_vec();
+        let mut parent = self.parent_chart();
+        let mut child_names = self.parent_chart().map(|parent| self.names_in(&parent));
+        while let (Some(chart), Some(names)) = (parent, child_names.take()) {
+            if sources.len() >= MAX_NESTING {
+                break;
+            }
+            if !global {
+                // The key the parent's values use, else the one Helm would: the
+                // alias, or the chart's name.
+                let key = names
+                    .iter()
+                    .find(|name| chart.values.get(name).is_some())
+                    .or(names.last())
+                    .cloned()
+                    .unwrap_or_default();
+                spelled.insert(0, key);
+            }
+            parent = chart.parent_chart();
+            child_names = parent.as_ref().map(|above| chart.names_in(above));
+            sources.push((chart, spelled.clone()));
+        }
+        sources.reverse();
+        sources
     }
 
     /// The library charts of the chart's repository and `chart-paths`, bounded.
