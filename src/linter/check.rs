@@ -53,6 +53,9 @@ pub struct CheckReport {
     /// Charts whose values the value rules could not analyse whole (a dependency
     /// not on disk, `.Values` used whole), and why.
     pub partial_charts: Vec<PartialChart>,
+    /// Charts whose templates use `.Values` whole (`toYaml .Values`, a checksum of
+    /// it): every value counts as read there, which the run says once per chart.
+    pub read_whole: Vec<PartialChart>,
     /// The configuration files findings may name, absolute, longest first.
     pub(crate) configurations: Vec<String>,
 }
@@ -310,7 +313,7 @@ pub fn check_resolved(
         .par_iter()
         .map(|file| Surroundings::of(&file.config, &file.project, &file.relative))
         .collect();
-    let partial_charts = partial_charts(&surroundings, &root);
+    let (partial_charts, read_whole) = partial_charts(&surroundings, &root);
     let lines = changed
         .filter(|changed| changed.lines_only)
         .map(|changed| changed.changes);
@@ -326,6 +329,7 @@ pub fn check_resolved(
         files: files.len(),
         excluded,
         partial_charts,
+        read_whole,
         root,
         failures: bad_inputs,
         ..CheckReport::default()
@@ -380,8 +384,12 @@ fn configurations_of(files: &[FileToCheck]) -> (Vec<Resolved>, Vec<usize>) {
 
 /// The charts the files belong to, each analysed once and in parallel before any
 /// file is checked (the index every rule that needs a whole chart reads, never
-/// written by a check): those tether could not read whole, with why, by folder.
-fn partial_charts(surroundings: &[Surroundings], root: &Path) -> Vec<PartialChart> {
+/// written by a check): those tether could not read whole, with why, and those
+/// whose every value counts as read, by folder.
+fn partial_charts(
+    surroundings: &[Surroundings],
+    root: &Path,
+) -> (Vec<PartialChart>, Vec<PartialChart>) {
     let mut seen = std::collections::HashSet::new();
     let charts: Vec<&Arc<crate::analysis::charts::Chart>> = surroundings
         .iter()
@@ -389,18 +397,26 @@ fn partial_charts(surroundings: &[Surroundings], root: &Path) -> Vec<PartialChar
         .map(|(chart, _)| chart)
         .filter(|chart| seen.insert(chart.root.as_path()))
         .collect();
-    let mut partial: Vec<PartialChart> = charts
+    let entry = |chart: &crate::analysis::charts::Chart, reasons: Vec<String>| {
+        (!reasons.is_empty()).then(|| PartialChart {
+            chart: crate::paths::relative_to(&chart.root, root),
+            reasons,
+        })
+    };
+    let found: Vec<(Option<PartialChart>, Option<PartialChart>)> = charts
         .par_iter()
-        .filter_map(|chart| {
-            let reasons = chart.partial();
-            (!reasons.is_empty()).then(|| PartialChart {
-                chart: crate::paths::relative_to(&chart.root, root),
-                reasons,
-            })
+        .map(|chart| {
+            let whole = chart.reads_everything().into_iter().collect();
+            (entry(chart, chart.partial()), entry(chart, whole))
         })
         .collect();
-    partial.sort_by(|a, b| a.chart.cmp(&b.chart));
-    partial
+    let (partial, whole): (Vec<_>, Vec<_>) = found.into_iter().unzip();
+    let sorted = |entries: Vec<Option<PartialChart>>| {
+        let mut entries: Vec<PartialChart> = entries.into_iter().flatten().collect();
+        entries.sort_by(|a, b| a.chart.cmp(&b.chart));
+        entries
+    };
+    (sorted(partial), sorted(whole))
 }
 
 impl CheckReport {

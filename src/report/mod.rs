@@ -128,7 +128,7 @@ impl CheckReport {
         for note in &self.notes {
             out.push_str(&format!("note: {}\n", human::escape_controls(note)));
         }
-        for partial in &self.partial_charts {
+        for partial in self.partial_charts.iter().chain(&self.read_whole) {
             for reason in &partial.reasons {
                 let chart = shown.of(&partial.chart);
                 let note = format!("chart {chart}: {reason}");

@@ -1,5 +1,6 @@
 //! Go-template handling: find the `{{ … }}` actions, then mask them into YAML.
 
+pub mod arg;
 pub mod lex;
 pub mod mask;
 pub mod reads;

@@ -101,6 +101,7 @@ rule_fixtures! {
     unused_value_opaque => ("unused-value", "opaque"),
     unused_value_libraries => ("unused-value", "libraries", "undefined-value"),
     unused_value_flow_at_key_column => ("unused-value", "flow-at-key-column"),
+    unused_value_flows => ("unused-value", "flows", "undefined-value"),
     recovered_template_indentation => ("recovered-template", "indentation"),
     undefined_template_basic => ("undefined-template", "basic"),
     undefined_template_dropped_dependency => (

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use super::manifest::split_path;
 use super::{Analysis, Call, Chart, Define, Keys, MAX_NESTING, Source, names};
-use crate::template::reads::Use;
+use crate::template::reads::{Arg, Use};
 
 impl Chart {
     /// The chart's reads with the named templates it reaches in its dependencies,
@@ -16,7 +16,8 @@ impl Chart {
     }
 
     /// The chart's reads with those of the defines it calls in the charts it
-    /// reaches, followed call by call from its own files' calls.
+    /// reaches, followed call by call from its own files' calls, each define with
+    /// what the call hands it.
     fn analyse(&self) -> Analysis {
         let scan = self.scan();
         let mut analysis = Analysis {
@@ -26,72 +27,139 @@ impl Chart {
         if let Some((file, why)) = &scan.opaque {
             analysis.opaque = Some(format!("{} {why}", self.shown(file)));
         }
-        let mut namespace = self.reached_defines();
-        let mut libraries_read = false;
-        // Defines a declared dependency would bring are its, not a library's.
-        let declared_missing = self
-            .dependencies
-            .iter()
-            .any(|resolved| matches!(resolved.source, Source::Missing(_)));
-        let mut queue: VecDeque<Call> = scan.calls.iter().cloned().collect();
-        let mut visited: HashSet<String> = HashSet::new();
-        let mut literals: Vec<String> = Vec::new();
-        while let Some(call) = queue.pop_front() {
-            literals.extend(call.literals.iter().cloned());
-            // A define of the chart's own: its reads are the chart's already.
-            if !call.root || scan.defines.contains_key(&call.name) {
-                continue;
-            }
-            if !visited.insert(call.name.clone()) {
-                continue;
-            }
-            // Not in any dependency: a library chart of the repository that
-            // defines it, which a build step puts under `charts/` (no chart
-            // renders without the defines it calls).
-            if !namespace.contains_key(&call.name) && !libraries_read && !declared_missing {
-                libraries_read = true;
-                for chart in self.repository_libraries() {
-                    add_defines(&mut namespace, &chart);
-                    analysis.libraries.push(chart);
-                }
-            }
-            match namespace.get(&call.name) {
-                Some((define, chart)) => {
-                    analysis.reads.extend(define.reads.iter().cloned());
-                    if let (Some((file, line)), None) = (&define.whole, &analysis.opaque) {
-                        analysis.opaque = Some(format!(
-                            "`{}` of chart `{}` ({}) uses `.Values` whole at line {line}",
-                            call.name,
-                            chart.name(),
-                            self.shown(file)
-                        ));
-                    }
-                    if define.sets_values
-                        && !analysis
-                            .merged
-                            .iter()
-                            .any(|known| Arc::ptr_eq(known, chart))
-                    {
-                        analysis.merged.push(chart.clone());
-                    }
-                    queue.extend(define.calls.iter().cloned());
-                }
-                // A define no chart of a graph read whole has: Helm fails where
-                // it is called (`undefined-template` says so), and it reads
-                // nothing. Otherwise, a chart tether did not read may define it.
-                None => {
-                    let index = self.define_index();
-                    if !matches!(index.lookup(&call.name), names::Lookup::Absent { .. }) {
-                        analysis.unknown.push(call.name.clone());
-                    }
-                }
-            }
+        if let Some((file, why)) = &scan.everything {
+            analysis.everything = Some(format!("{} {why}", self.shown(file)));
         }
-        analysis.reads.extend(self.literal_reads(&literals));
+        let mut follow = Follow {
+            namespace: self.reached_defines(),
+            libraries_read: false,
+            // Defines a declared dependency would bring are its, not a library's.
+            declared_missing: self
+                .dependencies
+                .iter()
+                .any(|resolved| matches!(resolved.source, Source::Missing(_))),
+            queue: VecDeque::new(),
+            visited: HashSet::new(),
+            bindings: HashMap::new(),
+            literals: Vec::new(),
+        };
+        // The calls of the chart's files; those inside its own defines as the
+        // define's body spells them for the root context (how tether reads a
+        // define's `.Values`), and again below with what each call hands it.
+        for call in &scan.calls {
+            let argument = call.argument.bind(&Arg::Root);
+            let root = call.root || argument.carries_root();
+            follow.queue.push_back((call.clone(), argument, root));
+        }
+        while let Some((call, argument, root)) = follow.queue.pop_front() {
+            follow.literals.extend(call.literals.iter().cloned());
+            self.follow_call(&call.name, argument, root, &mut follow, &mut analysis);
+        }
+        analysis.reads.extend(self.literal_reads(&follow.literals));
         analysis.unknown.sort();
         analysis.reads.sort_unstable();
         analysis.reads.dedup();
         analysis
+    }
+
+    /// Follows one call of the define `name`, handed `argument` (the root context
+    /// in it when `root`), into `analysis`: the define's reads of the root's values
+    /// when it is handed the root (a define of the chart's own has them in the
+    /// chart's reads already), its reads of what it is handed, and its own calls.
+    fn follow_call(
+        &self,
+        name: &str,
+        argument: Arg,
+        root: bool,
+        follow: &mut Follow,
+        analysis: &mut Analysis,
+    ) {
+        let own = self.scan().defines.get(name);
+        if own.is_none() && !root && !argument.holds_values() {
+            return;
+        }
+        let count = follow.bindings.entry(name.to_string()).or_default();
+        if follow
+            .visited
+            .contains(&(name.to_string(), argument.clone(), root))
+        {
+            return;
+        }
+        if *count >= MAX_BINDINGS {
+            if analysis.opaque.is_none() {
+                analysis.opaque = Some(format!(
+                    "`{name}` is called with more than {MAX_BINDINGS} different arguments, and tether follows no more"
+                ));
+            }
+            return;
+        }
+        *count += 1;
+        follow
+            .visited
+            .insert((name.to_string(), argument.clone(), root));
+        let (define, chart) = match own {
+            Some(define) => (define.clone(), None),
+            None => match follow.lookup(self, name, analysis) {
+                Some((define, chart)) => (define, Some(chart)),
+                None => {
+                    self.unknown_define(name, &argument, root, analysis);
+                    return;
+                }
+            },
+        };
+        if let (Some(chart), true) = (&chart, root) {
+            analysis.reads.extend(define.reads.iter().cloned());
+            if let (Some((file, line)), None) = (&define.whole, &analysis.everything) {
+                analysis.everything = Some(format!(
+                    "`{name}` of chart `{}` ({}) uses `.Values` whole at line {line}",
+                    chart.name(),
+                    self.shown(file)
+                ));
+            }
+            if define.sets_values
+                && !analysis
+                    .merged
+                    .iter()
+                    .any(|known| Arc::ptr_eq(known, chart))
+            {
+                analysis.merged.push(chart.clone());
+            }
+        }
+        for (path, use_) in &define.handed {
+            if argument.reads(path, *use_, &mut analysis.reads) && analysis.everything.is_none() {
+                analysis.everything = Some(format!(
+                    "`{name}` uses whole the `.Values` the chart hands it"
+                ));
+            }
+        }
+        for inner in &define.calls {
+            let bound = inner.argument.bind(&argument);
+            let inner_root = bound.carries_root() || (inner.root && root);
+            follow.queue.push_back((inner.clone(), bound, inner_root));
+        }
+    }
+
+    /// A define no chart tether read has, called with `argument`. In a graph read
+    /// whole, Helm fails where it is called (`undefined-template` says so) and it
+    /// reads nothing; otherwise a chart tether did not read may define it: handed
+    /// the root context or all the values, it may read any value; handed values
+    /// under `.Values`, it reads them whole.
+    fn unknown_define(&self, name: &str, argument: &Arg, root: bool, analysis: &mut Analysis) {
+        let index = self.define_index();
+        if matches!(index.lookup(name), names::Lookup::Absent { .. }) {
+            return;
+        }
+        if root || argument.holds_all_values() {
+            if !analysis.unknown.iter().any(|known| known == name) {
+                analysis.unknown.push(name.to_string());
+            }
+            return;
+        }
+        let mut paths = Vec::new();
+        argument.values_paths(&mut paths);
+        analysis
+            .reads
+            .extend(paths.into_iter().map(|path| (path, Use::Whole)));
     }
 
     /// Every named template of the charts the chart's rendering loads, nearest
@@ -146,6 +214,47 @@ impl Chart {
 
 /// Named templates by name, each with the chart that defines it.
 type Namespace = HashMap<String, (Arc<Define>, Arc<Chart>)>;
+
+/// Distinct arguments a define is followed with, per chart: a define that hands
+/// itself ever new arguments ends.
+const MAX_BINDINGS: usize = 256;
+
+/// The state of following a chart's calls.
+struct Follow {
+    namespace: Namespace,
+    /// The repository's libraries were added to the namespace.
+    libraries_read: bool,
+    /// A declared dependency was not found.
+    declared_missing: bool,
+    /// Calls to follow: each with what it hands, and whether that holds the root.
+    queue: VecDeque<(Call, Arg, bool)>,
+    visited: HashSet<(String, Arg, bool)>,
+    /// Arguments followed per define.
+    bindings: HashMap<String, usize>,
+    /// The string literals of every call followed.
+    literals: Vec<String>,
+}
+
+impl Follow {
+    /// The define `name` in the charts `chart` reaches; not found there, in a
+    /// library chart of the repository, which a build step puts under `charts/`
+    /// (no chart renders without the defines it calls), read once.
+    fn lookup(
+        &mut self,
+        chart: &Chart,
+        name: &str,
+        analysis: &mut Analysis,
+    ) -> Option<(Arc<Define>, Arc<Chart>)> {
+        if !self.namespace.contains_key(name) && !self.libraries_read && !self.declared_missing {
+            self.libraries_read = true;
+            for library in chart.repository_libraries() {
+                add_defines(&mut self.namespace, &library);
+                analysis.libraries.push(library);
+            }
+        }
+        self.namespace.get(name).cloned()
+    }
+}
 
 /// Adds the defines of `chart` to `namespace`, keeping a name that is there already:
 /// charts are added nearest first.

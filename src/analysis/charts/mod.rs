@@ -35,7 +35,7 @@ pub use manifest::{Dependency, Manifest};
 pub use values::{Keys, guarded};
 
 use super::chart_yamls::ChartYamls;
-use crate::template::reads::{Reads, Use};
+use crate::template::reads::{Arg, Reads, Use};
 use names::DefineIndex;
 use repository::Repository;
 
@@ -343,9 +343,12 @@ pub struct Scan {
     /// when a template uses `.Files`, `tpl` strings of `values.yaml`), with the
     /// conditions of `Chart.yaml`.
     pub reads: Vec<(Vec<String>, Use)>,
-    /// A template uses `.Values` whole or by a computed key, or renders a file
-    /// that is not there: what it reads is unknown. Where, and why.
+    /// A template reads `.Values` by a computed key, or renders a file that is not
+    /// there: what it reads is unknown. Where, and why.
     pub opaque: Option<(PathBuf, String)>,
+    /// A template uses `.Values` whole (`toYaml .Values`): every value is read.
+    /// Where, and how.
+    pub everything: Option<(PathBuf, String)>,
     /// Every call of a named template in the chart's files.
     calls: Vec<Call>,
     /// A template tether did not read (too large, not UTF-8), and why: what it
@@ -372,6 +375,9 @@ struct Call {
     /// The argument carries the root context.
     root: bool,
     literals: Vec<String>,
+    /// What the argument holds of values; inside a define, in terms of what the
+    /// define was handed.
+    argument: Arg,
 }
 
 /// A named template: what its body reads of the values of the context it is
@@ -379,6 +385,9 @@ struct Call {
 #[derive(Debug, Default)]
 struct Define {
     reads: Vec<(Vec<String>, Use)>,
+    /// What its body reads of what it is handed, other than through `.Values`
+    /// (`.values.env`): resolved at each call.
+    handed: Vec<(Vec<String>, Use)>,
     calls: Vec<Call>,
     /// Where it uses `.Values` whole (file and line).
     whole: Option<(PathBuf, usize)>,
@@ -391,8 +400,11 @@ struct Define {
 pub struct Analysis {
     /// Every path the chart's rendering reads.
     pub reads: Vec<(Vec<String>, Use)>,
-    /// Why what the chart reads cannot be known (`.Values` used whole).
+    /// Why what the chart reads cannot be known (a computed key, a file rendered
+    /// that is not there).
     pub opaque: Option<String>,
+    /// Why every value counts as read (`.Values` printed whole).
+    pub everything: Option<String>,
     /// Named templates called with the root context that no chart tether read
     /// defines: they may read any value.
     pub unknown: Vec<String>,

@@ -131,6 +131,20 @@ impl Chart {
         reasons
     }
 
+    /// Why every value of the chart counts as read (a template prints `.Values`
+    /// whole, or hashes it), so `unused-value` has nothing to report there: a note
+    /// for the run, not a gap in the analysis. `None` when the chart is partial.
+    pub fn reads_everything(&self) -> Option<String> {
+        if self.library || self.values_unreadable || !self.partial().is_empty() {
+            return None;
+        }
+        let analysis = self.analysis();
+        let why = analysis.everything.as_ref()?;
+        Some(format!(
+            "every value counts as read, so unused-value has nothing to report: {why}"
+        ))
+    }
+
     /// What the chart's value findings depend on: the chart's fingerprint, the
     /// bytes of every file its scan read, and the same of its parent and of every
     /// chart it reaches.
@@ -222,6 +236,7 @@ impl Chart {
         let scan = self.scan();
         let analysis = self.analysis();
         if analysis.opaque.is_some()
+            || analysis.everything.is_some()
             || !analysis.unknown.is_empty()
             || self.library
             || self.values_unreadable
@@ -255,6 +270,7 @@ impl Chart {
                     let inner_analysis = chart.analysis();
                     if chart.library
                         || inner_analysis.opaque.is_some()
+                        || inner_analysis.everything.is_some()
                         || !inner_analysis.unknown.is_empty()
                     {
                         continue;
@@ -302,7 +318,10 @@ impl Chart {
                 return;
             };
             let analysis = chart.analysis();
-            if analysis.opaque.is_some() || !analysis.unknown.is_empty() {
+            if analysis.opaque.is_some()
+                || analysis.everything.is_some()
+                || !analysis.unknown.is_empty()
+            {
                 return;
             }
             charts.push(chart);

@@ -13,6 +13,7 @@ use super::{
 };
 use crate::analysis::small_yaml;
 use crate::cache_key::CacheKey;
+use crate::template::reads::{Arg, Reads};
 
 /// A chart's `Chart.yaml`, and why it could not be read when it could not. A
 /// `Chart.yaml` tether cannot read still makes its folder a chart (Helm would refuse
@@ -91,11 +92,7 @@ impl Chart {
         let values_unreadable = values_problem.is_some() || chart_problem.is_some();
         problems.extend(chart_problem);
         problems.extend(values_problem);
-        // Its reads count; its calls do not: `{{ include … }}` in a values file
-        // is most often an example in a comment, and a call of a define no chart
-        // has would make the chart partial.
-        let mut values_reads = lex_reads(&values_text);
-        values_reads.includes.clear();
+        let values_reads = values_file_reads(&values_text);
         let requirements = match read("requirements.yaml") {
             Read::Text(text, hash) => Some((text, hash)),
             _ => None,
@@ -321,4 +318,22 @@ fn read_chart_file(
         Ok(text) => Read::Text(text, hash),
         Err(_) => Read::Unreadable("is not UTF-8".into()),
     }
+}
+
+/// What the `tpl` strings of a values file read: their reads, and the paths their
+/// calls spell as strings (`(list "auth.password")`, which the helper reads). The
+/// calls themselves are not followed: a call of a define no chart has would make
+/// the chart partial for a string that may never be rendered. A call in a comment
+/// is an example, and left out.
+fn values_file_reads(text: &str) -> Reads {
+    let mut found = lex_reads(text);
+    found.includes.retain_mut(|include| {
+        let line_start = text[..include.span.start]
+            .rfind('\n')
+            .map_or(0, |at| at + 1);
+        include.root = false;
+        include.argument = Arg::nothing();
+        !text[line_start..].trim_start().starts_with('#')
+    });
+    found
 }

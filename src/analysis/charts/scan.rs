@@ -119,11 +119,17 @@ impl Chart {
             }
             scan.reads.push(entry);
         }
+        for read in &found.handed {
+            if let Some(define) = define_at(&mut defines, read.define) {
+                define.handed.push((read.path.clone(), read.use_));
+            }
+        }
         for include in &found.includes {
             let call = Call {
                 name: include.name.clone(),
                 root: include.root,
                 literals: include.literals.clone(),
+                argument: include.argument.clone(),
             };
             if let Some(define) = define_at(&mut defines, include.define) {
                 define.calls.push(call.clone());
@@ -148,33 +154,52 @@ impl Chart {
         }
     }
 
-    /// Makes `scan` opaque, unless it is already, when the file at `path` makes what
-    /// the chart reads unknown: a template that uses `.Values` whole or by a computed
-    /// key, or a file that renders a file of the chart tether did not find.
+    /// Notes in `scan`, unless it holds one already, what the file at `path` makes
+    /// of the chart's reads: unknown ([`Scan::opaque`]) for a template that reads
+    /// `.Values` by a computed key or a file rendered with `tpl` that tether did not
+    /// find; everything ([`Scan::everything`]) for a template that uses `.Values`
+    /// whole.
     fn note_opaque(&self, path: &Path, text: &str, found: &Reads, scan: &mut Scan) {
         let in_templates = path.starts_with(self.root.join("templates"));
         // Outside `templates/`, a file is rendered only if a template hands it to
         // `tpl`: its reads count, its whole uses of `.Values` do not.
+        let first = |kind: Opacity| {
+            found
+                .opaque_uses
+                .iter()
+                .filter(|used| used.kind == kind)
+                .map(|used| used.offset)
+                .min()
+        };
         if in_templates && scan.opaque.is_none() {
-            if let Some(offset) = found.opaque {
+            if let Some(offset) = first(Opacity::Computed) {
                 scan.opaque = Some((
                     path.to_path_buf(),
                     format!(
-                        "uses `.Values` whole or by a computed key at line {}",
+                        "reads `.Values` by a key computed at render time at line {}",
                         line_of(text, offset)
                     ),
                 ));
             }
         }
-        // A file a template renders that is not there: what it reads is unknown.
-        for name in &found.files {
+        if in_templates && scan.everything.is_none() {
+            if let Some(offset) = first(Opacity::Whole) {
+                scan.everything = Some((
+                    path.to_path_buf(),
+                    format!("uses `.Values` whole at line {}", line_of(text, offset)),
+                ));
+            }
+        }
+        // A file a template renders with `tpl` that is not there: what it reads
+        // is unknown. Read as data, it reads nothing.
+        for name in &found.rendered {
             let inside = Path::new(name)
                 .components()
                 .all(|component| matches!(component, std::path::Component::Normal(_)));
             if inside && scan.opaque.is_none() && !self.has_file(&self.root.join(name)) {
                 scan.opaque = Some((
                     path.to_path_buf(),
-                    format!("renders `{name}` through `.Files`, which tether cannot read"),
+                    format!("renders `{name}` with `tpl`, and tether did not find that file"),
                 ));
             }
         }

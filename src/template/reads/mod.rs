@@ -5,12 +5,15 @@
 //! Followed: `.Values.a.b` and `$.Values.a.b` (also inside `define`, taken to be
 //! called with the chart's root); inside `with .Values.a`, `.b` is `a.b` and `.` is
 //! `a`; `$v := .Values.a` then `$v.b`; `index .Values "a" "b"`, `dig "a" "b" x
-//! .Values`, `hasKey .Values.a "b"`, `get .Values.a "b"`, `set .Values.a "b" x`. A
-//! value passed whole (`toYaml .Values.a`, `include "x" .Values.a`, `range
-//! .Values.a`) is read whole. Not followed, and never guessed at: the dot inside
-//! `range` and inside a `define` other than `.Values`, variables bound to anything
-//! else, keys computed at render time. `.Values` itself passed whole, or indexed by a
-//! computed key, makes the template [`Reads::opaque`]: what it reads cannot be known.
+//! .Values`, `hasKey .Values.a "b"`, `get .Values.a "b"`, `set .Values.a "b" x`; a
+//! merge of values (`with (merge .Values.a .Values.global.a)`) reads each. A value
+//! passed whole (`toYaml .Values.a`, `range .Values.a`) is read whole. What a call
+//! hands a named template (`include "x" (dict "values" .Values "context" $)`) is
+//! recorded as the call's [`Arg`], and what a define reads of what it is handed
+//! (`.values.env`, `.context`) as [`Reads::handed`]: the chart analysis joins the
+//! two. Not followed, and never guessed at: the dot inside `range`, variables bound
+//! to anything else, keys computed at render time. `.Values` itself used whole
+//! (`toYaml .Values`) or indexed by a computed key is an [`Opaque`] use.
 
 mod commands;
 mod scopes;
@@ -18,18 +21,8 @@ mod syntax;
 
 use std::ops::Range;
 
+pub use super::arg::{Arg, Use};
 use super::lex::{Action, Keyword};
-
-/// How a read uses the value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Use {
-    /// The value itself, its keys and everything under them: printed, passed to a
-    /// function, ranged over.
-    Whole,
-    /// Only whether it is there: a condition, a `with` subject, a variable binding,
-    /// `hasKey`. What is under it is read only where a later read says so.
-    Touch,
-}
 
 /// One read of `.Values`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -66,6 +59,15 @@ pub struct Reads {
     /// Files of the chart the template reads by name (`.Files.Get "files/x.conf"`),
     /// which may be rendered with `tpl`.
     pub files: Vec<String>,
+    /// Those of [`Reads::files`] that may be rendered as templates: read in an
+    /// action that calls `tpl`, or bound to a variable in a file that calls it.
+    /// Read as data, a file reads no values.
+    pub rendered: Vec<String>,
+    /// Reads of what a define was handed (its dot or `$`) other than through
+    /// `.Values`: `path` is from the define's argument (`.values.env` is
+    /// `values.env`), resolved at each call of the define with what the call hands
+    /// it ([`Include::argument`]).
+    pub handed: Vec<Read>,
     /// The names of the file's `define`s and `block`s, in order.
     pub defines: Vec<String>,
     /// Every `include`, `template` and `block` of a named template.
@@ -111,6 +113,9 @@ pub struct Include {
     /// The string literals of the argument (`"auth.password"`), which helpers read
     /// as values paths.
     pub literals: Vec<String>,
+    /// What the argument holds of values, followed through `dict` and the copies of
+    /// values (`deepCopy`, `merge`).
+    pub argument: Arg,
 }
 
 /// How a named template is called.
@@ -203,6 +208,8 @@ pub fn reads(text: &str, actions: &[Action]) -> Reads {
         overflow: 0,
         define: None,
         last_guards: std::sync::Arc::from(Vec::new()),
+        action_tpl: false,
+        text_tpl: text.contains("tpl"),
     };
     for action in actions {
         scanner.action(action);
@@ -217,8 +224,49 @@ enum Dot {
     Root,
     /// A value under `.Values`.
     Values(Vec<String>),
+    /// A merge of values under `.Values` (`merge .Values.a .Values.global.a`): a
+    /// key under it may come from any of them.
+    Several(Vec<Vec<String>>),
+    /// Inside a define, a path into what the define was handed: `[]` is its dot,
+    /// which tether also takes for the root context (`.Values.x` in a define reads
+    /// `x`), `.context` is `["context"]`.
+    Handed(Vec<String>),
     /// Anything else.
     Unknown,
+}
+
+impl Dot {
+    /// The root context, or a define's own dot, taken to be it.
+    fn is_root(&self) -> bool {
+        match self {
+            Dot::Root => true,
+            Dot::Handed(path) => path.is_empty(),
+            _ => false,
+        }
+    }
+
+    /// A value tether follows reads of.
+    fn holds_values(&self) -> bool {
+        matches!(self, Dot::Values(_) | Dot::Several(_) | Dot::Handed(_))
+    }
+
+    /// What a named template handed this value gets.
+    fn arg(self) -> Arg {
+        match self {
+            Dot::Root => Arg::Root,
+            Dot::Values(path) => Arg::Values(path),
+            Dot::Several(paths) => Arg::Other(paths.into_iter().map(Arg::Values).collect()),
+            Dot::Handed(path) => Arg::Param(path),
+            Dot::Unknown => Arg::nothing(),
+        }
+    }
+}
+
+/// How many reads and handed reads were made, to change those made after.
+#[derive(Debug, Clone, Copy)]
+struct Mark {
+    reads: usize,
+    handed: usize,
 }
 
 #[derive(Debug)]
@@ -243,6 +291,10 @@ struct Scanner<'a> {
     define: Option<u32>,
     /// The guards of the last read kept, shared with the next read under the same.
     last_guards: std::sync::Arc<[Vec<String>]>,
+    /// The action being read calls `tpl`.
+    action_tpl: bool,
+    /// The file calls `tpl` somewhere.
+    text_tpl: bool,
 }
 
 /// Where a pipeline is evaluated.
@@ -255,6 +307,9 @@ struct Place {
     /// The value is bound to a variable (or to the root's `Values`): a copy of
     /// `.Values` made there is read later, through the variable.
     bound: bool,
+    /// The value is handed to a named template (`include`'s argument, or inside a
+    /// `dict` or copy there): the call's [`Include::argument`] follows it.
+    handed: bool,
 }
 
 impl Place {
@@ -264,6 +319,13 @@ impl Place {
         condition: false,
         plain: false,
         bound: false,
+        handed: false,
+    };
+
+    /// The argument of a `template` or `block` call.
+    const HANDED: Place = Place {
+        handed: true,
+        ..Place::ARGUMENT
     };
 }
 

@@ -23,6 +23,7 @@ impl Scanner<'_> {
     pub(super) fn action(&mut self, action: &Action) {
         let body = action.body_text(self.text);
         let base = action.body.start;
+        self.action_tpl = body.contains("tpl");
         match action.kind {
             ActionKind::Comment => {}
             ActionKind::Control(keyword) => self.control(keyword, body, base),
@@ -40,9 +41,8 @@ impl Scanner<'_> {
                 self.pipeline(
                     &items,
                     Place {
-                        condition: false,
                         plain,
-                        bound: false,
+                        ..Place::ARGUMENT
                     },
                 );
             }
@@ -64,7 +64,7 @@ impl Scanner<'_> {
                 let items = parse(&tokens);
                 if keyword == Keyword::Block {
                     // `block "name" ARG` calls the template it defines.
-                    self.pipeline(&items, Place::ARGUMENT);
+                    self.pipeline(&items, Place::HANDED);
                     if let Some(command) = items.first() {
                         self.include(command, Call::Block);
                     }
@@ -77,17 +77,18 @@ impl Scanner<'_> {
                         self.out.defines.push(name.clone());
                     }
                 }
+                // The define's dot is what its callers hand it.
                 self.frames.push(Frame {
                     keyword: Some(keyword),
-                    inside: Dot::Root,
-                    outside: Dot::Root,
+                    inside: Dot::Handed(Vec::new()),
+                    outside: Dot::Handed(Vec::new()),
                     guards: Vec::new(),
                     variables: self.variables.len(),
                 });
             }
             Keyword::Template => {
                 let items = parse(&tokens);
-                self.pipeline(&items, Place::ARGUMENT);
+                self.pipeline(&items, Place::HANDED);
                 if let Some(command) = items.first() {
                     self.include(command, Call::Template);
                 }
@@ -104,16 +105,13 @@ impl Scanner<'_> {
         let outside = self.dot();
         let place = Place {
             condition: keyword != Keyword::Range,
-            plain: false,
-            bound: false,
+            ..Place::ARGUMENT
         };
-        let before = self.out.reads.len();
+        let before = self.mark();
         let (subject, guards) = self.binding(tokens, place, keyword == Keyword::Range);
         if keyword == Keyword::Range {
             // Ranging reads every element.
-            for read in &mut self.out.reads[before..] {
-                read.use_ = Use::Whole;
-            }
+            self.since(before, |read| read.use_ = Use::Whole);
         }
         let inside = match keyword {
             Keyword::With => subject,
@@ -135,8 +133,7 @@ impl Scanner<'_> {
     fn else_branch(&mut self, rest: &str, rest_base: usize, tokens: &[Token]) {
         let place = Place {
             condition: true,
-            plain: false,
-            bound: false,
+            ..Place::ARGUMENT
         };
         let (subject, guards) = if tokens.is_empty() {
             (None, Vec::new())
@@ -197,7 +194,7 @@ impl Scanner<'_> {
             None => (Vec::new(), tokens),
         };
         let items = parse(pipeline);
-        let before = self.out.reads.len();
+        let before = self.mark();
         let value = self.lone_value(&items);
         let bound = value.is_some();
         let place = if bound || place.condition {
@@ -214,11 +211,9 @@ impl Scanner<'_> {
         );
         if bound {
             // A lone value bound or tested is touched, not read whole.
-            for read in &mut self.out.reads[before..] {
-                read.use_ = Use::Touch;
-            }
+            self.since(before, |read| read.use_ = Use::Touch);
         }
-        let guards = self.out.reads[before..]
+        let guards = self.out.reads[before.reads..]
             .iter()
             .map(|read| read.path.clone())
             .collect();
@@ -235,9 +230,8 @@ impl Scanner<'_> {
                     if let Some(variable) =
                         self.variables.iter_mut().rev().find(|(n, _)| *n == name)
                     {
-                        if matches!(held, Dot::Values(_)) || !matches!(variable.1, Dot::Values(_)) {
-                            variable.1 = held;
-                        }
+                        variable.1 =
+                            reassigned(std::mem::replace(&mut variable.1, Dot::Unknown), held);
                     }
                 }
                 _ => self.variables.push((name, held)),
@@ -248,21 +242,29 @@ impl Scanner<'_> {
 
     /// What a pipeline of one command of one operand holds (`.Values.a`, `.`, `$v`).
     ///
-    /// `(.Values.a).b` holds `a.b`; a copy or merge of values (`deepCopy
-    /// .Values.a`, `omit .Values "x"`) holds the widest of them.
+    /// `(.Values.a).b` holds `a.b`; a copy of values (`deepCopy .Values.a`, `omit
+    /// .Values "x"`) holds them, a merge of several (`merge .Values.a
+    /// .Values.global.a`) holds each.
     fn lone_value(&self, items: &[Vec<Item>]) -> Option<Dot> {
         let [command] = items else { return None };
         match command.as_slice() {
             [item] => self.value_of(item),
             [Item::Ident(function), arguments @ ..] if COPIES.contains(&function.as_str()) => {
-                arguments
-                    .iter()
-                    .filter_map(|item| match self.value_of(item) {
-                        Some(Dot::Values(path)) => Some(path),
-                        _ => None,
-                    })
-                    .min_by_key(Vec::len)
-                    .map(Dot::Values)
+                let mut paths = Vec::new();
+                for item in arguments {
+                    match self.value_of(item) {
+                        Some(Dot::Values(path)) => paths.push(path),
+                        Some(Dot::Several(several)) => paths.extend(several),
+                        _ => {}
+                    }
+                }
+                paths.sort();
+                paths.dedup();
+                match paths.len() {
+                    0 => None,
+                    1 => paths.pop().map(Dot::Values),
+                    _ => Some(Dot::Several(paths)),
+                }
             }
             _ => None,
         }
@@ -274,24 +276,22 @@ impl Scanner<'_> {
             Item::Chain {
                 variable, fields, ..
             } => match self.resolve(variable.as_deref(), fields) {
-                Some(path) => Some(Dot::Values(path)),
+                Some(dot) => Some(dot),
                 None => {
                     let base = self.base(variable.as_deref());
                     (fields.is_empty()).then_some(base)
                 }
             },
-            Item::Group { commands, fields } => match self.lone_value(commands)? {
-                Dot::Values(mut path) => {
-                    path.extend(fields.iter().cloned());
-                    Some(Dot::Values(path))
+            Item::Group { commands, fields } => {
+                let value = self.lone_value(commands)?;
+                if fields.is_empty() {
+                    return Some(value);
                 }
-                Dot::Root if fields.is_empty() => Some(Dot::Root),
-                Dot::Root => {
-                    let at = fields.iter().position(|field| field == "Values")?;
-                    Some(Dot::Values(fields[at + 1..].to_vec()))
+                match value {
+                    Dot::Unknown => None,
+                    value => extended(value, fields),
                 }
-                Dot::Unknown => None,
-            },
+            }
             _ => None,
         }
     }
@@ -299,6 +299,8 @@ impl Scanner<'_> {
     pub(super) fn base(&self, variable: Option<&str>) -> Dot {
         match variable {
             None => self.dot(),
+            // `$` in a define is what the define was handed.
+            Some("") if self.define.is_some() => Dot::Handed(Vec::new()),
             Some("") => Dot::Root,
             Some(name) => self
                 .variables
@@ -309,22 +311,69 @@ impl Scanner<'_> {
         }
     }
 
-    /// The values path a chain reads, if it reads one; `Some([])` is `.Values`
-    /// itself.
-    pub(super) fn resolve(&self, variable: Option<&str>, fields: &[String]) -> Option<Vec<String>> {
-        // `.context.Values.a`, `$root.Values.a`: a helper called with a dict that
-        // carries the root context, as charts pass it.
-        let carried = || {
-            let at = fields.iter().position(|field| field == "Values")?;
-            Some(fields[at + 1..].to_vec())
-        };
+    /// What a chain reads, if it reads values: a values path (`Dot::Values([])` is
+    /// `.Values` itself), several, or in a define a path into what it was handed.
+    pub(super) fn resolve(&self, variable: Option<&str>, fields: &[String]) -> Option<Dot> {
         match self.base(variable) {
-            Dot::Root | Dot::Unknown => carried(),
-            Dot::Values(path) => {
-                let mut path = path.clone();
-                path.extend(fields.iter().cloned());
-                Some(path)
+            // `.context.Values.a`, `$root.Values.a`: a helper called with a dict
+            // that carries the root context, as charts pass it.
+            Dot::Root | Dot::Unknown => carried(fields).map(Dot::Values),
+            base => extended(base, fields),
+        }
+    }
+}
+
+/// What a variable holding `old` holds after `$v = new` in a block that may not
+/// run: values it held stay (with the new ones, if values too); values reached
+/// through `.Values` stay over a path into what a define was handed.
+fn reassigned(old: Dot, new: Dot) -> Dot {
+    let paths = |dot: &Dot| match dot {
+        Dot::Values(path) => Some(vec![path.clone()]),
+        Dot::Several(paths) => Some(paths.clone()),
+        _ => None,
+    };
+    if !old.holds_values() {
+        return new;
+    }
+    match (paths(&old), paths(&new)) {
+        (Some(mut all), Some(added)) => {
+            all.extend(added);
+            all.sort();
+            all.dedup();
+            match all.len() {
+                1 => all.pop().map_or(Dot::Unknown, Dot::Values),
+                _ => Dot::Several(all),
             }
+        }
+        (None, Some(_)) => new,
+        _ => old,
+    }
+}
+
+/// The values path after `Values` in `fields`, if it is there.
+fn carried(fields: &[String]) -> Option<Vec<String>> {
+    let at = fields.iter().position(|field| field == "Values")?;
+    Some(fields[at + 1..].to_vec())
+}
+
+/// What `fields` of `value` hold.
+fn extended(value: Dot, fields: &[String]) -> Option<Dot> {
+    let join = |mut path: Vec<String>| {
+        path.extend(fields.iter().cloned());
+        path
+    };
+    match value {
+        Dot::Root | Dot::Unknown => carried(fields).map(Dot::Values),
+        Dot::Values(path) => Some(Dot::Values(join(path))),
+        Dot::Several(paths) => Some(Dot::Several(paths.into_iter().map(join).collect())),
+        // A define's dot is taken for the root context too: `.Values.a` in it
+        // reads `a`, whoever calls it.
+        Dot::Handed(path) => {
+            let path = join(path);
+            Some(match carried(&path) {
+                Some(values) => Dot::Values(values),
+                None => Dot::Handed(path),
+            })
         }
     }
 }

@@ -149,11 +149,127 @@ fn calls_say_whether_they_carry_the_root() {
 }
 
 #[test]
-fn values_passed_whole_are_opaque() {
-    let text = "{{ include \"x\" (dict \"v\" .Values) }}";
+fn values_used_whole_or_by_a_computed_key_are_opaque() {
+    let kinds = |text: &str| {
+        let (actions, _) = super::super::lex::lex(text);
+        let found = reads(text, &actions);
+        found
+            .opaque_uses
+            .iter()
+            .map(|used| used.kind)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(kinds("{{ .Values | toYaml }}"), [Opacity::Whole]);
+    assert_eq!(
+        kinds("{{ $.Values | toJson | sha256sum }}"),
+        [Opacity::Whole]
+    );
+    assert_eq!(kinds("{{ index .Values $key }}"), [Opacity::Computed]);
+    // Handed to a named template, whole or in a `dict` or copy: followed there.
+    assert_eq!(kinds("{{ include \"x\" (dict \"v\" .Values) }}"), []);
+    assert_eq!(kinds("{{ include \"x\" .Values }}"), []);
+    assert_eq!(kinds("{{ template \"x\" (deepCopy .Values) }}"), []);
+    // Printed inside the argument, it is used whole all the same.
+    assert_eq!(
+        kinds("{{ include \"x\" (dict \"v\" (toYaml .Values)) }}"),
+        [Opacity::Whole]
+    );
+}
+
+#[test]
+fn handed_values_are_followed() {
+    let text = concat!(
+        "{{ define \"a\" }}{{ .values.env.name }}{{ with .image }}{{ .tag }}{{ end }}",
+        "{{ $ctx := .context }}{{ include \"b\" (dict \"root\" $ctx \"v\" .values.env) }}",
+        "{{ $ctx.Values.direct }}{{ toYaml .extra }}{{ end }}",
+        "{{ include \"a\" (dict \"values\" .Values \"context\" $ \"image\" .Values.server.image) }}",
+        "{{ include \"c\" .Values.only }}",
+    );
     let (actions, _) = super::super::lex::lex(text);
-    assert!(reads(text, &actions).opaque.is_some());
-    let text = "{{ index .Values $key }}";
+    let found = reads(text, &actions);
+    let handed: Vec<(String, Use)> = found
+        .handed
+        .iter()
+        .map(|read| (read.path.join("."), read.use_))
+        .collect();
+    assert_eq!(
+        handed,
+        [
+            ("values.env.name".into(), Use::Whole),
+            ("image".into(), Use::Touch),
+            ("image.tag".into(), Use::Whole),
+            ("context".into(), Use::Touch),
+            ("extra".into(), Use::Whole),
+        ]
+    );
+    let arguments: Vec<Arg> = found
+        .includes
+        .iter()
+        .map(|call| call.argument.clone())
+        .collect();
+    let path = |text: &str| text.split('.').map(String::from).collect::<Vec<_>>();
+    assert_eq!(
+        arguments,
+        [
+            Arg::Dict(vec![
+                ("root".into(), Arg::Param(path("context"))),
+                ("v".into(), Arg::Param(path("values.env"))),
+            ]),
+            Arg::Dict(vec![
+                ("values".into(), Arg::Values(Vec::new())),
+                ("context".into(), Arg::Root),
+                ("image".into(), Arg::Values(path("server.image"))),
+            ]),
+            Arg::Values(path("only")),
+        ]
+    );
+    // The values handed are references at the call, read where the define reads
+    // them; `.Values` through the define's context is read as before.
+    let values: Vec<(String, Use)> = found
+        .reads
+        .iter()
+        .map(|read| (read.path.join("."), read.use_))
+        .collect();
+    assert_eq!(
+        values,
+        [
+            ("direct".into(), Use::Whole),
+            ("server.image".into(), Use::Touch),
+            ("only".into(), Use::Touch),
+        ]
+    );
+}
+
+#[test]
+fn a_merge_reads_each_of_its_values() {
+    let text =
+        "{{ with (merge .Values.server.image .Values.global.image) }}{{ .registry }}{{ end }}";
     let (actions, _) = super::super::lex::lex(text);
-    assert!(reads(text, &actions).opaque.is_some());
+    let found = reads(text, &actions);
+    let paths: Vec<(String, bool)> = found
+        .reads
+        .iter()
+        .filter(|read| read.use_ == Use::Whole)
+        .map(|read| (read.path.join("."), read.plain))
+        .collect();
+    assert_eq!(
+        paths,
+        [
+            ("global.image.registry".into(), false),
+            ("server.image.registry".into(), false)
+        ]
+    );
+}
+
+#[test]
+fn files_are_rendered_only_through_tpl() {
+    let text = concat!(
+        "{{ .Files.Get \"data.json\" | fromJson }}",
+        "{{ tpl (.Files.Get \"conf.tpl\") . }}",
+        "{{ $f := .Files.Get \"later.tpl\" }}{{ tpl $f . }}",
+    );
+    let (actions, _) = super::super::lex::lex(text);
+    let found = reads(text, &actions);
+    assert_eq!(found.files, ["data.json", "conf.tpl", "later.tpl"]);
+    assert_eq!(found.rendered, ["conf.tpl", "later.tpl"]);
 }
