@@ -212,7 +212,12 @@ pub(super) fn check_source(
     let (source, mut problems) = SourceFile::from_bytes(relative.to_path_buf(), bytes);
     // `helm template` output (`examples/*/rendered/`) is generated: like a vendored
     // chart, left out unless `default-exclude = false`.
-    if config.leaves_out_generated() && is_rendered_output(relative, &source.text) {
+    // A template of another format a chart embeds (`files/nginx.conf.tpl`) is no
+    // YAML: left out the same way.
+    if config.leaves_out_generated()
+        && (is_rendered_output(relative, &source.text)
+            || is_embedded_non_yaml(relative, &source.text))
+    {
         return (source, Vec::new());
     }
     if source.text.len() > MAX_FILE_BYTES {
@@ -456,6 +461,45 @@ fn is_rendered_output(relative: &Path, text: &str) -> bool {
         .find(|line| !line.is_empty() && *line != "---")
         .and_then(|line| line.strip_prefix("# Source: "))
         .is_some_and(|source| source.contains("/templates/") || source.contains("/charts/"))
+}
+
+/// Whether a file is a template of another format that a chart embeds (`tpl
+/// (.Files.Get "files/nginx.conf.tpl") .`): a `*.tpl` outside `templates/` whose
+/// name says another format (`nginx.conf.tpl`, `config.php.tpl`), or, with no
+/// format in its name, whose first line that is neither blank, a comment nor a lone
+/// action is no YAML (`server {`, `<?php`).
+fn is_embedded_non_yaml(relative: &Path, text: &str) -> bool {
+    let in_templates = relative
+        .parent()
+        .is_some_and(|parent| parent.components().any(|c| c.as_os_str() == "templates"));
+    let Some(stem) = relative
+        .file_name()
+        .and_then(|name| name.to_str())
+        .and_then(|name| name.strip_suffix(".tpl"))
+    else {
+        return false;
+    };
+    if in_templates {
+        return false;
+    }
+    if let Some((_, format)) = stem.rsplit_once('.') {
+        return !matches!(format, "yaml" | "yml" | "json");
+    }
+    let first = text.lines().map(str::trim).find(|line| {
+        !line.is_empty()
+            && !line.starts_with('#')
+            && !(line.starts_with("{{") && line.ends_with("}}"))
+    });
+    first.is_some_and(|line| {
+        let yaml = line.starts_with('-')
+            || line.starts_with('[')
+            || line.starts_with('{')
+            || line.starts_with('"')
+            || line.starts_with('\'')
+            || line.ends_with(':')
+            || line.contains(": ");
+        !yaml
+    })
 }
 
 pub(super) fn binary_file(

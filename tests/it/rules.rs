@@ -65,6 +65,16 @@ rule_fixtures! {
     comment_starting_space_styles => ("comment-starting-space", "styles"),
     comment_starting_space_ytt => ("comment-starting-space", "ytt", "comment-indentation"),
     comment_starting_space_blanks => ("comment-starting-space", "blanks"),
+    comment_starting_space_embedded => (
+        "comment-starting-space",
+        "embedded",
+        "recovered-template"
+    ),
+    comment_starting_space_embedded_checked => (
+        "comment-starting-space",
+        "embedded-checked",
+        "recovered-template"
+    ),
     comment_starting_space_block_scalars => (
         "comment-starting-space",
         "block-scalars",
