@@ -485,11 +485,11 @@ fn is_embedded_non_yaml(relative: &Path, text: &str) -> bool {
     if let Some((_, format)) = stem.rsplit_once('.') {
         return !matches!(format, "yaml" | "yml" | "json");
     }
-    let first = text.lines().map(str::trim).find(|line| {
-        !line.is_empty()
-            && !line.starts_with('#')
-            && !(line.starts_with("{{") && line.ends_with("}}"))
-    });
+    let lone_action = |line: &str| line.starts_with("{{") && line.ends_with("}}");
+    let first = text
+        .lines()
+        .map(str::trim)
+        .find(|line| !(line.is_empty() || line.starts_with('#') || lone_action(line)));
     first.is_some_and(|line| {
         let yaml = line.starts_with('-')
             || line.starts_with('[')
