@@ -14,9 +14,10 @@ const MAX_NODES: usize = 500_000;
 
 declare_rule! {
     /// ## What it does
-    /// Reports the keys of a chart's values files (`values.yaml`, `values-*.yaml` beside
-    /// its `Chart.yaml`) that no comment documents. Override files elsewhere (of
-    /// end-to-end tests, of environments) are left alone.
+    /// Reports the keys of a chart's `values.yaml` (beside its `Chart.yaml`) that no
+    /// comment documents. Override files (`values-prod.yaml`, `values.openshift.yaml`,
+    /// those of end-to-end tests) set values `values.yaml` documents, as helm-docs
+    /// and readme-generator read them, and are left alone.
     ///
     /// In a file written for bitnami's readme-generator (one with `## @param
     /// full.path` and `## @section` lines), it checks what readme-generator checks before it
@@ -34,8 +35,9 @@ declare_rule! {
     /// `## @param {type} name` names it. A key is also covered when one of its parents
     /// or children is documented: a documented map documents its fields, and a
     /// documented leaf under an undocumented map is what helm-docs lists. Only the
-    /// outermost undocumented keys are reported, once each. Sequence items are
-    /// covered by their key.
+    /// outermost undocumented keys are reported, once each. Sequence items, and
+    /// the keys inside them (`- alert: …` rules, `- name: …` entries), are covered
+    /// by the sequence's key.
     ///
     /// Off by default; turn it on with `[rules] undocumented-value = "warn"`.
     ///
@@ -113,7 +115,9 @@ impl Rule for UndocumentedValue {
         }
         for (_, key) in model.keys() {
             let plain = plain_path(&key.path);
-            if plain.ends_with(']') {
+            // A sequence's items, and the keys inside them, are data its key
+            // documents (`- alert: …` rules, `- name: …` entries).
+            if plain.contains('[') {
                 continue;
             }
             let ancestors_or_self_documented = prefixes(&plain)
@@ -145,9 +149,18 @@ impl Rule for UndocumentedValue {
     }
 }
 
-/// A chart's values file: named like one, beside the chart's `Chart.yaml`.
+/// A chart's `values.yaml`, beside its `Chart.yaml`: where helm-docs and
+/// readme-generator read a chart's documentation. An override file beside it
+/// (`values-prod.yaml`, `values.openshift.yaml`) sets values `values.yaml`
+/// documents.
 fn chart_values(context: &FileContext) -> bool {
-    context.is_values_file() && context.values_file.is_some_and(|file| file.in_chart)
+    context.is_values_file()
+        && context.values_file.is_some_and(|file| file.in_chart)
+        && context
+            .source
+            .path
+            .file_name()
+            .is_some_and(|name| name == "values.yaml")
 }
 
 /// readme-generator's own check: every value it lists needs a `## @param`.

@@ -95,6 +95,7 @@ rule_fixtures! {
     undocumented_value_conventions => ("undocumented-value", "conventions"),
     undocumented_value_readme_generator => ("undocumented-value", "readme-generator"),
     undocumented_value_helm_docs => ("undocumented-value", "helm-docs"),
+    undocumented_value_overrides_and_lists => ("undocumented-value", "overrides-and-lists"),
     orphan_value_doc_orphans => ("orphan-value-doc", "orphans"),
     orphan_value_doc_helmdocsignore => ("orphan-value-doc", "helmdocsignore"),
     unused_suppression_suppressions => (
