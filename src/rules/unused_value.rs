@@ -9,10 +9,14 @@ declare_rule! {
     /// no template, no file under the chart (read with `.Files.Get` and `tpl`), no
     /// `tpl` string of `values.yaml` itself, no `condition:` of `Chart.yaml`. Only
     /// the outermost unread key is reported; a map read whole (`toYaml
-    /// .Values.resources`, `include "x" .Values.image`, `range .Values.env`) reads
-    /// everything under it. A named template of a dependency (a library chart's
-    /// `include "common.names.fullname" .`) that the chart calls with its root
-    /// context reads the chart's values as its body does, transitively.
+    /// .Values.resources`, `range .Values.env`) reads everything under it. A named
+    /// template (the chart's own, or a library chart's `include
+    /// "common.names.fullname" .`) reads what its call hands it as its body does,
+    /// transitively: the chart's values with the root context, and through a
+    /// `dict`, `.Values` or a value under it (`include "x" (dict "values" .Values)`
+    /// then `.values.env` in the define reads `env`; `include "x"
+    /// .Values.image` then `.tag` reads `image.tag`). A `merge` of several values
+    /// reads each of them.
     /// Dependencies are found under `charts/` (folders and `.tgz` archives), at
     /// `file://` paths, elsewhere in the repository by name and version, and under
     /// `chart-paths`. Keys under a subchart's name (or alias) are checked against
@@ -26,12 +30,14 @@ declare_rule! {
     /// `condition: NAME.enabled` reads when the chart is someone's dependency.
     ///
     /// Reads are followed as `undefined-value` follows them (scopes of `with`,
-    /// variables, `index`, `dig`, `hasKey`, `get`). When a file of the chart uses
-    /// `.Values` whole or by a computed key (`tpl (toYaml .Values) .`, `index
-    /// .Values $name`), or renders a file of the chart that is not there (`tpl
-    /// (.Files.Get "files/x")`), what it reads cannot be known and nothing is
-    /// reported for the chart. Off for `type: library` charts and for charts without
-    /// templates.
+    /// variables, `index`, `dig`, `hasKey`, `get`). A template that uses `.Values`
+    /// whole (`tpl (toYaml .Values) .`, `{{ .Values | toJson | sha256sum }}`) reads
+    /// every value: nothing is reported for the chart, and the run says why in a
+    /// note. When a template reads `.Values` by a computed key (`index .Values
+    /// $name`), or renders with `tpl` a file of the chart that is not there (`tpl
+    /// (.Files.Get "files/x") .`), what it reads cannot be known: nothing is
+    /// reported, and the chart is listed as partial. Off for `type: library` charts
+    /// and for charts without templates.
     ///
     /// ## Why it matters
     /// A value nothing reads is a setting that does nothing: users set it and
