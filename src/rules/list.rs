@@ -23,6 +23,7 @@ macro_rules! with_rules {
             recovered_template::RecoveredTemplate,
             unused_suppression::UnusedSuppression,
             undefined_template::UndefinedTemplate,
+            glued_comment::GluedComment,
         );
     };
 }

@@ -9,6 +9,7 @@ mod comment_indentation;
 mod comment_starting_space;
 mod detached_comment;
 mod finding_limit;
+mod glued_comment;
 pub(crate) mod inline_comment_spacing;
 mod orphan_value_doc;
 mod parse_problem;

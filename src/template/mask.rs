@@ -123,6 +123,11 @@ pub fn mask(text: &str, actions: &[Action]) -> Masked {
         }
         blank(&mut out[first_line_end..action.span.end]);
     }
+    // A `#` a right trim glues to the value before it is part of that value, not a
+    // comment: no comment rule reads it (`glued-comment` reports it).
+    for range in super::glue::glued_comments(text, actions) {
+        blank(&mut out[range]);
+    }
     let text = String::from_utf8(out).unwrap_or_else(|error| {
         // Only whole actions (which start and end on ASCII delimiters) and ASCII
         // whitespace were replaced, so the text is still UTF-8; never panic if that

@@ -1,6 +1,7 @@
 //! Go-template handling: find the `{{ … }}` actions, then mask them into YAML.
 
 pub mod arg;
+pub mod glue;
 pub mod lex;
 pub mod mask;
 pub mod reads;

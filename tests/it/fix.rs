@@ -59,6 +59,22 @@ fn comment_starting_space() {
     );
 }
 
+/// A `#` that a trim marker glues to the value before it is part of that value:
+/// `--fix` leaves it as it is (a space there would change what Helm renders), and
+/// fixes the real comment beside it.
+#[test]
+fn text_a_trim_marker_glues_to_a_value_is_never_fixed() {
+    common::assert_snapshot(
+        "fix__glued_text_kept",
+        &fix(
+            "templates/config.yaml",
+            "data:\n  image: {{ .Values.image -}} #pinned\n  {{- if .Values.ui }}\n  ui: \"1\"\n  {{- end -}}\n  #the title\n  title: a\n  #a real comment\n  b: c\n",
+            &["comment-starting-space", "inline-comment-spacing"],
+            "",
+        ),
+    );
+}
+
 #[test]
 fn inline_comment_spacing() {
     common::assert_snapshot(

@@ -121,6 +121,7 @@ rule_fixtures! {
         "unused-value"
     ),
     undefined_template_incomplete => ("undefined-template", "incomplete"),
+    glued_comment_basic => ("glued-comment", "basic"),
 }
 
 /// The rules whose findings the engine makes, and the test that shows each: a

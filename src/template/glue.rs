@@ -1,0 +1,105 @@
+//! Text a trim marker glues to what Helm renders before it. `-}}` trims every
+//! whitespace byte after the action, newlines included, so a `#` there follows the
+//! last byte rendered before it: a value the action prints, or, after an action that
+//! prints nothing, the text before that action (after its own `{{-` trim). Unless
+//! that byte is whitespace or the start of the file, the `#` is no comment: it and
+//! the rest of its line are part of the value before it (`image: nginx#pinned`).
+
+use std::ops::Range;
+
+use super::lex::{Action, ActionKind};
+
+/// The `#` texts of `text` that a right trim glues to the rendered text before it,
+/// each to the end of its line. `actions` are the file's, in order.
+pub fn glued_comments(text: &str, actions: &[Action]) -> Vec<Range<usize>> {
+    let bytes = text.as_bytes();
+    let mut found = Vec::new();
+    for (index, action) in actions.iter().enumerate() {
+        if !action.trim_right || !action.terminated {
+            continue;
+        }
+        let at = action.span.end
+            + bytes[action.span.end..]
+                .iter()
+                .take_while(|byte| byte.is_ascii_whitespace())
+                .count();
+        if bytes.get(at) != Some(&b'#') || !renders_before(bytes, actions, index) {
+            continue;
+        }
+        let end = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |n| at + n);
+        // A `\r` of a CRLF line ends the line, not the text.
+        let end = if end > at && bytes[end - 1] == b'\r' {
+            end - 1
+        } else {
+            end
+        };
+        found.push(at..end);
+    }
+    found
+}
+
+/// Whether something other than whitespace is rendered right before the end of
+/// the action at `index`: the value it prints, or the text before it.
+fn renders_before(bytes: &[u8], actions: &[Action], mut index: usize) -> bool {
+    loop {
+        let action = &actions[index];
+        if action.kind == ActionKind::Output {
+            return true;
+        }
+        let mut before = action.span.start;
+        if action.trim_left {
+            before -= bytes[..before]
+                .iter()
+                .rev()
+                .take_while(|byte| byte.is_ascii_whitespace())
+                .count();
+        }
+        if before == 0 {
+            return false;
+        }
+        // Right after the previous action: what that one renders before its end.
+        match index.checked_sub(1) {
+            Some(previous) if actions[previous].span.end == before => index = previous,
+            _ => return !bytes[before - 1].is_ascii_whitespace(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn glued(text: &str) -> Vec<&str> {
+        let (actions, _) = super::super::lex::lex(text);
+        glued_comments(text, &actions)
+            .into_iter()
+            .map(|range| &text[range])
+            .collect()
+    }
+
+    #[test]
+    fn a_right_trim_glues_a_comment_to_the_value_before_it() {
+        // The end of a block: the `#` follows `nginx` once rendered.
+        let text = "image: nginx\n{{- if .Values.x }}\nx: 1\n{{- end -}}\n#the title\ntitle: a\n";
+        assert_eq!(glued(text), ["#the title"]);
+        // After a printed value.
+        assert_eq!(glued("image: {{ .Values.image -}} #pinned\n"), ["#pinned"]);
+        // Through two actions that print nothing.
+        assert_eq!(
+            glued("a: b\n{{- end -}}{{- end -}}\r\n#c\r\nd: e\n"),
+            ["#c"]
+        );
+    }
+
+    #[test]
+    fn a_comment_after_whitespace_stays_one() {
+        // The trim of the action ends at a newline it keeps.
+        assert!(glued("a: b\n{{ end -}}\n# c\n").is_empty());
+        // At the start of the file.
+        assert!(glued("{{- if .Values.x -}}\n# c\nd: e\n").is_empty());
+        // No trim after the action.
+        assert!(glued("a: b\n{{- end }}\n# c\n").is_empty());
+        // Not a comment at all.
+        assert!(glued("a: {{ .Values.a -}}\nb: c\n").is_empty());
+    }
+}
