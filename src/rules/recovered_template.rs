@@ -3,6 +3,8 @@
 
 use super::rule::{FileContext, NoOptions, Reporter, Rule, declare_rule};
 
+mod undecidable;
+
 declare_rule! {
     /// ## What it does
     /// Reports a template document that tether read by indentation instead of
@@ -13,10 +15,20 @@ declare_rule! {
     /// block (`toYaml`, `include`) printed without `nindent` to its column, a tab in
     /// the indentation, a value and a block scalar on one line. Helm then renders
     /// broken YAML, or YAML that means something else, for some values. Sometimes the
-    /// template is right and tether cannot follow it: text that continues the
-    /// output of an action (`{{ toYaml .x | nindent 2 }}` then deeper keys that join
-    /// its last item), keys chosen by an action. Then the findings of the other rules
-    /// in that document rest on indentation alone, which is worth knowing too.
+    /// template is right and tether cannot follow it, such as keys chosen by an
+    /// action. Then the findings of the other rules in that document rest on
+    /// indentation alone, which is worth knowing too.
+    ///
+    /// Documents tether cannot judge are not reported, because Helm's output depends
+    /// on text tether does not see:
+    /// - lines indented deeper than the column a block-printing action on its own
+    ///   line prints at (`{{- toYaml .x | nindent 2 }}` then deeper keys that join
+    ///   the last item it prints), when the document reads as YAML without them;
+    /// - a `[]` or `{}` printed under a condition after a collection's items
+    ///   (`{{- if not .Values.args }} []{{ end }}`), when the document reads as YAML
+    ///   without it;
+    /// - the body of a `define` whose lines are mostly not YAML (`key=value`, `[section]`,
+    ///   a message): a configuration file or text that `include` prints.
     ///
     /// Off by default; turn it on with `[rules] recovered-template = "warn"`.
     /// `tether map` shows which documents were recovered.
@@ -73,6 +85,9 @@ impl Rule for RecoveredTemplate {
             } else {
                 context.masked.len()
             };
+            if undecidable::is_undecidable(context, document, &context.masked[start..end]) {
+                continue;
+            }
             // Where a second YAML reader (yaml-rust2) stops on the masked document;
             // else the first line tree-sitter found in error.
             let stop = crate::yaml::events::first_error(&context.masked[start..end]);

@@ -113,7 +113,11 @@ rule_fixtures! {
     unused_value_libraries => ("unused-value", "libraries", "undefined-value"),
     unused_value_flow_at_key_column => ("unused-value", "flow-at-key-column"),
     unused_value_flows => ("unused-value", "flows", "undefined-value"),
+    recovered_template_block_continuation => ("recovered-template", "block-continuation"),
+    recovered_template_conditional_empty_list => ("recovered-template", "conditional-empty-list"),
     recovered_template_indentation => ("recovered-template", "indentation"),
+    recovered_template_stray_comment_end => ("recovered-template", "stray-comment-end"),
+    recovered_template_text_define => ("recovered-template", "text-define"),
     undefined_template_basic => ("undefined-template", "basic"),
     undefined_template_dropped_dependency => (
         "undefined-template",
