@@ -27,11 +27,14 @@ declare_rule! {
     /// - a `[]` or `{}` printed under a condition after a collection's items
     ///   (`{{- if not .Values.args }} []{{ end }}`), when the document reads as YAML
     ///   without it;
+    /// - lines a right trim marker joins to the scalar above (`args: {{ .a -}}` then
+    ///   `,{{ .b }}` on the next line), when the document reads as YAML without them;
     /// - the body of a `define` whose lines are mostly not YAML (`key=value`, `[section]`,
     ///   a message): a configuration file or text that `include` prints.
     ///
-    /// Off by default; turn it on with `[rules] recovered-template = "warn"`.
-    /// `tether map` shows which documents were recovered.
+    /// A template comment or an assignment prints nothing and is read as nothing
+    /// (`pinned: "v1" {{- /* note */}}` is one quoted scalar). `tether map` shows
+    /// which documents were recovered.
     ///
     /// ## Why it matters
     /// An indentation mistake in a template is invisible until a user sets the value
@@ -58,7 +61,7 @@ declare_rule! {
     /// ```
     pub struct RecoveredTemplate {
         name: "recovered-template",
-        level: Off,
+        level: Warn,
         fix: No,
         options: NoOptions,
     }

@@ -106,6 +106,12 @@ pub fn mask(text: &str, actions: &[Action]) -> Masked {
                 continue;
             }
         }
+        // A comment or an assignment prints nothing: no placeholder for it, so that
+        // `key: "value" {{- /* note */}}` stays one quoted scalar.
+        if matches!(action.kind, ActionKind::Comment | ActionKind::Assignment) {
+            blank(&mut out[action.span.clone()]);
+            continue;
+        }
         // `key: | {{ .x | nindent 4 }}`: the block is the scalar's text, on the lines
         // below the header.
         if emits_block(text, action) && after_block_scalar_header(bytes, facts, action) {

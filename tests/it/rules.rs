@@ -115,6 +115,7 @@ rule_fixtures! {
     unused_value_flows => ("unused-value", "flows", "undefined-value"),
     recovered_template_block_continuation => ("recovered-template", "block-continuation"),
     recovered_template_conditional_empty_list => ("recovered-template", "conditional-empty-list"),
+    recovered_template_glued_scalar => ("recovered-template", "glued-scalar"),
     recovered_template_indentation => ("recovered-template", "indentation"),
     recovered_template_stray_comment_end => ("recovered-template", "stray-comment-end"),
     recovered_template_text_define => ("recovered-template", "text-define"),

@@ -2,14 +2,16 @@
 //! judge them: Helm may well render valid YAML from them, and the masked text says
 //! nothing either way.
 //!
-//! Three shapes are undecidable:
+//! Four shapes are undecidable:
 //! - lines that continue the block an output action prints (see
 //!   [`continuation_lines`]);
+//! - lines a right trim marker joins to the scalar of the line above (see
+//!   [`glued_lines`]);
 //! - a flow-empty `[]` or `{}` printed under a condition after a block collection's
 //!   items (see [`conditional_flow_empty`]);
 //! - the body of a `define` that is text of another format (see [`is_text_body`]).
 //!
-//! For the first two, the lines are blanked in the masked document and the document
+//! For the first three, the lines are blanked in the masked document and the document
 //! is read again: it is undecidable only when that reading succeeds, so the lines
 //! are shown to be the cause of the error, not merely present beside it.
 
@@ -28,6 +30,7 @@ pub fn is_undecidable(context: &FileContext, document: &Document, masked: &str) 
         return true;
     }
     let mut blanked: Vec<usize> = continuation_lines(&view);
+    blanked.extend(glued_lines(&view));
     blanked.extend(conditional_flow_empty(&view));
     if blanked.is_empty() || crate::yaml::events::first_error(masked).is_none() {
         return false;
@@ -151,6 +154,34 @@ fn continuation_lines(view: &Lines) -> Vec<usize> {
                 break;
             }
             lines.push(next);
+        }
+    }
+    lines
+}
+
+/// Lines a right trim marker joins to the line above: a line of content whose last
+/// action ends it with `-}}` (`args: {{ .Values.a -}}`) has the next line's text
+/// rendered onto it (`,{{ .Values.b }}` makes `args: A,B`). Masked, that text
+/// stands on a line of its own, where YAML may not take it; rendered, it is part of
+/// the scalar above.
+fn glued_lines(view: &Lines) -> Vec<usize> {
+    let text = &view.context.source.text;
+    let mut lines = Vec::new();
+    for line in view.range.clone() {
+        if view.is_directive(line) || line + 1 >= view.range.end {
+            continue;
+        }
+        let Some(last) = view.actions(line).last() else {
+            continue;
+        };
+        let range = view.context.source.line_range(line);
+        let rest_blank =
+            last.span.end <= range.end && text[last.span.end..range.end].trim().is_empty();
+        // Inside a quoted scalar, the next line continues the quotes as YAML does.
+        let before = &text[range.start..last.span.start.max(range.start)];
+        let quoted = before.matches('"').count() % 2 == 1 || before.matches('\'').count() % 2 == 1;
+        if last.trim_right && rest_blank && !quoted {
+            lines.push(line + 1);
         }
     }
     lines
