@@ -60,6 +60,12 @@ pub fn slashed(path: &Path) -> String {
     }
 }
 
+/// Whether a folder named `templates` holds the file at `path`, at any depth.
+pub fn in_templates_folder(path: &Path) -> bool {
+    path.parent()
+        .is_some_and(|parent| parent.components().any(|c| c.as_os_str() == "templates"))
+}
+
 /// What a file is to Helm, by its path: the one classification that the check, the
 /// rules, the template stage and the snapshots read, made once per file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -80,10 +86,8 @@ impl FileKind {
     /// The kind of the file at `path` (relative or absolute: only the file's name,
     /// its extension and its folders inside the path count).
     pub fn of(path: &Path) -> FileKind {
-        let in_templates = path
-            .parent()
-            .is_some_and(|parent| parent.components().any(|c| c.as_os_str() == "templates"));
-        if in_templates || path.extension().is_some_and(|extension| extension == "tpl") {
+        if in_templates_folder(path) || path.extension().is_some_and(|extension| extension == "tpl")
+        {
             return FileKind::Template;
         }
         match path.file_name().and_then(|name| name.to_str()) {

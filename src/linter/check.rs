@@ -406,8 +406,12 @@ fn partial_charts(
     let found: Vec<(Option<PartialChart>, Option<PartialChart>)> = charts
         .par_iter()
         .map(|chart| {
-            let whole = chart.reads_everything().into_iter().collect();
-            (entry(chart, chart.partial()), entry(chart, whole))
+            let partial = chart.partial();
+            let whole = match partial.is_empty() {
+                true => chart.reads_everything().into_iter().collect(),
+                false => Vec::new(),
+            };
+            (entry(chart, partial), entry(chart, whole))
         })
         .collect();
     let (partial, whole): (Vec<_>, Vec<_>) = found.into_iter().unzip();

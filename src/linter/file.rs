@@ -469,9 +469,6 @@ fn is_rendered_output(relative: &Path, text: &str) -> bool {
 /// format in its name, whose first line that is neither blank, a comment nor a lone
 /// action is no YAML (`server {`, `<?php`).
 fn is_embedded_non_yaml(relative: &Path, text: &str) -> bool {
-    let in_templates = relative
-        .parent()
-        .is_some_and(|parent| parent.components().any(|c| c.as_os_str() == "templates"));
     let Some(stem) = relative
         .file_name()
         .and_then(|name| name.to_str())
@@ -479,7 +476,7 @@ fn is_embedded_non_yaml(relative: &Path, text: &str) -> bool {
     else {
         return false;
     };
-    if in_templates {
+    if crate::paths::in_templates_folder(relative) {
         return false;
     }
     if let Some((_, format)) = stem.rsplit_once('.') {

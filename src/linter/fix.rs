@@ -729,32 +729,28 @@ mod tests {
             }
         };
         // Saved after the fixed text is written, before the last comparison: the
-        // fix is refused and the edit kept (the watcher of the issue).
-        std::fs::write(&path, "a: 1 #x\n").unwrap();
-        let edit = append(path.clone());
-        hooks::set(Some(Box::new(move |point| {
-            if point == hooks::Point::BeforeLastComparison {
-                edit();
-            }
-        })));
-        let refused = write_checked(&path, "a: 1 #x\n", "a: 1  # x\n").unwrap_err();
-        assert!(
-            refused.contains("changed since tether read it"),
-            "{refused}"
-        );
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), "a: 1 #x\nb: 2\n");
-        // Saved in place between the last comparison and the rename: put back.
-        std::fs::write(&path, "a: 1 #x\n").unwrap();
-        let edit = append(path.clone());
-        hooks::set(Some(Box::new(move |point| {
-            if point == hooks::Point::BeforeRename {
-                edit();
-            }
-        })));
-        let refused = write_checked(&path, "a: 1 #x\n", "a: 1  # x\n").unwrap_err();
-        hooks::set(None);
-        assert!(refused.contains("the edit was put back"), "{refused}");
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), "a: 1 #x\nb: 2\n");
+        // fix is refused and the edit kept (the watcher of the issue). Saved in place
+        // between the last comparison and the rename: put back.
+        let cases = [
+            (
+                hooks::Point::BeforeLastComparison,
+                "changed since tether read it",
+            ),
+            (hooks::Point::BeforeRename, "the edit was put back"),
+        ];
+        for (at, said) in cases {
+            std::fs::write(&path, "a: 1 #x\n").unwrap();
+            let edit = append(path.clone());
+            hooks::set(Some(Box::new(move |point| {
+                if point == at {
+                    edit();
+                }
+            })));
+            let refused = write_checked(&path, "a: 1 #x\n", "a: 1  # x\n").unwrap_err();
+            hooks::set(None);
+            assert!(refused.contains(said), "{refused}");
+            assert_eq!(std::fs::read_to_string(&path).unwrap(), "a: 1 #x\nb: 2\n");
+        }
         // No temporary file is left beside it.
         let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
         assert_eq!(left.len(), 1);

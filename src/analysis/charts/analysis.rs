@@ -5,7 +5,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;
 
 use super::manifest::split_path;
-use super::{Analysis, Call, Chart, Define, Keys, MAX_NESTING, Source, names};
+use super::{Analysis, Call, Chart, Define, Keys, Source, names};
 use crate::template::reads::{Arg, Use};
 
 impl Chart {
@@ -169,14 +169,7 @@ impl Chart {
     fn reached_defines(&self) -> Namespace {
         let mut namespace = Namespace::new();
         let mut reached = self.reached_charts();
-        let mut parent = self.parent_chart();
-        let mut depth = 0;
-        while let Some(chart) = parent {
-            if depth >= MAX_NESTING {
-                break;
-            }
-            depth += 1;
-            parent = chart.parent_chart();
+        for chart in self.ancestors() {
             let siblings = chart.reached_charts();
             reached.push(chart);
             reached.extend(siblings);

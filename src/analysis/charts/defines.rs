@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::names::{DefineIndex, MissingDependency};
-use super::{Chart, MAX_NESTING, MAX_REACHED_CHARTS, Source};
+use super::{Chart, MAX_REACHED_CHARTS, Source};
 use crate::cache_key::CacheKey;
 
 impl Chart {
@@ -41,16 +41,9 @@ impl Chart {
         };
         gathering.visit(self);
         gathering.drain();
-        let mut parent = self.parent_chart();
-        let mut depth = 0;
-        while let Some(chart) = parent {
-            if depth >= MAX_NESTING {
-                break;
-            }
-            depth += 1;
+        for chart in self.ancestors() {
             gathering.visit(&chart);
             gathering.drain();
-            parent = chart.parent_chart();
         }
         for library in self.repository_libraries() {
             if gathering.index.roots.contains(&library.root) {

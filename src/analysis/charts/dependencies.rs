@@ -82,15 +82,13 @@ impl Chart {
     /// chart with the path its values spell; up to the nesting limit.
     pub fn overriding_sources(&self, path: &[String]) -> Vec<(Arc<Chart>, Vec<String>)> {
         let global = path.first().is_some_and(|first| first == "global");
+        let ancestors = self.ancestors();
         let mut sources = Vec::new();
         let mut spelled = path.to_vec();
-        let mut parent = self.parent_chart();
-        let mut child_names = self.parent_chart().map(|parent| self.names_in(&parent));
-        while let (Some(chart), Some(names)) = (parent, child_names.take()) {
-            if sources.len() >= MAX_NESTING {
-                break;
-            }
+        for (index, chart) in ancestors.iter().enumerate() {
             if !global {
+                let child: &Chart = index.checked_sub(1).map_or(self, |below| &ancestors[below]);
+                let names = child.names_in(chart);
                 // The key the parent's values use, else the one Helm would: the
                 // alias, or the chart's name.
                 let key = names
@@ -101,12 +99,25 @@ impl Chart {
                     .unwrap_or_default();
                 spelled.insert(0, key);
             }
-            parent = chart.parent_chart();
-            child_names = parent.as_ref().map(|above| chart.names_in(above));
-            sources.push((chart, spelled.clone()));
+            sources.push((chart.clone(), spelled.clone()));
         }
         sources.reverse();
         sources
+    }
+
+    /// The charts whose `charts/` folders hold this one, nearest first, up to the
+    /// nesting limit.
+    pub(super) fn ancestors(&self) -> Vec<Arc<Chart>> {
+        let mut ancestors: Vec<Arc<Chart>> = Vec::new();
+        let mut parent = self.parent_chart();
+        while let Some(chart) = parent {
+            if ancestors.len() >= MAX_NESTING {
+                break;
+            }
+            parent = chart.parent_chart();
+            ancestors.push(chart);
+        }
+        ancestors
     }
 
     /// The library charts of the chart's repository and `chart-paths`, bounded.

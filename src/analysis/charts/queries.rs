@@ -30,12 +30,8 @@ impl Chart {
         if self.root == root {
             return true;
         }
-        let mut parent = self.parent_chart();
-        while let Some(chart) = parent {
-            if chart.root == root {
-                return true;
-            }
-            parent = chart.parent_chart();
+        if self.ancestors().iter().any(|chart| chart.root == root) {
+            return true;
         }
         self.reached_charts()
             .iter()
@@ -133,9 +129,10 @@ impl Chart {
 
     /// Why every value of the chart counts as read (a template prints `.Values`
     /// whole, or hashes it), so `unused-value` has nothing to report there: a note
-    /// for the run, not a gap in the analysis. `None` when the chart is partial.
+    /// for the run, not a gap in the analysis. Asked of a chart whose
+    /// [`Chart::partial`] is empty (a partial chart's note says more).
     pub fn reads_everything(&self) -> Option<String> {
-        if self.library || self.values_unreadable || !self.partial().is_empty() {
+        if self.library || self.values_unreadable {
             return None;
         }
         let analysis = self.analysis();

@@ -461,7 +461,6 @@ impl Scanner<'_> {
     }
 
     fn opaque(&mut self, offset: usize, kind: Opacity) {
-        self.out.opaque.get_or_insert(offset);
         let define = self.define;
         if !self
             .out

@@ -49,8 +49,6 @@ pub struct Read {
 #[derive(Debug, Clone, Default)]
 pub struct Reads {
     pub reads: Vec<Read>,
-    /// Where the template uses `.Values` whole or by a computed key (offset).
-    pub opaque: Option<usize>,
     /// Each `define` (or the top of the file) that uses `.Values` in a way that
     /// cannot be followed, once per define and kind, with the first offset.
     pub opaque_uses: Vec<Opaque>,

@@ -3,6 +3,12 @@
 
 use super::*;
 
+/// What `text` reads, lexed as the check lexes it.
+fn reads_of(text: &str) -> Reads {
+    let (actions, _) = super::super::lex::lex(text);
+    reads(text, &actions)
+}
+
 fn paths(text: &str) -> Vec<(String, Use, bool)> {
     let (actions, _) = super::super::lex::lex(text);
     reads(text, &actions)
@@ -70,8 +76,7 @@ fn read_forms_are_followed() {
         "{{ pluck \"key\" .Values.p .Values.q }}",
         "{{ $user := deepCopy (omit .Values \"common\") }}{{ $_ := set . \"Values\" (deepCopy $user) }}",
     );
-    let (actions, _) = super::super::lex::lex(text);
-    let found = reads(text, &actions);
+    let found = reads_of(text);
     let paths: Vec<String> = found.reads.iter().map(|read| read.path.join(".")).collect();
     assert!(paths.contains(&"gateway.enabled".to_string()), "{paths:?}");
     assert!(
@@ -85,7 +90,7 @@ fn read_forms_are_followed() {
     assert!(paths.contains(&"b.c".to_string()), "{paths:?}");
     assert!(paths.contains(&"p.key".to_string()) && paths.contains(&"q.key".to_string()));
     assert!(
-        found.opaque.is_none(),
+        found.opaque_uses.is_empty(),
         "a copy of .Values bound and set back is no opaque use"
     );
     assert_eq!(found.sets_values, [None]);
@@ -100,8 +105,7 @@ fn calls_say_whether_they_carry_the_root() {
         "{{ template \"d\" .Values.x }}",
         "{{ with .Values.y }}{{ include \"e\" . }}{{ end }}",
     );
-    let (actions, _) = super::super::lex::lex(text);
-    let found = reads(text, &actions);
+    let found = reads_of(text);
     let calls: Vec<(&str, Option<u32>, bool)> = found
         .includes
         .iter()
@@ -138,8 +142,7 @@ fn calls_say_whether_they_carry_the_root() {
     );
     // A name computed at render time is no call of a named template.
     let text = "{{ include (printf \"%s.x\" .Chart.Name) . }}{{ block \"f\" . }}{{ end }}";
-    let (actions, _) = super::super::lex::lex(text);
-    let found = reads(text, &actions);
+    let found = reads_of(text);
     let calls: Vec<(&str, Call)> = found
         .includes
         .iter()
@@ -185,8 +188,7 @@ fn handed_values_are_followed() {
         "{{ include \"a\" (dict \"values\" .Values \"context\" $ \"image\" .Values.server.image) }}",
         "{{ include \"c\" .Values.only }}",
     );
-    let (actions, _) = super::super::lex::lex(text);
-    let found = reads(text, &actions);
+    let found = reads_of(text);
     let handed: Vec<(String, Use)> = found
         .handed
         .iter()
@@ -244,8 +246,7 @@ fn handed_values_are_followed() {
 fn a_merge_reads_each_of_its_values() {
     let text =
         "{{ with (merge .Values.server.image .Values.global.image) }}{{ .registry }}{{ end }}";
-    let (actions, _) = super::super::lex::lex(text);
-    let found = reads(text, &actions);
+    let found = reads_of(text);
     let paths: Vec<(String, bool)> = found
         .reads
         .iter()
@@ -268,8 +269,7 @@ fn files_are_rendered_only_through_tpl() {
         "{{ tpl (.Files.Get \"conf.tpl\") . }}",
         "{{ $f := .Files.Get \"later.tpl\" }}{{ tpl $f . }}",
     );
-    let (actions, _) = super::super::lex::lex(text);
-    let found = reads(text, &actions);
+    let found = reads_of(text);
     assert_eq!(found.files, ["data.json", "conf.tpl", "later.tpl"]);
     assert_eq!(found.rendered, ["conf.tpl", "later.tpl"]);
 }
