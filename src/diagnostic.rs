@@ -82,11 +82,15 @@ pub struct Edit {
     pub content: String,
 }
 
-/// When a fix is applied.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+/// When a fix is applied, as ruff's `Applicability` has it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 #[non_exhaustive]
 pub enum Applicability {
+    /// tether cannot prove that it keeps what Helm renders and the file's data: a
+    /// file a chart may embed with `.Files.Get` (its bytes are the data), or a line
+    /// a trim marker reaches. Applied only with `--unsafe-fixes`.
+    Unsafe,
     /// It changes only whitespace the finding names: `--fix` applies it.
     Safe,
 }
@@ -99,6 +103,13 @@ impl Fix {
             edits,
             applicability: Applicability::Safe,
         }
+    }
+}
+
+impl Fix {
+    /// Whether `--fix` applies it, with `--unsafe-fixes` when `unsafe_fixes`.
+    pub fn applies(&self, unsafe_fixes: bool) -> bool {
+        !self.edits.is_empty() && (unsafe_fixes || self.applicability == Applicability::Safe)
     }
 }
 

@@ -86,7 +86,7 @@ pub use error::{ConfigError, Error};
 pub use linter::check::{
     ChangedSince, CheckOptions, CheckReport, ConfigSource, PartialChart, check_paths,
 };
-pub use linter::fix::{FixReport, FixedFile, HeldFix, fix_paths};
+pub use linter::fix::{FixOptions, FixReport, FixedFile, HeldFix, fix_paths};
 pub use linter::maps::{CommentMaps, comment_maps};
 pub use report::Format;
 pub use rules::{Level, RuleId, RuleInfo};
@@ -125,6 +125,7 @@ pub mod internals {
     pub use crate::template::lex::{Action, lex, lex_counting};
     pub use crate::template::mask::{Masked, PLACEHOLDER, mask, mask_branch};
     pub use crate::template::reads::reads as value_reads;
+    pub use crate::template::render::trimmed as render_trimmed;
     pub use crate::yaml::data::{Data, Part, data_of};
     pub use crate::yaml::parse::{QUERIES, language};
     pub use crate::yaml::pipeline::{ViewDocument, YamlView, is_template_path, yaml_view};

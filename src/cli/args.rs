@@ -79,6 +79,11 @@ pub enum Command {
         /// --fix too: nothing is written); exit 1 when it would change anything.
         #[arg(long)]
         diff: bool,
+        /// With --fix or --diff: apply the unsafe fixes too, those tether cannot
+        /// prove keep what Helm renders (a file a chart may embed with .Files.Get, a
+        /// line a trim marker reaches).
+        #[arg(long)]
+        unsafe_fixes: bool,
     },
     /// Prove that a regeneration command (`make update`) is a no-op on the committed
     /// files, a fixpoint, restores every configured block byte for byte, and keeps

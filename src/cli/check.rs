@@ -9,7 +9,7 @@ use clap::ValueEnum;
 use crate::diagnostic::Severity;
 use crate::error::Error;
 use crate::linter::check::{ChangedSince, CheckOptions, CheckReport, ConfigSource, check_paths};
-use crate::linter::fix::{FixReport, fix_paths};
+use crate::linter::fix::{FixOptions, FixReport, fix_paths};
 use crate::report::Format;
 use crate::settings::config::Config;
 
@@ -116,6 +116,7 @@ pub(super) struct CheckFlags {
     pub(super) changed_lines: bool,
     pub(super) fix: bool,
     pub(super) diff: bool,
+    pub(super) unsafe_fixes: bool,
     pub(super) statistics: bool,
     /// Colour the human and concise output.
     pub(super) color: bool,
@@ -156,6 +157,11 @@ pub(super) fn check(
     if let Err(error) = rules.narrow(&mut config) {
         return trouble(error.to_string());
     }
+    if flags.unsafe_fixes && !(flags.fix || flags.diff) {
+        return trouble(
+            "--unsafe-fixes goes with --fix or --diff: it says which fixes they apply".into(),
+        );
+    }
     if flags.statistics && matches!(format, CheckFormat::Github | CheckFormat::Sarif) {
         return trouble("--statistics prints a table or, with --format json, a JSON array; it does not go with --format github or sarif".into());
     }
@@ -188,7 +194,10 @@ pub(super) fn check(
     if flags.fix || flags.diff {
         // `--fix --diff` shows what would be fixed, as ruff does: nothing is written.
         let write = flags.fix && !flags.diff;
-        let report = match fix_paths(configs(), &inputs, write) {
+        let options = FixOptions::default()
+            .write(write)
+            .unsafe_fixes(flags.unsafe_fixes);
+        let report = match fix_paths(configs(), &inputs, options) {
             Ok(report) => report,
             Err(error) => return trouble(error.to_string()),
         };
@@ -280,10 +289,11 @@ fn fixed(report: &FixReport, diff: bool) -> Option<u8> {
             return Some(exit::TROUBLE);
         }
         eprintln!(
-            "tether: --fix would apply {} fixes in {} of {} files",
+            "tether: --fix would apply {} fixes in {} of {} files{}",
             report.count(),
             report.files.len(),
-            report.checked
+            report.checked,
+            unsafe_left(report)
         );
         return Some(if !report.failures.is_empty() {
             exit::TROUBLE
@@ -293,13 +303,27 @@ fn fixed(report: &FixReport, diff: bool) -> Option<u8> {
             exit::FINDINGS
         });
     }
+    let plural = |count: usize, noun: &str| match count {
+        1 => format!("1 {noun}"),
+        count => format!("{count} {noun}s"),
+    };
     eprintln!(
-        "tether: fixed {} findings in {} file{}",
-        report.count(),
-        report.files.len(),
-        if report.files.len() == 1 { "" } else { "s" }
+        "tether: fixed {} in {}{}",
+        plural(report.count(), "finding"),
+        plural(report.files.len(), "file"),
+        unsafe_left(report)
     );
     (!report.failures.is_empty()).then_some(exit::TROUBLE)
+}
+
+/// The end of the summary of a fix: the unsafe fixes it left, as ruff counts its
+/// hidden fixes.
+fn unsafe_left(report: &FixReport) -> String {
+    match report.unsafe_left {
+        0 => String::new(),
+        1 => "; 1 unsafe fix left (--unsafe-fixes applies it)".into(),
+        count => format!("; {count} unsafe fixes left (--unsafe-fixes applies them)"),
+    }
 }
 
 /// What `tether check` prints on standard output for `report`.
@@ -327,7 +351,12 @@ fn statistics(report: &CheckReport, format: CheckFormat) -> String {
     for diagnostic in &report.diagnostics {
         let entry = counts.entry(diagnostic.rule.name()).or_default();
         entry.0 += 1;
-        entry.1 += usize::from(diagnostic.fix.is_some());
+        entry.1 += usize::from(
+            diagnostic
+                .fix
+                .as_ref()
+                .is_some_and(|fix| fix.applies(false)),
+        );
     }
     let mut rows: Vec<(&str, usize, usize)> = counts
         .into_iter()

@@ -52,6 +52,7 @@ pub fn run(args: Args) -> ExitCode {
             show_settings: None,
             fix,
             diff,
+            unsafe_fixes,
         } => check::check(
             &paths,
             config.as_deref(),
@@ -64,6 +65,7 @@ pub fn run(args: Args) -> ExitCode {
                 changed_lines,
                 fix,
                 diff,
+                unsafe_fixes,
                 statistics,
                 color: color.colors(std::io::stdout().is_terminal(), |name| {
                     std::env::var(name).ok()

@@ -80,6 +80,7 @@ pub(super) fn check_file(
                 .as_ref()
                 .map(|(chart, _)| chart.content_fingerprint()),
         )
+        .part("embeddable", u64::from(surroundings.embeddable))
         .optional(
             "values-file",
             surroundings
@@ -204,7 +205,7 @@ pub(super) fn check_source(
     mode: Mode,
     surroundings: Surroundings,
 ) -> (SourceFile, Vec<Diagnostic>) {
-    let surroundings_cap = surroundings.cap;
+    let (surroundings_cap, embeddable) = (surroundings.cap, surroundings.embeddable);
     let settings = config.settings_for(relative);
     if let Some(offset) = binary_offset(&bytes) {
         return binary_file(relative, offset, &settings);
@@ -283,6 +284,7 @@ pub(super) fn check_source(
     context.model = model.as_ref();
     let (mut diagnostics, dropped) = lint(&context, enabled, surroundings_cap);
     drop(context);
+    super::applicability::settle(&mut diagnostics, &source.text, &front.actions, embeddable);
     if surroundings_cap {
         cap_findings(&source, &mut diagnostics, dropped);
     }

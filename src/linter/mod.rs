@@ -4,6 +4,7 @@
 //! (`surroundings.rs`), the comment maps (`maps.rs`), the cache, `--fix`, and what
 //! changed since a git revision.
 
+mod applicability;
 pub(crate) mod cache;
 pub(crate) mod changes;
 pub(crate) mod check;

@@ -23,6 +23,9 @@ pub(super) struct Surroundings {
     /// Report at most [`MAX_FINDINGS_PER_FILE`] findings (a report); the fixer sees
     /// them all, so its rounds do not grow with the file.
     pub(super) cap: bool,
+    /// A file of a chart that a template may embed with `.Files.Get`: its bytes are
+    /// data, so no fix of it is safe.
+    pub(super) embeddable: bool,
 }
 
 impl Surroundings {
@@ -33,8 +36,81 @@ impl Surroundings {
             chart: chart_of(config, project, relative, kind),
             values: values_file(config, project, relative, kind),
             cap: true,
+            embeddable: embeddable(config, relative, kind),
         }
     }
+}
+
+/// Whether a file is one Helm hands a chart's templates through `.Files`: below a
+/// folder with a `Chart.yaml` (the nearest, up to the configuration's folder), and
+/// neither under `templates/`, a values file nor the chart's own metadata (a
+/// `files/x.yaml.tpl` rendered with `tpl` counts: its bytes end up in a ConfigMap
+/// too). Left out as well: what the chart's `.helmignore` keeps out of the package,
+/// and the files chart tools read by name (helm-unittest's `tests/*_test.yaml`,
+/// chart-testing's `ci/*-values.yaml`). Whether a template embeds the file only
+/// rendering tells (`.Files.Glob` patterns, names built at render time), so every
+/// other one counts.
+fn embeddable(config: &Config, relative: &Path, kind: FileKind) -> bool {
+    const METADATA: [&str; 4] = [
+        "Chart.yaml",
+        "Chart.lock",
+        "requirements.yaml",
+        "requirements.lock",
+    ];
+    if kind.is_values()
+        || crate::paths::in_templates_folder(relative)
+        || relative
+            .file_name()
+            .is_some_and(|name| METADATA.iter().any(|metadata| name == *metadata))
+    {
+        return false;
+    }
+    let Some(chart) = relative.ancestors().skip(1).find(|folder| {
+        std::fs::symlink_metadata(config.root.join(folder).join("Chart.yaml"))
+            .is_ok_and(|metadata| metadata.file_type().is_file())
+    }) else {
+        return false;
+    };
+    let inside = relative.strip_prefix(chart).unwrap_or(relative);
+    !read_by_chart_tools(inside) && !helm_ignores(&config.root.join(chart), inside)
+}
+
+/// Whether a chart tool reads the file at `inside` (a path in the chart) by its
+/// name: a helm-unittest suite or a chart-testing values file.
+fn read_by_chart_tools(inside: &Path) -> bool {
+    let mut parts = inside.iter().filter_map(|part| part.to_str());
+    let (Some(folder), Some(name), None) = (parts.next(), parts.next(), parts.next()) else {
+        return false;
+    };
+    let stem = name
+        .strip_suffix(".yaml")
+        .or_else(|| name.strip_suffix(".yml"));
+    match (folder, stem) {
+        ("tests", Some(stem)) => stem.ends_with("_test"),
+        ("ci", Some(stem)) => stem.ends_with("-values"),
+        _ => false,
+    }
+}
+
+/// Whether the `.helmignore` of the chart in `chart` keeps the file at `inside` out
+/// of the package (and so out of `.Files`), read as gitignore patterns.
+fn helm_ignores(chart: &Path, inside: &Path) -> bool {
+    /// No ignore file needs more; a bigger one is not read.
+    const MAX_IGNORE_BYTES: usize = 64 * 1024;
+    let Ok(bytes) = crate::source::read_regular(&chart.join(".helmignore"), MAX_IGNORE_BYTES)
+    else {
+        return false;
+    };
+    let mut builder = ignore::gitignore::GitignoreBuilder::new(chart);
+    for line in String::from_utf8_lossy(&bytes).lines() {
+        // A bad pattern is skipped.
+        let _ = builder.add_line(None, line);
+    }
+    builder.build().is_ok_and(|patterns| {
+        patterns
+            .matched_path_or_any_parents(chart.join(inside), false)
+            .is_ignore()
+    })
 }
 
 /// Whether a rule that reads the whole chart may run on some file of `config`.

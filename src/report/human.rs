@@ -180,16 +180,24 @@ pub fn summary(report: &CheckReport) -> String {
             plural(w, "warning")
         ),
     };
-    // As ruff closes: how many of the findings `--fix` would mend.
-    let fixable = report
-        .diagnostics
-        .iter()
-        .filter(|diagnostic| diagnostic.fix.is_some())
-        .count();
-    let found = if fixable > 0 {
-        format!("{found}, {fixable} fixable with --fix")
-    } else {
-        found
+    // As ruff closes: how many of the findings `--fix` would mend, and how many
+    // more `--unsafe-fixes` would.
+    let fixable = |unsafe_fixes: bool| {
+        report
+            .diagnostics
+            .iter()
+            .filter_map(|diagnostic| diagnostic.fix.as_ref())
+            .filter(|fix| fix.applies(unsafe_fixes))
+            .count()
+    };
+    let (safe, all) = (fixable(false), fixable(true));
+    let found = match (safe, all - safe) {
+        (0, 0) => found,
+        (safe, 0) => format!("{found}, {safe} fixable with --fix"),
+        (0, more) => format!("{found}, {more} fixable with --fix --unsafe-fixes"),
+        (safe, more) => {
+            format!("{found}, {safe} fixable with --fix ({more} more with --unsafe-fixes)")
+        }
     };
     if failures > 0 {
         format!(

@@ -37,6 +37,25 @@ struct JsonDiagnostic<'a> {
     end_column: usize,
     message: &'a str,
     help: Option<&'a str>,
+    /// Only on a finding `--fix` can mend: what it does, as ruff writes its fixes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fix: Option<JsonFix<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonFix<'a> {
+    /// `safe` (`--fix` applies it) or `unsafe` (only with `--unsafe-fixes`).
+    applicability: crate::diagnostic::Applicability,
+    edits: Vec<JsonEdit<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonEdit<'a> {
+    line: usize,
+    column: usize,
+    end_line: usize,
+    end_column: usize,
+    content: &'a str,
 }
 
 #[derive(Serialize)]
@@ -62,6 +81,25 @@ pub fn render(report: &CheckReport) -> String {
                 end_column,
                 message: &diagnostic.message,
                 help: diagnostic.help.as_deref(),
+                fix: diagnostic.fix.as_ref().map(|fix| JsonFix {
+                    applicability: fix.applicability,
+                    edits: fix
+                        .edits
+                        .iter()
+                        .map(|edit| {
+                            let source = report.sources.get(&diagnostic.path);
+                            let (line, column) = position(source, edit.range.start);
+                            let (end_line, end_column) = position(source, edit.range.end);
+                            JsonEdit {
+                                line,
+                                column,
+                                end_line,
+                                end_column,
+                                content: &edit.content,
+                            }
+                        })
+                        .collect(),
+                }),
             }
         })
         .collect();

@@ -59,19 +59,7 @@ pub(crate) fn code_actions(
         }
         let shown = to_lsp(diagnostic, &index, Some(&uri));
         if let Some(fix) = &diagnostic.fix {
-            let edits = fix
-                .edits
-                .iter()
-                .map(|edit| TextEdit::new(index.range(&edit.range), edit.content.clone()))
-                .collect();
-            actions.push(CodeAction {
-                title: format!("Fix {}: {}", diagnostic.rule.name(), diagnostic.message),
-                kind: Some(CodeActionKind::QUICKFIX),
-                diagnostics: Some(vec![shown.clone()]),
-                edit: Some(edit_of(&uri, edits)),
-                is_preferred: Some(true),
-                ..CodeAction::default()
-            });
+            actions.push(fix_action(&uri, &index, diagnostic, fix, shown.clone()));
         }
         actions.push(CodeAction {
             title: format!("Silence {} on this line", diagnostic.rule.name()),
@@ -84,13 +72,19 @@ pub(crate) fn code_actions(
             ..CodeAction::default()
         });
     }
-    if diagnostics
-        .iter()
-        .any(|diagnostic| diagnostic.fix.is_some())
-    {
-        if let Ok(fixed) =
-            crate::linter::fix::fix_text_in(&file.config, &file.project, &file.relative, text)
-        {
+    if diagnostics.iter().any(|diagnostic| {
+        diagnostic
+            .fix
+            .as_ref()
+            .is_some_and(|fix| fix.applies(false))
+    }) {
+        if let Ok(fixed) = crate::linter::fix::fix_text_in(
+            &file.config,
+            &file.project,
+            &file.relative,
+            text,
+            false,
+        ) {
             if fixed.text != text {
                 let whole = index.range(&(0..text.len()));
                 actions.push(CodeAction {
@@ -108,6 +102,40 @@ pub(crate) fn code_actions(
         .map(CodeActionOrCommand::CodeAction)
         .collect();
     Ok(Some(actions))
+}
+
+/// The quick fix of one finding. An unsafe fix is offered for that one finding,
+/// said, and never preferred (nor part of the fix-all, as `check --fix` leaves it).
+fn fix_action(
+    uri: &Uri,
+    index: &LineIndex,
+    diagnostic: &Diagnostic,
+    fix: &crate::diagnostic::Fix,
+    shown: lsp_types::Diagnostic,
+) -> CodeAction {
+    let edits = fix
+        .edits
+        .iter()
+        .map(|edit| TextEdit::new(index.range(&edit.range), edit.content.clone()))
+        .collect();
+    let safe = fix.applies(false);
+    CodeAction {
+        title: format!(
+            "Fix {}{}: {}",
+            diagnostic.rule.name(),
+            if safe {
+                ""
+            } else {
+                " (unsafe: it may change what Helm renders)"
+            },
+            diagnostic.message
+        ),
+        kind: Some(CodeActionKind::QUICKFIX),
+        diagnostics: Some(vec![shown]),
+        edit: Some(edit_of(uri, edits)),
+        is_preferred: Some(safe),
+        ..CodeAction::default()
+    }
 }
 
 /// The line inserted above a finding's line that silences it: a `#` comment in

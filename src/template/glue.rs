@@ -65,6 +65,53 @@ fn renders_before(bytes: &[u8], actions: &[Action], mut index: usize) -> bool {
     }
 }
 
+/// The stretches of `text` a trim marker reaches, as inclusive byte ranges, sorted
+/// and apart: for `{{-`, from the start of the line where the whitespace it trims
+/// begins through the marker; for `-}}`, from the marker through the end of the
+/// line where the whitespace it trims ends. A change there may change what Helm
+/// renders (what is glued, what is trimmed), which only rendering can tell.
+pub fn trim_reach(text: &str, actions: &[Action]) -> Vec<Range<usize>> {
+    let bytes = text.as_bytes();
+    let line_start =
+        |at: usize| memchr::memrchr(b'\n', &bytes[..at]).map_or(0, |newline| newline + 1);
+    let line_end = |at: usize| memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |n| at + n);
+    let mut reach = Vec::new();
+    for action in actions.iter().filter(|action| action.terminated) {
+        if action.trim_left {
+            let start = action.span.start;
+            let run = bytes[..start]
+                .iter()
+                .rev()
+                .take_while(|byte| byte.is_ascii_whitespace())
+                .count();
+            reach.push(line_start(start - run)..start);
+        }
+        if action.trim_right {
+            let end = action.span.end;
+            let run = bytes[end..]
+                .iter()
+                .take_while(|byte| byte.is_ascii_whitespace())
+                .count();
+            reach.push(end..line_end(end + run));
+        }
+    }
+    reach.sort_by_key(|range| range.start);
+    let mut merged: Vec<Range<usize>> = Vec::with_capacity(reach.len());
+    for range in reach {
+        match merged.last_mut() {
+            Some(last) if range.start <= last.end => last.end = last.end.max(range.end),
+            _ => merged.push(range),
+        }
+    }
+    merged
+}
+
+/// Whether `range` touches one of `reach` (as [`trim_reach`] returns them).
+pub fn within_reach(reach: &[Range<usize>], range: &Range<usize>) -> bool {
+    let after = reach.partition_point(|stretch| stretch.start <= range.end);
+    after > 0 && reach[after - 1].end >= range.start
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -101,5 +148,22 @@ mod tests {
         assert!(glued("a: b\n{{- end }}\n# c\n").is_empty());
         // Not a comment at all.
         assert!(glued("a: {{ .Values.a -}}\nb: c\n").is_empty());
+    }
+
+    #[test]
+    fn a_trim_reaches_the_lines_whose_whitespace_it_removes() {
+        let text =
+            "a: b\n# above\n{{- if .Values.x }}\n# inside\nc: d\n{{ end -}}\n\n#after\ne: f\n";
+        let (actions, _) = super::super::lex::lex(text);
+        let reach = trim_reach(text, &actions);
+        let reached = |needle: &str| {
+            let at = text.find(needle).unwrap();
+            within_reach(&reach, &(at..at + needle.len()))
+        };
+        assert!(reached("# above"));
+        assert!(reached("#after"));
+        assert!(!reached("# inside"));
+        assert!(!reached("a: b"));
+        assert!(!reached("e: f"));
     }
 }

@@ -5,6 +5,7 @@ pub mod glue;
 pub mod lex;
 pub mod mask;
 pub mod reads;
+pub mod render;
 
 use std::ops::Range;
 

@@ -801,7 +801,8 @@ fn changed_files_and_lines() {
     assert!(later.contains("a.yaml:1:2"), "{later}");
     let findings: Vec<String> = files
         .lines()
-        .filter(|line| line.contains("\"path\"") || line.contains("\"line\""))
+        // A finding's path and line, not its fix's edits' lines.
+        .filter(|line| line.starts_with("      \"path\"") || line.starts_with("      \"line\""))
         .map(|line| line.trim().trim_end_matches(',').to_string())
         .collect();
     common::assert_snapshot(

@@ -178,7 +178,12 @@ fn corpus_fix_keeps_data_and_is_a_whitespace_only_fixpoint() {
                 .expect("every rule as a warning is a valid configuration"),
         )
     };
-    let report = helm_tether::fix_paths(configs(), &[copy.path()], true).expect("the fix starts");
+    let report = helm_tether::fix_paths(
+        configs(),
+        &[copy.path()],
+        helm_tether::FixOptions::default().write(true),
+    )
+    .expect("the fix starts");
     assert!(report.checked > 2000, "only {} files", report.checked);
     assert!(report.failures.is_empty(), "{:#?}", report.failures);
     assert!(
@@ -271,7 +276,8 @@ fn corpus_fix_keeps_data_and_is_a_whitespace_only_fixpoint() {
         .map(|file| copy.path().join(&file.path))
         .collect();
     assert!(fixed.iter().all(|path| path.is_file()), "{fixed:#?}");
-    let again = helm_tether::fix_paths(configs(), &fixed, false).expect("it runs");
+    let again = helm_tether::fix_paths(configs(), &fixed, helm_tether::FixOptions::default())
+        .expect("it runs");
     assert_eq!(again.checked, fixed.len());
     assert!(again.files.is_empty(), "not a fixpoint:\n{}", again.diff());
 }

@@ -9,7 +9,7 @@ use crate::common;
 
 use std::path::Path;
 
-use helm_tether::{Config, ConfigSource, fix_paths};
+use helm_tether::{Config, ConfigSource, FixOptions, fix_paths};
 
 /// Fixes `text` as `values.yaml` (or `templates/x.yaml`) with only `rules` on; the
 /// diff, the text after, and the fixes per rule.
@@ -21,11 +21,20 @@ fn fix(name: &str, text: &str, rules: &[&str], toml: &str) -> String {
     let mut config = Config::from_toml_in(toml, dir.path()).expect("a valid tether.toml");
     let selected: Vec<String> = rules.iter().map(|rule| rule.to_string()).collect();
     config.select(&selected).expect("the rules exist");
-    let report =
-        fix_paths(ConfigSource::One(config.clone()), &[dir.path()], true).expect("it runs");
+    let report = fix_paths(
+        ConfigSource::One(config.clone()),
+        &[dir.path()],
+        FixOptions::default().write(true),
+    )
+    .expect("it runs");
     assert!(report.failures.is_empty(), "{:?}", report.failures);
     let after = std::fs::read_to_string(&path).expect("read back");
-    let again = fix_paths(ConfigSource::One(config), &[dir.path()], false).expect("it runs");
+    let again = fix_paths(
+        ConfigSource::One(config),
+        &[dir.path()],
+        FixOptions::default(),
+    )
+    .expect("it runs");
     assert!(
         again.files.is_empty(),
         "a second pass changes:\n{}",
@@ -264,7 +273,12 @@ fn thousands_of_fixable_lines_converge() {
         .collect();
     std::fs::write(dir.path().join("values.yaml"), &text).unwrap();
     let config = Config::default_for(dir.path().to_path_buf());
-    let report = fix_paths(ConfigSource::One(config), &[dir.path()], true).expect("it runs");
+    let report = fix_paths(
+        ConfigSource::One(config),
+        &[dir.path()],
+        FixOptions::default().write(true),
+    )
+    .expect("it runs");
     assert!(report.failures.is_empty(), "{:?}", report.failures);
     assert_eq!(report.count(), 10_000);
     let fixed = std::fs::read_to_string(dir.path().join("values.yaml")).unwrap();
@@ -288,7 +302,12 @@ fn an_override_leaves_the_lines_a_generator_writes_alone() {
     std::fs::write(dir.path().join("values.yaml"), values).expect("written");
     let with = |toml: &str| {
         let config = Config::from_toml_in(toml, dir.path()).expect("a valid tether.toml");
-        fix_paths(ConfigSource::One(config), &[dir.path()], false).expect("it runs")
+        fix_paths(
+            ConfigSource::One(config),
+            &[dir.path()],
+            FixOptions::default(),
+        )
+        .expect("it runs")
     };
     let fixed: Vec<String> = with("")
         .files
@@ -303,4 +322,65 @@ fn an_override_leaves_the_lines_a_generator_writes_alone() {
         .map(|file| file.path.display().to_string())
         .collect();
     assert_eq!(fixed, ["values.yaml"]);
+}
+
+/// Fixes tether cannot prove keep what Helm renders are unsafe, as ruff has them:
+/// every fix of a file a chart may embed with `.Files.Get` (`files/`; not one its
+/// `.helmignore` leaves out, nor chart-testing's `ci/*-values.yaml`), and a fix on a
+/// line a trim marker reaches. `--fix` leaves them and says how many;
+/// `--fix --unsafe-fixes` applies them; the check's summary counts both kinds and the
+/// JSON output says which is which.
+#[test]
+fn unsafe_fixes_wait_for_unsafe_fixes() {
+    let dir = tempfile::tempdir().expect("a temp folder");
+    let write = |path: &str, text: &str| {
+        let path = dir.path().join(path);
+        std::fs::create_dir_all(path.parent().expect("a folder")).expect("created");
+        std::fs::write(path, text).expect("written");
+    };
+    write(
+        "tether.toml",
+        "[rules]\ninline-comment-spacing = \"warn\"\ncomment-starting-space = \"warn\"\n",
+    );
+    write(
+        "chart/Chart.yaml",
+        "apiVersion: v2\nname: chart\nversion: 1.0.0\n",
+    );
+    write("chart/values.yaml", "replicas: 2 #safe\nheadless: false\n");
+    let template = "spec:\n  {{- if .Values.headless }}\n  clusterIP: None # trimmed next\n  {{- end }}\n  replicas: {{ .Values.replicas }} # safe\n";
+    write("chart/templates/service.yaml", template);
+    write("chart/files/config.yaml", "a: 1 #embedded\n");
+    // Kept out of the package by `.helmignore`, or read by chart-testing: safe.
+    write("chart/.helmignore", "# not packaged\nnotes/\n");
+    write("chart/notes/plan.yaml", "a: 1 # ignored\n");
+    write("chart/ci/ha-values.yaml", "replicas: 3 # chart-testing\n");
+    let read = |path: &str| std::fs::read_to_string(dir.path().join(path)).expect("read");
+    let mut transcript = String::new();
+    for args in [
+        &["check", "--no-cache", "."][..],
+        &["check", "--no-cache", "--unsafe-fixes", "."],
+        &["check", "--no-cache", "--fix", "."],
+    ] {
+        transcript.push_str(&format!("$ tether {}\n", args.join(" ")));
+        transcript.push_str(&common::run_in(dir.path(), args));
+    }
+    assert_eq!(read("chart/files/config.yaml"), "a: 1 #embedded\n");
+    assert_eq!(
+        read("chart/templates/service.yaml").lines().nth(2),
+        Some("  clusterIP: None # trimmed next")
+    );
+    let json = common::run_in(
+        dir.path(),
+        &["check", "--no-cache", "--format", "json", "chart/files"],
+    );
+    assert!(json.contains("\"applicability\": \"unsafe\""), "{json}");
+    let args = ["check", "--no-cache", "--fix", "--unsafe-fixes", "."];
+    transcript.push_str(&format!("$ tether {}\n", args.join(" ")));
+    transcript.push_str(&common::run_in(dir.path(), &args));
+    transcript.push_str(&format!(
+        "----- files/config.yaml -----\n{}----- templates/service.yaml -----\n{}",
+        read("chart/files/config.yaml"),
+        read("chart/templates/service.yaml")
+    ));
+    common::assert_snapshot("fix__unsafe_fixes", &transcript);
 }

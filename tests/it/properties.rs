@@ -1,6 +1,7 @@
-//! Properties of the parts that see hostile input: the lexer, the masker, anchoring.
+//! Properties of the parts that see hostile input: the lexer, the masker, anchoring,
+//! and the fixer, which never changes what a template renders.
 
-use helm_tether::internals::{lex, mask};
+use helm_tether::internals::{fix_text, lex, mask, render_trimmed};
 use proptest::prelude::*;
 
 /// Lines that look like Helm templates, with the hard parts over-represented.
@@ -136,4 +137,61 @@ proptest! {
         let _ = helm_tether::FileModel::from_bytes("templates/bytes.yaml", bytes.clone());
         let _ = helm_tether::FileModel::from_bytes("values.yaml", bytes);
     }
+
+    #[test]
+    fn fixes_keep_what_a_template_renders(text in trimmed_template_text()) {
+        let path = std::path::Path::new("templates/x.yaml");
+        // Unsafe fixes too: the guard holds whatever would change the rendered data.
+        let Ok(fixed) = fix_text(fixing_config(), path, &text, true) else {
+            return Ok(());
+        };
+        let rendered = |text: &str| {
+            let (actions, _) = lex(text);
+            let rendered = render_trimmed(text, &actions);
+            yaml_rust2::YamlLoader::load_from_str(&rendered).ok()
+        };
+        if let Some(before) = rendered(&text) {
+            prop_assert_eq!(Some(before), rendered(&fixed.text), "{:?} → {:?}", text, fixed.text);
+        }
+    }
+}
+
+/// Template lines where trim markers glue text to values and comments sit beside
+/// them, with comments the fixable rules find.
+fn trimmed_template_line() -> impl Strategy<Value = String> {
+    let fragment = prop_oneof![
+        Just("key: value".to_string()),
+        Just("key: value #x".to_string()),
+        Just("key:".to_string()),
+        Just("- item #y".to_string()),
+        Just("#comment".to_string()),
+        Just("# comment".to_string()),
+        Just("image: {{ .Values.image -}} #pinned".to_string()),
+        Just("image: {{ .Values.image }} #pinned".to_string()),
+        Just("{{- if .Values.x }}".to_string()),
+        Just("{{- if .Values.x -}}".to_string()),
+        Just("{{- end }}".to_string()),
+        Just("{{- end -}}".to_string()),
+        Just("{{ end -}}".to_string()),
+        Just("{{- /* note */ -}}".to_string()),
+        Just("name: {{ .Release.Name -}}".to_string()),
+    ];
+    (0usize..5, fragment)
+        .prop_map(|(indent, fragment)| format!("{}{}", " ".repeat(indent), fragment))
+}
+
+fn trimmed_template_text() -> impl Strategy<Value = String> {
+    prop::collection::vec(trimmed_template_line(), 0..16).prop_map(|lines| lines.join("\n") + "\n")
+}
+
+/// The rules that fix, each as a warning.
+fn fixing_config() -> &'static helm_tether::Config {
+    static CONFIG: std::sync::OnceLock<helm_tether::Config> = std::sync::OnceLock::new();
+    CONFIG.get_or_init(|| {
+        helm_tether::Config::from_toml_in(
+            "[rules]\ncomment-starting-space = \"warn\"\ninline-comment-spacing = \"warn\"\ncomment-indentation = \"warn\"\n",
+            std::path::PathBuf::from("/nonexistent"),
+        )
+        .expect("a valid configuration")
+    })
 }

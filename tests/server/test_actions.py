@@ -61,3 +61,18 @@ async def test_silencing_writes_the_template_comment_and_the_finding_goes(client
     replace_all(client, uri, 2, "".join(lines))
     await diagnostics_until(client, uri, lambda d: len(d) == 0)
     assert template.read_text() == (FIXTURE / "app/templates/deployment.yaml").read_text()
+
+
+@pytest.mark.asyncio
+async def test_an_unsafe_fix_is_offered_said_and_left_out_of_the_fix_all(client, chart):
+    # A chart may embed `files/` with `.Files.Get`: every fix there is unsafe.
+    embedded = chart / "app/files/config.yaml"
+    embedded.parent.mkdir()
+    embedded.write_text("level: debug\n#Debug until the rollout ends.\n")
+    uri = open_file(client, embedded)
+    await diagnostics_until(client, uri, lambda d: rules(d) == ["comment-starting-space"])
+    actions = await actions_at(client, uri, 1)
+    fix = [a for a in actions if a.title.startswith("Fix comment-starting-space")]
+    assert fix[0].title.startswith("Fix comment-starting-space (unsafe:")
+    assert not fix[0].is_preferred
+    assert [a for a in actions if a.kind == types.CodeActionKind.SourceFixAll] == []
