@@ -1,9 +1,8 @@
-//! Runs the regeneration command in a sandbox: `sh -c`, its own process group, a
-//! timeout that kills the whole group, output kept for the report.
+//! Runs the regeneration command in a sandbox: `sh -c`, its own session and process
+//! group, a timeout that kills the whole group, output kept for the report.
 
 use std::collections::BTreeMap;
 use std::io::Read;
-use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::Mutex;
@@ -90,23 +89,33 @@ pub fn run(mut spec: Spec) -> std::io::Result<RunOutcome> {
     let (status, timed_out) = wait(&mut child, group, deadline)?;
     // Whatever the command left running goes too: its group, and what it detached.
     kill_group(group);
+    let mut left_running = None;
     if let Ok(mut running) = RUNNING.lock() {
         running.retain(|&g| g != group);
-        super::contain::kill_orphans(&running);
+        left_running = super::contain::kill_orphans(&running).err();
     }
     // Once the command has ended, its output gets a short grace to close: a run never
     // takes more than its timeout plus that grace.
     let until = Instant::now() + OUTPUT_GRACE;
+    let mut stderr = collect(stderr, until);
+    // Processes tether could not end make the run a failure, never a pass.
+    let status = match left_running {
+        Some(message) => {
+            stderr.push_str(&format!("\ntether: {message}\n"));
+            None
+        }
+        None => status.code(),
+    };
     Ok(RunOutcome {
-        status: status.code(),
+        status,
         timed_out,
         stdout: collect(stdout, until),
-        stderr: collect(stderr, until),
+        stderr,
         duration: start.elapsed(),
     })
 }
 
-/// The command of `spec`: `sh -c` in its folder, in a process group of its own,
+/// The command of `spec`: `sh -c` in its folder, in a session of its own,
 /// with `GIT_*` removed, `HOME` and `TMPDIR` made in the sandbox, and what the child
 /// does before exec (enter the overlay, its own PID namespace, Landlock), in order.
 fn prepare(spec: &mut Spec) -> std::io::Result<Command> {
@@ -116,6 +125,8 @@ fn prepare(spec: &mut Spec) -> std::io::Result<Command> {
     std::fs::create_dir_all(&tmp)?;
     let mut command = Command::new("sh");
     command.arg("-c").arg(spec.run).current_dir(spec.dir);
+    // A session of its own, which also makes it the leader of its process group.
+    sys::before_exec(&mut command, InChild::NewSession);
     if let Some(mount) = spec.enter.take() {
         command.current_dir(spec.sandbox);
         sys::before_exec(&mut command, InChild::Overlay(mount));
@@ -132,8 +143,7 @@ fn prepare(spec: &mut Spec) -> std::io::Result<Command> {
         .envs(spec.env)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
+        .stderr(Stdio::piped());
     sys::before_exec(&mut command, InChild::OwnPidNamespace);
     if spec.confine {
         let confinement =

@@ -4,7 +4,8 @@
 //! sandbox folder (the copy, its `HOME` and `TMPDIR`) and a few harmless devices are
 //! writable, for it and every process it starts. tether is also a child subreaper, so
 //! a process the command detaches (`setsid … &`) is re-parented to tether, which kills
-//! it when the run ends. Elsewhere, or on a kernel without Landlock, the command runs
+//! it, with everything it started, when the command ends and again before the user's
+//! tree is compared for the last time. Elsewhere, or on a kernel without Landlock, the command runs
 //! unconfined and the fingerprint of the user's tree before and after is the only
 //! guard; the report says which.
 
@@ -49,27 +50,41 @@ pub fn become_subreaper() {
     let _ = rustix::process::set_child_subreaper(Some(rustix::process::getpid()));
 }
 
-/// Kills the processes re-parented to this one that are not `keep` and not in this
-/// process's own process group (tether's own helpers, such as git, are): what
-/// commands left running when they ended (`setsid … &`, double forks). Repeats while
-/// killing them orphans more. Linux only.
-pub fn kill_orphans(keep: &[i32]) {
+/// How long the sweep of what commands left running may take before tether gives
+/// up and says so.
+const SWEEP_LIMIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Kills what commands left running when they ended (`setsid … &` chains, double
+/// forks, a process that joined another group): every process re-parented to this
+/// one from another session than tether's (tether's own helpers, such as git, share
+/// its session; every command starts a session of its own) that is not one of the
+/// commands still running (`keep`), with all of its descendants, at once, again
+/// until none is left. An error says how many were still running after
+/// [`SWEEP_LIMIT`]. Linux only (elsewhere nothing is re-parented to tether).
+pub fn kill_orphans(keep: &[i32]) -> Result<(), String> {
     #[cfg(target_os = "linux")]
-    for _ in 0..20 {
-        let orphans = linux::orphans(keep);
-        if orphans.is_empty() {
-            return;
-        }
-        for pid in orphans
-            .into_iter()
-            .filter_map(rustix::process::Pid::from_raw)
-        {
-            let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
-            let _ = rustix::process::waitpid(Some(pid), rustix::process::WaitOptions::empty());
+    {
+        let until = std::time::Instant::now() + SWEEP_LIMIT;
+        loop {
+            let strays = linux::strays(keep);
+            if strays.is_empty() {
+                return Ok(());
+            }
+            if std::time::Instant::now() >= until {
+                return Err(format!(
+                    "{} processes the command started were still running after {}; they were not ended",
+                    strays.len(),
+                    humantime::format_duration(SWEEP_LIMIT)
+                ));
+            }
+            linux::kill_and_reap(&strays);
         }
     }
     #[cfg(not(target_os = "linux"))]
-    let _ = keep;
+    {
+        let _ = keep;
+        Ok(())
+    }
 }
 
 #[cfg(target_os = "linux")]
@@ -120,30 +135,83 @@ mod linux {
         Err(format!("Landlock is not available on this kernel: {last}"))
     }
 
-    /// Children of this process in another process group, except `keep`.
-    pub fn orphans(keep: &[i32]) -> Vec<i32> {
-        let me = std::process::id() as i32;
-        let group = rustix::process::getpgrp().as_raw_nonzero().get();
+    /// A process as `/proc/PID/stat` gives it.
+    struct Process {
+        pid: i32,
+        parent: i32,
+        session: i32,
+        zombie: bool,
+    }
+
+    /// Every process `/proc` lists now.
+    fn processes() -> Vec<Process> {
         let Ok(entries) = std::fs::read_dir("/proc") else {
             return Vec::new();
         };
         entries
             .flatten()
             .filter_map(|entry| entry.file_name().to_str()?.parse::<i32>().ok())
-            .filter(|pid| !keep.contains(pid))
-            .filter(|&pid| {
-                let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-                    return false;
-                };
+            .filter_map(|pid| {
+                let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
                 // `pid (comm) state ppid pgrp session …`; comm may hold spaces.
-                let Some(after) = stat.rfind(')').map(|end| &stat[end + 1..]) else {
-                    return false;
-                };
+                let after = &stat[stat.rfind(')')? + 1..];
                 let fields: Vec<&str> = after.split_whitespace().collect();
-                let ppid = fields.get(1).and_then(|f| f.parse::<i32>().ok());
-                let pgrp = fields.get(2).and_then(|f| f.parse::<i32>().ok());
-                ppid == Some(me) && pgrp != Some(group)
+                Some(Process {
+                    pid,
+                    zombie: fields.first() == Some(&"Z"),
+                    parent: fields.get(1)?.parse().ok()?,
+                    session: fields.get(3)?.parse().ok()?,
+                })
             })
             .collect()
+    }
+
+    /// The processes to end, with whether each is a child of this process: its
+    /// children from another session than its own, except `keep`, and all their
+    /// descendants.
+    pub fn strays(keep: &[i32]) -> Vec<(i32, bool)> {
+        let me = std::process::id() as i32;
+        let Ok(session) = rustix::process::getsid(None) else {
+            return Vec::new();
+        };
+        let session = session.as_raw_nonzero().get();
+        let table = processes();
+        let mut children: std::collections::HashMap<i32, Vec<&Process>> = Default::default();
+        for process in &table {
+            children.entry(process.parent).or_default().push(process);
+        }
+        let mut found: Vec<(i32, bool)> = Vec::new();
+        let mut stack: Vec<&Process> = children
+            .get(&me)
+            .into_iter()
+            .flatten()
+            .filter(|child| child.session != session && !keep.contains(&child.pid))
+            .copied()
+            .collect();
+        while let Some(process) = stack.pop() {
+            found.push((process.pid, process.parent == me));
+            if !process.zombie {
+                stack.extend(children.get(&process.pid).into_iter().flatten().copied());
+            }
+        }
+        found
+    }
+
+    /// Kills every process of `strays` and reaps those that are this process's
+    /// children (the others come back to it as they die, for the next round).
+    pub fn kill_and_reap(strays: &[(i32, bool)]) {
+        use rustix::process::{Pid, Signal, WaitOptions, kill_process, waitpid};
+        for pid in strays.iter().filter_map(|&(pid, _)| Pid::from_raw(pid)) {
+            let _ = kill_process(pid, Signal::KILL);
+        }
+        for pid in strays
+            .iter()
+            .filter(|(_, child)| *child)
+            .filter_map(|&(pid, _)| Pid::from_raw(pid))
+        {
+            let _ = waitpid(Some(pid), WaitOptions::empty());
+        }
+        // Their children, re-parented here as they died, are the next round's.
+        std::thread::yield_now();
     }
 }

@@ -55,6 +55,10 @@ pub(super) fn run_checks(
         for (index, outcome) in run_repository(repo, targets, display_root, options, progress) {
             outcomes[index] = Some(outcome);
         }
+        // Nothing a command started is left to write once the tree is compared.
+        if let Err(message) = contain::kill_orphans(&[]) {
+            report.errors.push(message);
+        }
         let after = sandbox::fingerprint(&repo.manifest.root);
         report.user_tree_changes.extend(
             sandbox::tree_changes(&repo.manifest, &repo.before, &after)

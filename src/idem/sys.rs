@@ -19,6 +19,11 @@ use std::process::Command;
 /// What a command's child does between fork and exec; steps run in the order they
 /// are added to the command. Everything a step needs is prepared in the parent.
 pub enum InChild {
+    /// Starts a session of its own (`setsid`), so the command and everything it
+    /// starts are in another session than tether: none of them can join tether's
+    /// process group (`setpgid` stays within a session), and the orphan sweep tells
+    /// them from tether's own helpers by their session. First, before anything else.
+    NewSession,
     /// Enters an overlay: new user and mount namespaces, the mount, the command's
     /// folder in it. Before Landlock, which forbids mounting.
     Overlay(Mount),
@@ -45,6 +50,7 @@ pub fn before_exec(command: &mut Command, mut step: InChild) {
 impl InChild {
     fn take(&mut self) -> std::io::Result<()> {
         match self {
+            InChild::NewSession => rustix::process::setsid().map(|_| ()).map_err(Into::into),
             InChild::Overlay(mount) => mount.enter(),
             InChild::OwnPidNamespace => own_pid_namespace(),
             #[cfg(target_os = "linux")]
@@ -144,8 +150,8 @@ fn confine(ruleset: Option<landlock::RulesetCreated>) -> std::io::Result<()> {
 /// it did. Where no namespace can be made, the command runs as before (its process
 /// group and the orphan sweep end what it leaves).
 ///
-/// Calls `unshare`, `fork`, `prctl`, `close_range` (or `close`), `wait4`, and in the
-/// shim `signal`, `kill`, `getpid`, `_exit`.
+/// Calls `unshare`, `fork`, `prctl`, `setsid`, `close_range` (or `close`), `wait4`,
+/// and in the shim `signal`, `kill`, `getpid`, `_exit`.
 #[cfg(target_os = "linux")]
 fn own_pid_namespace() -> std::io::Result<()> {
     use rustix::process::{Signal, WaitOptions, set_parent_process_death_signal};
@@ -164,8 +170,11 @@ fn own_pid_namespace() -> std::io::Result<()> {
         // The command: dies with the shim, which dies with tether. (From inside
         // its namespace it cannot see the shim, so a shim that died before this
         // call is not noticed here; the shim's own death signal and tether's
-        // process-group kill still end both.)
+        // process-group kill still end both.) In a session of its own, so the
+        // shim shares no process group with it: `kill -STOP 0` stops the command,
+        // never the shim that tether waits for.
         let _ = set_parent_process_death_signal(Some(Signal::KILL));
+        let _ = rustix::process::setsid();
         return Ok(());
     }
     // The shim. Its descriptors above 2 (std's pipe that reports a failed exec

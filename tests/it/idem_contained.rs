@@ -1054,6 +1054,130 @@ if os.fork() == 0:
     );
 }
 
+/// Where the command gets no PID namespace (an unprivileged user's copy sandbox),
+/// tether's subreaper sweep ends what it leaves before the user's tree is compared:
+/// a process that tries to join tether's own process group (refused: every command
+/// starts a session of its own) and a 30-deep chain of `setsid` processes, each
+/// waiting to write outside. None writes after the run, and none is left running.
+#[test]
+fn processes_a_copy_sandbox_command_leaves_end_with_it() {
+    if !tools_present() || !common::tools_present(&["python3", "setpriv"]) {
+        return;
+    }
+    let (repo, temporary) = unprivileged_repository(&[("a.yaml", TEMPLATE)]);
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(
+        outside.path(),
+        std::os::unix::fs::PermissionsExt::from_mode(0o777),
+    )
+    .unwrap();
+    let late = outside.path().join("late.txt");
+    let join = outside.path().join("join.py");
+    std::fs::write(
+        &join,
+        format!(
+            r#"import os, time
+sh = os.getppid()
+tether = int(open(f"/proc/{{sh}}/stat").read().rsplit(")", 1)[1].split()[1])
+if os.fork() == 0:
+    try:
+        os.setpgid(0, os.getpgid(tether))
+    except Exception:
+        pass
+    time.sleep(3)
+    open({late:?}, "a").write("joined\n")
+    os._exit(0)
+"#,
+            late = late.display().to_string()
+        ),
+    )
+    .unwrap();
+    let chain = outside.path().join("chain.sh");
+    std::fs::write(
+        &chain,
+        format!(
+            "n=$1\nif [ \"$n\" -gt 0 ]; then setsid sh {chain} $((n - 1)) & fi\nsleep 3\necho \"chain $n\" >> {late}\n",
+            chain = chain.display(),
+            late = late.display()
+        ),
+    )
+    .unwrap();
+    let run = format!(
+        "python3 {} && (sh {} 30 >/dev/null 2>&1 &) && sleep 1",
+        join.display(),
+        chain.display()
+    );
+    let output = idem_unprivileged(
+        repo.path(),
+        temporary.path(),
+        &[
+            "--run",
+            &run,
+            "--files",
+            "a.yaml",
+            "--sandbox",
+            "copy",
+            "--no-contain",
+        ],
+    );
+    assert!(output.status.code().is_some(), "{output:?}");
+    std::thread::sleep(Duration::from_secs(5));
+    assert!(
+        !late.exists(),
+        "processes outlived the run and wrote:\n{}",
+        std::fs::read_to_string(&late).unwrap_or_default()
+    );
+}
+
+/// A command that stops its own process group (`kill -STOP 0`) stops only itself:
+/// no process of tether's shares its group (the shim that waits for it in a PID
+/// namespace included), so the run ends, by the timeout at the latest. It hung every
+/// time when the shim, stopped with it, had not yet let the spawn return.
+#[test]
+fn a_command_that_stops_its_group_does_not_stop_tether() {
+    if !tools_present() {
+        return;
+    }
+    let repo = repository(&[("a.yaml", TEMPLATE)]);
+    let root = repo.path().canonicalize().unwrap();
+    for sandbox in ["copy", "auto"] {
+        let temporary = tempfile::tempdir().unwrap();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_tether"))
+            .args(["idem", "--run", "kill -STOP 0", "--files", "a.yaml"])
+            .args(["--sandbox", sandbox, "--no-contain", "--timeout", "2s"])
+            .env("TMPDIR", temporary.path())
+            .current_dir(&root)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .process_group(0)
+            .spawn()
+            .unwrap();
+        // Far past the timeout: a run still going then hangs.
+        let until = Instant::now() + Duration::from_secs(60);
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break Some(status);
+            }
+            if Instant::now() > until {
+                let _ = Command::new("kill")
+                    .args(["-KILL", &format!("-{}", child.id())])
+                    .status();
+                break None;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        let status = status.unwrap_or_else(|| panic!("tether idem --sandbox {sandbox} hung"));
+        let mut stderr = String::new();
+        std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+        // Passed (the first process of a PID namespace ignores a stop from inside
+        // it) or failed by the timeout, never hung nor broken.
+        assert!(
+            status.code().is_some_and(|code| code <= 1),
+            "{sandbox}: {status:?} {stderr}"
+        );
+    }
+}
+
 /// SIGKILL of tether ends the command it was running: the command's namespace dies
 /// with it (`PR_SET_PDEATHSIG`).
 #[test]
