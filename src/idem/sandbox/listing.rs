@@ -1,0 +1,136 @@
+//! What a sandbox is made from: the files of the user's repository (git's listing,
+//! or a folder's walk), and one file of a tree read as an [`Entry`].
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// What `tether idem` copies: the git top level (tracked files and untracked files
+/// git does not ignore), or a folder (its files, `.gitignore` rules applied).
+#[derive(Debug, Clone)]
+pub struct Source {
+    pub root: PathBuf,
+    /// Paths relative to `root`, sorted.
+    pub files: Vec<PathBuf>,
+}
+
+impl Source {
+    /// The repository around `folder`: its git top level when there is one.
+    pub fn around(folder: &Path) -> std::io::Result<Source> {
+        if let Some(root) = git_top_level(folder) {
+            if let Some(files) = git_files(&root) {
+                return Ok(Source { root, files });
+            }
+        }
+        let root = folder.canonicalize()?;
+        let files = walk_files(&root, true);
+        Ok(Source { root, files })
+    }
+}
+
+fn git_top_level(folder: &Path) -> Option<PathBuf> {
+    let output = crate::linter::walk::git(folder)
+        .args(["rev-parse", "--show-toplevel"])
+        .output()
+        .ok()?;
+    output
+        .status
+        .success()
+        .then(|| PathBuf::from(String::from_utf8_lossy(&output.stdout).trim()))
+}
+
+fn git_files(root: &Path) -> Option<Vec<PathBuf>> {
+    let (names, _) = crate::linter::walk::git_ls_files(root)?;
+    let mut files: Vec<PathBuf> = names
+        .into_iter()
+        // A file deleted from the work tree but still in the index is not there.
+        .filter(|name| root.join(name).symlink_metadata().is_ok())
+        .collect();
+    files.sort();
+    files.dedup();
+    Some(files)
+}
+
+/// Files under `root`, relative to it, sorted; with `gitignore`, `.gitignore` rules
+/// apply (also outside a repository). `.git` is never listed.
+pub fn walk_files(root: &Path, gitignore: bool) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = ignore::WalkBuilder::new(root)
+        .standard_filters(gitignore)
+        .hidden(false)
+        .require_git(false)
+        .filter_entry(|entry| entry.file_name() != ".git")
+        .build()
+        .flatten()
+        .filter(|entry| entry.file_type().is_some_and(|kind| !kind.is_dir()))
+        .filter_map(|entry| entry.path().strip_prefix(root).ok().map(Path::to_path_buf))
+        .collect();
+    files.sort();
+    files
+}
+
+/// The content of a tree: relative path → file bytes (a symlink's target for links).
+pub type Contents = BTreeMap<PathBuf, Entry>;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Entry {
+    File {
+        bytes: Arc<Vec<u8>>,
+        executable: bool,
+    },
+    Link(PathBuf),
+    /// A file too large to hold ([`LARGE`] bytes and more): its size and hash only,
+    /// read in chunks, so a command that writes a huge file costs time, not memory.
+    Large {
+        size: u64,
+        hash: u64,
+        executable: bool,
+    },
+    /// A file a command left behind that cannot be read back (its permissions, or
+    /// not a regular file), and why: never part of what a copy is made from.
+    Unreadable(String),
+}
+
+/// A file this large or larger is compared by hash, never held in memory.
+pub const LARGE: u64 = 1024 * 1024;
+
+/// One file of a tree: a symlink as a link, a regular file with its bytes (or its
+/// hash when [`LARGE`]); `None`
+/// for a FIFO, socket or device, which is never opened.
+pub(crate) fn read_entry(root: &Path, relative: &Path) -> std::io::Result<Option<Entry>> {
+    let path = root.join(relative);
+    let metadata = path
+        .symlink_metadata()
+        .map_err(|error| named(relative, error))?;
+    let kind = metadata.file_type();
+    Ok(if kind.is_symlink() {
+        Some(Entry::Link(
+            std::fs::read_link(&path).map_err(|error| named(relative, error))?,
+        ))
+    } else if kind.is_file() {
+        use std::os::unix::fs::PermissionsExt;
+        let executable = metadata.permissions().mode() & 0o111 != 0;
+        if metadata.len() >= LARGE {
+            let (size, hash) =
+                crate::source::hash_regular(&path).map_err(|error| named(relative, error))?;
+            return Ok(Some(Entry::Large {
+                size,
+                hash,
+                executable,
+            }));
+        }
+        // A file that grew since the stat is cut at the limit: it then differs.
+        let bytes = crate::source::read_regular(&path, LARGE as usize)
+            .map_err(|error| named(relative, error))?;
+        Some(Entry::File {
+            bytes: Arc::new(bytes),
+            executable,
+        })
+    } else {
+        None
+    })
+}
+
+/// An I/O error that names the file it is about.
+pub(super) fn named(relative: &Path, error: std::io::Error) -> std::io::Error {
+    std::io::Error::new(error.kind(), format!("{}: {error}", relative.display()))
+}
