@@ -12,7 +12,7 @@
 //! repository), `check.rs` (a target's checks and judging them), `mutants.rs` and
 //! `blocks.rs` (self-heal mutants), `diff.rs` and `moves.rs` (what changed: bytes,
 //! comments), `pool.rs` (the workers), `workspace.rs` (what a check runs in: a copy
-//! or an overlay, behind one trait), `sandbox.rs` (manifests, copies, fingerprints,
+//! or an overlay, behind one trait), `sandbox/` (manifests, copies, fingerprints,
 //! cleanup), `overlay.rs` (Linux), `ignored.rs`, `command.rs` (running a command),
 //! `contain.rs` (Landlock, orphans) and `sys.rs` (the system calls that need
 //! `unsafe`, the only module here allowed it).

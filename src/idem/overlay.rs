@@ -99,8 +99,7 @@ impl Overlay {
     pub fn new(manifest: &Manifest) -> std::io::Result<Overlay> {
         // An interrupt waits until the folder is registered, so it finds it.
         let _making = sandbox::Copying::start();
-        let folder = tempfile::Builder::new().prefix("tether-idem-").tempdir()?;
-        sandbox::register(folder.path());
+        let folder = sandbox::new_folder()?;
         let writable = folder.path().join("escape");
         let merged = writable.join("guard/repo");
         let layers = folder.path().join("layers");

@@ -1272,7 +1272,8 @@ fn a_killed_runs_sandbox_is_removed_by_the_next_run() {
 
 /// Changes to the user's tree that keep every byte are changes too, as `git status`
 /// sees them: a mode (setuid, the executable bit), an extended attribute, a tracked
-/// file replaced by a link (or a hard link) to a file outside with the same bytes.
+/// file replaced by a link (or a hard link) to a file outside with the same bytes;
+/// and a modification time set back (`touch -d`), which Landlock does not cover.
 /// Landlock does not cover modes or attributes, so they are detected with
 /// containment as without it.
 #[test]
@@ -1286,6 +1287,7 @@ fn metadata_and_type_changes_are_reported() {
         ("run.sh", "echo run\n"),
         ("same.yaml", "k: 1\n"),
         ("hard.yaml", "h: 1\n"),
+        ("touched.yaml", "t: 1\n"),
     ]);
     let root = repo.path().canonicalize().unwrap();
     std::fs::set_permissions(
@@ -1298,7 +1300,7 @@ fn metadata_and_type_changes_are_reported() {
     std::fs::write(outside.path().join("same.yaml"), "k: 1\n").unwrap();
     std::fs::write(outside.path().join("hard.yaml"), "h: 1\n").unwrap();
     let run = format!(
-        "chmod 4777 {r}/notes.txt; chmod -x {r}/run.sh; \
+        "chmod 4777 {r}/notes.txt; chmod -x {r}/run.sh; touch -d 2001-01-01 {r}/touched.yaml; \
          python3 -c 'import os; os.setxattr(\"{r}/a.yaml\", \"user.t\", b\"1\")' 2>/dev/null; \
          ln -sf {o}/same.yaml {r}/same.yaml; ln -f {o}/hard.yaml {r}/hard.yaml 2>/dev/null; true",
         r = root.display(),
@@ -1322,9 +1324,15 @@ fn metadata_and_type_changes_are_reported() {
         let changes = report["user_tree_changes"].to_string();
         // Under Landlock the links cannot be made; modes and attributes can.
         let expected: &[&str] = if contain && report["containment"]["mode"] == "landlock" {
-            &["notes.txt", "run.sh"]
+            &["notes.txt", "run.sh", "touched.yaml"]
         } else {
-            &["notes.txt", "run.sh", "same.yaml", "hard.yaml"]
+            &[
+                "notes.txt",
+                "run.sh",
+                "same.yaml",
+                "hard.yaml",
+                "touched.yaml",
+            ]
         };
         assert_eq!(
             output.status.code(),
@@ -1341,6 +1349,9 @@ fn metadata_and_type_changes_are_reported() {
         let _ = Command::new("git")
             .args(["checkout", "--", "."])
             .current_dir(&root)
+            .status();
+        let _ = Command::new("touch")
+            .arg(root.join("touched.yaml"))
             .status();
         std::fs::set_permissions(
             root.join("notes.txt"),
@@ -1453,4 +1464,37 @@ fn repository_with_data(count: usize, size: usize) -> tempfile::TempDir {
         .map(|(path, text)| (path.as_str(), text.as_str()))
         .collect();
     repository(&borrowed)
+}
+
+/// A temporary folder that does not exist is named, with what to do, for both kinds
+/// of sandbox; nothing is run.
+#[test]
+fn a_missing_temporary_folder_is_named() {
+    if !tools_present() {
+        return;
+    }
+    let repo = repository(&[("a.yaml", TEMPLATE)]);
+    for sandbox in ["copy", "auto"] {
+        let output = Command::new(env!("CARGO_BIN_EXE_tether"))
+            .args([
+                "idem",
+                "--run",
+                "true",
+                "--files",
+                "a.yaml",
+                "--sandbox",
+                sandbox,
+            ])
+            .env("TMPDIR", "/nonexistent/tether-tmp")
+            .current_dir(repo.path())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{sandbox}: {stderr}");
+        assert!(
+            stderr.contains("in the temporary folder /nonexistent/tether-tmp")
+                && stderr.contains("set TMPDIR to a folder that exists"),
+            "{sandbox}: {stderr}"
+        );
+    }
 }

@@ -147,7 +147,8 @@ pub fn fingerprint_changes(before: &Fingerprint, after: &Fingerprint) -> Vec<Pat
 }
 
 /// [`fingerprint_changes`], without the listed files whose stamp changed but whose
-/// bytes still hash as the manifest says (a `touch`, a rewrite with the same bytes).
+/// bytes still hash as the manifest says and whose modification time is the same (a
+/// rewrite with the same bytes that kept its time).
 pub fn tree_changes(
     manifest: &Manifest,
     before: &Fingerprint,
@@ -159,12 +160,13 @@ pub fn tree_changes(
             let Some(Listed::File { hash, .. }) = manifest.entries.get(path) else {
                 return true;
             };
-            // Same bytes count as unchanged only if nothing git or a later write
-            // would see changed too: type and mode, owner, attributes, and no second
-            // name (a hard link to a file outside).
+            // Same bytes count as unchanged only if nothing git, make or a later
+            // write would see changed too: type and mode, modification time, owner,
+            // attributes, and no second name (a hard link to a file outside).
             let same_kind = match (before.get(path), after.get(path)) {
                 (Some(before), Some(after)) => {
                     before.mode == after.mode
+                        && before.modified == after.modified
                         && before.owner == after.owner
                         && before.xattrs == after.xattrs
                         && after.links <= before.links.max(1)

@@ -122,6 +122,26 @@ pub(super) fn interrupted() -> std::io::Error {
     std::io::Error::new(std::io::ErrorKind::Interrupted, "interrupted")
 }
 
+/// A new sandbox folder (`tether-idem-*`) in the temporary folder, registered; an
+/// error names the temporary folder and what to do when it cannot be made there.
+pub(crate) fn new_folder() -> std::io::Result<tempfile::TempDir> {
+    let temporary = std::env::temp_dir();
+    let folder = tempfile::Builder::new()
+        .prefix("tether-idem-")
+        .tempdir_in(&temporary)
+        .map_err(|error| {
+            std::io::Error::new(
+                error.kind(),
+                format!(
+                    "cannot make a sandbox folder in the temporary folder {} ({error}); set TMPDIR to a folder that exists and that you can write",
+                    temporary.display()
+                ),
+            )
+        })?;
+    register(folder.path());
+    Ok(folder)
+}
+
 /// Registers a sandbox's temporary folder, for [`interrupt`] to remove.
 pub(crate) fn register(folder: &Path) {
     // Known to an interrupt first, locked second: the lock takes system calls, and
