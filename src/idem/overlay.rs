@@ -100,7 +100,7 @@ impl Overlay {
         // An interrupt waits until the folder is registered, so it finds it.
         let _making = sandbox::Copying::start();
         let folder = sandbox::new_folder()?;
-        let writable = folder.path().join("escape");
+        let writable = folder.path().join(sandbox::ESCAPE);
         let merged = writable.join("guard/repo");
         let layers = folder.path().join("layers");
         let overlay = Overlay {

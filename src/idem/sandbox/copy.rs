@@ -14,7 +14,7 @@ use super::fingerprint::{Fingerprint, fingerprint};
 use super::listing::Source;
 use super::listing::{Entry, read_entry};
 use super::manifest::{Listed, Manifest};
-use super::registry::{Copying, interrupted, new_folder, unregister_and_remove};
+use super::registry::{Copying, ESCAPE, interrupted, new_folder, unregister_and_remove};
 
 /// Files copied into sandboxes as reflinks (shared extents) rather than bytes, for
 /// benchmarks to say which path ran.
@@ -225,7 +225,7 @@ impl Sandbox {
             return Err(interrupted());
         }
         let folder = new_folder()?;
-        let root = folder.path().join("escape/guard/repo");
+        let root = folder.path().join(ESCAPE).join("guard/repo");
         std::fs::create_dir_all(&root)?;
         let sandbox = Sandbox { folder, root };
         // The folders first, each once: the copy is new, so nothing in it can be a

@@ -34,4 +34,4 @@ pub(super) use manifest::{Manifest, escaping_link};
 pub use registry::interrupt;
 #[cfg(target_os = "linux")]
 pub(super) use registry::{Copying, make_writable, unregister_and_remove};
-pub(super) use registry::{left_behind, new_folder, remove_stale_sandboxes};
+pub(super) use registry::{ESCAPE, left_behind, new_folder, remove_stale_sandboxes};

@@ -14,6 +14,10 @@ static LOCKS: Mutex<Vec<(PathBuf, std::fs::File)>> = Mutex::new(Vec::new());
 /// The file in a sandbox folder whose `flock` says a run still uses it.
 const LOCK: &str = ".tether-lock";
 
+/// The folder every sandbox folder holds, where the command may write (the copy or
+/// the overlay's view, `HOME`, `TMPDIR`).
+pub(crate) const ESCAPE: &str = "escape";
+
 /// A folder a killed run left is removed by the next run only when it is older than
 /// this, so a folder another run has just made, and not yet locked, is never taken.
 const STALE_AFTER: std::time::Duration = std::time::Duration::from_secs(60);
@@ -38,8 +42,9 @@ fn lock_folder(folder: &Path) {
 
 /// Removes the sandbox folders of runs that were killed (SIGKILL leaves no time to
 /// clean): `tether-idem-*` folders of the temporary folder that this user owns, hold
-/// a lock file no process holds, and are older than a minute. Folders without a lock
-/// file are left alone, as are any that are not folders. Returns what was removed.
+/// a lock file no process holds (or, the lock file gone, tether's `escape` folder),
+/// and are older than a minute. Other folders are left alone, as are any that are
+/// not folders. Returns what was removed.
 pub fn remove_stale_sandboxes() -> Vec<PathBuf> {
     use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
     let temporary = std::env::temp_dir();
@@ -68,16 +73,26 @@ pub fn remove_stale_sandboxes() -> Vec<PathBuf> {
         if !metadata.is_dir() || metadata.uid() != me || !old {
             continue;
         }
-        let Ok(file) = std::fs::OpenOptions::new()
+        let free = match std::fs::OpenOptions::new()
             .read(true)
             .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC | libc::O_NONBLOCK)
             .open(folder.join(LOCK))
-        else {
-            continue;
+        {
+            Ok(file) => {
+                rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive)
+                    .is_ok()
+                    && file.metadata().is_ok_and(|lock| lock.is_file())
+            }
+            // The lock file gone (a command without containment can remove it, or
+            // recreate the folder after tether removed it): tether's all the same
+            // when it holds the `escape` folder every sandbox has.
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => folder
+                .join(ESCAPE)
+                .symlink_metadata()
+                .is_ok_and(|escape| escape.is_dir()),
+            Err(_) => false,
         };
-        let free =
-            rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive).is_ok();
-        if free && file.metadata().is_ok_and(|lock| lock.is_file()) {
+        if free {
             remove_folder(&folder);
             if !folder.exists() {
                 removed.push(folder);
