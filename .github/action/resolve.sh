@@ -8,14 +8,20 @@
 # - `build-from-source: true`, or a ref that is no release (`@main`, a commit): a
 #   build from the action's checkout, cached under a hash of that checkout's sources,
 #   so a new commit on the branch is a new key (never the first binary forever).
+#
+# The `version` input is checked before anything uses or prints it: a release tag
+# (v1.2.3, v1.2.3-rc.1) or nothing. Anything else fails the step with an error whose
+# text is escaped, so a newline in the input cannot print a workflow command.
 set -euo pipefail
+# shellcheck source=lib.sh
+source "$(dirname "$0")/lib.sh"
 version="${TETHER_VERSION_INPUT:-}"
-if [ -z "$version" ] && [[ "${TETHER_ACTION_REF:-}" =~ ^v[0-9]+\.[0-9]+\.[0-9]+([.+-].*)?$ ]]; then
-  version="$TETHER_ACTION_REF"
-fi
-if [ -n "$version" ] && ! [[ "$version" =~ ^v[0-9]+\.[0-9]+\.[0-9]+([.+-][0-9A-Za-z.+-]*)?$ ]]; then
-  echo "::error title=tether::version '$version' is not a release tag (vMAJOR.MINOR.PATCH)"
+if [ -n "$version" ] && ! is_release_tag "$version"; then
+  say_error "the version input '$version' is not a release tag: write vMAJOR.MINOR.PATCH (v0.1.0), or leave it empty"
   exit 2
+fi
+if [ -z "$version" ] && is_release_tag "${TETHER_ACTION_REF:-}"; then
+  version="$TETHER_ACTION_REF"
 fi
 # sha256sum where coreutils has it (Linux, Git Bash), shasum on macOS.
 sha256() {

@@ -441,6 +441,43 @@ fn the_action_cache_key_is_the_release_or_the_sources() {
     assert!(said.contains("is not a release tag"), "{said}");
 }
 
+/// A `version` input that is no release tag fails the step before anything uses it,
+/// with one error line: a newline or carriage return in it (an attempt to print
+/// `::add-mask::`, `::set-output` or `::stop-commands::`) is escaped as GitHub's
+/// toolkit escapes it, and nothing reaches the step's outputs.
+#[test]
+fn the_action_version_input_cannot_print_a_workflow_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let output_file = dir.path().join("output");
+    let mut said_all = String::new();
+    for version in [
+        "1.0\n::set-output name=version::v6.6.6",
+        "v1.0.0\n::add-mask::ghp_secret\n",
+        "v1.0.0\r\n::stop-commands::pause",
+        "v1.0.0%0A::warning::x",
+        "v1.0.0 ",
+        "latest",
+        "1.2.3",
+    ] {
+        std::fs::write(&output_file, "").unwrap();
+        let output = Command::new("bash")
+            .arg(repo().join(".github/action/resolve.sh"))
+            .env("TETHER_VERSION_INPUT", version)
+            .env("TETHER_ACTION_REF", "v1.2.3")
+            .env("TETHER_BUILD_FROM_SOURCE", "false")
+            .env("TETHER_SOURCE", dir.path())
+            .env("GITHUB_OUTPUT", &output_file)
+            .output()
+            .unwrap();
+        let said = String::from_utf8_lossy(&output.stdout);
+        assert_eq!(output.status.code(), Some(2), "{version:?}: {said}");
+        assert_eq!(said.lines().count(), 1, "{version:?}: {said}");
+        assert_eq!(std::fs::read_to_string(&output_file).unwrap(), "");
+        said_all.push_str(&said);
+    }
+    common::assert_snapshot("action__version_input_errors", &said_all);
+}
+
 /// The example workflow's steps (`args: check`, `fail-on: error`, `idem: "true"`,
 /// `sarif-file`) in a chart repository without any `[[idem]]` entry: a copy of the
 /// example chart with its entry removed. They pass, and the summary says why idem
