@@ -9,9 +9,15 @@
 # - Otherwise (`build-from-source`, a branch or a commit): `cargo install --locked`
 #   from the action's own checkout, said as a notice. cargo's progress is shown.
 #
+# Only the archive's own binary is installed: `tether-TARGET/tether` (`tether.exe`)
+# must be a regular file in a real folder. A link there (to /etc/passwd, say) fails
+# the step rather than installing a copy of what it points at.
+#
 # TETHER_RELEASES_URL replaces https://github.com/REPOSITORY/releases/download (the
 # tests serve archives from a folder).
 set -euo pipefail
+# shellcheck source=lib.sh
+source "$(dirname "$0")/lib.sh"
 mkdir -p "$TETHER_BIN"
 if [ -x "$TETHER_BIN/tether" ] || [ -x "$TETHER_BIN/tether.exe" ]; then
   exit 0
@@ -32,6 +38,11 @@ case "$(uname -s)-$(uname -m)" in
   MINGW*-x86_64 | MSYS*-x86_64 | CYGWIN*-x86_64) target=x86_64-pc-windows-msvc ;;
 esac
 
+# The resolve step let only a release tag through; checked again before it is used.
+if [ -n "${TETHER_VERSION:-}" ] && ! is_release_tag "$TETHER_VERSION"; then
+  say_error "the version '$TETHER_VERSION' is not a release tag (vMAJOR.MINOR.PATCH); refusing to download it"
+  exit 2
+fi
 why=""
 if [ -n "${TETHER_VERSION:-}" ] && [ -z "$target" ]; then
   why="release $TETHER_VERSION has no archive for this platform ($(uname -s) $(uname -m))"
@@ -68,7 +79,14 @@ if [ -n "${TETHER_VERSION:-}" ] && [ -n "$target" ]; then
     else
       tar -xzf "$download/$archive" -C "$download"
     fi
-    cp "$download/tether-$target/"tether* "$TETHER_BIN/"
+    binary=tether
+    [ "$suffix" = zip ] && binary=tether.exe
+    unpacked="$download/tether-$target"
+    if [ -L "$unpacked" ] || [ ! -d "$unpacked" ] || [ -L "$unpacked/$binary" ] || [ ! -f "$unpacked/$binary" ]; then
+      say_error "$archive from $url has no regular file tether-$target/$binary (it is missing, a link or not a file); refusing to install it"
+      exit 1
+    fi
+    cp "$unpacked/$binary" "$TETHER_BIN/$binary"
     echo "installed tether $TETHER_VERSION ($target) from $url"
     exit 0
   fi

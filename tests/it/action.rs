@@ -289,73 +289,91 @@ fn path_without_tether() -> String {
         .into_owned()
 }
 
+/// Publishes release v9.9.9 as the release workflow does, served from
+/// `dir/releases`: the folder `tether-TARGET` that `stage` fills, packed as
+/// `tether-TARGET.tar.gz`. Returns its `sha256sum` line.
+fn publish_release(dir: &Path, target: &str, stage: &dyn Fn(&Path)) -> Vec<u8> {
+    let release = dir.join("releases/v9.9.9");
+    let staged = dir.join("stage").join(format!("tether-{target}"));
+    let _ = std::fs::remove_dir_all(dir.join("stage"));
+    std::fs::create_dir_all(&release).unwrap();
+    std::fs::create_dir_all(&staged).unwrap();
+    stage(&staged);
+    let archive = format!("tether-{target}.tar.gz");
+    let tar = Command::new("tar")
+        .args(["-czf"])
+        .arg(release.join(&archive))
+        .arg(format!("tether-{target}"))
+        .current_dir(dir.join("stage"))
+        .status()
+        .unwrap();
+    assert!(tar.success());
+    let sum = Command::new("sha256sum")
+        .arg(&archive)
+        .current_dir(&release)
+        .output()
+        .unwrap();
+    assert!(sum.status.success());
+    sum.stdout
+}
+
+/// The Action's install step of release v9.9.9 from `dir/releases`, with `checksum`
+/// as the archive's `.sha256` file (none without it): what the step said, and what
+/// the installed `tether` prints when run, if one was installed.
+fn install_release(
+    dir: &Path,
+    target: &str,
+    checksum: Option<&[u8]>,
+) -> (std::process::Output, Option<String>) {
+    let sums = dir.join(format!("releases/v9.9.9/tether-{target}.tar.gz.sha256"));
+    match checksum {
+        Some(line) => std::fs::write(&sums, line).unwrap(),
+        None => {
+            let _ = std::fs::remove_file(&sums);
+        }
+    }
+    let bin = tempfile::tempdir_in(dir).unwrap();
+    let output = Command::new("bash")
+        .arg(repo().join(".github/action/install.sh"))
+        .env("PATH", path_without_tether())
+        .env("TETHER_BIN", bin.path())
+        .env("TETHER_VERSION", "v9.9.9")
+        .env("TETHER_SOURCE", repo())
+        .env(
+            "TETHER_RELEASES_URL",
+            format!("file://{}", dir.join("releases").display()),
+        )
+        .output()
+        .unwrap();
+    let installed = bin.path().join("tether");
+    let ran = installed
+        .symlink_metadata()
+        .is_ok()
+        .then(|| Command::new(&installed).output().unwrap().stdout);
+    (
+        output,
+        ran.map(|out| String::from_utf8_lossy(&out).into_owned()),
+    )
+}
+
+/// An executable `tether` script in a staged release folder, printing `says`.
+fn stage_script(staged: &Path, says: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    let path = staged.join("tether");
+    std::fs::write(&path, format!("#!/bin/sh\necho '{says}'\n")).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
 #[test]
 fn the_action_installs_a_release_archive_only_with_its_checksum() {
     let Some(target) = release_target() else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    // A release as the release workflow publishes it, served from a folder.
-    let release = dir.path().join("releases/v9.9.9");
-    let staged = dir.path().join("stage").join(format!("tether-{target}"));
-    std::fs::create_dir_all(&release).unwrap();
-    std::fs::create_dir_all(&staged).unwrap();
-    std::fs::write(
-        staged.join("tether"),
-        "#!/bin/sh\necho 'tether 9.9.9 (from the release)'\n",
-    )
-    .unwrap();
-    {
-        use std::os::unix::fs::PermissionsExt;
-        let executable = std::fs::Permissions::from_mode(0o755);
-        std::fs::set_permissions(staged.join("tether"), executable).unwrap();
-    }
-    let archive = format!("tether-{target}.tar.gz");
-    let tar = Command::new("tar")
-        .args(["-czf"])
-        .arg(release.join(&archive))
-        .arg(format!("tether-{target}"))
-        .current_dir(dir.path().join("stage"))
-        .status()
-        .unwrap();
-    assert!(tar.success());
-    let good = Command::new("sha256sum")
-        .arg(&archive)
-        .current_dir(&release)
-        .output()
-        .unwrap();
-    assert!(good.status.success());
-    let install = |checksum: Option<&[u8]>| {
-        let sums = release.join(format!("{archive}.sha256"));
-        match checksum {
-            Some(line) => std::fs::write(&sums, line).unwrap(),
-            None => {
-                let _ = std::fs::remove_file(&sums);
-            }
-        }
-        let bin = tempfile::tempdir_in(dir.path()).unwrap();
-        let output = Command::new("bash")
-            .arg(repo().join(".github/action/install.sh"))
-            .env("PATH", path_without_tether())
-            .env("TETHER_BIN", bin.path())
-            .env("TETHER_VERSION", "v9.9.9")
-            .env("TETHER_SOURCE", repo())
-            .env(
-                "TETHER_RELEASES_URL",
-                format!("file://{}", dir.path().join("releases").display()),
-            )
-            .output()
-            .unwrap();
-        let installed = bin.path().join("tether");
-        let ran = installed
-            .exists()
-            .then(|| Command::new(&installed).output().unwrap().stdout);
-        (
-            output,
-            ran.map(|out| String::from_utf8_lossy(&out).into_owned()),
-        )
-    };
-    let (output, ran) = install(Some(&good.stdout));
+    let good = publish_release(dir.path(), target, &|staged| {
+        stage_script(staged, "tether 9.9.9 (from the release)");
+    });
+    let (output, ran) = install_release(dir.path(), target, Some(&good));
     assert!(output.status.success(), "{output:?}");
     assert_eq!(ran.as_deref(), Some("tether 9.9.9 (from the release)\n"));
     let said = String::from_utf8_lossy(&output.stdout);
@@ -365,20 +383,48 @@ fn the_action_installs_a_release_archive_only_with_its_checksum() {
     );
 
     // A checksum that does not match: nothing is installed, the step fails.
-    let mut bad = good.stdout.clone();
+    let mut bad = good.clone();
     bad[0] = if bad[0] == b'0' { b'1' } else { b'0' };
-    let (output, ran) = install(Some(&bad));
+    let (output, ran) = install_release(dir.path(), target, Some(&bad));
     assert_eq!(output.status.code(), Some(1), "{output:?}");
     assert!(ran.is_none());
     let said = String::from_utf8_lossy(&output.stdout);
     assert!(said.contains("checksum mismatch"), "{said}");
 
     // No checksum published: refused too.
-    let (output, ran) = install(None);
+    let (output, ran) = install_release(dir.path(), target, None);
     assert_eq!(output.status.code(), Some(1), "{output:?}");
     assert!(ran.is_none());
     let said = String::from_utf8_lossy(&output.stdout);
     assert!(said.contains("has no checksum"), "{said}");
+}
+
+/// A release archive, checksum and all, whose `tether` is a link (to a file
+/// outside, or to another file of the archive): nothing is installed, not even a
+/// copy of what the link points at, and the step fails saying why on one line.
+#[test]
+fn the_action_refuses_a_release_archive_whose_tether_is_a_link() {
+    let Some(target) = release_target() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let outside = dir.path().join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    stage_script(&outside, "a file outside the archive");
+    for link_to in [outside.join("tether"), "real-tether".into()] {
+        let checksum = publish_release(dir.path(), target, &|staged| {
+            stage_script(staged, "a file inside the archive");
+            std::fs::rename(staged.join("tether"), staged.join("real-tether")).unwrap();
+            std::os::unix::fs::symlink(&link_to, staged.join("tether")).unwrap();
+        });
+        let (output, ran) = install_release(dir.path(), target, Some(&checksum));
+        let said = String::from_utf8_lossy(&output.stdout)
+            .replace(&dir.path().display().to_string(), "[DIR]")
+            .replace(target, "[TARGET]");
+        assert_eq!(output.status.code(), Some(1), "{said}");
+        assert_eq!(ran, None, "{said}");
+        common::assert_snapshot("action__release_tether_is_a_link", &said);
+    }
 }
 
 #[test]
