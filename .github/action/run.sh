@@ -8,9 +8,19 @@
 # - anything else (map, rules): run as it is.
 # Then the Markdown job summary and the step's outputs. `idem: true` runs
 # `tether idem` after a check too.
+#
+# `args` is split into words at spaces, tabs and newlines (every line counts), and
+# quotes keep a word whole (`check "charts/my chart"`); nothing in it is expanded or
+# run. A quote left open fails the step.
 set -uo pipefail
+# shellcheck source=lib.sh
+source "$(dirname "$0")/lib.sh"
 tether="$TETHER_BIN/tether"
-read -r -a args <<<"${TETHER_ARGS:-check}"
+if ! split_words "${TETHER_ARGS:-check}"; then
+  say_error "the args input has a quote that is not closed: ${TETHER_ARGS}; close it, as in: check \"charts/my chart\""
+  exit 2
+fi
+args=("${words[@]}")
 if [ "${#args[@]}" -eq 0 ]; then
   args=(check)
 fi

@@ -615,6 +615,73 @@ fn action_steps(workspace: &Path, cwd: &Path, inputs: &[(&str, &str)]) -> Steps 
     }
 }
 
+/// A workspace with two charts whose values files each have a finding, one in a
+/// folder with a space: `charts/my app` and `charts/other`.
+fn two_charts() -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = dir.path().join("workspace");
+    for chart in ["charts/my app", "charts/other"] {
+        std::fs::create_dir_all(workspace.join(chart)).unwrap();
+        std::fs::write(workspace.join(chart).join("values.yaml"), "#bad\n").unwrap();
+    }
+    (dir, workspace)
+}
+
+/// The files a run's warning annotations are on, in order, each once.
+fn annotated(steps: &Steps) -> Vec<String> {
+    let mut files: Vec<String> = steps
+        .stdout
+        .lines()
+        .filter_map(|line| line.strip_prefix("::warning file="))
+        .map(|rest| rest[..rest.find(',').unwrap_or(rest.len())].to_string())
+        .collect();
+    files.dedup();
+    files
+}
+
+/// Every line of `args` is read: a path on the second line is checked, not
+/// dropped (only it is checked, not the whole workspace).
+#[test]
+fn the_action_args_are_read_to_the_last_line() {
+    let (_dir, workspace) = two_charts();
+    let args = |args: &str| action_steps(&workspace, &workspace, &[("TETHER_ARGS", args)]);
+    let lines = args("check\ncharts/other\n");
+    assert_eq!(lines.code, Some(0), "{}", lines.stdout);
+    assert_eq!(annotated(&lines), ["charts/other/values.yaml"]);
+    let more = args("check\tcharts/other\n\n  'charts/my app'\r\n");
+    assert_eq!(more.code, Some(0), "{}", more.stdout);
+    assert_eq!(
+        annotated(&more),
+        ["charts/my app/values.yaml", "charts/other/values.yaml"]
+    );
+}
+
+/// A quoted word of `args` keeps its spaces, so a folder with a space can be
+/// checked; nothing in `args` is expanded or run, and a quote left open fails the
+/// step with one escaped error line.
+#[test]
+fn the_action_args_keep_quoted_words_whole_and_run_nothing() {
+    let (_dir, workspace) = two_charts();
+    let args = |args: &str| action_steps(&workspace, &workspace, &[("TETHER_ARGS", args)]);
+    let quoted = args("check \"charts/my app\"");
+    assert_eq!(quoted.code, Some(0), "{}", quoted.stdout);
+    assert_eq!(annotated(&quoted), ["charts/my app/values.yaml"]);
+    let single = args("check 'charts/my app' charts/other");
+    assert_eq!(single.code, Some(0), "{}", single.stdout);
+    assert_eq!(
+        annotated(&single),
+        ["charts/my app/values.yaml", "charts/other/values.yaml"]
+    );
+    // Shell syntax is text: a path named `$(touch pwned)` is not found, nothing runs.
+    let syntax = args("check $(touch pwned) `touch pwned` $HOME *");
+    assert_eq!(syntax.code, Some(2), "{}", syntax.stdout);
+    assert!(syntax.stdout.contains("$(touch"), "{}", syntax.stdout);
+    assert!(!workspace.join("pwned").exists());
+    let open = args("check \"charts/my app\n::add-mask::x");
+    assert_eq!(open.code, Some(2), "{}", open.stdout);
+    common::assert_snapshot("action__args_quote_not_closed", &open.stdout);
+}
+
 /// A configuration error is an error annotation on its file and line, counted in
 /// `errors`, said in the summary and in the SARIF file, and it fails the step; the
 /// `sarif-file` output is relative to the workspace when `working-directory` is a
