@@ -51,7 +51,8 @@ pub struct SnapshotReport {
     /// Source files covered.
     pub files: usize,
     /// Snapshots that differ from their file, files without one, snapshots without a
-    /// file; after [`update`], what it wrote or removed.
+    /// file; after [`update`], what it had to write or remove, each saying whether
+    /// it did ([`SnapshotChange::applied`]).
     pub changes: Vec<SnapshotChange>,
     /// Files that could not be read, snapshots that could not be read or written.
     pub failures: Vec<String>,
@@ -80,6 +81,10 @@ pub struct SnapshotChange {
     /// The pending snapshot [`check`] wrote for it, relative to the
     /// configuration's folder.
     pub pending: Option<PathBuf>,
+    /// Whether [`update`] wrote the snapshot (removed it, for an orphan). False in
+    /// a check, and for every change when a failure stopped the writes: the
+    /// snapshot on disk is as it was.
+    pub applied: bool,
 }
 
 /// How a snapshot differs from its source file.
@@ -132,6 +137,7 @@ impl SnapshotReport {
                         serde_json::json!({ "line": line, "message": message })
                     }).collect::<Vec<_>>(),
                     "diff": change.diff,
+                    "applied": change.applied,
                 })
             })
             .collect();
@@ -157,8 +163,7 @@ impl SnapshotReport {
                 None => "if the change is meant, run `tether snapshot --update`".to_string(),
             };
             let _ = match (self.updated, change.kind) {
-                (true, ChangeKind::Orphan) => writeln!(out, "removed {snapshot}"),
-                (true, _) => writeln!(out, "wrote {snapshot}"),
+                (true, _) => writeln!(out, "{}", change.update_line()),
                 (false, ChangeKind::Changed) => writeln!(
                     out,
                     "{source}: its comment map differs from {snapshot}; {next}"
@@ -184,8 +189,20 @@ impl SnapshotReport {
         };
         let files = plural(self.files, "file", "files");
         if self.updated {
-            let updated = plural(self.changes.len(), "snapshot", "snapshots");
-            let _ = writeln!(out, "{files}, {updated} updated");
+            let applied = self.changes.iter().filter(|change| change.applied).count();
+            let updated = plural(applied, "snapshot", "snapshots");
+            let _ = write!(out, "{files}, {updated} updated");
+            // Said in the summary too: what was not written is as it was on disk.
+            let left = self.changes.len() - applied;
+            if left > 0 {
+                let _ = write!(
+                    out,
+                    "; {left} left as {} because of {}",
+                    if left == 1 { "it was" } else { "they were" },
+                    plural(self.failures.len(), "error", "errors")
+                );
+            }
+            out.push('\n');
             return out;
         }
         // Each kind counted apart, in agreement with its number: a missing snapshot
@@ -229,6 +246,16 @@ impl SnapshotReport {
         };
         let mut out = String::new();
         for change in &self.changes {
+            if self.updated {
+                // What `--update` did or did not do, never a finding to fix.
+                let _ = writeln!(
+                    out,
+                    "::notice file={},title=tether snapshot::{}",
+                    path(&change.snapshot),
+                    github::data(&change.update_line())
+                );
+                continue;
+            }
             match change.kind {
                 ChangeKind::Changed => {
                     for (line, message) in &change.entries {
@@ -268,6 +295,20 @@ impl SnapshotReport {
             );
         }
         out
+    }
+}
+
+impl SnapshotChange {
+    /// What [`update`] did with this snapshot, as its line of the report says it:
+    /// `wrote …`, `removed …`, or `not written: …` when a failure stopped it.
+    fn update_line(&self) -> String {
+        let snapshot = self.snapshot.display();
+        match (self.applied, self.kind) {
+            (true, ChangeKind::Orphan) => format!("removed {snapshot}"),
+            (true, _) => format!("wrote {snapshot}"),
+            (false, ChangeKind::Orphan) => format!("not removed: {snapshot}"),
+            (false, _) => format!("not written: {snapshot}"),
+        }
     }
 }
 
@@ -501,6 +542,11 @@ pub fn check(config: &Config, options: &SnapshotOptions) -> Result<SnapshotRepor
 /// snapshots they proposed are now written or not needed. Files already equal are
 /// not touched, so a second run writes nothing. Never writes through a symlink or
 /// outside the snapshot folder.
+///
+/// Each change of the report says whether it was applied. A file or snapshot that
+/// could not be read stops every write (an unreadable file would look gone, and its
+/// snapshot would be removed); a snapshot that cannot be written is a failure of its
+/// own, the others are still written, and its pending snapshot is kept.
 pub fn update(config: &Config, options: &SnapshotOptions) -> Result<SnapshotReport, Error> {
     let selection = Selection::new(config, options)?;
     let state = state(config, &selection)?;
@@ -508,22 +554,35 @@ pub fn update(config: &Config, options: &SnapshotOptions) -> Result<SnapshotRepo
     if !report.failures.is_empty() {
         return Ok(report);
     }
-    for change in &report.changes {
+    let mut not_written = BTreeSet::new();
+    for change in &mut report.changes {
         let target = config.root.join(&change.snapshot);
-        match change.kind {
-            ChangeKind::Orphan => store::remove_snapshot(config, &target)?,
+        let done = match change.kind {
+            ChangeKind::Orphan => store::remove_snapshot(config, &target),
             ChangeKind::Changed | ChangeKind::Missing => {
                 let Some(lines) = state.expected.get(&change.source) else {
                     continue;
                 };
-                store::write_snapshot(config, &target, &joined(lines))?;
+                store::write_snapshot(config, &target, &joined(lines))
+            }
+        };
+        match done {
+            Ok(()) => change.applied = true,
+            Err(error) => {
+                report.failures.push(error.to_string());
+                not_written.insert(change.snapshot.clone());
             }
         }
     }
     for snapshot in state.stored.pending.keys() {
-        store::remove_snapshot(config, &config.root.join(store::pending_path(snapshot)))?;
+        if not_written.contains(snapshot) {
+            continue;
+        }
+        let pending = config.root.join(store::pending_path(snapshot));
+        if let Err(error) = store::remove_snapshot(config, &pending) {
+            report.failures.push(error.to_string());
+        }
     }
-    report.failures = state.failures;
     Ok(report)
 }
 
@@ -547,6 +606,7 @@ fn compare(config: &Config, state: &State, updated: bool) -> SnapshotReport {
                 diff: String::new(),
                 entries: Vec::new(),
                 pending: None,
+                applied: false,
             }),
             Some(stored) if *stored == text => {}
             Some(stored) => {
@@ -558,6 +618,7 @@ fn compare(config: &Config, state: &State, updated: bool) -> SnapshotReport {
                     diff,
                     entries,
                     pending: None,
+                    applied: false,
                 });
             }
         }
@@ -573,6 +634,7 @@ fn compare(config: &Config, state: &State, updated: bool) -> SnapshotReport {
             diff: String::new(),
             entries: Vec::new(),
             pending: None,
+            applied: false,
         });
     }
     SnapshotReport {

@@ -186,7 +186,10 @@ pub(super) fn write_snapshot(config: &Config, target: &Path, text: &str) -> Resu
         }
     }
     let failed = |error: &dyn std::fmt::Display| {
-        Error::Snapshot(format!("cannot write {}: {error}", target.display()))
+        Error::Snapshot(format!(
+            "cannot write {}: {error}",
+            relative_to(target, &config.root).display()
+        ))
     };
     let mut file = tempfile::NamedTempFile::new_in(folder).map_err(|e| failed(&e))?;
     file.write_all(text.as_bytes()).map_err(|e| failed(&e))?;

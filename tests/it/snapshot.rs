@@ -483,3 +483,57 @@ fn removals_never_reach_through_a_linked_snapshot_folder() {
         "the link was removed: {update}"
     );
 }
+
+/// The files under `folder`, relative to it, sorted: what a run left on disk.
+fn files_under(folder: &Path) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut todo = vec![folder.to_path_buf()];
+    while let Some(next) = todo.pop() {
+        for entry in std::fs::read_dir(&next).unwrap().flatten() {
+            if entry.file_type().unwrap().is_dir() {
+                todo.push(entry.path());
+            } else {
+                let relative = entry.path().strip_prefix(folder).unwrap().to_path_buf();
+                found.push(relative.to_string_lossy().into_owned());
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+/// `--update` says exactly what it wrote. A failure that stops every write (here a
+/// link in the snapshot folder) writes nothing, and every line and the summary say
+/// so; a snapshot that cannot be written (a folder where it belongs) is a failure of
+/// its own while the others are written and said. Either way the run exits 2 naming
+/// the failure.
+#[cfg(unix)]
+#[test]
+fn update_says_what_it_wrote_when_a_failure_stops_it() {
+    let dir = example();
+    let chart = dir.path().join("kubevirt");
+    let snapshots = chart.join("snapshots");
+    std::fs::create_dir_all(&snapshots).unwrap();
+    std::fs::write(dir.path().join("outside"), "token: hunter2\n").unwrap();
+    std::os::unix::fs::symlink(dir.path().join("outside"), snapshots.join("link.snap")).unwrap();
+    let stopped = snapshot(&chart, &["--update"]);
+    let stopped_github = snapshot(&chart, &["--update", "--format", "github"]);
+    let stopped_json = snapshot(&chart, &["--update", "--format", "json"]);
+    assert_eq!(files_under(&snapshots), ["link.snap"], "{stopped}");
+
+    std::fs::remove_file(snapshots.join("link.snap")).unwrap();
+    std::fs::create_dir_all(snapshots.join("values.yaml.snap")).unwrap();
+    let one_failed = snapshot(&chart, &["--update"]);
+    assert_eq!(
+        files_under(&snapshots),
+        [
+            "templates/_helpers.tpl.snap",
+            "templates/kubevirt-cr.yaml.snap"
+        ],
+        "{one_failed}"
+    );
+    common::assert_snapshot(
+        "snapshot__update_stopped_by_a_failure",
+        &format!("{stopped}\n{stopped_github}\n{stopped_json}\n{one_failed}"),
+    );
+}
