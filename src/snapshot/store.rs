@@ -191,10 +191,25 @@ pub(super) fn write_snapshot(config: &Config, target: &Path, text: &str) -> Resu
             relative_to(target, &config.root).display()
         ))
     };
-    let mut file = tempfile::NamedTempFile::new_in(folder).map_err(|e| failed(&e))?;
+    let mut file = new_file_in(folder).map_err(|e| failed(&e))?;
     file.write_all(text.as_bytes()).map_err(|e| failed(&e))?;
     file.persist(target).map_err(|e| failed(&e.error))?;
     Ok(())
+}
+
+/// A new, exclusively created file in `folder` with the mode any new file gets:
+/// 0666 less the umask (0644 under the usual 022), as `touch` or an editor creates
+/// one, for a new snapshot and a replaced one alike. tempfile's own 0600 would give
+/// every snapshot a mode no other file of the repository has.
+fn new_file_in(folder: &Path) -> std::io::Result<tempfile::NamedTempFile> {
+    let mut builder = tempfile::Builder::new();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        // The kernel applies the process's umask to the mode `open` is given.
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    builder.tempfile_in(folder)
 }
 
 /// Removes a snapshot of a file that is gone: a regular `.snap` file inside the

@@ -537,3 +537,56 @@ fn update_says_what_it_wrote_when_a_failure_stops_it() {
         &format!("{stopped}\n{stopped_github}\n{stopped_json}\n{one_failed}"),
     );
 }
+
+/// Snapshots are written with the mode a new file gets, 0666 less the umask, as
+/// `touch` or an editor would create them (not tempfile's 0600), whether new or
+/// replacing an older snapshot.
+#[cfg(unix)]
+#[test]
+fn snapshots_get_the_mode_of_a_new_file() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let dir = example();
+    let chart = dir.path().join("kubevirt");
+    let update = |umask: &str| {
+        let output = Command::new("sh")
+            .arg("-c")
+            .arg(format!("umask {umask} && exec \"$0\" snapshot --update"))
+            .arg(env!("CARGO_BIN_EXE_tether"))
+            .current_dir(&chart)
+            .env("CI", "true")
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{output:?}");
+    };
+    let modes = || -> Vec<(String, u32)> {
+        files_under(&chart.join("snapshots"))
+            .into_iter()
+            .map(|file| {
+                let metadata = std::fs::metadata(chart.join("snapshots").join(&file)).unwrap();
+                (file, metadata.permissions().mode() & 0o777)
+            })
+            .collect()
+    };
+    update("022");
+    let written = modes();
+    assert_eq!(written.len(), 3, "{written:?}");
+    for (file, mode) in &written {
+        assert_eq!(*mode, 0o644, "{file}: {mode:o}");
+    }
+    // A replaced snapshot gets the mode of the run that wrote it.
+    edit(
+        &chart.join("templates/kubevirt-cr.yaml"),
+        "Migrate first;",
+        "Evict first;",
+    );
+    update("002");
+    let replaced = modes();
+    assert!(
+        replaced.contains(&("templates/kubevirt-cr.yaml.snap".to_string(), 0o664)),
+        "{replaced:?}"
+    );
+    assert!(
+        replaced.contains(&("values.yaml.snap".to_string(), 0o644)),
+        "an unchanged snapshot was rewritten: {replaced:?}"
+    );
+}
