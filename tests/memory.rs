@@ -1,14 +1,16 @@
 //! Memory grows linearly with hostile input, by a small constant per byte: a file
 //! checked is held with its masked copy, per-line facts and at most 100 findings, so
 //! a 16 MiB template cannot take gigabytes (files are checked in parallel): at most 48
-//! bytes per input byte, reached by files of comments or of empty lines. Memory is
-//! counted by this binary's allocator, not read from the system, so the test is
-//! steady on a busy machine; this file holds one test, so no other test allocates
-//! while it measures.
+//! bytes per input byte, reached by files of comments or of empty lines. A message
+//! to `tether server` takes a few times its size, however many values it holds.
+//! Memory is counted by this binary's allocator, not read from the system, so the
+//! tests are steady on a busy machine; each takes one lock while it measures, so no
+//! other test of this file allocates meanwhile.
 
 #![allow(clippy::print_stderr)]
 
 use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 struct Counting;
@@ -46,6 +48,9 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
 
+/// Taken by each test while it measures.
+static MEASURING: Mutex<()> = Mutex::new(());
+
 /// The most memory `check` held at once for `text` as a template, beyond what was
 /// held before.
 fn peak_of(config: &helm_tether::Config, text: &str) -> usize {
@@ -76,6 +81,9 @@ const HOSTILE: &[(&str, &str)] = &[
 
 #[test]
 fn memory_is_linear_in_the_input_with_a_small_constant() {
+    let _measuring = MEASURING
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let folder = tempfile::tempdir().unwrap();
     let config = helm_tether::Config::default_for(folder.path().to_path_buf());
     let mut failures = Vec::new();
@@ -93,6 +101,102 @@ fn memory_is_linear_in_the_input_with_a_small_constant() {
         eprintln!("{name}: {per_byte:?} bytes of memory per input byte at 1×, 4×, 16×");
         if peaks[2] > peaks[0] * 20 || per_byte.iter().any(|&n| n > 48) {
             failures.push(format!("{name}: {per_byte:?} bytes per byte"));
+        }
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+}
+
+/// The most memory `tether server` held at once for the byte stream `input`,
+/// beyond what was held before (`input` itself).
+fn server_peak_of(input: Vec<u8>) -> usize {
+    let before = CURRENT.load(Ordering::Relaxed);
+    PEAK.store(before, Ordering::Relaxed);
+    helm_tether::internals::serve_bytes(input).unwrap();
+    PEAK.load(Ordering::Relaxed) - before
+}
+
+/// Messages of `size` bytes: made of the smallest values JSON has, whose tree
+/// would take some 35 times the message, and the messages of the largest trees the
+/// server builds (a message may hold four times its size of tree, at 64 bytes a
+/// value and 64 more an object's member), filled up with a string.
+fn hostile_messages(size: usize) -> Vec<(&'static str, String)> {
+    let repeated = |open: &str, unit: &str, close: &str| {
+        let mut body = String::with_capacity(size);
+        body.push_str(open);
+        while body.len() + unit.len() + close.len() <= size {
+            body.push_str(unit);
+        }
+        body.push_str(close);
+        body
+    };
+    let filled = |open: &str, values: String| {
+        let start = format!(r#"{open}{values}}},"fill":""#);
+        let fill = "x".repeat(size.saturating_sub(start.len() + 2));
+        format!(r#"{start}{fill}"}}"#)
+    };
+    let zeros = vec!["0"; 4 * size / 64 / 100 * 95].join(",");
+    let keys: Vec<String> = (0..4 * size / 128 / 100 * 95)
+        .map(|n| format!(r#""k{n}":0"#))
+        .collect();
+    vec![
+        ("an array of zeros", repeated("[", "0,", "0]")),
+        (
+            "a notification whose parameters are zeros",
+            repeated(
+                r#"{"jsonrpc":"2.0","method":"made/up","params":["#,
+                "0,",
+                "0]}",
+            ),
+        ),
+        (
+            "a request whose parameters are empty arrays",
+            repeated(
+                r#"{"jsonrpc":"2.0","id":1,"method":"textDocument/hover","params":{"a":["#,
+                "[],",
+                "[]]}}",
+            ),
+        ),
+        (
+            "a request whose id is an object of zeros",
+            repeated(
+                r#"{"jsonrpc":"2.0","method":"shutdown","id":{"a":["#,
+                "0,",
+                "0]}}",
+            ),
+        ),
+        (
+            "the most zeros built",
+            filled(
+                r#"{"jsonrpc":"2.0","method":"made/up","params":{"a":["#,
+                format!("{zeros}]"),
+            ),
+        ),
+        (
+            "the most members built",
+            filled(
+                r#"{"jsonrpc":"2.0","method":"made/up","params":{"a":{"#,
+                format!("{}}}", keys.join(",")),
+            ),
+        ),
+    ]
+}
+
+#[test]
+fn a_server_message_takes_a_few_times_its_size() {
+    let _measuring = MEASURING
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let size = 30 * 1024 * 1024;
+    let mut failures = Vec::new();
+    for (name, body) in hostile_messages(size) {
+        let mut input = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
+        input.extend_from_slice(body.as_bytes());
+        drop(body);
+        let peak = server_peak_of(input);
+        let times = peak as f64 / size as f64;
+        eprintln!("{name}: {times:.1} times the message");
+        if peak > 8 * size {
+            failures.push(format!("{name}: {times:.1} times the message"));
         }
     }
     assert!(failures.is_empty(), "{failures:#?}");

@@ -11,6 +11,7 @@ mod findings;
 mod graph;
 mod hover;
 mod navigation;
+mod outline;
 mod requests;
 mod snapshot;
 mod transport;

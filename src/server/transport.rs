@@ -4,7 +4,10 @@
 
 use std::io::{BufRead, Read, Write};
 
-use lsp_server::{ErrorCode, Message, RequestId, Response};
+use lsp_server::{ErrorCode, Message, Notification, Request, RequestId, Response};
+use serde_json::Value;
+
+use super::outline::{Id, Method, Outline};
 
 /// The largest message read; a larger one is skipped and answered with an error.
 pub(crate) const MAX_MESSAGE_BYTES: usize = 64 * 1024 * 1024;
@@ -71,11 +74,11 @@ pub(crate) fn read(input: &mut impl BufRead) -> std::io::Result<Option<Incoming>
             )?;
         }
         let why = format!("a header line longer than {MAX_HEADER_LINE_BYTES} bytes");
-        return Ok(Some(malformed(None, ErrorCode::ParseError, why)));
+        return Ok(Some(malformed(Value::Null, ErrorCode::ParseError, why)));
     }
     let Some(length) = length else {
         let why = header_error.unwrap_or_else(|| "no Content-Length header".into());
-        return Ok(Some(malformed(None, ErrorCode::ParseError, why)));
+        return Ok(Some(malformed(Value::Null, ErrorCode::ParseError, why)));
     };
     if length > MAX_MESSAGE_BYTES {
         std::io::copy(
@@ -83,7 +86,7 @@ pub(crate) fn read(input: &mut impl BufRead) -> std::io::Result<Option<Incoming>
             &mut std::io::sink(),
         )?;
         return Ok(Some(malformed(
-            None,
+            Value::Null,
             ErrorCode::InvalidRequest,
             format!("a message of {length} bytes is larger than tether reads"),
         )));
@@ -96,23 +99,91 @@ pub(crate) fn read(input: &mut impl BufRead) -> std::io::Result<Option<Incoming>
     Ok(Some(parse(&body)))
 }
 
-/// One frame's body as a message, or the error it gets.
+/// One frame's body as a message, or the error it gets. A first reading builds
+/// nothing ([`Outline`]): a body that is no JSON object, an `id` that is neither a
+/// number nor a string, and a body whose tree would take more than
+/// [`TREE_BYTES_PER_BYTE`] times its size are answered unbuilt. A message is then
+/// built from its `method` and `params` alone, never through `lsp-server`'s
+/// untagged `Message`, which copies the whole tree again; an answer to one of the
+/// server's own requests is read for its `id` alone.
 pub(crate) fn parse(body: &[u8]) -> Incoming {
-    let value: serde_json::Value = match serde_json::from_slice(body) {
-        Ok(value) => value,
+    let outline: Outline = match serde_json::from_slice(body) {
+        Ok(outline) => outline,
         Err(error) => {
-            return malformed(None, ErrorCode::ParseError, format!("not JSON: {error}"));
+            return malformed(
+                Value::Null,
+                ErrorCode::ParseError,
+                format!("not JSON: {error}"),
+            );
         }
     };
-    let id = value.get("id").and_then(request_id);
-    match serde_json::from_value::<Message>(value) {
-        Ok(message) => Incoming::Message(message),
-        Err(error) => malformed(
+    let invalid = |id: Value, why: &str| {
+        malformed(
             id,
             ErrorCode::InvalidRequest,
-            format!("not a JSON-RPC message: {error}"),
-        ),
+            format!("not a JSON-RPC message: {why}"),
+        )
+    };
+    if !outline.object {
+        return invalid(Value::Null, "not a JSON object");
     }
+    let (values, tree_bytes) = (outline.values, outline.tree_bytes());
+    let id = match outline.id {
+        Id::Absent => None,
+        Id::Valid(id) => Some(id),
+        Id::Number(number) => {
+            return invalid(
+                number.into(),
+                "tether reads ids that are strings or 32-bit integers",
+            );
+        }
+        Id::Invalid => return invalid(Value::Null, "the id is neither a number nor a string"),
+    };
+    let echo = id.as_ref().map_or(Value::Null, id_value);
+    let method = match outline.method {
+        Method::Name(method) => method,
+        Method::NotText => return invalid(echo, "the method is not a string"),
+        Method::Absent => {
+            return match id {
+                Some(id) if outline.reply => Incoming::Message(Message::Response(Response {
+                    id,
+                    response_result: Ok(Value::Null),
+                })),
+                _ => invalid(echo, "neither a method nor a result"),
+            };
+        }
+    };
+    let budget = TREE_BYTES_PER_BYTE
+        .saturating_mul(body.len())
+        .saturating_add(TREE_BYTES_FLOOR);
+    if tree_bytes > budget {
+        let why = format!(
+            "{values} values in {} bytes are more than tether builds",
+            body.len()
+        );
+        return malformed(echo, ErrorCode::InvalidRequest, why);
+    }
+    let params = match serde_json::from_slice::<Params>(body) {
+        Ok(Params { params }) => params,
+        Err(error) => return invalid(echo, &error.to_string()),
+    };
+    Incoming::Message(match id {
+        Some(id) => Message::Request(Request { id, method, params }),
+        None => Message::Notification(Notification { method, params }),
+    })
+}
+
+/// How many times its size a message's tree may take, beyond [`TREE_BYTES_FLOOR`].
+pub(crate) const TREE_BYTES_PER_BYTE: usize = 4;
+
+/// The tree any message may take, however small it is.
+const TREE_BYTES_FLOOR: usize = 8 * 1024 * 1024;
+
+/// The member of a message that is built; every other is skipped unbuilt.
+#[derive(serde::Deserialize)]
+struct Params {
+    #[serde(default)]
+    params: Value,
 }
 
 /// A message as the writer takes it.
@@ -131,32 +202,19 @@ pub(crate) fn write(output: &mut impl Write, body: &serde_json::Value) -> std::i
     output.flush()
 }
 
-fn malformed(id: Option<RequestId>, code: ErrorCode, message: String) -> Incoming {
-    let response = Response::new_err(
-        id.clone().unwrap_or_else(|| RequestId::from(0)),
-        code as i32,
-        message,
-    );
+/// The error answer to a malformed message, under `id` as it came: JSON-RPC's null
+/// where it cannot be read, which lsp-server's `RequestId` cannot hold.
+fn malformed(id: Value, code: ErrorCode, message: String) -> Incoming {
+    let response = Response::new_err(RequestId::from(0), code as i32, message);
     let mut value = value_of(&Message::Response(response));
-    // JSON-RPC answers a message whose id cannot be read with a null id, which
-    // lsp-server's `RequestId` cannot hold.
-    if id.is_none() {
-        if let Some(object) = value.as_object_mut() {
-            object.insert("id".into(), serde_json::Value::Null);
-        }
+    if let Some(object) = value.as_object_mut() {
+        object.insert("id".into(), id);
     }
     Incoming::Malformed(value)
 }
 
-fn request_id(value: &serde_json::Value) -> Option<RequestId> {
-    match value {
-        serde_json::Value::Number(number) => number
-            .as_i64()
-            .and_then(|n| i32::try_from(n).ok())
-            .map(RequestId::from),
-        serde_json::Value::String(text) => Some(RequestId::from(text.clone())),
-        _ => None,
-    }
+fn id_value(id: &RequestId) -> Value {
+    serde_json::to_value(id).unwrap_or_default()
 }
 
 fn shorten(text: &str) -> String {
@@ -201,5 +259,25 @@ mod tests {
     fn a_frame_without_length_is_an_error() {
         let found = frames("Foo: bar\r\n\r\n");
         assert!(matches!(&found[0], Incoming::Malformed(_)));
+    }
+
+    /// A message whose tree would pass the budget is answered under its id,
+    /// unbuilt; one within it is built.
+    #[test]
+    fn a_message_of_too_many_values_is_refused_unbuilt() {
+        let message = |zeros: usize| {
+            let zeros = vec!["0"; zeros].join(",");
+            format!(r#"{{"jsonrpc":"2.0","id":"x","method":"m","params":[{zeros}]}}"#)
+        };
+        let refused = parse(message(200_000).as_bytes());
+        assert!(
+            matches!(&refused, Incoming::Malformed(r) if r["id"] == "x" && r["error"]["code"] == -32600),
+            "the larger message is built"
+        );
+        let built = parse(message(100_000).as_bytes());
+        assert!(
+            matches!(&built, Incoming::Message(Message::Request(r)) if r.params.as_array().is_some_and(|a| a.len() == 100_000)),
+            "the smaller message is refused"
+        );
     }
 }

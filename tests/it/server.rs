@@ -87,8 +87,11 @@ fn response(messages: &[serde_json::Value], id: serde_json::Value) -> &serde_jso
         .unwrap_or_else(|| panic!("no response to {id}: {messages:#?}"))
 }
 
-/// A malformed message gets an error response and the server reads on; a request
-/// with bad parameters or an unknown method gets an error; `exit` ends it cleanly.
+/// A malformed message gets an error response and the server reads on (a body that
+/// is no object, and an id that is neither a number nor a string, are invalid
+/// requests answered under a null id; an id lsp-server cannot hold is given back as
+/// it came); a request with bad parameters or an unknown method gets an error;
+/// `exit` ends it cleanly.
 #[test]
 fn malformed_messages_get_errors_not_an_exit() {
     let mut input = String::new();
@@ -118,6 +121,11 @@ fn malformed_messages_get_errors_not_an_exit() {
         r#"{"jsonrpc":"2.0","id":4,"method":"made/up","params":{}}"#,
     ));
     input.push_str(&frame(r#"{"jsonrpc":"2.0","id":5}"#));
+    input.push_str(&frame("[0,0,0]"));
+    input.push_str(&frame(
+        r#"{"jsonrpc":"2.0","id":{"a":1},"method":"shutdown"}"#,
+    ));
+    input.push_str(&frame(r#"{"jsonrpc":"2.0","id":1.5,"method":"shutdown"}"#));
     input.push_str("Content-Length: x\r\n\r\n");
     input.push_str(&frame(r#"{"jsonrpc":"2.0","id":6,"method":"shutdown"}"#));
     input.push_str(&frame(r#"{"jsonrpc":"2.0","method":"exit"}"#));
@@ -128,7 +136,8 @@ fn malformed_messages_get_errors_not_an_exit() {
         .filter(|message| message["id"].is_null())
         .map(|message| message["error"]["code"].clone())
         .collect();
-    assert_eq!(nulls, [-32700, -32700]);
+    assert_eq!(nulls, [-32700, -32600, -32600, -32700]);
+    assert_eq!(response(&found, 1.5.into())["error"]["code"], -32600);
     assert_eq!(response(&found, 1.into())["error"]["code"], -32002);
     assert!(response(&found, 2.into())["result"]["capabilities"].is_object());
     assert_eq!(response(&found, 3.into())["error"]["code"], -32602);
