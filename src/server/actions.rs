@@ -1,7 +1,8 @@
 //! Code actions: the fix `check --fix` would apply to a finding, all of a file's
 //! fixes at once (`source.fixAll`), and silencing a finding with a
 //! `tether: ignore[rule]` comment in the file's comment form. Each is an edit the
-//! client applies; the server writes nothing.
+//! client applies; the server writes nothing, and offers no edit of a file
+//! `check --fix` would refuse to write.
 
 use std::collections::HashMap;
 
@@ -25,7 +26,12 @@ pub(crate) fn code_actions(
     params: CodeActionParams,
 ) -> Result<Option<CodeActionResponse>, Failure> {
     let uri = params.text_document.uri;
-    let path = request_path(&uri)?;
+    let Some(path) = request_path(batch, &uri)? else {
+        return Ok(None);
+    };
+    if !writable(batch, &uri, &path) {
+        return Ok(None);
+    }
     let Ok(file) = batch.file(&path) else {
         return Ok(None);
     };
@@ -102,6 +108,43 @@ pub(crate) fn code_actions(
         .map(CodeActionOrCommand::CodeAction)
         .collect();
     Ok(Some(actions))
+}
+
+/// Whether `check --fix` would write the file the client names `uri`, found at
+/// `resolved`: the server offers no edit `--fix` would refuse. Refused: a name with
+/// `..` in it (where it is reached from cannot be told), a name that is a link
+/// itself, a file reached through a link that leaves the repository holding the
+/// name (its nearest folder above with a `.git`; the workspace folder outside any
+/// repository), and a file on disk that is not a regular file or is read-only. A
+/// buffer not yet saved is written by the editor alone, and gets its edits.
+fn writable(batch: &Batch, uri: &Uri, resolved: &std::path::Path) -> bool {
+    use std::path::Component;
+    let Some(named) = super::documents::named_path(uri) else {
+        return false;
+    };
+    if named.components().any(|part| part == Component::ParentDir)
+        || std::fs::symlink_metadata(&named).is_ok_and(|metadata| metadata.is_symlink())
+    {
+        return false;
+    }
+    let top = named
+        .parent()
+        .and_then(crate::paths::repository_top)
+        .and_then(|top| top.canonicalize().ok())
+        .or_else(|| {
+            batch
+                .snapshot
+                .workspace
+                .folder_of(resolved)
+                .map(std::path::Path::to_path_buf)
+        });
+    if !top.is_some_and(|top| resolved.starts_with(top)) {
+        return false;
+    }
+    match std::fs::metadata(resolved) {
+        Ok(metadata) => metadata.is_file() && !metadata.permissions().readonly(),
+        Err(error) => error.kind() == std::io::ErrorKind::NotFound,
+    }
 }
 
 /// The quick fix of one finding. An unsafe fix is offered for that one finding,

@@ -19,12 +19,13 @@ pub(crate) struct Document {
     pub text: Arc<str>,
 }
 
-/// The open documents by absolute path.
+/// The open documents by path, resolved (`workspace::resolve`).
 pub(crate) type Documents = HashMap<PathBuf, Document>;
 
-/// The absolute path of a `file:` URI (percent-decoded), made canonical where the
-/// file exists, as `check` names the files it walks.
-pub(crate) fn path_of(uri: &Uri) -> Option<PathBuf> {
+/// The absolute path a `file:` URI names, percent-decoded and nothing more: where
+/// the file really is, and whether the server may read it, is the workspace's to
+/// say (`workspace.rs`).
+pub(crate) fn named_path(uri: &Uri) -> Option<PathBuf> {
     let text = uri.as_str();
     let rest = text.strip_prefix("file://")?;
     // `file://host/path`: only the local host.
@@ -41,10 +42,7 @@ pub(crate) fn path_of(uri: &Uri) -> Option<PathBuf> {
         decoded
     };
     let path = PathBuf::from(decoded);
-    if !path.is_absolute() {
-        return None;
-    }
-    Some(path.canonicalize().unwrap_or(path))
+    path.is_absolute().then_some(path)
 }
 
 /// The `file:` URI of an absolute path.
@@ -211,6 +209,6 @@ mod tests {
         let path = std::env::temp_dir().join("a b%c.yaml");
         let uri = uri_of(&path).unwrap();
         assert!(uri.as_str().contains("a%20b%25c.yaml"));
-        assert_eq!(path_of(&uri).unwrap(), path);
+        assert_eq!(named_path(&uri).unwrap(), path);
     }
 }

@@ -13,14 +13,20 @@ use crate::diagnostic::{Diagnostic, Severity};
 /// What a handler fails with.
 pub(crate) type Failure = (ErrorCode, String);
 
-/// The path of a document named in a request.
-pub(crate) fn request_path(uri: &lsp_types::Uri) -> Result<std::path::PathBuf, Failure> {
-    super::documents::path_of(uri).ok_or_else(|| {
+/// Where the document a request names is (resolved), if it is inside the
+/// workspace: a request about a file outside gets an empty answer, and nothing of
+/// the file is read.
+pub(crate) fn request_path(
+    batch: &Batch,
+    uri: &lsp_types::Uri,
+) -> Result<Option<std::path::PathBuf>, Failure> {
+    let named = super::documents::named_path(uri).ok_or_else(|| {
         (
             ErrorCode::InvalidParams,
             format!("`{}` is not a local file", uri.as_str()),
         )
-    })
+    })?;
+    Ok(batch.snapshot.workspace.inside(&named))
 }
 
 /// `work()`, or `fallback` if it panics (no known path does; a last resort so a

@@ -16,7 +16,13 @@ const DEFINE_LINES: usize = 8;
 
 /// `textDocument/hover`.
 pub(crate) fn hover(batch: &Batch, params: HoverParams) -> Result<Option<Hover>, Failure> {
-    let path = request_path(&params.text_document_position_params.text_document.uri)?;
+    let Some(path) = request_path(
+        batch,
+        &params.text_document_position_params.text_document.uri,
+    )?
+    else {
+        return Ok(None);
+    };
     let Ok(file) = batch.file(&path) else {
         return Ok(None);
     };
@@ -103,10 +109,12 @@ pub(crate) fn hover_text(
             out.push_str("\n\nRead by:");
             let mut seen = Vec::new();
             for (file, range) in readers {
-                let line = batch
-                    .file(&file)
-                    .map(|state| LineIndex::new(&state.text).line_of(range.start) + 1)
-                    .unwrap_or(0);
+                // A template the server may not read (outside the workspace) is
+                // not shown.
+                let Ok(state) = batch.file(&file) else {
+                    continue;
+                };
+                let line = LineIndex::new(&state.text).line_of(range.start) + 1;
                 let entry = format!("{}:{line}", shown_path(&file, &chart.root));
                 if !seen.contains(&entry) {
                     out.push_str(&format!("\n- {entry}"));
@@ -187,6 +195,7 @@ mod tests {
         let snapshot = Snapshot {
             documents,
             resolver: Arc::new(std::sync::Mutex::new(super::super::resolver(&root))),
+            workspace: Arc::new(super::super::workspace::Workspace::new([root.clone()])),
             generation: 1,
         };
         let batch = Batch::new(&snapshot);

@@ -2,7 +2,8 @@
 //! open documents and the configurations, and hands every check to one worker
 //! thread (`diagnostics.rs`), so it never waits on one; the worker reads the
 //! analysis through the open buffers (`snapshot.rs`), as `check` would read the
-//! files. The server never writes a file: fixes are edits the client applies.
+//! files. The server never writes a file: fixes are edits the client applies. It
+//! reads and answers for the files of its workspace alone (`workspace.rs`).
 
 mod actions;
 mod diagnostics;
@@ -15,6 +16,7 @@ mod outline;
 mod requests;
 mod snapshot;
 mod transport;
+mod workspace;
 
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
@@ -32,6 +34,7 @@ use diagnostics::{Job, Worker};
 use documents::{Document, Documents};
 use snapshot::Snapshot;
 use transport::Incoming;
+use workspace::Workspace;
 
 /// Serves the Language Server Protocol on standard input and output until the
 /// client says `exit` or closes the stream. `Ok(true)` when the client asked for
@@ -93,7 +96,10 @@ struct Server {
     out: Sender<serde_json::Value>,
     documents: Documents,
     resolver: snapshot::SharedResolver,
-    /// The workspace folder: the defaults' root where no `tether.toml` is found.
+    /// The folders the server reads and answers for.
+    workspace: Arc<Workspace>,
+    /// The workspace's first folder: the defaults' root where no `tether.toml` is
+    /// found.
     root: PathBuf,
     generation: u64,
     latest: Arc<AtomicU64>,
@@ -109,6 +115,7 @@ impl Server {
             resolver: Arc::new(std::sync::Mutex::new(resolver(&root))),
             out,
             documents: Documents::new(),
+            workspace: Arc::new(Workspace::default()),
             root,
             generation: 0,
             latest: Arc::new(AtomicU64::new(0)),
@@ -217,10 +224,7 @@ impl Server {
                 );
             }
         };
-        if let Some(root) = workspace_root(&params) {
-            self.root = root;
-            self.resolver = Arc::new(std::sync::Mutex::new(resolver(&self.root)));
-        }
+        self.set_workspace(workspace_of(&params));
         let text_document = params.capabilities.text_document.as_ref();
         let pull = text_document.is_some_and(|capabilities| capabilities.diagnostic.is_some());
         let watch = params
@@ -314,7 +318,7 @@ impl Server {
                 if let Ok(params) =
                     serde_json::from_value::<lsp_types::DidSaveTextDocumentParams>(params)
                 {
-                    if let Some(path) = documents::path_of(&params.text_document.uri) {
+                    if let Some(path) = self.document_path(&params.text_document.uri) {
                         self.files_changed(vec![path]);
                     }
                 }
@@ -326,7 +330,7 @@ impl Server {
                     let paths = params
                         .changes
                         .iter()
-                        .filter_map(|change| documents::path_of(&change.uri))
+                        .filter_map(|change| self.document_path(&change.uri))
                         .collect();
                     self.files_changed(paths);
                 }
@@ -336,7 +340,12 @@ impl Server {
     }
 
     fn opened(&mut self, params: lsp_types::DidOpenTextDocumentParams) {
-        let Some(path) = documents::path_of(&params.text_document.uri) else {
+        if self.workspace.is_empty() {
+            if let Some(named) = documents::named_path(&params.text_document.uri) {
+                self.set_workspace(Workspace::of_document(&named));
+            }
+        }
+        let Some(path) = self.document_path(&params.text_document.uri) else {
             return;
         };
         self.documents.insert(
@@ -351,7 +360,7 @@ impl Server {
     }
 
     fn changed(&mut self, params: lsp_types::DidChangeTextDocumentParams) {
-        let Some(path) = documents::path_of(&params.text_document.uri) else {
+        let Some(path) = self.document_path(&params.text_document.uri) else {
             return;
         };
         let Some(document) = self.documents.get_mut(&path) else {
@@ -368,7 +377,7 @@ impl Server {
     }
 
     fn closed(&mut self, params: lsp_types::DidCloseTextDocumentParams) {
-        let Some(path) = documents::path_of(&params.text_document.uri) else {
+        let Some(path) = self.document_path(&params.text_document.uri) else {
             return;
         };
         if self.documents.remove(&path).is_some() {
@@ -404,10 +413,27 @@ impl Server {
         self.snapshot()
     }
 
+    /// Where the document `uri` names is, resolved, if it is inside the workspace:
+    /// a message about any other file is ignored.
+    fn document_path(&self, uri: &lsp_types::Uri) -> Option<PathBuf> {
+        self.workspace.inside(&documents::named_path(uri)?)
+    }
+
+    /// Answers for the files of `workspace` from now on; its first folder roots the
+    /// defaults.
+    fn set_workspace(&mut self, workspace: Workspace) {
+        if let Some(first) = workspace.first() {
+            self.root = first.to_path_buf();
+            self.resolver = Arc::new(std::sync::Mutex::new(resolver(&self.root)));
+        }
+        self.workspace = Arc::new(workspace);
+    }
+
     fn snapshot(&self) -> Arc<Snapshot> {
         Arc::new(Snapshot {
             documents: self.documents.clone(),
             resolver: self.resolver.clone(),
+            workspace: self.workspace.clone(),
             generation: self.generation,
         })
     }
@@ -460,15 +486,20 @@ fn resolver(root: &Path) -> Resolver {
     resolver
 }
 
-/// The workspace's folder: its first folder, or the deprecated root URI.
+/// The workspace the client names: its workspace folders, or where it names none,
+/// its root URI (deprecated, and what older clients send).
 #[allow(deprecated)]
-fn workspace_root(params: &lsp_types::InitializeParams) -> Option<PathBuf> {
-    params
+fn workspace_of(params: &lsp_types::InitializeParams) -> Workspace {
+    let folders: Vec<PathBuf> = params
         .workspace_folders
-        .as_ref()
-        .and_then(|folders| folders.first())
-        .and_then(|folder| documents::path_of(&folder.uri))
-        .or_else(|| params.root_uri.as_ref().and_then(documents::path_of))
+        .iter()
+        .flatten()
+        .filter_map(|folder| documents::named_path(&folder.uri))
+        .collect();
+    if !folders.is_empty() {
+        return Workspace::new(folders);
+    }
+    Workspace::new(params.root_uri.as_ref().and_then(documents::named_path))
 }
 
 /// What the server can do.

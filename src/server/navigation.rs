@@ -18,7 +18,9 @@ pub(crate) fn definition(
     params: GotoDefinitionParams,
 ) -> Result<Option<GotoDefinitionResponse>, Failure> {
     let position = params.text_document_position_params;
-    let path = request_path(&position.text_document.uri)?;
+    let Some(path) = request_path(batch, &position.text_document.uri)? else {
+        return Ok(None);
+    };
     let (Ok(file), Some(chart)) = (batch.file(&path), batch.chart_of(&path)) else {
         return Ok(None);
     };
@@ -52,7 +54,9 @@ pub(crate) fn references(
     params: ReferenceParams,
 ) -> Result<Option<Vec<Location>>, Failure> {
     let position = params.text_document_position;
-    let path = request_path(&position.text_document.uri)?;
+    let Some(path) = request_path(batch, &position.text_document.uri)? else {
+        return Ok(None);
+    };
     let Some(chart) = batch.chart_of(&path) else {
         return Ok(None);
     };
@@ -90,7 +94,9 @@ pub(crate) fn document_symbols(
     batch: &Batch,
     params: DocumentSymbolParams,
 ) -> Result<Option<DocumentSymbolResponse>, Failure> {
-    let path = request_path(&params.text_document.uri)?;
+    let Some(path) = request_path(batch, &params.text_document.uri)? else {
+        return Ok(None);
+    };
     let Some(modelled) = graph::model_of(batch, &path) else {
         return Ok(None);
     };

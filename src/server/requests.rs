@@ -67,8 +67,10 @@ fn pull_diagnostics(
     batch: &Batch,
     params: lsp_types::DocumentDiagnosticParams,
 ) -> Result<lsp_types::DocumentDiagnosticReportResult, Failure> {
-    let path = request_path(&params.text_document.uri)?;
-    let items = super::findings::lsp_diagnostics(batch, &path);
+    let items = match request_path(batch, &params.text_document.uri)? {
+        Some(path) => super::findings::lsp_diagnostics(batch, &path),
+        None => Vec::new(),
+    };
     Ok(lsp_types::DocumentDiagnosticReportResult::Report(
         lsp_types::DocumentDiagnosticReport::Full(lsp_types::RelatedFullDocumentDiagnosticReport {
             related_documents: None,

@@ -13,12 +13,15 @@ use crate::settings::project::{Project, Resolved};
 use crate::settings::resolve::Resolver;
 
 use super::documents::Documents;
+use super::workspace::Workspace;
 
 /// The documents and configurations as they were after one message.
 #[derive(Debug)]
 pub(crate) struct Snapshot {
     pub documents: Documents,
     pub resolver: SharedResolver,
+    /// The folders whose files the server reads and answers for.
+    pub workspace: Arc<Workspace>,
     /// Counts the changes: work for an older generation is stale.
     pub generation: u64,
 }
@@ -86,8 +89,10 @@ impl<'a> Batch<'a> {
     }
 
     /// The file at `path` (absolute): its open text or, when it is not open, the
-    /// file on disk; `Err` with why its configuration cannot be had.
+    /// file on disk; `Err` with why it cannot be had: outside the workspace (where
+    /// it resolves to, links followed), or its configuration broken.
     pub fn file(&self, path: &Path) -> Result<FileState, String> {
+        let path = &self.inside(path)?;
         let resolved = configuration_of(&self.snapshot.resolver, path)?;
         let relative = crate::paths::relative_to(path, &resolved.config.root);
         let text = match self.snapshot.documents.get(path) {
@@ -133,8 +138,20 @@ impl<'a> Batch<'a> {
         }
     }
 
-    /// The chart of a template or `values.yaml` at `path`.
+    /// Where the file at `path` (absolute) is, resolved, if that is inside the
+    /// workspace; `Err` with what to say otherwise.
+    fn inside(&self, path: &Path) -> Result<PathBuf, String> {
+        self.snapshot.workspace.inside(path).ok_or_else(|| {
+            format!(
+                "{}: outside the workspace; tether reads only the files of its folders",
+                path.display()
+            )
+        })
+    }
+
+    /// The chart of a template or `values.yaml` at `path` (inside the workspace).
     pub fn chart_of(&self, path: &Path) -> Option<Arc<Chart>> {
+        let path = &self.inside(path).ok()?;
         let resolved = configuration_of(&self.snapshot.resolver, path).ok()?;
         self.charts
             .of(path, &resolved.project.chart_scope)

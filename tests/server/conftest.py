@@ -66,9 +66,18 @@ async def pull_client(lsp_client: LanguageClient, chart):
     await lsp_client.shutdown_session()
 
 
-def open_file(client, path):
-    """Opens the file at `path` as the editor would; returns its URI."""
-    uri = path.as_uri()
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=[TETHER, "server"]))
+async def bare_client(lsp_client: LanguageClient):
+    """A client that names no workspace folder."""
+    await lsp_client.initialize_session(types.InitializeParams(capabilities=capabilities()))
+    yield
+    await lsp_client.shutdown_session()
+
+
+def open_file(client, path, uri=None):
+    """Opens the file at `path` as the editor would (under `uri`, if given);
+    returns its URI."""
+    uri = uri or path.as_uri()
     client.text_document_did_open(
         types.DidOpenTextDocumentParams(
             text_document=types.TextDocumentItem(
