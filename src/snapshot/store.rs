@@ -202,14 +202,18 @@ pub(super) fn write_snapshot(config: &Config, target: &Path, text: &str) -> Resu
 /// one, for a new snapshot and a replaced one alike. tempfile's own 0600 would give
 /// every snapshot a mode no other file of the repository has.
 fn new_file_in(folder: &Path) -> std::io::Result<tempfile::NamedTempFile> {
-    let mut builder = tempfile::Builder::new();
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt as _;
         // The kernel applies the process's umask to the mode `open` is given.
-        builder.permissions(std::fs::Permissions::from_mode(0o666));
+        tempfile::Builder::new()
+            .permissions(std::fs::Permissions::from_mode(0o666))
+            .tempfile_in(folder)
     }
-    builder.tempfile_in(folder)
+    #[cfg(not(unix))]
+    {
+        tempfile::Builder::new().tempfile_in(folder)
+    }
 }
 
 /// Removes a snapshot of a file that is gone: a regular `.snap` file inside the
