@@ -10,14 +10,13 @@ use std::sync::Arc;
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 
 use crate::globs::Globs;
-use toml::Spanned;
 
 use crate::analysis::pins::Pin;
 use crate::cache_key::CacheKey;
 use crate::error::ConfigError;
 use crate::rules::{self, Level, Require, RuleId, RuleSettings};
 use crate::settings::compile::{ErrorContext, compile_globs};
-use crate::settings::config_file::{DEFAULT_SNAPSHOT_DIR, MAX_CONFIG_BYTES};
+use crate::settings::config_file::DEFAULT_SNAPSHOT_DIR;
 pub use crate::settings::config_file::{FILE_NAME, RuleSetting};
 pub use crate::settings::idem::IdemTarget;
 use crate::settings::idem::compile_idem;
@@ -241,54 +240,12 @@ impl Config {
         Config::load_extending(path, &mut Vec::new())
     }
 
-    /// [`Config::load`], `chain` holding the files that extend this one (to refuse
-    /// a cycle).
-    fn load_extending(path: &Path, chain: &mut Vec<PathBuf>) -> Result<Config, ConfigError> {
-        let bytes = crate::source::read_regular(path, MAX_CONFIG_BYTES).map_err(|error| {
-            ConfigError::Unreadable {
-                path: path.display().to_string(),
-                message: error.to_string(),
-            }
-        })?;
-        let invalid = |offset: usize, message: String| {
-            let before = String::from_utf8_lossy(&bytes[..offset]);
-            ErrorContext::new(&before, path).at(before.len()..before.len(), message)
-        };
-        if bytes.len() > MAX_CONFIG_BYTES {
-            return Err(invalid(
-                0,
-                format!(
-                    "{FILE_NAME} is larger than {} KiB, which no configuration needs; is this the right file?",
-                    MAX_CONFIG_BYTES / 1024
-                ),
-            ));
-        }
-        let text = match String::from_utf8(bytes.clone()) {
-            Ok(text) => text,
-            Err(error) => {
-                let offset = error.utf8_error().valid_up_to();
-                return Err(invalid(
-                    offset,
-                    format!(
-                        "not UTF-8 (byte 0x{:02x}); save {FILE_NAME} as UTF-8",
-                        bytes[offset]
-                    ),
-                ));
-            }
-        };
-        let folder = path
-            .parent()
-            .filter(|parent| !parent.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
-        Config::parse_extending(&text, path, crate::paths::absolute(folder), chain)
-    }
-
     /// Compiles configuration text; `path` is only used in messages.
     pub fn parse(text: &str, path: &Path, root: PathBuf) -> Result<Config, ConfigError> {
         Config::parse_extending(text, path, root, &mut Vec::new())
     }
 
-    fn parse_extending(
+    pub(super) fn parse_extending(
         text: &str,
         path: &Path,
         root: PathBuf,
@@ -367,48 +324,6 @@ impl Config {
                 Ok(config.extending(parent, file.include.is_some()))
             }
         }
-    }
-
-    /// Loads the file `named` by `extend` in `path`, refusing a cycle and a chain
-    /// deeper than any setup needs.
-    fn load_extended(
-        named: &Spanned<String>,
-        path: &Path,
-        root: &Path,
-        chain: &mut Vec<PathBuf>,
-        errors: &ErrorContext,
-    ) -> Result<Config, ConfigError> {
-        const MAX_CHAIN: usize = 16;
-        let target = root.join(named.get_ref());
-        let Ok(canonical) = target.canonicalize() else {
-            return Err(errors.at(
-                named.span(),
-                format!(
-                    "`extend` names {:?}, which does not exist; write the path of another tether.toml relative to this file's folder, such as \"../tether.toml\"",
-                    named.get_ref()
-                ),
-            ));
-        };
-        let own = crate::paths::absolute(path);
-        if canonical == own || chain.contains(&canonical) {
-            return Err(errors.at(
-                named.span(),
-                format!(
-                    "`extend` makes a cycle: {:?} extends, directly or through others, this file; remove one `extend`",
-                    named.get_ref()
-                ),
-            ));
-        }
-        if chain.len() >= MAX_CHAIN {
-            return Err(errors.at(
-                named.span(),
-                format!("`extend` chains more than {MAX_CHAIN} files; no setup needs that many"),
-            ));
-        }
-        chain.push(own);
-        let parent = Config::load_extending(&canonical, chain);
-        chain.pop();
-        parent
     }
 
     /// This configuration on top of `parent`, the one it extends: the parent's
