@@ -48,6 +48,106 @@ pub fn repository_top(folder: &Path) -> Option<PathBuf> {
         .map(Path::to_path_buf)
 }
 
+/// Where a path leads once its links are followed, as far as the folder it must
+/// stay in lets tether look.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Confined {
+    /// The path, links resolved, inside the folder; it may not exist.
+    Inside(PathBuf),
+    /// It leaves the folder: by an absolute path, by `..`, or through a link.
+    Outside,
+    /// More than [`MAX_LINKS`] links were followed (a loop).
+    Loop,
+}
+
+/// Links followed at most while resolving one path, as Linux follows at most 40.
+pub const MAX_LINKS: usize = 40;
+
+/// Where `path` (absolute, or relative to the working directory) leads when it must
+/// stay in the folder `top`: resolved one component at a time from `top`, each link
+/// read and followed, `..` taken after the link before it. Nothing outside `top` is
+/// ever looked at (no `stat`, no `readlink`): the answer is [`Confined::Outside`] as
+/// soon as the path leaves, so it is the same whether or not anything exists out
+/// there. A path that names `top` other than through `top` as given or canonical
+/// (a link above it) counts as outside.
+pub fn confine(path: &Path, top: &Path) -> Confined {
+    let given = std::env::current_dir()
+        .map(|current| current.join(top))
+        .unwrap_or_else(|_| top.to_path_buf());
+    let top = absolute(top);
+    let path = std::env::current_dir()
+        .map(|current| current.join(path))
+        .unwrap_or_else(|_| path.to_path_buf());
+    let Some(rest) = below(&path, &top, &given) else {
+        return Confined::Outside;
+    };
+    let mut pending: std::collections::VecDeque<std::ffi::OsString> = rest.into();
+    let mut current = top.clone();
+    let mut links = 0;
+    while let Some(name) = pending.pop_front() {
+        if name == "." || name.is_empty() {
+            continue;
+        }
+        if name == ".." {
+            if current == top {
+                return Confined::Outside;
+            }
+            current.pop();
+            continue;
+        }
+        let next = current.join(&name);
+        let is_link = std::fs::symlink_metadata(&next)
+            .is_ok_and(|metadata| metadata.file_type().is_symlink());
+        if !is_link {
+            current = next;
+            continue;
+        }
+        links += 1;
+        if links > MAX_LINKS {
+            return Confined::Loop;
+        }
+        let Ok(target) = std::fs::read_link(&next) else {
+            return Confined::Outside;
+        };
+        let target_parts = if target.is_absolute() {
+            current = top.clone();
+            match below(&target, &top, &given) {
+                Some(parts) => parts,
+                None => return Confined::Outside,
+            }
+        } else {
+            components(&target)
+        };
+        for part in target_parts.into_iter().rev() {
+            pending.push_front(part);
+        }
+    }
+    Confined::Inside(current)
+}
+
+/// The components of `path` below `top` (canonical) or `given` (as written), by
+/// their text, `..` kept; `None` when it is below neither.
+fn below(path: &Path, top: &Path, given: &Path) -> Option<Vec<std::ffi::OsString>> {
+    let rest = path
+        .strip_prefix(top)
+        .or_else(|_| path.strip_prefix(given))
+        .ok()?;
+    Some(components(rest))
+}
+
+/// The names of a relative path's components (`.` and `..` as names).
+fn components(path: &Path) -> Vec<std::ffi::OsString> {
+    path.components()
+        .filter_map(|component| match component {
+            std::path::Component::Normal(name) => Some(name.to_os_string()),
+            std::path::Component::ParentDir => Some("..".into()),
+            std::path::Component::CurDir => None,
+            // An absolute target's root is handled by the caller.
+            std::path::Component::RootDir | std::path::Component::Prefix(_) => None,
+        })
+        .collect()
+}
+
 /// A path as output, caches and archives write it: `/` between components on every
 /// platform. On Unix a `\` is part of a name (`a\b.yaml` is one file, not `a/b.yaml`),
 /// so it is kept there.
@@ -112,8 +212,50 @@ fn is_values_file_name(name: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::FileKind;
+    use super::{Confined, FileKind, confine};
     use std::path::Path;
+
+    /// Links inside the folder are followed; a path that leaves it, by `..`, an
+    /// absolute name or a link, is outside whether or not its target exists.
+    #[cfg(unix)]
+    #[test]
+    fn confine_follows_links_inside_and_stops_at_the_edge() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path().canonicalize().unwrap();
+        let top = base.join("repo");
+        std::fs::create_dir_all(top.join("a/b")).unwrap();
+        std::fs::create_dir_all(base.join("elsewhere")).unwrap();
+        let link =
+            |target: &str, at: &str| std::os::unix::fs::symlink(target, top.join(at)).unwrap();
+        link("a/b", "to-b");
+        link("../elsewhere", "out");
+        link("../missing", "out-missing");
+        link("loop", "loop");
+        link(top.join("a").to_str().unwrap(), "absolute-in");
+        let inside = |path: &str| Confined::Inside(top.join(path));
+        assert_eq!(
+            confine(&top.join("to-b/x.yaml"), &top),
+            inside("a/b/x.yaml")
+        );
+        assert_eq!(confine(&top.join("to-b/../c"), &top), inside("a/c"));
+        assert_eq!(confine(&top.join("absolute-in/b"), &top), inside("a/b"));
+        assert_eq!(confine(&top.join("not/there"), &top), inside("not/there"));
+        for outside in [
+            "out",
+            "out/x",
+            "out-missing/x",
+            "a/../../elsewhere",
+            "../repo/a",
+        ] {
+            assert_eq!(
+                confine(&top.join(outside), &top),
+                Confined::Outside,
+                "{outside}"
+            );
+        }
+        assert_eq!(confine(Path::new("/etc/passwd"), &top), Confined::Outside);
+        assert_eq!(confine(&top.join("loop/x"), &top), Confined::Loop);
+    }
 
     #[test]
     fn file_kinds() {

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use toml::Spanned;
 
 use crate::error::ConfigError;
+use crate::paths::Confined;
 use crate::settings::compile::ErrorContext;
 use crate::settings::config::Config;
 use crate::settings::config_file::{FILE_NAME, MAX_CONFIG_BYTES};
@@ -57,8 +58,13 @@ impl Config {
         Config::parse_extending(&text, path, crate::paths::absolute(folder), chain)
     }
 
-    /// Loads the file `named` by `extend` in `path`, refusing a cycle and a chain
-    /// deeper than any setup needs.
+    /// Loads the file `named` by `extend` in `path`, refusing a path that leaves the
+    /// repository, a cycle and a chain deeper than any setup needs.
+    ///
+    /// A pull request's `tether.toml` may name any path, and an error quoting what
+    /// the file holds would print it in a public CI log: a path outside the
+    /// repository is refused before anything out there is looked at, with one
+    /// message whether or not it exists.
     pub(super) fn load_extended(
         named: &Spanned<String>,
         path: &Path,
@@ -67,18 +73,41 @@ impl Config {
         errors: &ErrorContext,
     ) -> Result<Config, ConfigError> {
         const MAX_CHAIN: usize = 16;
-        let target = root.join(named.get_ref());
-        let Ok(canonical) = target.canonicalize() else {
-            return Err(errors.at(
-                named.span(),
-                format!(
-                    "`extend` names {:?}, which does not exist; write the path of another tether.toml relative to this file's folder, such as \"../tether.toml\"",
-                    named.get_ref()
-                ),
-            ));
-        };
         let own = crate::paths::absolute(path);
-        if canonical == own || chain.contains(&canonical) {
+        let top = reachable_top(chain.first().unwrap_or(&own));
+        let target = root.join(named.get_ref());
+        let resolved = match crate::paths::confine(&target, &top) {
+            Confined::Inside(resolved) if resolved.exists() => resolved,
+            Confined::Inside(_) => {
+                return Err(errors.at(
+                    named.span(),
+                    format!(
+                        "`extend` names {:?}, which does not exist; write the path of another tether.toml relative to this file's folder, such as \"../tether.toml\"",
+                        named.get_ref()
+                    ),
+                ));
+            }
+            Confined::Outside => {
+                return Err(errors.at(
+                    named.span(),
+                    format!(
+                        "`extend` names {:?}, which is outside the repository ({}); tether extends only a tether.toml inside the repository it checks: copy the settings you need into one there",
+                        named.get_ref(),
+                        top.display()
+                    ),
+                ));
+            }
+            Confined::Loop => {
+                return Err(errors.at(
+                    named.span(),
+                    format!(
+                        "`extend` names {:?}, which is a loop of symbolic links; name the file itself",
+                        named.get_ref()
+                    ),
+                ));
+            }
+        };
+        if resolved == own || chain.contains(&resolved) {
             return Err(errors.at(
                 named.span(),
                 format!(
@@ -94,8 +123,49 @@ impl Config {
             ));
         }
         chain.push(own);
-        let parent = Config::load_extending(&canonical, chain);
+        let parent = Config::load_extending(&resolved, chain);
         chain.pop();
-        parent
+        // An error of the extended file names its own line; where it is extended
+        // from is said too, since the run was started from another file.
+        let from = format!("{}:{}", path.display(), errors.line_of(&named.span()));
+        parent.map_err(|error| extended_from(error, &from))
+    }
+}
+
+/// The folder `extend` may reach from the configuration `file` that starts a chain:
+/// its repository's top (the nearest folder above it with a `.git`), or, outside
+/// git, the folder of the topmost `tether.toml` at or above it, as a monorepo's
+/// nested configurations extend the one at its top.
+fn reachable_top(file: &Path) -> PathBuf {
+    let folder = file.parent().unwrap_or(file);
+    crate::paths::repository_top(folder).unwrap_or_else(|| {
+        folder
+            .ancestors()
+            .filter(|ancestor| std::fs::symlink_metadata(ancestor.join(FILE_NAME)).is_ok())
+            .last()
+            .unwrap_or(folder)
+            .to_path_buf()
+    })
+}
+
+/// `error`, of a file that `from` (`path:line`) extends, saying so.
+fn extended_from(error: ConfigError, from: &str) -> ConfigError {
+    let note = format!(" (the file `extend` names in {from})");
+    match error {
+        ConfigError::Invalid {
+            path,
+            line,
+            column,
+            message,
+        } => ConfigError::Invalid {
+            path,
+            line,
+            column,
+            message: message + &note,
+        },
+        ConfigError::Unreadable { path, message } => ConfigError::Unreadable {
+            path,
+            message: message + &note,
+        },
     }
 }

@@ -25,6 +25,7 @@ mod idem_sandboxes;
 mod idem_select;
 mod imports;
 mod map;
+mod outside;
 mod pre_commit;
 mod properties;
 mod readme_generator;
