@@ -157,6 +157,28 @@ pub fn read_regular(path: &Path, limit: usize) -> std::io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
+/// [`read_regular`] of a file that must lie inside the folder `top` (a repository):
+/// the path is resolved inside `top` first ([`crate::paths::confine`]), and one
+/// that leads out of it, through `..` or a link, is refused before anything
+/// outside is looked at, with the same error whether or not its target exists.
+pub fn read_inside(path: &Path, top: &Path, limit: usize) -> std::io::Result<Vec<u8>> {
+    match crate::paths::confine(path, top) {
+        crate::paths::Confined::Inside(resolved) => read_regular(&resolved, limit),
+        crate::paths::Confined::Outside => Err(std::io::Error::new(
+            std::io::ErrorKind::PermissionDenied,
+            format!(
+                "{} leads outside the repository ({}); tether reads only files inside it",
+                path.display(),
+                top.display()
+            ),
+        )),
+        crate::paths::Confined::Loop => Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("{} is a loop of symbolic links", path.display()),
+        )),
+    }
+}
+
 /// The size and xxh3 hash of a regular file, read in chunks: memory stays constant
 /// whatever the file's size. Anything but a regular file is refused, on the handle.
 #[cfg_attr(not(unix), allow(dead_code))] // Only `idem`, which is Unix-only, asks.

@@ -233,4 +233,41 @@ mod tests {
         settings.set_omit_expression(true);
         settings.bind(|| insta::assert_snapshot!("server_hover", out));
     }
+
+    /// A `values.yaml` whose link leads out of the repository is not read: a hover
+    /// on a read never shows a line of a file outside.
+    #[cfg(unix)]
+    #[test]
+    fn a_values_file_linked_outside_is_not_shown() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path().canonicalize().unwrap();
+        let root = base.join("repo");
+        std::fs::create_dir_all(root.join(".git")).unwrap();
+        std::fs::create_dir_all(root.join("app/templates")).unwrap();
+        let chart = "apiVersion: v2\nname: app\nversion: 1.0.0\n";
+        std::fs::write(root.join("app/Chart.yaml"), chart).unwrap();
+        std::fs::write(base.join("secret.yaml"), "a: the-secret-value\n").unwrap();
+        std::os::unix::fs::symlink("../../secret.yaml", root.join("app/values.yaml")).unwrap();
+        let template = root.join("app/templates/x.yaml");
+        let text = "x: {{ .Values.a }}\n";
+        std::fs::write(&template, text).unwrap();
+        let mut documents = Documents::new();
+        documents.insert(
+            template.clone(),
+            Document {
+                uri: uri_of(&template).unwrap(),
+                version: Some(1),
+                text: Arc::from(text),
+            },
+        );
+        let snapshot = Snapshot {
+            documents,
+            resolver: Arc::new(std::sync::Mutex::new(super::super::resolver(&root))),
+            generation: 1,
+        };
+        let batch = Batch::new(&snapshot);
+        let offset = text.find(".Values.a").unwrap() + 8;
+        let shown = hover_text(&batch, &template, text, offset).unwrap_or_default();
+        assert!(!shown.contains("the-secret-value"), "{shown}");
+    }
 }

@@ -98,7 +98,13 @@ impl<'a> Batch<'a> {
         let text = match self.snapshot.documents.get(path) {
             Some(document) => document.text.clone(),
             None => {
-                let bytes = crate::source::read_regular(path, crate::source::MAX_FILE_BYTES)
+                // A file the editor has not opened (the `values.yaml` a hover
+                // quotes) is read only inside the repository, links followed.
+                let top = resolved.project.chart_scope.top.clone().unwrap_or_else(|| {
+                    crate::paths::repository_top(&resolved.config.root)
+                        .unwrap_or_else(|| resolved.config.root.clone())
+                });
+                let bytes = crate::source::read_inside(path, &top, crate::source::MAX_FILE_BYTES)
                     .map_err(|error| format!("{}: {error}", path.display()))?;
                 Arc::from(String::from_utf8_lossy(&bytes).as_ref())
             }

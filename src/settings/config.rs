@@ -78,8 +78,9 @@ pub struct Config {
     ignored: Vec<usize>,
     /// The `[[pin]]` entries, read.
     pub(crate) configured_pins: Vec<Pin>,
-    /// `chart-paths`, absolute: folders holding charts kept in another checkout,
-    /// where chart dependencies are looked for beyond `charts/` and the repository.
+    /// `chart-paths`, absolute: folders of the repository its search leaves out
+    /// (git ignores them), where chart dependencies are looked for beyond
+    /// `charts/` and the repository.
     pub(crate) chart_paths: Vec<PathBuf>,
     pub(crate) require: Vec<Require>,
     pub(crate) idem: Vec<IdemTarget>,

@@ -84,11 +84,13 @@ pub struct ConfigFile {
     /// repository's vendored charts and `Chart.yaml` dependencies.
     #[serde(default)]
     pub pin: Vec<PinEntry>,
-    /// Folders holding charts that this repository's charts depend on but keep
-    /// elsewhere (`["../library-charts/charts"]`), relative to this file's folder:
-    /// a dependency found neither under a chart's `charts/` nor elsewhere in the
+    /// Folders of the repository holding charts that its charts depend on but
+    /// that its search leaves out, such as a folder git ignores that CI fills
+    /// (`["vendor/library-charts/charts"]`), relative to this file's folder: a
+    /// dependency found neither under a chart's `charts/` nor elsewhere in the
     /// repository is looked for here, by name and version, so the values its
-    /// templates read are known to `unused-value` and `undefined-value`.
+    /// templates read are known to `unused-value` and `undefined-value`. A folder
+    /// outside the repository is refused: tether reads nothing outside it.
     #[serde(default)]
     #[schemars(with = "Vec<String>")]
     pub chart_paths: Vec<Spanned<String>>,

@@ -179,18 +179,30 @@ pub(super) fn compile_pins(
     Ok(pins)
 }
 
-/// `chart-paths`: folders that exist, canonical. The user's own configuration may
-/// name a folder outside the repository: that is what the setting is for.
+/// `chart-paths`: folders inside the repository that exist, links resolved. A pull
+/// request's `tether.toml` may name any folder (`/`): one outside the repository is
+/// refused before anything out there is looked at, with one message whether or not
+/// it exists, so the run never walks or reads it.
 pub(super) fn compile_chart_paths(
     entries: &[Spanned<String>],
     root: &Path,
     errors: &ErrorContext,
 ) -> Result<Vec<PathBuf>, ConfigError> {
     let mut chart_paths = Vec::new();
+    let top = crate::paths::repository_top(root).unwrap_or_else(|| root.to_path_buf());
     for entry in entries {
-        let folder = root.join(entry.get_ref());
-        match folder.canonicalize() {
-            Ok(folder) if folder.is_dir() => chart_paths.push(folder),
+        let folder = match crate::paths::confine(&root.join(entry.get_ref()), &top) {
+            crate::paths::Confined::Inside(folder) if folder.is_dir() => folder,
+            crate::paths::Confined::Outside => {
+                return Err(errors.at(
+                    entry.span(),
+                    format!(
+                        "`chart-paths` entry {:?} is outside the repository ({}); tether reads only the repository it checks: check the charts out inside it (a git submodule, or a folder your CI fills) and name that folder",
+                        entry.get_ref(),
+                        top.display()
+                    ),
+                ));
+            }
             _ => {
                 return Err(errors.at(
                     entry.span(),
@@ -199,9 +211,10 @@ pub(super) fn compile_chart_paths(
                         entry.get_ref(),
                         root.display()
                     ),
-                ))
+                ));
             }
-        }
+        };
+        chart_paths.push(folder);
     }
     Ok(chart_paths)
 }

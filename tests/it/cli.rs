@@ -429,7 +429,7 @@ fn bad_configurations() {
         ("not-toml", "[rules\n"),
         (
             "chart-paths-missing",
-            "chart-paths = [\"../no-such-library\"]\n",
+            "chart-paths = [\"no-such-library\"]\n",
         ),
         (
             "huge-regex",

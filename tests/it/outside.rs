@@ -1,5 +1,6 @@
-//! Nothing outside the repository is read, or revealed: `extend` gives the same
-//! answer whether or not what it names outside exists, and never its content.
+//! Nothing outside the repository is read, or revealed: `extend`, `chart-paths`,
+//! `file://` dependencies and chart files reached through a link give the same
+//! answer whether or not what they name outside exists, and never its content.
 
 use std::path::PathBuf;
 
@@ -121,4 +122,97 @@ fn an_error_in_an_extended_file_inside_names_both_files() {
         "outside__extended_error",
         &machine.run(&["check", "--no-cache", "app"]),
     );
+}
+
+/// A `chart-paths` entry outside the repository is refused when `tether.toml` is
+/// read, whether or not the folder exists; `/` is never walked.
+#[test]
+fn chart_paths_outside_the_repository_are_refused_alike() {
+    let machine = Machine::new(&[
+        ("repo/app/Chart.yaml", CHART),
+        ("repo/app/values.yaml", "a: 1\n"),
+    ]);
+    let library = [(
+        "outside/lib/Chart.yaml",
+        "apiVersion: v2\nname: lib\nversion: 1.0.0\n",
+    )];
+    let mut out = String::new();
+    for entry in ["../outside/lib", "/"] {
+        machine.write(&[("repo/tether.toml", &format!("chart-paths = [{entry:?}]\n"))]);
+        let output = machine.same_either_way(&["check", "--no-cache", "app"], &library);
+        out.push_str(&format!("### chart-paths = [{entry:?}]\n{output}\n"));
+    }
+    common::assert_snapshot("outside__chart_paths", &out);
+}
+
+/// A `file://` dependency that leads outside the repository, by its path or
+/// through a link inside it, is missing with the same reason whether or not the
+/// folder exists.
+#[cfg(unix)]
+#[test]
+fn file_dependencies_outside_the_repository_get_one_answer() {
+    let machine = Machine::new(&[
+        ("repo/app/values.yaml", "a: 1\n"),
+        (
+            "repo/app/templates/x.yaml",
+            "x: {{ include \"lib.x\" . }}\ny: {{ .Values.a }}\n",
+        ),
+    ]);
+    machine.link("../../outside/lib", "repo/libs/lib");
+    let library = [
+        (
+            "outside/lib/Chart.yaml",
+            "apiVersion: v2\nname: lib\nversion: 1.0.0\n",
+        ),
+        (
+            "outside/lib/templates/_x.tpl",
+            "{{ define \"lib.x\" }}{{ .Values.secret }}{{ end }}\n",
+        ),
+    ];
+    let mut out = String::new();
+    for repository in ["file://../../outside/lib", "file://../libs/lib"] {
+        machine.write(&[(
+            "repo/app/Chart.yaml",
+            &format!("{CHART}dependencies:\n  - name: lib\n    version: 1.0.0\n    repository: {repository}\n"),
+        )]);
+        let output = machine.same_either_way(&["check", "--no-cache", "app"], &library);
+        out.push_str(&format!("### repository: {repository}\n{output}\n"));
+    }
+    common::assert_snapshot("outside__file_dependencies", &out);
+}
+
+/// A committed `values.yaml` (or a subchart's `Chart.yaml`) that is a link out of
+/// the repository is not read: the run says so, naming the file, and the value
+/// rules tell nothing of what the target holds or whether it exists.
+#[cfg(unix)]
+#[test]
+fn chart_files_linked_outside_the_repository_are_not_read() {
+    let machine = Machine::new(&[
+        (
+            "repo/app/Chart.yaml",
+            "apiVersion: v2\nname: app\nversion: 1.0.0\ndependencies:\n  - name: sub\n    version: 1.0.0\n",
+        ),
+        (
+            "repo/app/templates/x.yaml",
+            "a: {{ .Values.a }}\nb: {{ .Values.secretKey }}\nc: {{ include \"sub.x\" . }}\n",
+        ),
+        (
+            "repo/app/charts/sub/templates/_x.tpl",
+            "{{ define \"sub.x\" }}x{{ end }}\n",
+        ),
+    ]);
+    machine.link("../../outside/values.yaml", "repo/app/values.yaml");
+    machine.link(
+        "../../../../outside/Chart.yaml",
+        "repo/app/charts/sub/Chart.yaml",
+    );
+    let targets = [
+        ("outside/values.yaml", "a: 1\nsecretKey: 2\n"),
+        (
+            "outside/Chart.yaml",
+            "apiVersion: v2\nname: sub\nversion: 1.0.0\n",
+        ),
+    ];
+    let output = machine.same_either_way(&["check", "--no-cache", "app"], &targets);
+    common::assert_snapshot("outside__linked_chart_files", &output);
 }

@@ -9,7 +9,8 @@ use std::sync::Arc;
 use super::values::missing_in;
 use super::{
     Archive, Chart, Charts, Dependency, Location, MAX_ARCHIVE_DEPTH, MAX_NESTING, MAX_NODES,
-    MAX_REACHED_CHARTS, MAX_VALUES_BYTES, Manifest, Resolved, Scope, Source, is_chart, manifest,
+    MAX_REACHED_CHARTS, MAX_VALUES_BYTES, Manifest, Read, Resolved, Scope, Source, is_chart,
+    manifest,
 };
 use crate::analysis::small_yaml;
 
@@ -175,8 +176,9 @@ pub(super) fn resolve_dependencies(
     archive: Option<&Archive>,
     charts: &Charts,
     scope: &Scope,
+    boundary: &Path,
 ) -> (Vec<Resolved>, Vec<String>) {
-    let (vendored, unread) = vendored_charts(location, archive, charts);
+    let (vendored, unread) = vendored_charts(location, archive, charts, boundary);
     let mut used = vec![false; vendored.len()];
     let mut resolved = Vec::new();
     for dependency in &manifest.dependencies {
@@ -200,7 +202,9 @@ pub(super) fn resolve_dependencies(
             continue;
         }
         let elsewhere = match location {
-            Location::Folder(root) => find_elsewhere(dependency, root, charts, scope, &matches),
+            Location::Folder(root) => {
+                find_elsewhere(dependency, (root, boundary), charts, scope, &matches)
+            }
             Location::Archive { .. } => {
                 Err("inside an archive, only its own charts/ is read".into())
             }
@@ -231,17 +235,18 @@ pub(super) fn resolve_dependencies(
             });
         }
     }
-    (resolved, unread)
+    (resolved, unread.into_iter().map(|(_, why)| why).collect())
 }
 
 /// The charts under a chart's `charts/`: folders and archives, each with its name
 /// and version (a folder's name stands in for a missing `name:`); and the archives
-/// that could not be read, and why.
+/// that could not be read, by file name, each with a sentence saying why.
 fn vendored_charts(
     location: &Location,
     archive: Option<&Archive>,
     charts: &Charts,
-) -> (Vec<Vendored>, Vec<String>) {
+    boundary: &Path,
+) -> (Vec<Vendored>, Vec<(String, String)>) {
     let mut found = Vec::new();
     let mut unread = Vec::new();
     match (location, archive) {
@@ -259,8 +264,17 @@ fn vendored_charts(
                 let path = entry.path();
                 let file_name = entry.file_name().to_string_lossy().into_owned();
                 if kind.is_dir() {
-                    let manifest = read_text(&path.join("Chart.yaml"), MAX_VALUES_BYTES)
-                        .and_then(|(text, _)| manifest_of(&text));
+                    let chart_yaml = path.join("Chart.yaml");
+                    let manifest = match Read::in_folder(&chart_yaml, boundary, MAX_VALUES_BYTES) {
+                        Read::Text(text, _) => manifest_of(&text),
+                        // A folder without a `Chart.yaml` is no chart, to Helm too.
+                        Read::Absent => None,
+                        Read::Unreadable(why) => {
+                            let why = format!("charts/{file_name}/Chart.yaml {why}");
+                            unread.push((file_name, why));
+                            continue;
+                        }
+                    };
                     let Some(manifest) = manifest else { continue };
                     let name = manifest.name.unwrap_or(file_name);
                     found.push((
@@ -271,7 +285,10 @@ fn vendored_charts(
                 } else if kind.is_file() && file_name.ends_with(".tgz") {
                     match charts.archive(&path, || Archive::read(&path)) {
                         Ok(archive) => found.extend(archive_charts(&archive, &path, "")),
-                        Err(why) => unread.push(format!("charts/{file_name} is not read: {why}")),
+                        Err(why) => {
+                            let why = format!("charts/{file_name} is not read: {why}");
+                            unread.push((file_name, why));
+                        }
                     }
                 }
             }
@@ -292,15 +309,20 @@ fn vendored_charts(
                     continue;
                 }
                 if depth >= MAX_ARCHIVE_DEPTH {
-                    unread.push(format!(
-                        "{name} is not read: archives nest deeper than {MAX_ARCHIVE_DEPTH}"
+                    unread.push((
+                        rest.to_string(),
+                        format!(
+                            "{name} is not read: archives nest deeper than {MAX_ARCHIVE_DEPTH}"
+                        ),
                     ));
                     continue;
                 }
                 let nested_key = key.join(name);
                 match charts.archive(&nested_key, || Ok(Archive::from_bytes(bytes))) {
                     Ok(nested) => found.extend(archive_charts(&nested, &nested_key, "")),
-                    Err(why) => unread.push(format!("{name} is not read: {why}")),
+                    Err(why) => {
+                        unread.push((rest.to_string(), format!("{name} is not read: {why}")))
+                    }
                 }
             }
         }
@@ -348,38 +370,40 @@ fn manifest_of(text: &str) -> Option<Manifest> {
 }
 
 /// A dependency not under `charts/`: its `file://` folder, or a chart of its name
-/// and a matching version in the repository or under `chart-paths`.
+/// and a matching version in the repository or under `chart-paths`. `at` is the
+/// chart's folder and the folder its files must lie in ([`Scope::boundary`]).
 fn find_elsewhere(
     dependency: &Dependency,
-    root: &Path,
+    at: (&Path, &Path),
     charts: &Charts,
     scope: &Scope,
     matches: &dyn Fn(&NameVersion) -> bool,
 ) -> Result<(Location, Source), String> {
-    let inside_scope = |folder: &Path| {
-        scope
-            .top
-            .iter()
-            .chain(&scope.chart_paths)
-            .any(|allowed| folder.starts_with(allowed))
-    };
+    let (root, boundary) = at;
     if let Some(path) = dependency
         .repository
         .as_deref()
         .and_then(|repository| repository.strip_prefix("file://"))
     {
-        let Ok(folder) = root.join(path).canonicalize() else {
-            return Err(format!("`file://{path}` is not there"));
+        // A stranger's chart may name any folder: one outside the repository is
+        // neither read nor looked at, so the answer is the same whether or not it
+        // exists.
+        let folder = match crate::paths::confine(&root.join(path), boundary) {
+            crate::paths::Confined::Inside(folder) => folder,
+            crate::paths::Confined::Outside => {
+                return Err(format!(
+                    "`file://{path}` lies outside the repository, which tether does not read; check that chart out inside the repository"
+                ));
+            }
+            crate::paths::Confined::Loop => {
+                return Err(format!("`file://{path}` is a loop of symbolic links"));
+            }
         };
-        // A stranger's chart may name any folder: only those in the repository
-        // (or named in chart-paths) are read.
-        if !inside_scope(&folder) && !folder.starts_with(root) {
-            return Err(format!(
-                "`file://{path}` lies outside the repository; name it in `chart-paths` to read it"
-            ));
-        }
         if is_chart(&folder) {
             return Ok((Location::Folder(folder.clone()), Source::FilePath(folder)));
+        }
+        if !folder.is_dir() {
+            return Err(format!("`file://{path}` is not there"));
         }
         return Err(format!("`file://{path}` holds no Chart.yaml"));
     }
@@ -411,13 +435,4 @@ fn find_elsewhere(
         why.push_str(&format!("; {limit}"));
     }
     Err(why)
-}
-
-fn read_text(path: &Path, limit: usize) -> Option<(String, u64)> {
-    let bytes = crate::source::read_regular(path, limit).ok()?;
-    if bytes.len() > limit {
-        return None;
-    }
-    let hash = xxhash_rust::xxh3::xxh3_64(&bytes);
-    String::from_utf8(bytes).ok().map(|text| (text, hash))
 }

@@ -120,9 +120,21 @@ pub struct Scope {
     /// The repository's top (or, outside one, the folder the run covers): a chart
     /// of the dependency's name and version anywhere in it resolves it.
     pub top: Option<PathBuf>,
-    /// `chart-paths` of `tether.toml`, absolute: folders holding charts kept in
-    /// another checkout.
+    /// `chart-paths` of `tether.toml`, absolute: folders of the repository holding
+    /// charts that a build step uses (configuration refuses one outside it).
     pub chart_paths: Vec<PathBuf>,
+}
+
+impl Scope {
+    /// The folder the files of the chart at `folder` must lie in, links followed:
+    /// the repository's top when the chart is in it, else the top of the
+    /// repository holding the chart, else the chart's own folder.
+    fn boundary(&self, folder: &Path) -> PathBuf {
+        match &self.top {
+            Some(top) if folder.starts_with(top) => top.clone(),
+            _ => crate::paths::repository_top(folder).unwrap_or_else(|| folder.to_path_buf()),
+        }
+    }
 }
 
 /// What a file is to its chart.
@@ -260,6 +272,9 @@ pub struct Chart {
     /// with the chart's folder inside it).
     pub root: PathBuf,
     location: Location,
+    /// The folder its files must lie in ([`Scope::boundary`]): a link that leads
+    /// out of it is not followed.
+    boundary: PathBuf,
     archive: Option<Arc<Archive>>,
     pub manifest: Manifest,
     /// The keys of `values.yaml`.
@@ -420,6 +435,45 @@ enum Read {
     Absent,
     /// There, but not text tether reads: why.
     Unreadable(String),
+}
+
+impl Read {
+    /// A file of a chart folder: a regular file inside `boundary` (the
+    /// repository), its links followed, read as UTF-8 text of at most `limit`
+    /// bytes. A file whose link leads out of the repository is not read, and said
+    /// so, the same whether or not its target exists: the value rules would
+    /// otherwise tell, key by key, what a file anywhere on the machine holds.
+    fn in_folder(path: &Path, boundary: &Path, limit: usize) -> Read {
+        let resolved = match crate::paths::confine(path, boundary) {
+            crate::paths::Confined::Inside(resolved) => resolved,
+            crate::paths::Confined::Outside => {
+                return Read::Unreadable(
+                    "leads outside the repository through a link, so tether does not read it"
+                        .into(),
+                );
+            }
+            crate::paths::Confined::Loop => {
+                return Read::Unreadable("is a loop of symbolic links".into());
+            }
+        };
+        match crate::source::read_regular(&resolved, limit) {
+            Ok(bytes) => Read::of_bytes(bytes, limit),
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => Read::Absent,
+            Err(error) => Read::Unreadable(format!("cannot be read: {error}")),
+        }
+    }
+
+    /// Bytes of a chart file as text, or why they are not.
+    fn of_bytes(bytes: Vec<u8>, limit: usize) -> Read {
+        if bytes.len() > limit {
+            return Read::Unreadable(format!("is larger than {} KiB", limit / 1024));
+        }
+        let hash = xxhash_rust::xxh3::xxh3_64(&bytes);
+        match String::from_utf8(bytes) {
+            Ok(text) => Read::Text(text, hash),
+            Err(_) => Read::Unreadable("is not UTF-8".into()),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ use super::scan::lex_reads;
 use super::values::commented_names;
 use super::{
     Archive, Chart, Charts, Keys, Location, MAX_FILE_BYTES, MAX_FILES, MAX_NESTING, MAX_NODES,
-    MAX_REACHED_CHARTS, MAX_VALUES_BYTES, Manifest, Overlay, Read, Scope,
+    MAX_REACHED_CHARTS, MAX_VALUES_BYTES, Manifest, Overlay, Read, Resolved, Scope,
 };
 use crate::analysis::small_yaml;
 use crate::cache_key::CacheKey;
@@ -74,11 +74,12 @@ impl Chart {
             }
         };
         let overlay = charts.overlay.clone();
+        let boundary = scope.boundary(&root);
         let read = |name: &str| {
             read_chart_file(
-                archive.as_deref(),
-                overlay.as_deref(),
+                (archive.as_deref(), overlay.as_deref()),
                 location,
+                &boundary,
                 name,
                 MAX_VALUES_BYTES,
             )
@@ -107,8 +108,14 @@ impl Chart {
             .count();
         let mut unread_archives = Vec::new();
         let mut dependencies = if nesting < MAX_NESTING {
-            let (dependencies, unread) =
-                resolve_dependencies(&manifest, location, archive.as_deref(), charts, scope);
+            let (dependencies, unread) = resolve_dependencies(
+                &manifest,
+                location,
+                archive.as_deref(),
+                charts,
+                scope,
+                &boundary,
+            );
             problems.extend(unread.iter().cloned());
             unread_archives = unread;
             dependencies
@@ -116,17 +123,12 @@ impl Chart {
             Vec::new()
         };
         dependencies.truncate(MAX_REACHED_CHARTS);
-        let mut key = CacheKey::new("chart")
-            .part("values", values_hash)
-            .part("manifest", chart_hash)
-            .optional("requirements", requirements.map(|(_, hash)| hash));
-        for resolved in &dependencies {
-            key.add_bytes("dependency", format!("{:?}", resolved.source).as_bytes());
-        }
-        let fingerprint = key.finish();
+        let hashes = (chart_hash, values_hash, requirements.map(|(_, hash)| hash));
+        let fingerprint = fingerprint_of(hashes, &dependencies);
         Some(Chart {
             root,
             location: location.clone(),
+            boundary,
             archive,
             library: manifest.library,
             manifest,
@@ -185,9 +187,9 @@ impl Chart {
             return Read::Absent;
         };
         read_chart_file(
-            self.archive.as_deref(),
-            self.overlay.as_deref(),
+            (self.archive.as_deref(), self.overlay.as_deref()),
             &self.location,
+            &self.boundary,
             &crate::paths::slashed(relative),
             MAX_FILE_BYTES as usize,
         )
@@ -277,17 +279,32 @@ fn keeps_file(name: &str, at_top: bool) -> bool {
     !chart_file && !described
 }
 
+/// Over the hashes of a chart's `Chart.yaml`, `values.yaml` and
+/// `requirements.yaml`, and where each dependency was found.
+fn fingerprint_of(hashes: (u64, u64, Option<u64>), dependencies: &[Resolved]) -> u64 {
+    let (chart, values, requirements) = hashes;
+    let mut key = CacheKey::new("chart")
+        .part("values", values)
+        .part("manifest", chart)
+        .optional("requirements", requirements);
+    for resolved in dependencies {
+        key.add_bytes("dependency", format!("{:?}", resolved.source).as_bytes());
+    }
+    key.finish()
+}
+
 /// The file `relative` (`values.yaml`, `templates/x.yaml`) of the chart at
-/// `location`, from its folder or its archive: UTF-8 text of at most `limit`
-/// bytes, a regular file, never through a link; an `overlay` text stands in for a
-/// file of a folder.
+/// `location`, from its folder ([`Read::in_folder`]) or its archive (`sources.0`):
+/// UTF-8 text of at most `limit` bytes; an overlay text (`sources.1`) stands in for
+/// a file of a folder.
 fn read_chart_file(
-    archive: Option<&Archive>,
-    overlay: Option<&Overlay>,
+    sources: (Option<&Archive>, Option<&Overlay>),
     location: &Location,
+    boundary: &Path,
     relative: &str,
     limit: usize,
 ) -> Read {
+    let (archive, overlay) = sources;
     let bytes = match (archive, location) {
         (Some(archive), Location::Archive { prefix, .. }) => {
             match archive.get(&format!("{prefix}{relative}")) {
@@ -297,27 +314,13 @@ fn read_chart_file(
         }
         (_, location) => {
             let path = location.root().join(relative);
-            if let Some(text) = overlay.and_then(|overlay| overlay.get(&path)) {
-                text.as_bytes().to_vec()
-            } else {
-                match crate::source::read_regular(&path, limit) {
-                    Ok(bytes) => bytes,
-                    Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-                        return Read::Absent;
-                    }
-                    Err(error) => return Read::Unreadable(format!("cannot be read: {error}")),
-                }
+            match overlay.and_then(|overlay| overlay.get(&path)) {
+                Some(text) => text.as_bytes().to_vec(),
+                None => return Read::in_folder(&path, boundary, limit),
             }
         }
     };
-    if bytes.len() > limit {
-        return Read::Unreadable(format!("is larger than {} KiB", limit / 1024));
-    }
-    let hash = xxhash_rust::xxh3::xxh3_64(&bytes);
-    match String::from_utf8(bytes) {
-        Ok(text) => Read::Text(text, hash),
-        Err(_) => Read::Unreadable("is not UTF-8".into()),
-    }
+    Read::of_bytes(bytes, limit)
 }
 
 /// What the `tpl` strings of a values file read: their reads, and the paths their

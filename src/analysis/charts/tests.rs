@@ -169,36 +169,38 @@ fn large_templates_are_read_and_too_large_ones_said() {
     );
 }
 
-/// A library kept in another checkout is found through `chart-paths`, and
-/// only there: without it the chart is partial.
+/// A library in a folder the search of the repository leaves out (git ignores
+/// it: CI checks it out there) is found through `chart-paths`, and only there:
+/// without it the chart is partial.
 #[test]
 fn chart_paths_make_a_library_visible() {
     let folder = tempfile::tempdir().unwrap();
-    let base = folder.path().canonicalize().unwrap();
+    let base = folder.path().canonicalize().unwrap().join("repo");
+    write(&base, ".gitignore", "vendor/\n");
     write(
         &base,
-        "library/common/Chart.yaml",
+        "vendor/common/Chart.yaml",
         "apiVersion: v2\nname: common\nversion: 4.5.2\ntype: library\n",
     );
     write(
         &base,
-        "library/common/templates/_all.tpl",
+        "vendor/common/templates/_all.tpl",
         "{{ define \"common.all\" }}{{ .Values.image }}{{ end }}",
     );
     write(
         &base,
-        "repo/app/Chart.yaml",
+        "app/Chart.yaml",
         "apiVersion: v2\nname: app\nversion: 1.0.0\ndependencies:\n  - name: common\n    version: 4.5.2\n    repository: https://charts.example.invalid\n",
     );
-    write(&base, "repo/app/values.yaml", "image: x\nstray: 1\n");
+    write(&base, "app/values.yaml", "image: x\nstray: 1\n");
     write(
         &base,
-        "repo/app/templates/all.yaml",
+        "app/templates/all.yaml",
         "{{ include \"common.all\" . }}",
     );
     let unused = |scope: Scope| {
         let charts = Arc::new(Charts::default());
-        let chart = charts.chart(&base.join("repo/app"), &scope).unwrap();
+        let chart = charts.chart(&base.join("app"), &scope).unwrap();
         let unused: Vec<String> = chart
             .unused()
             .into_iter()
@@ -206,10 +208,10 @@ fn chart_paths_make_a_library_visible() {
             .collect();
         (unused, chart.partial().is_empty())
     };
-    let alone = scope(&base.join("repo"));
+    let alone = scope(&base);
     assert_eq!(unused(alone.clone()), (Vec::new(), false));
     let with_paths = Scope {
-        chart_paths: vec![base.join("library")],
+        chart_paths: vec![base.join("vendor")],
         ..alone
     };
     assert_eq!(unused(with_paths), (vec!["stray".to_string()], true));
