@@ -1,8 +1,9 @@
 //! Nothing outside the repository is read, or revealed: `extend`, `chart-paths`,
 //! `file://` dependencies and chart files reached through a link give the same
-//! answer whether or not what they name outside exists, and never its content.
+//! answer whether or not what they name outside exists, and never its content; a
+//! chart archive that cannot be read is named with what is wrong with it.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::common;
 
@@ -215,4 +216,51 @@ fn chart_files_linked_outside_the_repository_are_not_read() {
     ];
     let output = machine.same_either_way(&["check", "--no-cache", "app"], &targets);
     common::assert_snapshot("outside__linked_chart_files", &output);
+}
+
+/// Makes a bad archive at a path.
+type MakeArchive = fn(&Path);
+
+/// An archive under `charts/` that cannot be read is named, with what is wrong
+/// with it; a FIFO is not opened (the run does not block).
+#[cfg(unix)]
+#[test]
+fn an_unreadable_archive_is_named() {
+    let machine = Machine::new(&[
+        (
+            "repo/app/Chart.yaml",
+            "apiVersion: v2\nname: app\nversion: 1.0.0\ndependencies:\n  - name: common\n    version: 1.0.0\n",
+        ),
+        ("repo/app/values.yaml", "a: 1\n"),
+        (
+            "repo/app/templates/x.yaml",
+            "x: {{ include \"common.name\" . }}\ny: {{ .Values.a }}\n",
+        ),
+        ("outside/common-1.0.0.tgz", "secret"),
+    ]);
+    let archive = machine.repo().join("app/charts/common-1.0.0.tgz");
+    let mut out = String::new();
+    let cases: [(&str, MakeArchive); 4] = [
+        ("not gzip", |path| std::fs::write(path, "garbage").unwrap()),
+        ("a FIFO", |path| {
+            let name = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+            // SAFETY: `name` is a valid NUL-terminated path.
+            assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o644) }, 0);
+        }),
+        ("a link", |path| {
+            std::os::unix::fs::symlink("../../../outside/common-1.0.0.tgz", path).unwrap();
+        }),
+        ("too large", |path| {
+            let file = std::fs::File::create(path).unwrap();
+            file.set_len(17 << 20).unwrap();
+        }),
+    ];
+    for (what, make) in cases {
+        let _ = std::fs::remove_file(&archive);
+        std::fs::create_dir_all(archive.parent().unwrap()).unwrap();
+        make(&archive);
+        let output = machine.run(&["check", "--no-cache", "app"]);
+        out.push_str(&format!("### {what}\n{output}\n"));
+    }
+    common::assert_snapshot("outside__unreadable_archives", &out);
 }

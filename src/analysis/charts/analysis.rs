@@ -37,7 +37,7 @@ impl Chart {
             declared_missing: self
                 .dependencies
                 .iter()
-                .any(|resolved| matches!(resolved.source, Source::Missing(_))),
+                .any(|resolved| matches!(resolved.source, Source::Missing(_) | Source::Unread(_))),
             queue: VecDeque::new(),
             visited: HashSet::new(),
             bindings: HashMap::new(),

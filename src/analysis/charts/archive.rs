@@ -38,7 +38,7 @@ impl Archive {
             crate::source::read_regular(path, MAX_COMPRESSED).map_err(|error| error.to_string())?;
         if bytes.len() > MAX_COMPRESSED {
             return Err(format!(
-                "larger than {} MiB, more than a chart archive needs",
+                "it is larger than {} MiB, more than a chart archive needs",
                 MAX_COMPRESSED >> 20
             ));
         }
@@ -47,6 +47,12 @@ impl Archive {
 
     /// Unpacks gzip-compressed tar bytes in memory.
     pub fn from_bytes(bytes: &[u8]) -> Archive {
+        if !bytes.starts_with(&[0x1f, 0x8b]) {
+            return Archive {
+                files: Vec::new(),
+                incomplete: Some("it is not a gzip-compressed tar archive (no gzip header)".into()),
+            };
+        }
         let decoder = flate2::read::GzDecoder::new(bytes);
         let limit = MAX_UNPACKED.min(bytes.len() as u64 * MAX_RATIO + UNPACKED_SLACK);
         // The bound applies to what the decoder yields, whatever the headers claim.
@@ -208,5 +214,10 @@ mod tests {
     fn garbage_is_no_archive() {
         let archive = Archive::from_bytes(b"not gzip at all");
         assert!(archive.files.is_empty());
+        assert!(
+            archive
+                .incomplete
+                .is_some_and(|why| why.starts_with("it is not a gzip-compressed tar archive")),
+        );
     }
 }

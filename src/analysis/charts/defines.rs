@@ -146,13 +146,14 @@ impl Gathering {
             ));
         }
         for resolved in &chart.dependencies {
-            if let Source::Missing(why) = &resolved.source {
+            if let Source::Missing(why) | Source::Unread(why) = &resolved.source {
                 let missing = MissingDependency {
                     name: resolved.dependency.name.clone(),
                     alias: resolved.dependency.alias.clone(),
                     version: resolved.dependency.version.clone(),
                     why: why.clone(),
                     library: false,
+                    unread: matches!(resolved.source, Source::Unread(_)),
                 };
                 if !self.index.missing.contains(&missing) {
                     self.index.missing.push(missing);
@@ -189,11 +190,14 @@ impl Gathering {
                 continue;
             }
             let file_name = entry.file_name().to_string_lossy().into_owned();
-            let stem = file_name.strip_suffix(".tgz").unwrap_or(&file_name);
+            // A linked archive is named with the archives that are not read.
+            if file_name.ends_with(".tgz") {
+                continue;
+            }
             let found = chart.dependencies.iter().any(|resolved| {
-                !matches!(resolved.source, Source::Missing(_))
-                    && (resolved.dependency.name == stem
-                        || resolved.dependency.alias.as_deref() == Some(stem))
+                !matches!(resolved.source, Source::Missing(_) | Source::Unread(_))
+                    && (resolved.dependency.name == file_name
+                        || resolved.dependency.alias.as_deref() == Some(file_name.as_str()))
             });
             if !found {
                 self.index.gaps.push(format!(

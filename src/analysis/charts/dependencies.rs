@@ -215,11 +215,21 @@ pub(super) fn resolve_dependencies(
                 location: Some(found),
                 source,
             }),
-            Err(why) => resolved.push(Resolved {
-                dependency: dependency.clone(),
-                location: None,
-                source: Source::Missing(why),
-            }),
+            Err(why) => {
+                // A folder or an archive of its name under `charts/` that could
+                // not be read is why it is missing.
+                let unread = unread
+                    .iter()
+                    .find(|(file_name, _)| vendored_as(file_name, &dependency.name));
+                resolved.push(Resolved {
+                    dependency: dependency.clone(),
+                    location: None,
+                    source: match unread {
+                        Some((_, unread)) => Source::Unread(unread.clone()),
+                        None => Source::Missing(why),
+                    },
+                });
+            }
         }
     }
     for ((found, (name, version), source), used) in vendored.into_iter().zip(used) {
@@ -236,6 +246,15 @@ pub(super) fn resolve_dependencies(
         }
     }
     (resolved, unread.into_iter().map(|(_, why)| why).collect())
+}
+
+/// Whether the entry `file_name` of `charts/` is where the chart `name` was put:
+/// its folder, or the archive `helm dependency build` makes of it
+/// (`common-2.1.0.tgz` of `common`).
+fn vendored_as(file_name: &str, name: &str) -> bool {
+    let stem = file_name.strip_suffix(".tgz").unwrap_or(file_name);
+    stem.strip_prefix(name)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('-'))
 }
 
 /// The charts under a chart's `charts/`: folders and archives, each with its name
@@ -282,9 +301,9 @@ fn vendored_charts(
                         (name, manifest.version),
                         Source::Vendored,
                     ));
-                } else if kind.is_file() && file_name.ends_with(".tgz") {
-                    match charts.archive(&path, || Archive::read(&path)) {
-                        Ok(archive) => found.extend(archive_charts(&archive, &path, "")),
+                } else if file_name.ends_with(".tgz") {
+                    match vendored_archive(&entry, charts) {
+                        Ok(charts) => found.extend(charts),
                         Err(why) => {
                             let why = format!("charts/{file_name} is not read: {why}");
                             unread.push((file_name, why));
@@ -319,7 +338,15 @@ fn vendored_charts(
                 }
                 let nested_key = key.join(name);
                 match charts.archive(&nested_key, || Ok(Archive::from_bytes(bytes))) {
-                    Ok(nested) => found.extend(archive_charts(&nested, &nested_key, "")),
+                    Ok(nested) => match archive_charts(&nested, &nested_key, "") {
+                        charts if charts.is_empty() => {
+                            unread.push((
+                                rest.to_string(),
+                                format!("{name} is not read: {}", no_chart(&nested)),
+                            ));
+                        }
+                        charts => found.extend(charts),
+                    },
                     Err(why) => {
                         unread.push((rest.to_string(), format!("{name} is not read: {why}")))
                     }
@@ -330,6 +357,43 @@ fn vendored_charts(
     }
     found.truncate(MAX_REACHED_CHARTS);
     (found, unread)
+}
+
+/// The charts of the archive `entry` under a chart folder's `charts/`, or what is
+/// wrong with it: a link or anything but a regular file is named from the folder's
+/// listing, never opened (a FIFO would block), and an archive that holds no chart
+/// says why (not a gzip-compressed tar, cut short).
+fn vendored_archive(entry: &std::fs::DirEntry, charts: &Charts) -> Result<Vec<Vendored>, String> {
+    let metadata = entry
+        .metadata()
+        .map_err(|error| format!("cannot be read: {error}"))?;
+    if metadata.file_type().is_symlink() {
+        return Err(
+            "it is a symbolic link, and tether reads a chart archive only as a regular file".into(),
+        );
+    }
+    if !metadata.is_file() {
+        return Err(format!(
+            "it is {}, not a regular file",
+            crate::source::file_kind(&metadata)
+        ));
+    }
+    let path = entry.path();
+    let archive = charts.archive(&path, || Archive::read(&path))?;
+    let found = archive_charts(&archive, &path, "");
+    if found.is_empty() {
+        return Err(no_chart(&archive));
+    }
+    Ok(found)
+}
+
+/// Why an archive gave no chart: what stopped its reading, or that it holds no
+/// `<folder>/Chart.yaml`.
+fn no_chart(archive: &Archive) -> String {
+    match &archive.incomplete {
+        Some(why) => why.clone(),
+        None => "it holds no chart (no `<folder>/Chart.yaml` inside)".into(),
+    }
 }
 
 /// A chart found under `charts/`: where it lies, its name and version, and how.

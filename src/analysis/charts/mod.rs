@@ -340,6 +340,8 @@ pub enum Source {
     Elsewhere(PathBuf),
     /// Not found: why.
     Missing(String),
+    /// Under `charts/` (its folder or its archive), but not read: why.
+    Unread(String),
 }
 
 impl Resolved {

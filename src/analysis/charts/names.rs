@@ -41,6 +41,9 @@ pub struct MissingDependency {
     pub why: String,
     /// The repository has a library chart of that name (at another version).
     pub library: bool,
+    /// It is under `charts/`, but tether could not read it (`why` says what is
+    /// wrong with it): no other place would help.
+    pub unread: bool,
 }
 
 /// What the index knows of one name.
@@ -181,8 +184,10 @@ impl DefineIndex {
             ));
         }
         let mut note = sentences.join("; ");
-        if !self.missing.is_empty() {
+        if self.missing.iter().any(|missing| !missing.unread) {
             note.push_str("; run `helm dependency build` in the chart, or name the folder holding a dependency in `chart-paths` of tether.toml");
+        } else if !self.missing.is_empty() {
+            note.push_str("; run `helm dependency build` in the chart to write its archives again");
         }
         note
     }
@@ -281,6 +286,7 @@ mod tests {
             version: None,
             why: String::new(),
             library: false,
+            unread: false,
         };
         assert!(missing.may_define("common.names.fullname"));
         assert!(missing.may_define("lib.x"));
