@@ -264,6 +264,7 @@ mod tests {
             documents,
             resolver: Arc::new(std::sync::Mutex::new(super::super::resolver(&root))),
             generation: 1,
+            workspace: Arc::new(super::super::workspace::Workspace::new([root.clone()])),
         };
         let batch = Batch::new(&snapshot);
         let offset = text.find(".Values.a").unwrap() + 8;
