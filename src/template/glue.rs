@@ -7,7 +7,7 @@
 
 use std::ops::Range;
 
-use super::lex::{Action, ActionKind};
+use super::lex::{Action, ActionKind, is_space, space_after, space_before};
 
 /// The `#` texts of `text` that a right trim glues to the rendered text before it,
 /// each to the end of its line. `actions` are the file's, in order.
@@ -18,11 +18,7 @@ pub fn glued_comments(text: &str, actions: &[Action]) -> Vec<Range<usize>> {
         if !action.trim_right || !action.terminated {
             continue;
         }
-        let at = action.span.end
-            + bytes[action.span.end..]
-                .iter()
-                .take_while(|byte| byte.is_ascii_whitespace())
-                .count();
+        let at = action.span.end + space_after(bytes, action.span.end);
         if bytes.get(at) != Some(&b'#') || !renders_before(bytes, actions, index) {
             continue;
         }
@@ -48,11 +44,7 @@ fn renders_before(bytes: &[u8], actions: &[Action], mut index: usize) -> bool {
         }
         let mut before = action.span.start;
         if action.trim_left {
-            before -= bytes[..before]
-                .iter()
-                .rev()
-                .take_while(|byte| byte.is_ascii_whitespace())
-                .count();
+            before -= space_before(bytes, before);
         }
         if before == 0 {
             return false;
@@ -60,7 +52,7 @@ fn renders_before(bytes: &[u8], actions: &[Action], mut index: usize) -> bool {
         // Right after the previous action: what that one renders before its end.
         match index.checked_sub(1) {
             Some(previous) if actions[previous].span.end == before => index = previous,
-            _ => return !bytes[before - 1].is_ascii_whitespace(),
+            _ => return !is_space(bytes[before - 1]),
         }
     }
 }
@@ -77,22 +69,12 @@ pub fn trim_reach(text: &str, actions: &[Action]) -> Vec<Range<usize>> {
     let line_end = |at: usize| memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |n| at + n);
     let mut reach = Vec::new();
     for action in actions.iter().filter(|action| action.terminated) {
+        let (start, end) = (action.span.start, action.span.end);
         if action.trim_left {
-            let start = action.span.start;
-            let run = bytes[..start]
-                .iter()
-                .rev()
-                .take_while(|byte| byte.is_ascii_whitespace())
-                .count();
-            reach.push(line_start(start - run)..start);
+            reach.push(line_start(start - space_before(bytes, start))..start);
         }
         if action.trim_right {
-            let end = action.span.end;
-            let run = bytes[end..]
-                .iter()
-                .take_while(|byte| byte.is_ascii_whitespace())
-                .count();
-            reach.push(end..line_end(end + run));
+            reach.push(end..line_end(end + space_after(bytes, end)));
         }
     }
     reach.sort_by_key(|range| range.start);

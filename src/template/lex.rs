@@ -207,8 +207,21 @@ fn line_end_before_cr(bytes: &[u8], offset: usize) -> usize {
     }
 }
 
-fn is_space(byte: u8) -> bool {
+/// The white space `text/template` reads around a trim marker and trims beside it:
+/// space, tab, carriage return, newline (a form feed is text to it).
+pub fn is_space(byte: u8) -> bool {
     matches!(byte, b' ' | b'\t' | b'\r' | b'\n')
+}
+
+/// How many bytes of white space end `bytes[..at]`: what a `{{-` at `at` trims.
+pub fn space_before(bytes: &[u8], at: usize) -> usize {
+    bytes[..at].iter().rev().take_while(|&&byte| is_space(byte)).count()
+}
+
+/// How many bytes of white space start `bytes[at..]`: what a `-}}` ending at `at`
+/// trims.
+pub fn space_after(bytes: &[u8], at: usize) -> usize {
+    bytes[at..].iter().take_while(|&&byte| is_space(byte)).count()
 }
 
 impl Lexer<'_> {

@@ -6,43 +6,38 @@
 //! before and after a fix: a fix that changes only a comment's whitespace keeps it
 //! as YAML reads it, one that glues a `#` to a printed value does not.
 
-use super::lex::{Action, ActionKind};
+use super::lex::{Action, ActionKind, space_after, space_before};
 
 /// What an action that prints renders as.
 pub const PRINTED: &str = "printed";
 
 /// `text` rendered with its `actions` (the file's, in order) as the module says.
 pub fn trimmed(text: &str, actions: &[Action]) -> String {
+    let bytes = text.as_bytes();
     let mut out = String::with_capacity(text.len());
     let mut at = 0;
     let mut trim_next = false;
     for action in actions {
-        let mut between = &text[at.min(action.span.start)..action.span.start];
+        let (mut start, mut end) = (at.min(action.span.start), action.span.start);
         if trim_next {
-            between = between.trim_start_matches(is_space);
+            start += space_after(&bytes[..end], start);
         }
         if action.trim_left {
-            between = between.trim_end_matches(is_space);
+            end -= space_before(&bytes[start..], end - start);
         }
-        out.push_str(between);
+        out.push_str(&text[start..end]);
         if action.kind == ActionKind::Output && action.terminated {
             out.push_str(PRINTED);
         }
         at = action.span.end;
         trim_next = action.trim_right && action.terminated;
     }
-    let rest = &text[at.min(text.len())..];
-    out.push_str(if trim_next {
-        rest.trim_start_matches(is_space)
-    } else {
-        rest
-    });
+    let mut rest = at.min(text.len());
+    if trim_next {
+        rest += space_after(bytes, rest);
+    }
+    out.push_str(&text[rest..]);
     out
-}
-
-/// The white space `text/template` trims: space, tab, carriage return, newline.
-fn is_space(c: char) -> bool {
-    matches!(c, ' ' | '\t' | '\r' | '\n')
 }
 
 #[cfg(test)]
