@@ -211,7 +211,8 @@ mod linux {
         {
             let _ = waitpid(Some(pid), WaitOptions::empty());
         }
-        // Their children, re-parented here as they died, are the next round's.
-        std::thread::yield_now();
+        // Their children, re-parented here as they died, are the next round's; a
+        // process the kernel holds (in uninterruptible sleep) is not spun on.
+        std::thread::sleep(std::time::Duration::from_millis(5));
     }
 }

@@ -95,22 +95,25 @@ fn read_by_chart_tools(inside: &Path) -> bool {
 /// Whether the `.helmignore` of the chart in `chart` keeps the file at `inside` out
 /// of the package (and so out of `.Files`), read as gitignore patterns.
 fn helm_ignores(chart: &Path, inside: &Path) -> bool {
-    /// No ignore file needs more; a bigger one is not read.
-    const MAX_IGNORE_BYTES: usize = 64 * 1024;
-    let Ok(bytes) = crate::source::read_regular(&chart.join(".helmignore"), MAX_IGNORE_BYTES)
-    else {
-        return false;
-    };
-    let mut builder = ignore::gitignore::GitignoreBuilder::new(chart);
-    for line in String::from_utf8_lossy(&bytes).lines() {
-        // A bad pattern is skipped.
-        let _ = builder.add_line(None, line);
-    }
-    builder.build().is_ok_and(|patterns| {
+    ignore_file(chart, ".helmignore").is_some_and(|patterns| {
         patterns
             .matched_path_or_any_parents(chart.join(inside), false)
             .is_ignore()
     })
+}
+
+/// The ignore file `name` of `folder`, read as gitignore patterns relative to the
+/// folder (a bad pattern skipped, as git skips it); `None` when there is none, or it
+/// is no regular file or larger than any ignore file needs.
+fn ignore_file(folder: &Path, name: &str) -> Option<ignore::gitignore::Gitignore> {
+    /// No ignore file needs more; a bigger one is not read.
+    const MAX_IGNORE_BYTES: usize = 64 * 1024;
+    let bytes = crate::source::read_regular(&folder.join(name), MAX_IGNORE_BYTES).ok()?;
+    let mut builder = ignore::gitignore::GitignoreBuilder::new(folder);
+    for line in String::from_utf8_lossy(&bytes).lines() {
+        let _ = builder.add_line(None, line);
+    }
+    builder.build().ok()
 }
 
 /// Whether a rule that reads the whole chart may run on some file of `config`.
@@ -176,26 +179,16 @@ pub(super) fn values_file(
 /// file's folder. helm-docs reads the one in the folder it runs in; tether does not
 /// know which that is, so any of them counts.
 pub(super) fn helm_docs_ignores(chart: &Path, top: &Path) -> bool {
-    /// No ignore file needs more; a bigger one is not read.
-    const MAX_IGNORE_BYTES: usize = 64 * 1024;
     for folder in chart.ancestors() {
-        let file = folder.join(".helmdocsignore");
-        if let Ok(bytes) = crate::source::read_regular(&file, MAX_IGNORE_BYTES) {
-            let mut builder = ignore::gitignore::GitignoreBuilder::new(folder);
-            for line in String::from_utf8_lossy(&bytes).lines() {
-                // A bad pattern is skipped, as git skips it.
-                let _ = builder.add_line(None, line);
-            }
-            if let Ok(patterns) = builder.build() {
-                if patterns
-                    .matched_path_or_any_parents(chart, true)
+        if let Some(patterns) = ignore_file(folder, ".helmdocsignore") {
+            if patterns
+                .matched_path_or_any_parents(chart, true)
+                .is_ignore()
+                || patterns
+                    .matched_path_or_any_parents(chart.join("Chart.yaml"), false)
                     .is_ignore()
-                    || patterns
-                        .matched_path_or_any_parents(chart.join("Chart.yaml"), false)
-                        .is_ignore()
-                {
-                    return true;
-                }
+            {
+                return true;
             }
         }
         if folder == top || !folder.starts_with(top) {

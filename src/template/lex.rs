@@ -215,13 +215,20 @@ pub fn is_space(byte: u8) -> bool {
 
 /// How many bytes of white space end `bytes[..at]`: what a `{{-` at `at` trims.
 pub fn space_before(bytes: &[u8], at: usize) -> usize {
-    bytes[..at].iter().rev().take_while(|&&byte| is_space(byte)).count()
+    bytes[..at]
+        .iter()
+        .rev()
+        .take_while(|&&byte| is_space(byte))
+        .count()
 }
 
 /// How many bytes of white space start `bytes[at..]`: what a `-}}` ending at `at`
 /// trims.
 pub fn space_after(bytes: &[u8], at: usize) -> usize {
-    bytes[at..].iter().take_while(|&&byte| is_space(byte)).count()
+    bytes[at..]
+        .iter()
+        .take_while(|&&byte| is_space(byte))
+        .count()
 }
 
 impl Lexer<'_> {

@@ -187,8 +187,7 @@ struct Fixing<'a> {
     /// that would move a comment to another key, and a fix that changes the
     /// meaning. (Fixes never add or remove a line, so a line holds across rounds.)
     held_moves: std::collections::HashSet<usize>,
-    held_data: Vec<(usize, RuleId)>,
-    held_set: std::collections::HashSet<(usize, RuleId)>,
+    held: std::collections::BTreeSet<(usize, RuleId)>,
 }
 
 impl Fixing<'_> {
@@ -205,7 +204,7 @@ impl Fixing<'_> {
             let line = lines.line_of(diagnostic.range.start);
             let moves_held =
                 diagnostic.rule == RuleId::CommentIndentation && self.held_moves.contains(&line);
-            !moves_held && !self.held_set.contains(&(line, diagnostic.rule))
+            !moves_held && !self.held.contains(&(line, diagnostic.rule))
         });
         let (mut next, mut applied) = apply(current, &diagnostics, unsafe_fixes);
         if applied.is_empty() {
@@ -214,8 +213,7 @@ impl Fixing<'_> {
         if Meaning::of(relative, &next) != self.meaning {
             let (accepted, held) =
                 keep_data(relative, current, diagnostics, &self.meaning, unsafe_fixes);
-            self.held_set.extend(held.iter().cloned());
-            self.held_data.extend(held);
+            self.held.extend(held);
             diagnostics = accepted;
             (next, applied) = apply(current, &diagnostics, unsafe_fixes);
             if applied.is_empty() {
@@ -265,10 +263,11 @@ pub(crate) fn fix_text_in(
         map: comment_map_signature(relative, text),
         meaning: Meaning::of(relative, text),
         held_moves: Default::default(),
-        held_data: Vec::new(),
-        held_set: Default::default(),
+        held: Default::default(),
     };
-    for _ in 0..MAX_ROUNDS {
+    // One check more than rounds: the last says what never settled.
+    let mut round = 0;
+    loop {
         let (_, diagnostics) = check_bytes(
             config,
             project,
@@ -282,34 +281,37 @@ pub(crate) fn fix_text_in(
             .filter_map(|diagnostic| diagnostic.fix.as_ref())
             .filter(|fix| fix.applies(true) && !fix.applies(unsafe_fixes))
             .count();
+        let stuck = (round == MAX_ROUNDS).then(|| not_converged(&diagnostics, unsafe_fixes));
         let Some((next, applied)) = fixing.round(&current, diagnostics)? else {
             return Ok(FixedText {
                 text: current,
                 fixes: total,
-                held: fixing.held_data,
+                held: fixing.held.into_iter().collect(),
                 unsafe_left,
             });
         };
+        if let Some(error) = stuck {
+            return Err(error);
+        }
         for (rule, count) in applied {
             *total.entry(rule).or_default() += count;
         }
         current = next;
+        round += 1;
     }
-    Err(not_converged(config, project, relative, &current))
 }
 
-/// The error of fixes that never settle: which rules still had fixes to apply.
-fn not_converged(config: &Config, project: &Project, relative: &Path, current: &str) -> String {
-    let (_, diagnostics) = check_bytes(
-        config,
-        project,
-        relative,
-        current.as_bytes().to_vec(),
-        Mode::Lazy,
-    );
+/// The error of fixes that never settle: which rules, in the check after the last
+/// round, still had fixes to apply.
+fn not_converged(diagnostics: &[Diagnostic], unsafe_fixes: bool) -> String {
     let mut rules: Vec<&str> = diagnostics
         .iter()
-        .filter(|diagnostic| diagnostic.fix.is_some())
+        .filter(|diagnostic| {
+            diagnostic
+                .fix
+                .as_ref()
+                .is_some_and(|fix| fix.applies(unsafe_fixes))
+        })
         .map(|diagnostic| diagnostic.rule.name())
         .collect();
     rules.sort_unstable();
