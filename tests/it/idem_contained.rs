@@ -987,22 +987,11 @@ fn thousands_of_new_files_make_a_bounded_report() {
     );
 }
 
-/// A process the command starts cannot outlive it: not one that joins tether's own
-/// process group (which the orphan sweep spares), nor one whose parent died before
-/// tether could see it. Each command is the first process of a PID namespace of its
-/// own, so the kernel ends them all with it, and none can see or signal tether.
-#[test]
-fn processes_that_leave_the_command_end_with_it() {
-    if !tools_present() || !common::tools_present(&["python3"]) {
-        return;
-    }
-    let repo = repository(&[("a.yaml", TEMPLATE)]);
-    let root = repo.path().canonicalize().unwrap();
-    let outside = tempfile::tempdir().unwrap();
-    let late = outside.path().join("late.txt");
-    // Joins the process group of its shell's parent (tether, without a namespace),
-    // then writes outside after the run has ended.
-    let script = outside.path().join("join.py");
+/// A Python script in `folder` whose child tries to join the process group of its
+/// shell's parent (tether, where the command has no PID namespace), waits `seconds`,
+/// then appends a line to `late`: what outlives a run writes there.
+fn group_joiner(folder: &Path, late: &Path, seconds: u32) -> PathBuf {
+    let script = folder.join("join.py");
     std::fs::write(
         &script,
         format!(
@@ -1019,14 +1008,31 @@ if os.fork() == 0:
             os.setpgid(0, group)
     except Exception:
         pass
-    time.sleep(2)
-    open({late:?}, "a").write("late\n")
+    time.sleep({seconds})
+    open({late:?}, "a").write("joined\n")
     os._exit(0)
 "#,
             late = late.display().to_string()
         ),
     )
     .unwrap();
+    script
+}
+
+/// A process the command starts cannot outlive it: not one that joins tether's own
+/// process group (which the orphan sweep spares), nor one whose parent died before
+/// tether could see it. Each command is the first process of a PID namespace of its
+/// own, so the kernel ends them all with it, and none can see or signal tether.
+#[test]
+fn processes_that_leave_the_command_end_with_it() {
+    if !tools_present() || !common::tools_present(&["python3"]) {
+        return;
+    }
+    let repo = repository(&[("a.yaml", TEMPLATE)]);
+    let root = repo.path().canonicalize().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let late = outside.path().join("late.txt");
+    let script = group_joiner(outside.path(), &late, 2);
     let run = format!("python3 {}", script.display());
     for sandbox in pid_namespace_sandboxes() {
         let temporary = tempfile::tempdir().unwrap();
@@ -1072,26 +1078,7 @@ fn processes_a_copy_sandbox_command_leaves_end_with_it() {
     )
     .unwrap();
     let late = outside.path().join("late.txt");
-    let join = outside.path().join("join.py");
-    std::fs::write(
-        &join,
-        format!(
-            r#"import os, time
-sh = os.getppid()
-tether = int(open(f"/proc/{{sh}}/stat").read().rsplit(")", 1)[1].split()[1])
-if os.fork() == 0:
-    try:
-        os.setpgid(0, os.getpgid(tether))
-    except Exception:
-        pass
-    time.sleep(3)
-    open({late:?}, "a").write("joined\n")
-    os._exit(0)
-"#,
-            late = late.display().to_string()
-        ),
-    )
-    .unwrap();
+    let join = group_joiner(outside.path(), &late, 3);
     let chain = outside.path().join("chain.sh");
     std::fs::write(
         &chain,
@@ -1121,6 +1108,13 @@ if os.fork() == 0:
         ],
     );
     assert!(output.status.code().is_some(), "{output:?}");
+    let processes = Command::new("ps").args(["-eo", "args"]).output().unwrap();
+    let running = String::from_utf8_lossy(&processes.stdout);
+    assert!(
+        !running.contains(&chain.display().to_string())
+            && !running.contains(&join.display().to_string()),
+        "processes the command started are still running:\n{running}"
+    );
     std::thread::sleep(Duration::from_secs(5));
     assert!(
         !late.exists(),
