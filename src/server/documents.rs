@@ -22,11 +22,18 @@ pub(crate) struct Document {
 /// The open documents by path, resolved (`workspace::resolve`).
 pub(crate) type Documents = HashMap<PathBuf, Document>;
 
+/// The longest path a system call takes (Linux's `PATH_MAX`): a longer one names no
+/// file, and resolving it would cost time growing with the square of its length.
+const MAX_PATH_BYTES: usize = 4096;
+
 /// The absolute path a `file:` URI names, percent-decoded and nothing more: where
 /// the file really is, and whether the server may read it, is the workspace's to
-/// say (`workspace.rs`).
+/// say (`workspace.rs`). `None` past [`MAX_PATH_BYTES`].
 pub(crate) fn named_path(uri: &Uri) -> Option<PathBuf> {
     let text = uri.as_str();
+    if text.len() > 3 * MAX_PATH_BYTES + "file://localhost".len() {
+        return None;
+    }
     let rest = text.strip_prefix("file://")?;
     // `file://host/path`: only the local host.
     let rest = match rest.find('/') {
@@ -41,6 +48,9 @@ pub(crate) fn named_path(uri: &Uri) -> Option<PathBuf> {
     } else {
         decoded
     };
+    if decoded.len() > MAX_PATH_BYTES {
+        return None;
+    }
     let path = PathBuf::from(decoded);
     path.is_absolute().then_some(path)
 }
@@ -168,6 +178,18 @@ pub(crate) fn apply_changes(text: &str, changes: Vec<TextDocumentContentChangeEv
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_path_longer_than_the_system_takes_names_nothing() {
+        let long = |bytes: usize| {
+            let uri: Uri = format!("file:///{}", "a/".repeat(bytes / 2))
+                .parse()
+                .unwrap();
+            named_path(&uri)
+        };
+        assert!(long(4000).is_some());
+        assert!(long(1 << 20).is_none());
+    }
 
     #[test]
     fn positions_count_utf16_units() {

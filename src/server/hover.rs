@@ -264,7 +264,9 @@ mod tests {
             documents,
             resolver: Arc::new(std::sync::Mutex::new(super::super::resolver(&root))),
             generation: 1,
-            workspace: Arc::new(super::super::workspace::Workspace::new([root.clone()])),
+            // The workspace holds the secret too: only the repository's bound on
+            // what the chart graph reads keeps it out.
+            workspace: Arc::new(super::super::workspace::Workspace::new([base.clone()])),
         };
         let batch = Batch::new(&snapshot);
         let offset = text.find(".Values.a").unwrap() + 8;
