@@ -264,3 +264,30 @@ fn an_unreadable_archive_is_named() {
     }
     common::assert_snapshot("outside__unreadable_archives", &out);
 }
+
+/// A chart's `charts/` folder that is a link (out of the repository here) is not
+/// followed: nothing in it is listed, named or unpacked, whether or not the folder
+/// it leads to holds anything, and the dependency it would hold is said unread.
+#[cfg(unix)]
+#[test]
+fn a_linked_charts_folder_is_not_followed() {
+    let machine = Machine::new(&[
+        (
+            "repo/app/Chart.yaml",
+            "apiVersion: v2\nname: app\nversion: 1.0.0\ndependencies:\n  - name: common\n    version: 1.0.0\n",
+        ),
+        ("repo/app/values.yaml", "a: 1\n"),
+        (
+            "repo/app/templates/x.yaml",
+            "x: {{ include \"common.name\" . }}\ny: {{ .Values.a }}\n",
+        ),
+    ]);
+    machine.link("../../outside/charts", "repo/app/charts");
+    let targets = [
+        ("outside/charts/secret-folder/Chart.yaml", "name: secret\n"),
+        ("outside/charts/common-1.0.0.tgz", "secret"),
+    ];
+    let output = machine.same_either_way(&["check", "--no-cache", "app"], &targets);
+    assert!(!output.contains("secret-folder"), "{output}");
+    common::assert_snapshot("outside__linked_charts_folder", &output);
+}

@@ -180,11 +180,10 @@ impl Gathering {
         let super::Location::Folder(root) = &chart.location else {
             return;
         };
-        let Ok(entries) = std::fs::read_dir(root.join("charts")) else {
+        // A `charts` that is a link is named with the archives that are not read.
+        let Ok(entries) = super::charts_folder(root) else {
             return;
         };
-        let mut entries: Vec<_> = entries.flatten().take(MAX_REACHED_CHARTS).collect();
-        entries.sort_by_key(std::fs::DirEntry::file_name);
         for entry in entries {
             if !entry.file_type().is_ok_and(|kind| kind.is_symlink()) {
                 continue;

@@ -9,8 +9,8 @@ use std::sync::Arc;
 use super::values::missing_in;
 use super::{
     Archive, Chart, Charts, Dependency, Location, MAX_ARCHIVE_DEPTH, MAX_NESTING, MAX_NODES,
-    MAX_REACHED_CHARTS, MAX_VALUES_BYTES, Manifest, Read, Resolved, Scope, Source, is_chart,
-    manifest,
+    MAX_REACHED_CHARTS, MAX_VALUES_BYTES, Manifest, Read, Resolved, Scope, Source, charts_folder,
+    is_chart, manifest,
 };
 use crate::analysis::small_yaml;
 
@@ -218,9 +218,9 @@ pub(super) fn resolve_dependencies(
             Err(why) => {
                 // A folder or an archive of its name under `charts/` that could
                 // not be read is why it is missing.
-                let unread = unread
-                    .iter()
-                    .find(|(file_name, _)| vendored_as(file_name, &dependency.name));
+                let unread = unread.iter().find(|(file_name, _)| {
+                    file_name.is_empty() || vendored_as(file_name, &dependency.name)
+                });
                 resolved.push(Resolved {
                     dependency: dependency.clone(),
                     location: None,
@@ -253,13 +253,20 @@ pub(super) fn resolve_dependencies(
 /// (`common-2.1.0.tgz` of `common`).
 fn vendored_as(file_name: &str, name: &str) -> bool {
     let stem = file_name.strip_suffix(".tgz").unwrap_or(file_name);
-    stem.strip_prefix(name)
-        .is_some_and(|rest| rest.is_empty() || rest.starts_with('-'))
+    // `-` and a version (`common-2.1.0`, `common-v2`): `common-lib-2.0.0` is
+    // another chart.
+    stem.strip_prefix(name).is_some_and(|rest| {
+        let version = rest
+            .strip_prefix('-')
+            .map(|v| v.strip_prefix('v').unwrap_or(v));
+        rest.is_empty() || version.is_some_and(|v| v.starts_with(|c: char| c.is_ascii_digit()))
+    })
 }
 
 /// The charts under a chart's `charts/`: folders and archives, each with its name
 /// and version (a folder's name stands in for a missing `name:`); and the archives
-/// that could not be read, by file name, each with a sentence saying why.
+/// that could not be read, by file name, each with a sentence saying why (an empty
+/// name: the whole `charts/` folder, a link).
 fn vendored_charts(
     location: &Location,
     archive: Option<&Archive>,
@@ -270,12 +277,15 @@ fn vendored_charts(
     let mut unread = Vec::new();
     match (location, archive) {
         (Location::Folder(root), _) => {
-            let Ok(entries) = std::fs::read_dir(root.join("charts")) else {
-                return (found, unread);
+            let entries = match charts_folder(root) {
+                Ok(entries) => entries,
+                Err(why) => {
+                    // The whole folder: every chart that would be in it.
+                    unread.push((String::new(), why.to_string()));
+                    return (found, unread);
+                }
             };
-            let mut entries: Vec<_> = entries.flatten().collect();
-            entries.sort_by_key(std::fs::DirEntry::file_name);
-            for entry in entries.into_iter().take(MAX_REACHED_CHARTS) {
+            for entry in entries {
                 // The entry's own type: a link is neither a folder nor a file here.
                 let Ok(kind) = entry.file_type() else {
                     continue;
@@ -499,4 +509,18 @@ fn find_elsewhere(
         why.push_str(&format!("; {limit}"));
     }
     Err(why)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::vendored_as;
+
+    #[test]
+    fn a_vendored_name_is_the_chart_or_the_chart_and_a_version() {
+        assert!(vendored_as("common", "common"));
+        assert!(vendored_as("common-2.1.0.tgz", "common"));
+        assert!(vendored_as("common-v2.tgz", "common"));
+        assert!(!vendored_as("common-lib-2.0.0.tgz", "common"));
+        assert!(!vendored_as("commons", "common"));
+    }
 }

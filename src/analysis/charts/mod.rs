@@ -53,6 +53,29 @@ const MAX_FILE_BYTES: u64 = crate::source::MAX_FILE_BYTES as u64;
 const MAX_NODES: usize = 500_000;
 /// Dependencies followed from one chart, transitively.
 const MAX_REACHED_CHARTS: usize = 256;
+
+/// The `charts/` folder of the chart in the folder `root`, listed without following
+/// a link: its entries (at most [`MAX_REACHED_CHARTS`], sorted by name); none when
+/// there is no such folder; an error saying why when `charts` is a link (which may
+/// lead out of the repository) or no folder.
+fn charts_folder(root: &Path) -> Result<Vec<std::fs::DirEntry>, &'static str> {
+    let folder = root.join("charts");
+    match std::fs::symlink_metadata(&folder) {
+        Err(_) => return Ok(Vec::new()),
+        Ok(metadata) if metadata.file_type().is_symlink() => {
+            return Err("charts is a link, which tether does not follow");
+        }
+        Ok(metadata) if !metadata.is_dir() => return Err("charts is not a folder"),
+        Ok(_) => {}
+    }
+    let Ok(entries) = std::fs::read_dir(&folder) else {
+        return Err("charts cannot be listed");
+    };
+    let mut entries: Vec<_> = entries.flatten().collect();
+    entries.sort_by_key(std::fs::DirEntry::file_name);
+    entries.truncate(MAX_REACHED_CHARTS);
+    Ok(entries)
+}
 /// Charts vendored in charts vendored in … deeper than this are not analysed.
 const MAX_NESTING: usize = 16;
 /// Archives inside archives inside … deeper than this are not read.
