@@ -66,7 +66,7 @@ pub fn kill_orphans(keep: &[i32]) -> Result<(), String> {
     {
         let until = std::time::Instant::now() + SWEEP_LIMIT;
         loop {
-            let strays = linux::strays(keep);
+            let strays = linux::strays(keep)?;
             if strays.is_empty() {
                 return Ok(());
             }
@@ -143,6 +143,22 @@ mod linux {
         zombie: bool,
     }
 
+    /// One process as its `/proc/<name>/stat` gives it, `name` being a pid or `self`.
+    fn process(name: &str) -> Option<Process> {
+        let stat = std::fs::read_to_string(format!("/proc/{name}/stat")).ok()?;
+        // `pid (comm) state ppid pgrp session …`; comm may hold spaces. A session
+        // (or group) whose leader lies outside this PID namespace reads as 0.
+        let pid = stat.split_whitespace().next()?.parse().ok()?;
+        let after = &stat[stat.rfind(')')? + 1..];
+        let fields: Vec<&str> = after.split_whitespace().collect();
+        Some(Process {
+            pid,
+            zombie: fields.first() == Some(&"Z"),
+            parent: fields.get(1)?.parse().ok()?,
+            session: fields.get(3)?.parse().ok()?,
+        })
+    }
+
     /// Every process `/proc` lists now.
     fn processes() -> Vec<Process> {
         let Ok(entries) = std::fs::read_dir("/proc") else {
@@ -150,18 +166,11 @@ mod linux {
         };
         entries
             .flatten()
-            .filter_map(|entry| entry.file_name().to_str()?.parse::<i32>().ok())
-            .filter_map(|pid| {
-                let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-                // `pid (comm) state ppid pgrp session …`; comm may hold spaces.
-                let after = &stat[stat.rfind(')')? + 1..];
-                let fields: Vec<&str> = after.split_whitespace().collect();
-                Some(Process {
-                    pid,
-                    zombie: fields.first() == Some(&"Z"),
-                    parent: fields.get(1)?.parse().ok()?,
-                    session: fields.get(3)?.parse().ok()?,
-                })
+            .filter_map(|entry| {
+                let name = entry.file_name();
+                let name = name.to_str()?;
+                name.parse::<i32>().ok()?;
+                process(name)
             })
             .collect()
     }
@@ -169,12 +178,24 @@ mod linux {
     /// The processes to end, with whether each is a child of this process: its
     /// children from another session than its own, except `keep`, and all their
     /// descendants.
-    pub fn strays(keep: &[i32]) -> Vec<(i32, bool)> {
+    ///
+    /// This process's own entry gives its session, as every other entry gives
+    /// theirs (`getsid` has no answer for a session led from outside this PID
+    /// namespace, as in many containers). An error says why `/proc` cannot be read
+    /// for it: not mounted, or mounted for another PID namespace, where its pids are
+    /// not the ones `kill` takes.
+    pub fn strays(keep: &[i32]) -> Result<Vec<(i32, bool)>, String> {
         let me = std::process::id() as i32;
-        let Ok(session) = rustix::process::getsid(None) else {
-            return Vec::new();
+        let Some(own) = process("self") else {
+            return Err("/proc cannot be read, so what the command left running cannot be found; mount /proc".into());
         };
-        let session = session.as_raw_nonzero().get();
+        if own.pid != me {
+            return Err(format!(
+                "/proc is mounted for another PID namespace (it names this process {}, not {me}), so what the command left running cannot be found; mount /proc for this namespace",
+                own.pid
+            ));
+        }
+        let session = own.session;
         let table = processes();
         let mut children: std::collections::HashMap<i32, Vec<&Process>> = Default::default();
         for process in &table {
@@ -194,7 +215,7 @@ mod linux {
                 stack.extend(children.get(&process.pid).into_iter().flatten().copied());
             }
         }
-        found
+        Ok(found)
     }
 
     /// Kills every process of `strays` and reaps those that are this process's

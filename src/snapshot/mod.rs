@@ -559,12 +559,15 @@ pub fn update(config: &Config, options: &SnapshotOptions) -> Result<SnapshotRepo
         let target = config.root.join(&change.snapshot);
         let done = match change.kind {
             ChangeKind::Orphan => store::remove_snapshot(config, &target),
-            ChangeKind::Changed | ChangeKind::Missing => {
-                let Some(lines) = state.expected.get(&change.source) else {
-                    continue;
-                };
-                store::write_snapshot(config, &target, &joined(lines))
-            }
+            // A change to write was made from an expected text; a failure, not a
+            // silent skip, if that ever does not hold.
+            ChangeKind::Changed | ChangeKind::Missing => match state.expected.get(&change.source) {
+                Some(lines) => store::write_snapshot(config, &target, &joined(lines)),
+                None => Err(Error::Snapshot(format!(
+                    "{}: nothing to write (please report it)",
+                    change.snapshot.display()
+                ))),
+            },
         };
         match done {
             Ok(()) => change.applied = true,

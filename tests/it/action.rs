@@ -639,39 +639,37 @@ fn annotated(steps: &Steps) -> Vec<String> {
     files
 }
 
-/// Every line of `args` is read: a path on the second line is checked, not
-/// dropped (only it is checked, not the whole workspace).
+/// Every line of `args` is read (a path on a later line is checked, not dropped,
+/// and only the paths named are checked), and a quoted word keeps its spaces, so a
+/// folder with a space can be checked.
 #[test]
 fn the_action_args_are_read_to_the_last_line() {
     let (_dir, workspace) = two_charts();
-    let args = |args: &str| action_steps(&workspace, &workspace, &[("TETHER_ARGS", args)]);
-    let lines = args("check\ncharts/other\n");
-    assert_eq!(lines.code, Some(0), "{}", lines.stdout);
-    assert_eq!(annotated(&lines), ["charts/other/values.yaml"]);
-    let more = args("check\tcharts/other\n\n  'charts/my app'\r\n");
-    assert_eq!(more.code, Some(0), "{}", more.stdout);
-    assert_eq!(
-        annotated(&more),
-        ["charts/my app/values.yaml", "charts/other/values.yaml"]
-    );
+    let cases: [(&str, &[&str]); 4] = [
+        ("check\ncharts/other\n", &["charts/other/values.yaml"]),
+        (
+            "check\tcharts/other\n\n  'charts/my app'\r\n",
+            &["charts/my app/values.yaml", "charts/other/values.yaml"],
+        ),
+        ("check \"charts/my app\"", &["charts/my app/values.yaml"]),
+        (
+            "check 'charts/my app' charts/other",
+            &["charts/my app/values.yaml", "charts/other/values.yaml"],
+        ),
+    ];
+    for (args, files) in cases {
+        let steps = action_steps(&workspace, &workspace, &[("TETHER_ARGS", args)]);
+        assert_eq!(steps.code, Some(0), "{args:?}: {}", steps.stdout);
+        assert_eq!(annotated(&steps), files, "{args:?}");
+    }
 }
 
-/// A quoted word of `args` keeps its spaces, so a folder with a space can be
-/// checked; nothing in `args` is expanded or run, and a quote left open fails the
-/// step with one escaped error line.
+/// Nothing in `args` is expanded or run, and a quote left open fails the step with
+/// one escaped error line.
 #[test]
 fn the_action_args_keep_quoted_words_whole_and_run_nothing() {
     let (_dir, workspace) = two_charts();
     let args = |args: &str| action_steps(&workspace, &workspace, &[("TETHER_ARGS", args)]);
-    let quoted = args("check \"charts/my app\"");
-    assert_eq!(quoted.code, Some(0), "{}", quoted.stdout);
-    assert_eq!(annotated(&quoted), ["charts/my app/values.yaml"]);
-    let single = args("check 'charts/my app' charts/other");
-    assert_eq!(single.code, Some(0), "{}", single.stdout);
-    assert_eq!(
-        annotated(&single),
-        ["charts/my app/values.yaml", "charts/other/values.yaml"]
-    );
     // Shell syntax is text: a path named `$(touch pwned)` is not found, nothing runs.
     let syntax = args("check $(touch pwned) `touch pwned` $HOME *");
     assert_eq!(syntax.code, Some(2), "{}", syntax.stdout);

@@ -294,6 +294,64 @@ fn detached_processes_end_with_the_run() {
     assert!(left_behind(temporary.path()).is_empty());
 }
 
+/// tether run in a PID namespace of its own whose session is led from outside it,
+/// as in many containers and CI runners (`getsid` has no answer there): a detached
+/// process still ends with the run. With a `/proc` of another namespace, where the
+/// pids it lists are not the ones `kill` takes, the run fails and says so instead of
+/// ending unrelated processes.
+#[test]
+fn a_session_led_from_outside_the_pid_namespace_is_swept() {
+    if !common::tools_present(&["git", "setsid", "unshare"]) {
+        return;
+    }
+    let repo = repository(&[("a.yaml", TEMPLATE)]);
+    let root = repo.path().canonicalize().unwrap();
+    let temporary = tempfile::tempdir().unwrap();
+    // SAFETY: geteuid reads this process's effective user id.
+    let user: &[&str] = if unsafe { libc::geteuid() } == 0 {
+        &[]
+    } else {
+        &["--user", "--map-root-user"]
+    };
+    let run = |proc_of_its_own: bool| {
+        let mut command = Command::new("unshare");
+        command.args(user).args(["--pid", "--fork"]);
+        if proc_of_its_own {
+            command.arg("--mount-proc");
+        }
+        command
+            .arg(env!("CARGO_BIN_EXE_tether"))
+            .args([
+                "idem",
+                "--run",
+                "setsid sleep 100919 & true",
+                "--files",
+                "a.yaml",
+                "--no-contain",
+            ])
+            .env("TMPDIR", temporary.path())
+            .current_dir(&root)
+            .output()
+            .unwrap()
+    };
+    let output = run(true);
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let processes = Command::new("ps").args(["-eo", "args"]).output().unwrap();
+    assert!(
+        !String::from_utf8_lossy(&processes.stdout).contains("sleep 100919"),
+        "a detached process outlived the run"
+    );
+    let output = run(false);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    assert!(
+        stderr.contains("/proc is mounted for another PID namespace"),
+        "{stderr}"
+    );
+    let _ = Command::new("pkill").args(["-f", "sleep 100919"]).status();
+    assert!(left_behind(temporary.path()).is_empty());
+}
+
 /// A command that changes the tree and then fails: the change is reported with the
 /// failure, in JSON too.
 #[test]
