@@ -105,12 +105,19 @@ pub(super) fn idem(args: IdemArgs) -> Result<u8, String> {
         std::process::exit(130);
     });
     let dir = absolute(args.dir.as_deref().unwrap_or(Path::new(".")));
-    let (targets, broken) = idem_targets(&args, &dir)?;
+    let Targets {
+        targets,
+        broken,
+        not_run,
+    } = idem_targets(&args, &dir)?;
+    for reason in &not_run {
+        eprintln!("note: {}", crate::report::human::escape_controls(reason));
+    }
     if targets.is_empty() && !broken.is_empty() {
         return Err(broken.join("\n"));
     }
     if targets.is_empty() {
-        return idem_nothing_to_prove(&args);
+        return idem_nothing_to_prove(&args, &not_run);
     }
     let cwd = absolute(Path::new("."));
     let mut options = IdemOptions::default()
@@ -188,15 +195,21 @@ pub(super) fn idem(args: IdemArgs) -> Result<u8, String> {
     )
 }
 
-/// The targets of `tether idem`: `--run`'s, or the `[[idem]]` entries of the
-/// configuration and (without `--config`) of the configurations of the packages
-/// below, as `tether check` finds them; with the errors of broken configurations,
-/// which do not stop the others.
+/// What `tether idem` runs: the targets, the errors of broken configurations
+/// (which do not stop the others), and why nested entries found below do not run.
 #[cfg(unix)]
-fn idem_targets(
-    args: &IdemArgs,
-    dir: &Path,
-) -> Result<(Vec<crate::idem::IdemTarget>, Vec<String>), String> {
+#[derive(Default)]
+struct Targets {
+    targets: Vec<crate::idem::IdemTarget>,
+    broken: Vec<String>,
+    not_run: Vec<String>,
+}
+
+/// The targets of `tether idem`: `--run`'s, or the `[[idem]]` entries of DIR's
+/// configuration (`--config`, or its nearest `tether.toml`) and of the
+/// configurations below that it names in `idem-packages`.
+#[cfg(unix)]
+fn idem_targets(args: &IdemArgs, dir: &Path) -> Result<Targets, String> {
     use crate::idem::IdemTarget;
     if let Some(run) = &args.run {
         let timeout = crate::idem::parse_duration(&args.timeout)
@@ -213,42 +226,165 @@ fn idem_targets(
             args.self_heal.clone(),
             timeout,
         )?;
-        return Ok((vec![target], Vec::new()));
+        return Ok(Targets {
+            targets: vec![target],
+            ..Targets::default()
+        });
     }
-    let mut targets = load_config(&[dir.to_path_buf()], args.config.as_deref())
-        .map_err(|error| error.to_string())?
-        .idem_targets()
-        .to_vec();
-    let mut broken = Vec::new();
-    if args.config.is_none() {
-        // The configurations `tether check` finds below, through its resolver.
-        let (configs, errors) = crate::linter::check::configurations_under(dir);
-        broken = errors;
-        for config in configs {
-            for target in config.idem_targets() {
-                let same = |known: &IdemTarget| {
-                    known.dir() == target.dir()
-                        && known.run() == target.run()
-                        && known.files() == target.files()
-                };
-                if !targets.iter().any(same) {
-                    targets.push(target.clone());
-                }
-            }
+    let config = load_config(&[dir.to_path_buf()], args.config.as_deref())
+        .map_err(|error| error.to_string())?;
+    let mut found = Targets {
+        targets: config.idem_targets().to_vec(),
+        ..Targets::default()
+    };
+    // The configurations `tether check` finds below, through its resolver.
+    let (configs, broken) = crate::linter::check::configurations_under(dir);
+    found.broken = broken;
+    let mut refused: std::collections::BTreeMap<NotRun, Vec<PathBuf>> = Default::default();
+    for nested in configs {
+        if nested.file == config.file {
+            continue;
+        }
+        let same = |known: &IdemTarget, target: &IdemTarget| {
+            known.dir() == target.dir()
+                && known.run() == target.run()
+                && known.files() == target.files()
+        };
+        let new: Vec<IdemTarget> = nested
+            .idem_targets()
+            .iter()
+            .filter(|target| !found.targets.iter().any(|known| same(known, target)))
+            .cloned()
+            .collect();
+        if new.is_empty() {
+            continue;
+        }
+        match not_run(&config, &nested.root) {
+            None => found.targets.extend(new),
+            Some(reason) => refused.entry(reason).or_default().push(nested.root.clone()),
         }
     }
-    Ok((targets, broken))
+    let cwd = absolute(Path::new("."));
+    for (reason, folders) in refused {
+        found
+            .not_run
+            .push(refusal(&config, dir, &cwd, reason, &folders));
+    }
+    Ok(found)
+}
+
+/// Why the `[[idem]]` entries of a configuration found below do not run.
+#[cfg(unix)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum NotRun {
+    /// Its folder lies outside the loaded configuration's.
+    Outside,
+    /// It lies in `node_modules`.
+    NodeModules,
+    /// It lies in a chart vendored under a chart's `charts/` folder.
+    Vendored,
+    /// The loaded configuration's `idem-packages` does not name its folder.
+    Unnamed,
+}
+
+/// Why the `[[idem]]` entries of the configuration in `folder` do not run with
+/// `config`'s: commands come only from the configuration a run loads and from the
+/// packages its `idem-packages` names, as a workspace's root names its members;
+/// never from another project's files (a chart vendored under a chart's `charts/`
+/// folder, `node_modules`), whatever names them. `None`: they run.
+#[cfg(unix)]
+fn not_run(config: &crate::Config, folder: &Path) -> Option<NotRun> {
+    let Ok(relative) = folder.strip_prefix(&config.root) else {
+        return Some(NotRun::Outside);
+    };
+    if relative
+        .components()
+        .any(|component| component.as_os_str() == "node_modules")
+    {
+        return Some(NotRun::NodeModules);
+    }
+    let file = relative.join(crate::settings::config_file::FILE_NAME);
+    if crate::settings::tables::in_vendored_chart(&config.root, &file) {
+        return Some(NotRun::Vendored);
+    }
+    (!config.idem_package(folder)).then_some(NotRun::Unnamed)
+}
+
+/// The note on the configurations in `folders` whose entries do not run, for
+/// `reason`: each named where they are three or fewer, else the first three and
+/// how many.
+#[cfg(unix)]
+fn refusal(
+    config: &crate::Config,
+    dir: &Path,
+    cwd: &Path,
+    reason: NotRun,
+    folders: &[PathBuf],
+) -> String {
+    let shown = |path: &Path| {
+        let relative = crate::paths::relative_path(path, cwd);
+        if relative.as_os_str().is_empty() {
+            ".".to_string()
+        } else {
+            relative.display().to_string()
+        }
+    };
+    let mut files: Vec<String> = folders
+        .iter()
+        .take(3)
+        .map(|folder| shown(&folder.join(crate::settings::config_file::FILE_NAME)))
+        .collect();
+    if folders.len() > 3 {
+        files.push(format!("… ({} in all)", folders.len()));
+    }
+    let globs: Vec<String> = folders
+        .iter()
+        .take(3)
+        .filter_map(|folder| folder.strip_prefix(&config.root).ok())
+        .map(|relative| format!("\"{}\"", crate::paths::slashed(relative)))
+        .collect();
+    let why = match reason {
+        NotRun::Outside => format!(
+            "they lie outside {}, the folder of the configuration this run loads",
+            shown(&config.root)
+        ),
+        NotRun::NodeModules => {
+            "they lie in node_modules, another project's files, whose commands tether never runs"
+                .into()
+        }
+        NotRun::Vendored => "they lie in a chart vendored under another chart's charts/ folder, another project's files, whose commands tether never runs".into(),
+        NotRun::Unnamed => match config.file() {
+            Some(file) => format!(
+                "{} does not name their folders in `idem-packages`; idem-packages = [{}] there runs them",
+                shown(file),
+                globs.join(", ")
+            ),
+            None => format!(
+                "no tether.toml at or above {} names their folders; one there with idem-packages = [{}] runs them",
+                shown(dir),
+                globs.join(", ")
+            ),
+        },
+    };
+    format!(
+        "the [[idem]] entries of {} are not run: {why}",
+        files.join(", ")
+    )
 }
 
 /// `tether idem` where no `[[idem]]` entry is: a note, and an empty report where
 /// one is asked for.
 #[cfg(unix)]
-fn idem_nothing_to_prove(args: &IdemArgs) -> Result<u8, String> {
-    let note = "no [[idem]] entry in any tether.toml here or in the folders below, so nothing to prove; add one to the tether.toml of a chart with a regeneration command (https://cozystack.github.io/tether/idem.html), or pass --run";
+fn idem_nothing_to_prove(args: &IdemArgs, not_run: &[String]) -> Result<u8, String> {
+    let note = if not_run.is_empty() {
+        "no [[idem]] entry in any tether.toml here or in the folders below, so nothing to prove; add one to the tether.toml of a chart with a regeneration command (https://cozystack.github.io/tether/idem.html), or pass --run"
+    } else {
+        "no [[idem]] entry runs here, so nothing to prove: the entries found below are not run (see the notes above); the configuration this run loads names the packages whose commands it runs in `idem-packages` (https://cozystack.github.io/tether/idem.html)"
+    };
     eprintln!("note: {note}");
     let empty = format!(
         "{}\n",
-        serde_json::json!({ "targets": [], "errors": [], "note": note })
+        serde_json::json!({ "targets": [], "errors": [], "note": note, "not_run": not_run })
     );
     if let Some(file) = &args.report_json {
         write_new_file(file, empty.as_bytes())

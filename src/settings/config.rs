@@ -84,6 +84,9 @@ pub struct Config {
     pub(crate) chart_paths: Vec<PathBuf>,
     pub(crate) require: Vec<Require>,
     pub(crate) idem: Vec<IdemTarget>,
+    /// `idem-packages`: the folders whose own configuration's `[[idem]]` entries
+    /// `tether idem` runs from this one.
+    idem_packages: Globs,
     /// Comments addressed to tools, which document no key.
     pub(crate) directives: Directives,
     /// `[snapshot] dir`, absolute.
@@ -114,6 +117,7 @@ impl Config {
             chart_paths: Vec::new(),
             require: Vec::new(),
             idem: Vec::new(),
+            idem_packages: Globs::default(),
             directives: Directives::default(),
         }
     }
@@ -181,6 +185,14 @@ impl Config {
     /// The `[[idem]]` entries.
     pub fn idem_targets(&self) -> &[IdemTarget] {
         &self.idem
+    }
+
+    /// Whether `idem-packages` names `folder` (absolute), so that the `[[idem]]`
+    /// entries of its own configuration run with this one's.
+    pub(crate) fn idem_package(&self, folder: &Path) -> bool {
+        folder
+            .strip_prefix(&self.root)
+            .is_ok_and(|relative| self.idem_packages.is_match(relative))
     }
 
     /// The folder `tether snapshot` keeps its snapshots in: `[snapshot] dir`, by
@@ -295,6 +307,11 @@ impl Config {
             idem.extend(compile_idem(entry.get_ref(), &root, &errors)?);
         }
         let chart_paths = compile_chart_paths(&file.chart_paths, &root, &errors)?;
+        let idem_packages = Globs::new(compile_globs(
+            &file.idem_packages,
+            "idem-packages",
+            &errors,
+        )?);
         let config = Config {
             root,
             file: Some(path.to_path_buf()),
@@ -315,6 +332,7 @@ impl Config {
             chart_paths,
             require,
             idem,
+            idem_packages,
             directives: Directives::with_extra(file.directives.clone()),
             snapshot_dir,
         };
@@ -372,6 +390,9 @@ impl Config {
             .chain(self.require)
             .collect();
         self.idem = parent.idem.into_iter().chain(self.idem).collect();
+        let mut idem_packages = parent.idem_packages.rebased(&offset);
+        idem_packages.extend(std::mem::take(&mut self.idem_packages));
+        self.idem_packages = idem_packages;
         self.directives = parent.directives.extended(&self.directives);
         self.text_hash = crate::cache_key::CacheKey::new("extending")
             .part("own", self.text_hash)
@@ -529,25 +550,7 @@ impl Config {
             }
             builder.build().unwrap_or_else(|_| GlobSet::empty())
         });
-        if tools.is_match(relative) {
-            return true;
-        }
-        // `<chart>/charts/<dependency>/…`: a `charts` folder beside a Chart.yaml.
-        let mut folder = self.root.clone();
-        let mut components = relative.components().peekable();
-        while let Some(component) = components.next() {
-            if components.peek().is_none() {
-                break;
-            }
-            if component.as_os_str() == "charts"
-                && components.peek().is_some()
-                && std::fs::symlink_metadata(folder.join("Chart.yaml")).is_ok()
-            {
-                return true;
-            }
-            folder.push(component);
-        }
-        false
+        tools.is_match(relative) || super::tables::in_vendored_chart(&self.root, relative)
     }
 
     /// Whether the rule `name` may run on some file of this configuration: on by

@@ -31,7 +31,7 @@ pub struct ConfigFile {
     /// (`"../tether.toml"`), as ruff's `extend`: its settings apply, with its paths
     /// and globs relative to its own folder, and this file's come after. Lists of
     /// entries (`[[require]]`, `[[idem]]`, `[[overrides]]`, `[[pin]]`, `exclude`,
-    /// `directives`, `chart-paths`) add to the other's; `include`, `[rules]` levels
+    /// `directives`, `chart-paths`, `idem-packages`) add to the other's; `include`, `[rules]` levels
     /// and `yamllint-config` replace what the other sets.
     #[schemars(with = "Option<String>")]
     pub extend: Option<Spanned<String>>,
@@ -70,6 +70,15 @@ pub struct ConfigFile {
     #[serde(default)]
     #[schemars(with = "Vec<IdemEntry>")]
     pub idem: Vec<Spanned<IdemEntry>>,
+    /// Globs of the folders below this file's folder (`["packages/*/*"]`) whose own
+    /// `tether.toml` may give `tether idem` commands to run, as npm's `workspaces`
+    /// or Cargo's `members` name a workspace's packages. `tether idem` runs only the
+    /// `[[idem]]` entries of the configuration it loads and of the packages this
+    /// names; never those of a chart vendored under a chart's `charts/` folder or of
+    /// `node_modules`.
+    #[serde(default)]
+    #[schemars(with = "Vec<String>")]
+    pub idem_packages: Vec<Spanned<String>>,
     /// Where `tether snapshot` keeps its comment-map snapshots.
     #[serde(default)]
     pub snapshot: SnapshotEntry,

@@ -359,3 +359,24 @@ pub(super) fn compile_require(
         line: errors.line_of(&entry.key.span()),
     })
 }
+
+/// Whether `relative` (a file below `root`) belongs to a chart vendored under
+/// another chart's `charts/` folder (`<chart>/charts/<dependency>/…`, a `charts`
+/// folder beside a `Chart.yaml`): another project's files.
+pub(crate) fn in_vendored_chart(root: &Path, relative: &Path) -> bool {
+    let mut folder = root.to_path_buf();
+    let mut components = relative.components().peekable();
+    while let Some(component) = components.next() {
+        if components.peek().is_none() {
+            break;
+        }
+        if component.as_os_str() == "charts"
+            && components.peek().is_some()
+            && std::fs::symlink_metadata(folder.join("Chart.yaml")).is_ok()
+        {
+            return true;
+        }
+        folder.push(component);
+    }
+    false
+}

@@ -464,33 +464,48 @@ fn no_idem_entry_is_a_note_not_a_failure() {
 #[test]
 fn idem_finds_the_configurations_of_the_packages_below() {
     let dir = tempfile::tempdir().unwrap();
-    for package in ["a", "b"] {
-        let folder = dir.path().join("packages").join(package);
-        std::fs::create_dir_all(&folder).unwrap();
-        std::fs::write(
-            folder.join("tether.toml"),
-            format!("[[idem]]\nrun = \"true {package}\"\nfiles = [\"*.yaml\"]\n"),
-        )
-        .unwrap();
-        std::fs::write(folder.join("values.yaml"), "a: 1\n").unwrap();
+    let write = |path: &str, text: &str| {
+        let path = dir.path().join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    let entry = |name: &str| format!("[[idem]]\nrun = \"true {name}\"\nfiles = [\"*.yaml\"]\n");
+    for package in ["packages/a", "packages/b", "tools/gen"] {
+        write(&format!("{package}/tether.toml"), &entry(package));
+        write(&format!("{package}/values.yaml"), "a: 1\n");
     }
+    // Another project's files: a chart vendored under a chart's `charts/`, and a
+    // tracked `node_modules`; never run, even where `idem-packages` names them.
+    write(
+        "packages/a/Chart.yaml",
+        "apiVersion: v2\nname: a\nversion: 1.0.0\n",
+    );
+    write("packages/a/charts/upstream/tether.toml", &entry("upstream"));
+    write("packages/a/charts/upstream/values.yaml", "a: 1\n");
+    write("node_modules/pkg/tether.toml", &entry("node_modules"));
+    write("node_modules/pkg/values.yaml", "a: 1\n");
     // Ignored by git: not a package of the repository (found as `tether check`
     // finds files: through git in a repository; outside one, every file is seen).
     common::git(dir.path(), &["init", "-q"]);
-    std::fs::create_dir_all(dir.path().join("build")).unwrap();
-    std::fs::write(dir.path().join(".gitignore"), "build/\n").unwrap();
-    std::fs::write(
-        dir.path().join("build/tether.toml"),
-        "[[idem]]\nrun = \"true build\"\n",
-    )
-    .unwrap();
-    let list = idem_once(dir.path(), &["--list"]);
-    std::fs::create_dir_all(dir.path().join("packages/c")).unwrap();
-    std::fs::write(dir.path().join("packages/c/tether.toml"), "[[idem]\n").unwrap();
+    write(".gitignore", "build/\n");
+    write(
+        "build/tether.toml",
+        "[[idem]]\nrun = \"true build\"\nfiles = [\"*.yaml\"]\n",
+    );
+    let unnamed = idem_once(dir.path(), &["--list"]);
+    write(
+        "tether.toml",
+        "idem-packages = [\"packages/*\", \"packages/a/charts/*\", \"node_modules/*\"]\n",
+    );
+    let named = idem_once(dir.path(), &["--list"]);
+    write("packages/c/tether.toml", "[[idem]\n");
     let with_broken = idem_once(dir.path(), &["--list"]);
+    let from_a_package = idem_once(&dir.path().join("packages/a"), &["--list"]);
     common::assert_snapshot(
         "idem_monorepo_packages",
-        &format!("{list}\nwith a broken package:\n{with_broken}"),
+        &format!(
+            "no configuration at the top:\n{unnamed}\nthe top names packages/*:\n{named}\nwith a broken package:\n{with_broken}\nfrom packages/a:\n{from_a_package}"
+        ),
     );
 }
 
@@ -540,6 +555,11 @@ fn targets_are_named_and_skipped_plainly() {
         .unwrap();
         std::fs::write(folder.join("values.yaml"), "a: 1\n").unwrap();
     }
+    std::fs::write(
+        dir.path().join("tether.toml"),
+        "idem-packages = [\"packages/*\"]\n",
+    )
+    .unwrap();
     let list = idem_once(dir.path(), &["--list", "--target", "packages/a"]);
     let run = idem_once(dir.path(), &["--target", "packages/a"]);
     let nowhere = idem_once(dir.path(), &["--list", "--target", "packages/z"]);
