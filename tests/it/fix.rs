@@ -384,3 +384,33 @@ fn unsafe_fixes_wait_for_unsafe_fixes() {
     ));
     common::assert_snapshot("fix__unsafe_fixes", &transcript);
 }
+
+/// A folder link in the repository that leads out of it, under a `tether.toml` above
+/// the repository (whose folder holds both): what it leads to is not written,
+/// whether the file or the link's folder is named.
+#[cfg(unix)]
+#[test]
+fn a_link_out_of_the_repository_is_not_written_under_a_configuration_above_it() {
+    let dir = tempfile::tempdir().expect("a temp folder");
+    let top = dir.path();
+    std::fs::write(top.join("tether.toml"), "[rules]\n").unwrap();
+    std::fs::create_dir_all(top.join("outside")).unwrap();
+    std::fs::write(top.join("outside/values.yaml"), "a: 1 #x\n").unwrap();
+    let repo = top.join("repo");
+    std::fs::create_dir_all(&repo).unwrap();
+    common::git(&repo, &["init", "-q"]);
+    std::os::unix::fs::symlink("../outside", repo.join("linked")).unwrap();
+    for input in ["linked/values.yaml", "linked"] {
+        let fixed = common::run_in(&repo, &["check", "--fix", "--no-cache", input]);
+        assert_eq!(
+            std::fs::read_to_string(top.join("outside/values.yaml")).unwrap(),
+            "a: 1 #x\n",
+            "{fixed}"
+        );
+        assert!(fixed.starts_with("exit code: 2\n"), "{fixed}");
+        assert!(
+            fixed.contains("reached through a link that leaves"),
+            "{fixed}"
+        );
+    }
+}

@@ -350,6 +350,7 @@ pub fn fix_paths<P: AsRef<Path>>(
         })
         .map(|input| crate::paths::absolute(input))
         .collect();
+    let leaving = write::leaving_links(&inputs);
     let mut report = FixReport {
         checked: walked.files.len(),
         failures: walked
@@ -367,7 +368,7 @@ pub fn fix_paths<P: AsRef<Path>>(
     let outcomes: Vec<FileOutcome> = walked
         .files
         .par_iter()
-        .map(|file| fix_file(file, &linked, options))
+        .map(|file| fix_file(file, &linked, &leaving, options))
         .collect();
     for outcome in outcomes {
         match outcome {
@@ -391,10 +392,12 @@ pub fn fix_paths<P: AsRef<Path>>(
 type FileOutcome = Result<(Option<FixedFile>, Vec<HeldFix>, usize), String>;
 
 /// Fixes one file of a run; writes it when `options` say so, unless it was named
-/// through a link (one of `linked`).
+/// through a link (one of `linked`) or lies where an input's link that leaves its
+/// repository leads (below one of `leaving`).
 fn fix_file(
     file: &crate::linter::walk::FileToCheck,
     linked: &[PathBuf],
+    leaving: &[(PathBuf, PathBuf)],
     options: FixOptions,
 ) -> FileOutcome {
     let write = options.write;
@@ -403,6 +406,15 @@ fn fix_file(
         return Err(named(
             "named through a link; tether --fix writes only regular files".into(),
         ));
+    }
+    if let Some((_, top)) = leaving
+        .iter()
+        .find(|(target, _)| write && file.absolute.starts_with(target))
+    {
+        return Err(named(format!(
+            "reached through a link that leaves {}; tether --fix writes only inside the repository",
+            top.display()
+        )));
     }
     let bytes = crate::source::read_regular(&file.absolute, crate::source::MAX_FILE_BYTES)
         .map_err(|error| named(error.to_string()))?;

@@ -37,6 +37,29 @@ pub(super) fn write_fixed(
     write_checked(path, before, after)
 }
 
+/// The inputs named inside a repository that a link in their path leads out of it:
+/// each as the place it leads to (links resolved) and that repository's top. A file
+/// below such a place is not written, whatever configuration covers it (one above the
+/// repository would otherwise bound the writes with its own folder).
+pub(super) fn leaving_links(
+    inputs: &[std::path::PathBuf],
+) -> Vec<(std::path::PathBuf, std::path::PathBuf)> {
+    inputs
+        .iter()
+        .filter_map(|input| {
+            let named = std::path::absolute(input).ok()?;
+            let top = named
+                .ancestors()
+                .skip(1)
+                .find(|folder| crate::paths::is_repository_top(folder))?
+                .canonicalize()
+                .ok()?;
+            let target = input.canonicalize().ok()?;
+            (!target.starts_with(&top)).then_some((target, top))
+        })
+        .collect()
+}
+
 #[cfg(unix)]
 fn write_checked(path: &Path, before: &str, after: &str) -> Result<(), String> {
     use std::io::{Read, Seek, Write};
