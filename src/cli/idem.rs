@@ -91,7 +91,6 @@ pub enum IdemOutput {
 
 #[cfg(unix)]
 pub(super) fn idem(args: IdemArgs) -> Result<u8, String> {
-    use crate::idem::IdemOptions;
     use crate::report::Format;
     // Ctrl-C, SIGTERM, SIGHUP: stop, kill the commands, remove every sandbox copy.
     let _ = ctrlc::set_handler(|| {
@@ -120,24 +119,7 @@ pub(super) fn idem(args: IdemArgs) -> Result<u8, String> {
         return idem_nothing_to_prove(&args, &not_run);
     }
     let cwd = absolute(Path::new("."));
-    let mut options = IdemOptions::default()
-        .discover(args.discover)
-        .contain(!args.no_contain)
-        .sandbox(match args.sandbox {
-            SandboxArg::Auto => crate::idem::SandboxKind::Auto,
-            SandboxArg::Overlay => crate::idem::SandboxKind::Overlay,
-            SandboxArg::Copy => crate::idem::SandboxKind::Copy,
-        })
-        .display_root(cwd.clone());
-    if let Some(jobs) = args.jobs {
-        options = options.jobs(jobs);
-    }
-    for folder in args.only {
-        options = options.only(folder);
-    }
-    if let Some(revision) = args.changed_since {
-        options = options.changed_since(revision);
-    }
+    let mut options = idem_options(&args, &cwd);
     if args.list {
         return idem_list(&targets, &options, &cwd, &broken);
     }
@@ -193,6 +175,30 @@ pub(super) fn idem(args: IdemArgs) -> Result<u8, String> {
             exit::OK
         },
     )
+}
+
+/// The options of a run, from the arguments.
+#[cfg(unix)]
+fn idem_options(args: &IdemArgs, cwd: &Path) -> crate::idem::IdemOptions {
+    let mut options = crate::idem::IdemOptions::default()
+        .discover(args.discover)
+        .contain(!args.no_contain)
+        .sandbox(match args.sandbox {
+            SandboxArg::Auto => crate::idem::SandboxKind::Auto,
+            SandboxArg::Overlay => crate::idem::SandboxKind::Overlay,
+            SandboxArg::Copy => crate::idem::SandboxKind::Copy,
+        })
+        .display_root(cwd.to_path_buf());
+    if let Some(jobs) = args.jobs {
+        options = options.jobs(jobs);
+    }
+    for folder in &args.only {
+        options = options.only(folder.clone());
+    }
+    if let Some(revision) = &args.changed_since {
+        options = options.changed_since(revision.clone());
+    }
+    options
 }
 
 /// What `tether idem` runs: the targets, the errors of broken configurations
@@ -293,7 +299,7 @@ enum NotRun {
 /// never from another project's files (a chart vendored under a chart's `charts/`
 /// folder, `node_modules`), whatever names them. `None`: they run.
 #[cfg(unix)]
-fn not_run(config: &crate::Config, folder: &Path) -> Option<NotRun> {
+fn not_run(config: &crate::settings::config::Config, folder: &Path) -> Option<NotRun> {
     let Ok(relative) = folder.strip_prefix(&config.root) else {
         return Some(NotRun::Outside);
     };
@@ -315,7 +321,7 @@ fn not_run(config: &crate::Config, folder: &Path) -> Option<NotRun> {
 /// how many.
 #[cfg(unix)]
 fn refusal(
-    config: &crate::Config,
+    config: &crate::settings::config::Config,
     dir: &Path,
     cwd: &Path,
     reason: NotRun,

@@ -277,96 +277,117 @@ fn vendored_charts(
     let mut unread = Vec::new();
     match (location, archive) {
         (Location::Folder(root), _) => {
-            let entries = match charts_folder(root) {
-                Ok(entries) => entries,
-                Err(why) => {
-                    // The whole folder: every chart that would be in it.
-                    unread.push((String::new(), why.to_string()));
-                    return (found, unread);
-                }
-            };
-            for entry in entries {
-                // The entry's own type: a link is neither a folder nor a file here.
-                let Ok(kind) = entry.file_type() else {
-                    continue;
-                };
-                let path = entry.path();
-                let file_name = entry.file_name().to_string_lossy().into_owned();
-                if kind.is_dir() {
-                    let chart_yaml = path.join("Chart.yaml");
-                    let manifest = match Read::in_folder(&chart_yaml, boundary, MAX_VALUES_BYTES) {
-                        Read::Text(text, _) => manifest_of(&text),
-                        // A folder without a `Chart.yaml` is no chart, to Helm too.
-                        Read::Absent => None,
-                        Read::Unreadable(why) => {
-                            let why = format!("charts/{file_name}/Chart.yaml {why}");
-                            unread.push((file_name, why));
-                            continue;
-                        }
-                    };
-                    let Some(manifest) = manifest else { continue };
-                    let name = manifest.name.unwrap_or(file_name);
-                    found.push((
-                        Location::Folder(path),
-                        (name, manifest.version),
-                        Source::Vendored,
-                    ));
-                } else if file_name.ends_with(".tgz") {
-                    match vendored_archive(&entry, charts) {
-                        Ok(charts) => found.extend(charts),
-                        Err(why) => {
-                            let why = format!("charts/{file_name} is not read: {why}");
-                            unread.push((file_name, why));
-                        }
-                    }
-                }
-            }
+            in_charts_folder(root, charts, boundary, &mut found, &mut unread)
         }
         (Location::Archive { key, prefix }, Some(archive)) => {
-            let under = format!("{prefix}charts/");
-            found.extend(archive_charts(archive, key, &under));
-            // Archives inside the archive, read from memory, a few levels deep.
-            let depth = key
-                .components()
-                .filter(|part| part.as_os_str().to_string_lossy().ends_with(".tgz"))
-                .count();
-            for (name, bytes) in &archive.files {
-                let Some(rest) = name.strip_prefix(&under) else {
-                    continue;
-                };
-                if !rest.ends_with(".tgz") || rest.contains('/') {
-                    continue;
-                }
-                if depth >= MAX_ARCHIVE_DEPTH {
-                    unread.push((
-                        rest.to_string(),
-                        format!(
-                            "{name} is not read: archives nest deeper than {MAX_ARCHIVE_DEPTH}"
-                        ),
-                    ));
-                    continue;
-                }
-                let nested_key = key.join(name);
-                match charts.archive(&nested_key, || Ok(Archive::from_bytes(bytes))) {
-                    Ok(nested) => match archive_charts(&nested, &nested_key, "") {
-                        charts if charts.is_empty() => {
-                            unread.push((
-                                rest.to_string(),
-                                format!("{name} is not read: {}", no_chart(&nested)),
-                            ));
-                        }
-                        charts => found.extend(charts),
-                    },
-                    Err(why) => {
-                        unread.push((rest.to_string(), format!("{name} is not read: {why}")))
-                    }
-                }
-            }
+            in_archived_charts_folder(archive, key, prefix, charts, &mut found, &mut unread)
         }
         (Location::Archive { .. }, None) => {}
     }
     found.truncate(MAX_REACHED_CHARTS);
     (found, unread)
+}
+
+/// [`vendored_charts`] of a chart folder: the folders and archives of its
+/// `charts/`.
+fn in_charts_folder(
+    root: &Path,
+    charts: &Charts,
+    boundary: &Path,
+    found: &mut Vec<Vendored>,
+    unread: &mut Vec<(String, String)>,
+) {
+    let entries = match charts_folder(root) {
+        Ok(entries) => entries,
+        Err(why) => {
+            // The whole folder: every chart that would be in it.
+            unread.push((String::new(), why.to_string()));
+            return;
+        }
+    };
+    for entry in entries {
+        // The entry's own type: a link is neither a folder nor a file here.
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        let path = entry.path();
+        let file_name = entry.file_name().to_string_lossy().into_owned();
+        if kind.is_dir() {
+            let chart_yaml = path.join("Chart.yaml");
+            let manifest = match Read::in_folder(&chart_yaml, boundary, MAX_VALUES_BYTES) {
+                Read::Text(text, _) => manifest_of(&text),
+                // A folder without a `Chart.yaml` is no chart, to Helm too.
+                Read::Absent => None,
+                Read::Unreadable(why) => {
+                    let why = format!("charts/{file_name}/Chart.yaml {why}");
+                    unread.push((file_name, why));
+                    continue;
+                }
+            };
+            let Some(manifest) = manifest else { continue };
+            let name = manifest.name.unwrap_or(file_name);
+            found.push((
+                Location::Folder(path),
+                (name, manifest.version),
+                Source::Vendored,
+            ));
+        } else if file_name.ends_with(".tgz") {
+            match vendored_archive(&entry, charts) {
+                Ok(charts) => found.extend(charts),
+                Err(why) => {
+                    let why = format!("charts/{file_name} is not read: {why}");
+                    unread.push((file_name, why));
+                }
+            }
+        }
+    }
+}
+
+/// [`vendored_charts`] of a chart inside an archive (`key`, its files under
+/// `prefix`): its `charts/` folders, and the archives inside the archive, read from
+/// memory, a few levels deep.
+fn in_archived_charts_folder(
+    archive: &Archive,
+    key: &Path,
+    prefix: &str,
+    charts: &Charts,
+    found: &mut Vec<Vendored>,
+    unread: &mut Vec<(String, String)>,
+) {
+    let under = format!("{prefix}charts/");
+    found.extend(archive_charts(archive, key, &under));
+    let depth = key
+        .components()
+        .filter(|part| part.as_os_str().to_string_lossy().ends_with(".tgz"))
+        .count();
+    for (name, bytes) in &archive.files {
+        let Some(rest) = name.strip_prefix(&under) else {
+            continue;
+        };
+        if !rest.ends_with(".tgz") || rest.contains('/') {
+            continue;
+        }
+        if depth >= MAX_ARCHIVE_DEPTH {
+            unread.push((
+                rest.to_string(),
+                format!("{name} is not read: archives nest deeper than {MAX_ARCHIVE_DEPTH}"),
+            ));
+            continue;
+        }
+        let nested_key = key.join(name);
+        match charts.archive(&nested_key, || Ok(Archive::from_bytes(bytes))) {
+            Ok(nested) => match archive_charts(&nested, &nested_key, "") {
+                charts if charts.is_empty() => {
+                    unread.push((
+                        rest.to_string(),
+                        format!("{name} is not read: {}", no_chart(&nested)),
+                    ));
+                }
+                charts => found.extend(charts),
+            },
+            Err(why) => unread.push((rest.to_string(), format!("{name} is not read: {why}"))),
+        }
+    }
 }
 
 /// The charts of the archive `entry` under a chart folder's `charts/`, or what is
