@@ -188,7 +188,9 @@ impl Config {
     }
 
     /// Whether `idem-packages` names `folder` (absolute), so that the `[[idem]]`
-    /// entries of its own configuration run with this one's.
+    /// entries of its own configuration run with this one's. Read where commands
+    /// run, on Unix only.
+    #[cfg_attr(not(unix), allow(dead_code))]
     pub(crate) fn idem_package(&self, folder: &Path) -> bool {
         folder
             .strip_prefix(&self.root)
