@@ -135,13 +135,48 @@ pub(crate) fn read_at(text: &str, offset: usize) -> Option<Read> {
     holding.or_else(|| in_action.into_iter().max_by_key(|read| read.span.start))
 }
 
-/// The named template an `include`, `template` or `block` at `offset` calls.
-pub(crate) fn include_at(text: &str, offset: usize) -> Option<String> {
-    let (actions, _) = crate::template::lex::lex(text);
-    let action = actions
+/// What the cursor at `offset` of a template's text names.
+pub(crate) enum Target {
+    /// A `.Values` read.
+    Read(Read),
+    /// The named template an `include`, `template` or `block` calls.
+    Include(String),
+}
+
+/// What `offset` of a template's text names: the named template whose quoted name
+/// holds it; else the `.Values` read [`read_at`] finds; else the first named
+/// template its action calls. (`{{ default .Values.name (include "x" .) }}` with
+/// the cursor on `x` names the define, not the read before it.)
+pub(crate) fn target_at(text: &str, offset: usize) -> Option<Target> {
+    let calls = calls_at(text, offset);
+    if let Some((_, name)) = calls
         .iter()
-        .find(|action| action.span.start <= offset && offset < action.span.end)?;
-    let body = text.get(action.body.clone())?;
+        .find(|(range, _)| range.start <= offset && offset <= range.end)
+    {
+        return Some(Target::Include(name.clone()));
+    }
+    if let Some(read) = read_at(text, offset) {
+        return Some(Target::Read(read));
+    }
+    calls
+        .into_iter()
+        .next()
+        .map(|(_, name)| Target::Include(name))
+}
+
+/// The named templates the `include`, `template` and `block` calls of the action at
+/// `offset` name, in order, each with the span of its name.
+fn calls_at(text: &str, offset: usize) -> Vec<(Range<usize>, String)> {
+    let (actions, _) = crate::template::lex::lex(text);
+    let Some(action) = actions
+        .iter()
+        .find(|action| action.span.start <= offset && offset < action.span.end)
+    else {
+        return Vec::new();
+    };
+    let Some(body) = text.get(action.body.clone()) else {
+        return Vec::new();
+    };
     let mut names = Vec::new();
     for keyword in ["include", "template", "block"] {
         let mut from = 0;
@@ -158,13 +193,8 @@ pub(crate) fn include_at(text: &str, offset: usize) -> Option<String> {
             }
         }
     }
-    // The name under the cursor, else the action's first call.
     names.sort_by_key(|(range, _)| range.start);
     names
-        .iter()
-        .find(|(range, _)| range.start <= offset && offset <= range.end)
-        .or(names.first())
-        .map(|(_, name)| name.clone())
 }
 
 /// Where `path` is in the values of `chart`'s rendering, as Helm coalesces them:

@@ -7,7 +7,7 @@ use lsp_types::{Hover, HoverContents, HoverParams, MarkupContent, MarkupKind};
 
 use super::documents::LineIndex;
 use super::findings::{Failure, request_path};
-use super::graph::{self, Site};
+use super::graph::{self, Site, Target};
 use super::snapshot::Batch;
 use crate::yaml::model::{Key, Placement};
 
@@ -46,7 +46,8 @@ pub(crate) fn hover_text(
 ) -> Option<String> {
     let chart = batch.chart_of(path);
     if let Some(chart) = &chart {
-        if let Some(read) = graph::read_at(text, offset) {
+        let target = graph::target_at(text, offset);
+        if let Some(Target::Read(read)) = target {
             let shown = read.path.join(".");
             return Some(match graph::value_site(batch, chart, &read.path)? {
                 Site::Found { file, key, over } => {
@@ -83,7 +84,7 @@ pub(crate) fn hover_text(
                 }
             });
         }
-        if let Some(name) = graph::include_at(text, offset) {
+        if let Some(Target::Include(name)) = target {
             let (file, range, define_text) = graph::define_site(batch, chart, &name)?;
             let start = define_text[..range.start]
                 .rfind('\n')

@@ -9,7 +9,7 @@ use lsp_types::{
 
 use super::documents::{LineIndex, uri_of};
 use super::findings::{Failure, request_path};
-use super::graph::{self, Site};
+use super::graph::{self, Site, Target};
 use super::snapshot::Batch;
 
 /// `textDocument/definition`.
@@ -25,26 +25,27 @@ pub(crate) fn definition(
         return Ok(None);
     };
     let offset = LineIndex::new(&file.text).offset(position.position);
-    if let Some(read) = graph::read_at(&file.text, offset) {
-        let Some(Site::Found { file, key, .. }) = graph::value_site(batch, &chart, &read.path)
-        else {
-            return Ok(None);
-        };
-        let index = LineIndex::new(&file.text);
-        let range = index.range(&(key.offset..key.offset));
-        return Ok(
-            uri_of(&file.path).map(|uri| GotoDefinitionResponse::Scalar(Location::new(uri, range)))
-        );
+    match graph::target_at(&file.text, offset) {
+        Some(Target::Read(read)) => {
+            let Some(Site::Found { file, key, .. }) = graph::value_site(batch, &chart, &read.path)
+            else {
+                return Ok(None);
+            };
+            let index = LineIndex::new(&file.text);
+            let range = index.range(&(key.offset..key.offset));
+            Ok(uri_of(&file.path)
+                .map(|uri| GotoDefinitionResponse::Scalar(Location::new(uri, range))))
+        }
+        Some(Target::Include(name)) => {
+            let Some((define_file, range, text)) = graph::define_site(batch, &chart, &name) else {
+                return Ok(None);
+            };
+            let range = LineIndex::new(&text).range(&range);
+            Ok(uri_of(&define_file)
+                .map(|uri| GotoDefinitionResponse::Scalar(Location::new(uri, range))))
+        }
+        None => Ok(None),
     }
-    if let Some(name) = graph::include_at(&file.text, offset) {
-        let Some((define_file, range, text)) = graph::define_site(batch, &chart, &name) else {
-            return Ok(None);
-        };
-        let range = LineIndex::new(&text).range(&range);
-        return Ok(uri_of(&define_file)
-            .map(|uri| GotoDefinitionResponse::Scalar(Location::new(uri, range))));
-    }
-    Ok(None)
 }
 
 /// `textDocument/references`: on a key of a chart's `values.yaml`, every read of

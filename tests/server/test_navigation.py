@@ -83,6 +83,26 @@ async def test_definition_from_every_spelling_of_a_read_and_from_include(client,
 
 
 @pytest.mark.asyncio
+async def test_an_include_after_a_read_in_one_action_names_its_define(client, chart):
+    """The cursor on the name of an include that follows a `.Values` read in the
+    same action names the define, not the read's key (the read still answers on
+    its own words)."""
+    template = chart / "app/templates/deployment.yaml"
+    uri = open_file(client, template)
+    line = '  labels: {{ default .Values.nameOverride (include "common.fullname" .) }}\n'
+    text = template.read_text().replace("spec:\n", "spec:\n" + line, 1)
+    replace_all(client, uri, 2, text)
+    names = (chart / "common/templates/_names.tpl").as_uri()
+    values = (chart / "app/values.yaml").as_uri()
+    name = at(text, '"common.fullname" .)', 5)
+    assert await definition(client, uri, name) == (names, 3)
+    shown = await hover(client, uri, name)
+    assert shown.startswith("`common.fullname`: common/templates/_names.tpl:4"), shown
+    read = at(text, ".Values.nameOverride (", 9)
+    assert await definition(client, uri, read) == (values, 1)
+
+
+@pytest.mark.asyncio
 async def test_references_and_symbols(client, chart):
     values = chart / "app/values.yaml"
     uri = open_file(client, values)
