@@ -197,10 +197,20 @@ pub(crate) fn silence(
         .take_while(|character| *character == ' ' || *character == '\t')
         .collect();
     let rule = diagnostic.rule.name();
-    let comment = if template {
-        format!("{indentation}{{{{- /* tether: ignore[{rule}] {REASON} */}}}}\n")
+    // The line's own ending: a CRLF file gets a CRLF line.
+    let newline = if text[start..]
+        .split('\n')
+        .next()
+        .is_some_and(|line| line.ends_with('\r'))
+    {
+        "\r\n"
     } else {
-        format!("{indentation}# tether: ignore[{rule}] {REASON}\n")
+        "\n"
+    };
+    let comment = if template {
+        format!("{indentation}{{{{- /* tether: ignore[{rule}] {REASON} */}}}}{newline}")
+    } else {
+        format!("{indentation}# tether: ignore[{rule}] {REASON}{newline}")
     };
     let at = index.position(start);
     TextEdit::new(lsp_types::Range::new(at, at), comment)

@@ -108,7 +108,8 @@ pub(crate) fn hover_text(
             out.push_str("\n\nRead by no template");
         } else {
             out.push_str("\n\nRead by:");
-            let mut seen = Vec::new();
+            let mut seen = std::collections::BTreeSet::new();
+            let mut more = std::collections::BTreeSet::new();
             for (file, range) in readers {
                 // A template the server may not read (outside the workspace) is
                 // not shown.
@@ -117,15 +118,29 @@ pub(crate) fn hover_text(
                 };
                 let line = LineIndex::new(&state.text).line_of(range.start) + 1;
                 let entry = format!("{}:{line}", shown_path(&file, &chart.root));
-                if !seen.contains(&entry) {
-                    out.push_str(&format!("\n- {entry}"));
-                    seen.push(entry);
+                if seen.len() >= READERS_SHOWN {
+                    if !seen.contains(&entry) {
+                        more.insert(entry);
+                    }
+                    continue;
                 }
+                if seen.insert(entry.clone()) {
+                    out.push_str(&format!("\n- {entry}"));
+                }
+            }
+            if !more.is_empty() {
+                out.push_str(&format!(
+                    "\n- … and {} more (Find All References lists every one)",
+                    more.len()
+                ));
             }
         }
     }
     Some(out)
 }
+
+/// How many of a values key's readers its hover lists; the rest are counted.
+const READERS_SHOWN: usize = 10;
 
 /// The comments that document `key`, leading first.
 fn push_documentation(out: &mut String, key: &Key) {

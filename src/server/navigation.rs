@@ -90,7 +90,9 @@ pub(crate) fn references(
     Ok(Some(locations))
 }
 
-/// `textDocument/documentSymbol`: every key of the file, named by its path.
+/// `textDocument/documentSymbol`: every key of the file, as a tree: each key under
+/// the key whose path its own extends, named by what it adds (`port` under
+/// `service`), its range reaching to the end of its last descendant's line.
 pub(crate) fn document_symbols(
     batch: &Batch,
     params: DocumentSymbolParams,
@@ -101,26 +103,92 @@ pub(crate) fn document_symbols(
     let Some(modelled) = graph::model_of(batch, &path) else {
         return Ok(None);
     };
-    let index = LineIndex::new(&modelled.text);
-    let symbols = modelled
-        .model
-        .keys()
-        .map(|(_, key)| {
-            let line_end = modelled.text[key.offset..]
-                .find('\n')
-                .map_or(modelled.text.len(), |at| key.offset + at);
-            #[allow(deprecated)]
-            DocumentSymbol {
-                name: key.path.clone(),
-                detail: None,
-                kind: SymbolKind::KEY,
-                tags: None,
-                deprecated: None,
-                range: index.range(&(key.offset..line_end)),
-                selection_range: index.range(&(key.offset..key.offset)),
-                children: None,
+    let text = &modelled.text;
+    let keys: Vec<&crate::yaml::model::Key> = modelled.model.keys().map(|(_, key)| key).collect();
+    let tree = outline(&keys);
+    let index = LineIndex::new(text);
+    let line_end = |offset: usize| {
+        text[offset..]
+            .find('\n')
+            .map_or(text.len(), |at| offset + at)
+    };
+    // Built from the last key back: a key's children come after it, so theirs are
+    // built when it is; each range grows to its last descendant's line.
+    let mut built: Vec<Option<(DocumentSymbol, usize)>> = vec![None; keys.len()];
+    for at in (0..keys.len()).rev() {
+        let key = keys[at];
+        let mut end = line_end(key.offset);
+        let mut children = Vec::new();
+        for &child in &tree[at].children {
+            if let Some((symbol, child_end)) = built[child].take() {
+                end = end.max(child_end);
+                children.push(symbol);
             }
-        })
+        }
+        #[allow(deprecated)]
+        let symbol = DocumentSymbol {
+            name: tree[at].name.clone(),
+            detail: None,
+            kind: SymbolKind::KEY,
+            tags: None,
+            deprecated: None,
+            range: index.range(&(key.offset..end)),
+            selection_range: index.range(&(key.offset..key.offset)),
+            children: (!children.is_empty()).then_some(children),
+        };
+        built[at] = Some((symbol, end));
+    }
+    let symbols = built
+        .into_iter()
+        .flatten()
+        .map(|(symbol, _)| symbol)
         .collect();
     Ok(Some(DocumentSymbolResponse::Nested(symbols)))
+}
+
+/// Nesting deeper than this is shown flat under the last level, so that no answer
+/// nests without bound.
+const MAX_OUTLINE_DEPTH: usize = 64;
+
+/// A key's place in the outline: its name there and its children, by index.
+#[derive(Debug, Default)]
+struct OutlineNode {
+    name: String,
+    children: Vec<usize>,
+}
+
+/// The outline of `keys` (in document order): each key under the nearest key before
+/// it whose path its own path extends (by `.` or `[`), named by the rest of its
+/// path. The roots are the nodes no other node holds.
+fn outline(keys: &[&crate::yaml::model::Key]) -> Vec<OutlineNode> {
+    let mut nodes: Vec<OutlineNode> = Vec::with_capacity(keys.len());
+    let mut open: Vec<usize> = Vec::new();
+    for (at, key) in keys.iter().enumerate() {
+        let extends = |parent: &str| {
+            key.path.len() > parent.len()
+                && key.path.starts_with(parent)
+                && matches!(key.path.as_bytes()[parent.len()], b'.' | b'[')
+        };
+        while open.last().is_some_and(|&top| !extends(&keys[top].path)) {
+            open.pop();
+        }
+        let name = match open.last() {
+            Some(&parent) => {
+                let rest = &key.path[keys[parent].path.len()..];
+                rest.strip_prefix('.').unwrap_or(rest).to_string()
+            }
+            None => key.path.clone(),
+        };
+        nodes.push(OutlineNode {
+            name,
+            children: Vec::new(),
+        });
+        if let Some(&parent) = open.last() {
+            nodes[parent].children.push(at);
+        }
+        if open.len() < MAX_OUTLINE_DEPTH {
+            open.push(at);
+        }
+    }
+    nodes
 }

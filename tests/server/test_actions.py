@@ -64,6 +64,19 @@ async def test_silencing_writes_the_template_comment_and_the_finding_goes(client
 
 
 @pytest.mark.asyncio
+async def test_silencing_a_crlf_file_inserts_a_crlf_line(client, chart):
+    values = chart / "app/values.yaml"
+    uri = open_file(client, values)
+    text = values.read_text().replace("# Number of pods", "#Number of pods").replace("\n", "\r\n")
+    replace_all(client, uri, 2, text)
+    await diagnostics_until(client, uri, lambda d: rules(d) == ["comment-starting-space"])
+    actions = await actions_at(client, uri, 2)
+    silence = [a for a in actions if a.title.startswith("Silence comment-starting-space")]
+    (edit,) = silence[0].edit.changes[uri]
+    assert edit.new_text == "# tether: ignore[comment-starting-space] reason\r\n"
+
+
+@pytest.mark.asyncio
 async def test_an_unsafe_fix_is_offered_said_and_left_out_of_the_fix_all(client, chart):
     # A chart may embed `files/` with `.Files.Get`: every fix there is unsafe.
     embedded = chart / "app/files/config.yaml"

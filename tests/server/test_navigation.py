@@ -121,16 +121,30 @@ async def test_references_and_symbols(client, chart):
     symbols = await client.text_document_document_symbol_async(
         types.DocumentSymbolParams(text_document=types.TextDocumentIdentifier(uri=uri))
     )
-    assert [s.name for s in symbols] == [
-        "nameOverride",
-        "replicas",
-        "image",
-        "image.repository",
-        "image.tag",
-        "service",
-        "service.port",
-        "child",
-        "child.replicas",
-        "global",
-        "global.region",
+    outline = [(s.name, [c.name for c in s.children or []]) for s in symbols]
+    assert outline == [
+        ("nameOverride", []),
+        ("replicas", []),
+        ("image", ["repository", "tag"]),
+        ("service", ["port"]),
+        ("child", ["replicas"]),
+        ("global", ["region"]),
     ]
+    # A parent's range holds its children's.
+    image = symbols[2]
+    assert image.range.end.line == image.children[-1].range.end.line == 8
+
+
+@pytest.mark.asyncio
+async def test_hover_on_a_key_read_by_many_lines_lists_ten(client, chart):
+    template = chart / "app/templates/deployment.yaml"
+    uri = open_file(client, template)
+    reads = "".join(f"  port{n}: {{{{ .Values.service.port }}}}\n" for n in range(14))
+    text = template.read_text().replace("spec:\n", "spec:\n" + reads, 1)
+    replace_all(client, uri, 2, text)
+    values = chart / "app/values.yaml"
+    values_uri = open_file(client, values)
+    shown = await hover(client, values_uri, types.Position(line=11, character=3))
+    listed = [line for line in shown.splitlines() if line.startswith("- ")]
+    assert len(listed) == 11, shown
+    assert listed[-1] == "- … and 7 more (Find All References lists every one)", shown
