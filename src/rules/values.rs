@@ -271,6 +271,87 @@ pub fn is_commented_out_key(line: &str) -> bool {
             || value.starts_with(['"', '\'', '{', '[']))
 }
 
+/// What the conventions write about the key at `path` (a plain key path) anywhere
+/// in a values file's `text`, with its 0-based line: a readme-generator
+/// `## @param path text` or a helm-docs `# path -- text` naming it, else
+/// cozyvalues-gen's `## @param {Type} name - text` for a top-level key and, below
+/// it, the `## @field {Type} name - text` of the `## @typedef {struct} Type` block
+/// its parent's type names (`map[string]T` stands for any key, `[]T` for an item).
+pub fn documentation_of(text: &str, path: &str) -> Option<(usize, String)> {
+    let mut named: Option<(usize, String)> = None;
+    let mut params: std::collections::HashMap<&str, (&str, usize, &str)> = Default::default();
+    let mut fields: std::collections::HashMap<(&str, &str), (&str, usize, &str)> =
+        Default::default();
+    let mut typedef: Option<&str> = None;
+    for (line, raw) in text.lines().enumerate() {
+        let trimmed = raw.trim_start();
+        if !trimmed.starts_with('#') {
+            typedef = None;
+            continue;
+        }
+        let body = trimmed.trim_start_matches('#').trim();
+        if let Some(rest) = body.strip_prefix("@typedef") {
+            typedef = typed_entry(rest).map(|(_, name, _)| name);
+        } else if let Some(rest) = body.strip_prefix("@field") {
+            if let (Some(owner), Some((kind, name, doc))) = (typedef, typed_entry(rest)) {
+                fields.insert((owner, name), (kind, line, doc));
+            }
+        } else if let Some(rest) = body.strip_prefix("@param") {
+            typedef = None;
+            if let Some((kind, name, doc)) = typed_entry(rest) {
+                params.insert(name, (kind, line, doc));
+            } else if let Some((written, doc)) = rest.trim().split_once(char::is_whitespace) {
+                if plain_path(written) == path && named.is_none() {
+                    named = Some((line, doc.trim().to_string()));
+                }
+            }
+        } else if let Some((written, doc)) = body.split_once(" -- ") {
+            if trimmed.starts_with('#') && !trimmed.starts_with("##") && written == path {
+                named = named.or(Some((line, doc.trim().to_string())));
+            }
+        }
+    }
+    if named.is_some() {
+        return named;
+    }
+    let mut segments = path.split('.');
+    let (mut kind, mut line, mut doc) = *params.get(segments.next()?)?;
+    for segment in segments {
+        let (name, items) = match segment.find('[') {
+            Some(at) => (&segment[..at], segment[at..].matches('[').count()),
+            None => (segment, 0),
+        };
+        // A map's key stands for any name.
+        if let Some(inner) = kind.strip_prefix("map[string]") {
+            kind = inner;
+            continue;
+        }
+        (kind, line, doc) = *fields.get(&(kind, name))?;
+        for _ in 0..items {
+            kind = kind.strip_prefix("[]")?;
+        }
+    }
+    Some((line, doc.to_string()))
+}
+
+/// `{Type} name=default - text` or `{Type} [name] - text`: the type, the name and
+/// the text.
+fn typed_entry(rest: &str) -> Option<(&str, &str, &str)> {
+    let rest = rest.trim_start().strip_prefix('{')?;
+    let close = rest.find('}')?;
+    let kind = rest[..close].trim();
+    let after = rest[close + 1..].trim_start();
+    let after = after.strip_prefix('[').unwrap_or(after);
+    let end = after
+        .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-'))
+        .unwrap_or(after.len());
+    let name = &after[..end];
+    let doc = after[end..]
+        .split_once(" - ")
+        .map_or("", |(_, doc)| doc.trim());
+    (!name.is_empty()).then_some((kind, name, doc))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -322,6 +403,31 @@ mod tests {
             })
         );
         assert_eq!(parse("# e.g. -- not a path"), None);
+        let cozy = "## @typedef {struct} Resources - CPU and memory.\n## @field {quantity} [cpu] - CPU available.\n\n## @typedef {struct} Group - A group.\n## @field {Resources} [resources] - Its resources.\n## @field {[]string} roles - Its roles.\n\n## @param {map[string]Group} groups - The groups.\ngroups: {}\n## @param {Resources} [resources] - Explicit.\nresources: {}\n";
+        assert_eq!(
+            documentation_of(cozy, "groups.md0.resources.cpu"),
+            Some((1, "CPU available.".into()))
+        );
+        assert_eq!(
+            documentation_of(cozy, "groups.md0.roles[0]"),
+            Some((5, "Its roles.".into()))
+        );
+        assert_eq!(
+            documentation_of(cozy, "resources"),
+            Some((9, "Explicit.".into()))
+        );
+        assert_eq!(documentation_of(cozy, "groups.md0.memory"), None);
+        assert_eq!(
+            documentation_of(
+                "## @param image.tag The tag\nimage:\n  tag: 1\n",
+                "image.tag"
+            ),
+            Some((0, "The tag".into()))
+        );
+        assert_eq!(
+            documentation_of("# image.tag -- The tag\nimage:\n  tag: 1\n", "image.tag"),
+            Some((0, "The tag".into()))
+        );
         assert_eq!(parse("# -- a new-style description"), None);
         assert_eq!(plain_path("a[\"b.c\"][0].d"), "a.b.c[0].d");
         assert!(is_commented_out_key("targetPort: 80"));

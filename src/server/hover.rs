@@ -69,7 +69,11 @@ pub(crate) fn hover_text(
                             parent.name()
                         ));
                     }
-                    push_documentation(&mut out, &key);
+                    if key.comments.is_empty() {
+                        push_conventions(&mut out, &key, &file.text);
+                    } else {
+                        push_documentation(&mut out, &key);
+                    }
                     out
                 }
                 Site::Missing { values, nearest } => {
@@ -101,7 +105,11 @@ pub(crate) fn hover_text(
     let modelled = graph::model_of(batch, path)?;
     let key = graph::key_at(&modelled, offset)?.clone();
     let mut out = format!("`{}`", key.path);
-    push_documentation(&mut out, &key);
+    if key.comments.is_empty() {
+        push_conventions(&mut out, &key, &modelled.text);
+    } else {
+        push_documentation(&mut out, &key);
+    }
     if let Some(chart) = chart.filter(|chart| chart.root.join("values.yaml") == path) {
         let readers = graph::readers(&chart, &graph::segments(&key.path));
         if readers.is_empty() {
@@ -142,7 +150,7 @@ pub(crate) fn hover_text(
 /// How many of a values key's readers its hover lists; the rest are counted.
 const READERS_SHOWN: usize = 10;
 
-/// The comments that document `key`, leading first.
+/// The comments that document `key`, leading first, as Markdown.
 fn push_documentation(out: &mut String, key: &Key) {
     let mut comments: Vec<_> = key.comments.iter().collect();
     comments.sort_by_key(|attached| attached.placement != Placement::Leading);
@@ -151,8 +159,70 @@ fn push_documentation(out: &mut String, key: &Key) {
     }
     for attached in comments {
         out.push_str("\n\n");
-        out.push_str(&attached.comment.text);
+        out.push_str(&markdown_of(&attached.comment.text));
     }
+}
+
+/// The documentation of a key with no comment of its own, as a values file's
+/// conventions give it elsewhere in `text` (`@param`, `@field` of a `@typedef`, a
+/// helm-docs `# path -- text`): the rules count those as documentation too.
+fn push_conventions(out: &mut String, key: &Key, text: &str) {
+    let path = crate::rules::values::plain_path(&key.path);
+    if let Some((line, doc)) = crate::rules::values::documentation_of(text, &path) {
+        let written = text.lines().nth(line).unwrap_or_default().trim();
+        out.push_str(&format!(
+            "\n\n{}\n\n(line {}: `{}`)",
+            if doc.is_empty() { "Documented" } else { &doc },
+            line + 1,
+            written.replace('`', "'")
+        ));
+    } else {
+        push_documentation(out, key);
+    }
+}
+
+/// A comment's text as Markdown: `#` runs that open a line (`## @param …`, `###`
+/// banners) are markers, not headings; lines indented past the text around them
+/// (an example) are kept as written in a code block; other lines end with a hard
+/// break, as the comment breaks them.
+fn markdown_of(text: &str) -> String {
+    let mut out = String::new();
+    let mut example: Vec<&str> = Vec::new();
+    let flush = |out: &mut String, example: &mut Vec<&str>| {
+        if example.is_empty() {
+            return;
+        }
+        let indent = example
+            .iter()
+            .filter(|line| !line.trim().is_empty())
+            .map(|line| line.len() - line.trim_start().len())
+            .min()
+            .unwrap_or(0);
+        out.push_str("```yaml\n");
+        for line in example.drain(..) {
+            out.push_str(line.get(indent..).unwrap_or("").trim_end());
+            out.push('\n');
+        }
+        out.push_str("```\n");
+    };
+    for line in text.lines() {
+        let line = line.trim_start_matches('#');
+        let line = line.strip_prefix(' ').unwrap_or(line);
+        if line.starts_with([' ', '\t']) && !line.trim().is_empty() {
+            example.push(line);
+            continue;
+        }
+        flush(&mut out, &mut example);
+        let line = line.trim_end();
+        if line.is_empty() {
+            out.push('\n');
+        } else {
+            out.push_str(line);
+            out.push_str("  \n");
+        }
+    }
+    flush(&mut out, &mut example);
+    out.trim_end().to_string()
 }
 
 /// `path` relative to the folder holding the chart's folder (`app/values.yaml`).

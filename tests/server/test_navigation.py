@@ -148,3 +148,33 @@ async def test_hover_on_a_key_read_by_many_lines_lists_ten(client, chart):
     listed = [line for line in shown.splitlines() if line.startswith("- ")]
     assert len(listed) == 11, shown
     assert listed[-1] == "- … and 7 more (Find All References lists every one)", shown
+
+
+@pytest.mark.asyncio
+async def test_hover_renders_annotation_comments_and_finds_cozyvalues_fields(client, chart):
+    """`## @param` lines are text, not headings; an indented example keeps its
+    indentation in a code block; a key documented by a cozyvalues-gen `@field` of
+    its parent's `@typedef` shows that documentation."""
+    values = chart / "app/values.yaml"
+    uri = open_file(client, values)
+    text = (
+        "## @typedef {struct} Resources - CPU and memory.\n"
+        "## @field {quantity} [cpu] - CPU available to each replica.\n"
+        "\n"
+        "## @param {Resources} [resources] - Explicit CPU and memory.\n"
+        "resources:\n"
+        "  cpu: 100m\n"
+        "## @param {int} replicas - Number of pods.\n"
+        "## Example:\n"
+        "##   replicas: 3\n"
+        "##     # three zones\n"
+        "replicas: 2\n"
+    )
+    replace_all(client, uri, 2, text)
+    shown = await hover(client, uri, types.Position(line=5, character=3))
+    assert shown.startswith("`resources.cpu`\n\nCPU available to each replica."), shown
+    assert "(line 2: `## @field {quantity} [cpu] - CPU available to each replica.`)" in shown
+    shown = await hover(client, uri, types.Position(line=10, character=3))
+    assert not any(line.startswith("#") for line in shown.splitlines()), shown
+    assert "@param {int} replicas - Number of pods." in shown
+    assert "```yaml\nreplicas: 3\n  # three zones\n```" in shown, shown
