@@ -9,6 +9,7 @@ use super::documents::LineIndex;
 use super::findings::{Failure, request_path};
 use super::graph::{self, Site, Target};
 use super::snapshot::Batch;
+use crate::analysis::charts::Chart;
 use crate::yaml::model::{Key, Placement};
 
 /// The lines of a define shown on hover.
@@ -111,40 +112,45 @@ pub(crate) fn hover_text(
         push_documentation(&mut out, &key);
     }
     if let Some(chart) = chart.filter(|chart| chart.root.join("values.yaml") == path) {
-        let readers = graph::readers(&chart, &graph::segments(&key.path));
-        if readers.is_empty() {
-            out.push_str("\n\nRead by no template");
-        } else {
-            out.push_str("\n\nRead by:");
-            let mut seen = std::collections::BTreeSet::new();
-            let mut more = std::collections::BTreeSet::new();
-            for (file, range) in readers {
-                // A template the server may not read (outside the workspace) is
-                // not shown.
-                let Ok(state) = batch.file(&file) else {
-                    continue;
-                };
-                let line = LineIndex::new(&state.text).line_of(range.start) + 1;
-                let entry = format!("{}:{line}", shown_path(&file, &chart.root));
-                if seen.len() >= READERS_SHOWN {
-                    if !seen.contains(&entry) {
-                        more.insert(entry);
-                    }
-                    continue;
-                }
-                if seen.insert(entry.clone()) {
-                    out.push_str(&format!("\n- {entry}"));
-                }
-            }
-            if !more.is_empty() {
-                out.push_str(&format!(
-                    "\n- … and {} more (Find All References lists every one)",
-                    more.len()
-                ));
-            }
-        }
+        push_readers(&mut out, batch, &chart, &key);
     }
     Some(out)
+}
+
+/// The template lines that read the values key `key` of `chart`: the first
+/// [`READERS_SHOWN`], and how many more.
+fn push_readers(out: &mut String, batch: &Batch, chart: &Chart, key: &Key) {
+    let readers = graph::readers(chart, &graph::segments(&key.path));
+    if readers.is_empty() {
+        out.push_str("\n\nRead by no template");
+        return;
+    }
+    out.push_str("\n\nRead by:");
+    let mut seen = std::collections::BTreeSet::new();
+    let mut more = std::collections::BTreeSet::new();
+    for (file, range) in readers {
+        // A template the server may not read (outside the workspace) is not shown.
+        let Ok(state) = batch.file(&file) else {
+            continue;
+        };
+        let line = LineIndex::new(&state.text).line_of(range.start) + 1;
+        let entry = format!("{}:{line}", shown_path(&file, &chart.root));
+        if seen.len() >= READERS_SHOWN {
+            if !seen.contains(&entry) {
+                more.insert(entry);
+            }
+            continue;
+        }
+        if seen.insert(entry.clone()) {
+            out.push_str(&format!("\n- {entry}"));
+        }
+    }
+    if !more.is_empty() {
+        out.push_str(&format!(
+            "\n- … and {} more (Find All References lists every one)",
+            more.len()
+        ));
+    }
 }
 
 /// How many of a values key's readers its hover lists; the rest are counted.

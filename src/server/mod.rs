@@ -13,6 +13,7 @@ mod graph;
 mod hover;
 mod navigation;
 mod outline;
+mod poll;
 mod requests;
 mod snapshot;
 mod transport;
@@ -76,10 +77,22 @@ pub(crate) fn serve_on(
             }
             Ok(())
         })?;
-    let mut server = Server::new(out);
-    for message in incoming {
-        if !server.take(message) {
-            break;
+    // What the server's own watch saw change, for clients that cannot watch files.
+    let (polled_sender, polled) = crossbeam_channel::bounded::<Vec<PathBuf>>(4);
+    let mut server = Server::new(out, polled_sender);
+    loop {
+        crossbeam_channel::select! {
+            recv(incoming) -> message => {
+                let Ok(message) = message else { break };
+                if !server.take(message) {
+                    break;
+                }
+            }
+            recv(polled) -> paths => {
+                if let Ok(paths) = paths {
+                    findings::guarded((), || server.files_changed(paths));
+                }
+            }
         }
     }
     let clean = server.shutdown;
@@ -106,10 +119,14 @@ struct Server {
     jobs: Option<Sender<Job>>,
     initialized: bool,
     shutdown: bool,
+    /// The folders the server's own watch looks at, when the client cannot watch
+    /// files for the server, and where it says what changed.
+    watched: Option<poll::Folders>,
+    polled: Sender<Vec<PathBuf>>,
 }
 
 impl Server {
-    fn new(out: Sender<serde_json::Value>) -> Server {
+    fn new(out: Sender<serde_json::Value>, polled: Sender<Vec<PathBuf>>) -> Server {
         let root = std::env::current_dir().unwrap_or_default();
         Server {
             resolver: Arc::new(std::sync::Mutex::new(resolver(&root))),
@@ -122,6 +139,8 @@ impl Server {
             jobs: None,
             initialized: false,
             shutdown: false,
+            watched: None,
+            polled,
         }
     }
 
@@ -255,6 +274,15 @@ impl Server {
         self.initialized = true;
         if watch {
             self.register_watchers();
+        } else {
+            // Neovim 0.7 and other clients without dynamic registration: the server
+            // watches the files itself, so a saved `tether.toml` still applies.
+            let folders = poll::Folders::default();
+            let (watched, polled) = (folders.clone(), self.polled.clone());
+            let spawned = std::thread::Builder::new()
+                .name("tether-lsp-watch".into())
+                .spawn(move || poll::watch(watched, polled));
+            self.watched = spawned.is_ok().then_some(folders);
         }
         Response::new_ok(request.id, capabilities(pull))
     }
@@ -348,6 +376,9 @@ impl Server {
         let Some(path) = self.document_path(&params.text_document.uri) else {
             return;
         };
+        if let (Some(watched), Some(top)) = (&self.watched, self.workspace.folder_of(&path)) {
+            watched.add(&path, top);
+        }
         self.documents.insert(
             path.clone(),
             Document {
@@ -445,8 +476,12 @@ impl Server {
     }
 }
 
-/// The files whose change changes the configuration of others.
+/// The files whose change changes the findings of others: what configures a check,
+/// and the charts' files (a template written by `git checkout` or `make update`
+/// changes its values file's `unused-value`).
 const WATCHED: &[&str] = &[
+    "**/templates/**",
+    "**/*.tpl",
     "**/tether.toml",
     "**/.yamllint",
     "**/.yamllint.yaml",
@@ -546,4 +581,29 @@ fn capabilities(pull: bool) -> serde_json::Value {
         "capabilities": capabilities,
         "serverInfo": { "name": "tether", "version": env!("CARGO_PKG_VERSION") },
     })
+}
+
+#[cfg(test)]
+mod tests {
+    /// The client is asked to watch what a check of another file reads: templates
+    /// and helpers included, as a client's glob matching reads the patterns.
+    #[test]
+    fn templates_and_configurations_are_watched() {
+        let mut builder = globset::GlobSetBuilder::new();
+        for pattern in super::WATCHED {
+            builder.add(globset::Glob::new(pattern).unwrap());
+        }
+        let watched = builder.build().unwrap();
+        for path in [
+            "/w/charts/app/templates/deployment.yaml",
+            "/w/charts/app/templates/sub/_helpers.tpl",
+            "/w/charts/common/_lib.tpl",
+            "/w/tether.toml",
+            "/w/charts/app/Chart.yaml",
+            "/w/charts/app/values.yaml",
+        ] {
+            assert!(watched.is_match(path), "{path}");
+        }
+        assert!(!watched.is_match("/w/charts/app/README.md"));
+    }
 }
