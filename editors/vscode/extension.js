@@ -1,27 +1,50 @@
-// The VS Code client of `tether server`: starts it over stdio for YAML and Helm
-// files and hands it the workspace's configuration files to watch.
+// The VS Code client of `tether server`: starts it over stdio for the YAML and
+// template files of the workspace's charts (the folders holding a Chart.yaml or a
+// tether.toml), never for a YAML file outside them, such as a docker-compose.yml.
+const path = require("path");
 const vscode = require("vscode");
 const { LanguageClient, TransportKind } = require("vscode-languageclient/node");
 
 let client;
 
-function activate(context) {
+// The documents the server is for: every YAML and template file under a folder of
+// the workspace that holds a Chart.yaml or a tether.toml.
+async function documentSelector() {
+  const exclude = "**/node_modules/**";
+  const found = [
+    ...(await vscode.workspace.findFiles("**/Chart.yaml", exclude)),
+    ...(await vscode.workspace.findFiles("**/tether.toml", exclude)),
+  ];
+  const folders = [...new Set(found.map((uri) => path.dirname(uri.fsPath)))];
+  return folders.map((folder) => ({
+    scheme: "file",
+    pattern: new vscode.RelativePattern(folder, "**/*.{yaml,yml,tpl}"),
+  }));
+}
+
+async function start() {
   const command = vscode.workspace.getConfiguration("tether").get("path", "tether");
   const server = { command, args: ["server"], transport: TransportKind.stdio };
   client = new LanguageClient(
     "tether",
     "tether",
     { run: server, debug: server },
-    {
-      documentSelector: [
-        { scheme: "file", language: "yaml" },
-        { scheme: "file", language: "helm" },
-        { scheme: "file", pattern: "**/*.tpl" },
-      ],
-    }
+    { documentSelector: await documentSelector() }
   );
-  context.subscriptions.push(client);
-  return client.start();
+  await client.start();
+}
+
+async function activate(context) {
+  context.subscriptions.push(
+    vscode.commands.registerCommand("tether.restart", async () => {
+      if (client) {
+        await client.stop();
+      }
+      await start();
+    }),
+    { dispose: () => (client ? client.stop() : undefined) }
+  );
+  await start();
 }
 
 function deactivate() {

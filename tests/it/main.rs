@@ -36,5 +36,6 @@ mod server;
 mod snapshot;
 mod surface;
 mod tidy;
+mod vscode;
 mod yamllint;
 mod yamllint_config;
