@@ -69,13 +69,14 @@ pub(crate) fn serve_on(
             }
             Ok(())
         })?;
-    let writer = std::thread::Builder::new()
+    let (written, all_written) = crossbeam_channel::bounded::<std::io::Result<()>>(1);
+    std::thread::Builder::new()
         .name("tether-lsp-writer".into())
-        .spawn(move || -> std::io::Result<()> {
-            for message in outgoing {
-                transport::write(&mut output, &message)?;
-            }
-            Ok(())
+        .spawn(move || {
+            let result = outgoing
+                .iter()
+                .try_for_each(|message| transport::write(&mut output, &message));
+            let _ = written.send(result);
         })?;
     // What the server's own watch saw change, for clients that cannot watch files.
     let (polled_sender, polled) = crossbeam_channel::bounded::<Vec<PathBuf>>(4);
@@ -97,12 +98,18 @@ pub(crate) fn serve_on(
     }
     let clean = server.shutdown;
     drop(server);
-    let _ = writer.join();
+    // What is queued is written; a check still running (a fix-all of a huge file)
+    // holds the writer open, and is not waited for: the process ends with `exit`.
+    let _ = all_written.recv_timeout(EXIT_GRACE);
     // The reader may be blocked on a stream that stays open; it ends with the
     // process.
     drop(reader);
     Ok(clean)
 }
+
+/// How long the answers already queued may take to be written once the client says
+/// `exit`, while a check may still be running.
+const EXIT_GRACE: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// The message loop's state.
 struct Server {
