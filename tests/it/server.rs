@@ -330,7 +330,6 @@ fn exit_ends_the_server_while_a_fix_all_runs() {
     send(serde_json::json!({"jsonrpc": "2.0", "id": 3, "method": "shutdown"}));
     send(serde_json::json!({"jsonrpc": "2.0", "method": "exit"}));
     let asked = std::time::Instant::now();
-    drop(send);
     drop(stdin);
     loop {
         if let Some(status) = child.try_wait().unwrap() {
