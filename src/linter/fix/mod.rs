@@ -7,6 +7,7 @@
 //! the file means, `write` writes the file.
 
 mod apply;
+mod diff;
 mod guard;
 mod write;
 
@@ -125,13 +126,13 @@ impl FixReport {
         let mut out = String::new();
         for file in &self.files {
             let shown = file.path.display().to_string();
-            out.push_str(
-                &similar::TextDiff::from_lines(&file.before, &file.after)
-                    .unified_diff()
-                    .context_radius(2)
-                    .header(&format!("a/{shown}"), &format!("b/{shown}"))
-                    .to_string(),
-            );
+            out.push_str(&diff::unified(
+                &file.before,
+                &file.after,
+                &format!("a/{shown}"),
+                &format!("b/{shown}"),
+                2,
+            ));
         }
         out
     }
