@@ -47,6 +47,13 @@ pub(crate) fn hover_text(
 ) -> Option<String> {
     let chart = batch.chart_of(path);
     if let Some(chart) = &chart {
+        if let Some(builtin) = super::builtins::builtin_at(text, offset) {
+            let chart_yaml = batch.file(&chart.root.join("Chart.yaml")).ok();
+            return Some(super::builtins::hover(
+                &builtin,
+                chart_yaml.as_ref().map(|file| &*file.text),
+            ));
+        }
         let target = graph::target_at(text, offset);
         if let Some(Target::Read(read)) = target {
             let shown = read.path.join(".");

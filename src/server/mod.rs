@@ -6,6 +6,7 @@
 //! reads and answers for the files of its workspace alone (`workspace.rs`).
 
 mod actions;
+mod builtins;
 mod diagnostics;
 mod documents;
 mod findings;

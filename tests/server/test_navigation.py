@@ -178,3 +178,20 @@ async def test_hover_renders_annotation_comments_and_finds_cozyvalues_fields(cli
     assert not any(line.startswith("#") for line in shown.splitlines()), shown
     assert "@param {int} replicas - Number of pods." in shown
     assert "```yaml\nreplicas: 3\n  # three zones\n```" in shown, shown
+
+
+@pytest.mark.asyncio
+async def test_hover_on_built_in_objects(client, chart):
+    """`.Chart` fields show their line of the chart's Chart.yaml; `.Release` and the
+    other built-ins say what they hold."""
+    template = chart / "app/templates/deployment.yaml"
+    uri = open_file(client, template)
+    line = "  labels: {{ $.Chart.Version }}-{{ .Release.Namespace }}-{{ .Chart.AppVersion }}\n"
+    text = template.read_text().replace("spec:\n", "spec:\n" + line, 1)
+    replace_all(client, uri, 2, text)
+    shown = await hover(client, uri, at(text, "$.Chart.Version", 9))
+    assert shown == "`.Chart.Version`: `version` in the chart's Chart.yaml\n\n```yaml\nversion: 0.1.0\n```"
+    shown = await hover(client, uri, at(text, ".Release.Namespace", 10))
+    assert shown == "`.Release.Namespace`: the namespace the release is installed into"
+    shown = await hover(client, uri, at(text, ".Chart.AppVersion", 8))
+    assert shown == "`.Chart.AppVersion`: `appVersion` in the chart's Chart.yaml, which does not set it"

@@ -1,0 +1,162 @@
+//! Hover on Helm's built-in objects in a template (`.Chart.Name`, `.Release.Namespace`,
+//! `$.Capabilities.KubeVersion`, …): what each holds, as Helm's documentation says,
+//! and for `.Chart` the value the chart's `Chart.yaml` gives it.
+
+/// The built-in objects and fields Helm gives a template, with what they hold
+/// (Helm's "Built-in Objects" page).
+const FIELDS: &[(&str, &str)] = &[
+    (
+        "Release",
+        "the release: its name, namespace, revision and how it is being installed",
+    ),
+    ("Release.Name", "the release name"),
+    (
+        "Release.Namespace",
+        "the namespace the release is installed into",
+    ),
+    (
+        "Release.IsUpgrade",
+        "true when the current operation is an upgrade or rollback",
+    ),
+    (
+        "Release.IsInstall",
+        "true when the current operation is an install",
+    ),
+    (
+        "Release.Revision",
+        "the revision number of this release: 1 on install, one more on each upgrade and rollback",
+    ),
+    (
+        "Release.Service",
+        "the service rendering the template: always `Helm`",
+    ),
+    (
+        "Chart",
+        "the contents of `Chart.yaml`, its fields capitalised (`.Chart.Name`, `.Chart.Version`)",
+    ),
+    ("Capabilities", "what the Kubernetes cluster supports"),
+    (
+        "Capabilities.APIVersions",
+        "the API versions the cluster serves (`.Capabilities.APIVersions.Has \"batch/v1\"`)",
+    ),
+    (
+        "Capabilities.KubeVersion",
+        "the Kubernetes version (`.Capabilities.KubeVersion.Version`, `.Major`, `.Minor`)",
+    ),
+    (
+        "Capabilities.HelmVersion",
+        "the Helm version (`.Capabilities.HelmVersion.Version`, `.GitCommit`, `.GoVersion`)",
+    ),
+    (
+        "Files",
+        "the chart's files that are not templates (`.Files.Get`, `.Files.Glob`, `.Files.Lines`, `.Files.AsConfig`, `.Files.AsSecrets`)",
+    ),
+    ("Template", "the template being rendered"),
+    (
+        "Template.Name",
+        "the path of the template being rendered (`mychart/templates/mytemplate.yaml`)",
+    ),
+    (
+        "Template.BasePath",
+        "the path of the chart's templates folder (`mychart/templates`)",
+    ),
+    (
+        "Subcharts",
+        "the scope (`.Values`, `.Chart`, …) of each subchart, by name",
+    ),
+];
+
+/// The `Chart.yaml` field a `.Chart` field stands for: its first letter in lower case
+/// (`AppVersion` is `appVersion`).
+fn chart_key(field: &str) -> String {
+    let mut chars = field.chars();
+    chars
+        .next()
+        .map(|first| first.to_ascii_lowercase().to_string() + chars.as_str())
+        .unwrap_or_default()
+}
+
+/// The built-in object path (`Release.Namespace`, `Chart.AppVersion`) whose spelling
+/// in a template action holds `offset`: `.Release.Namespace`, `$.Release.Namespace`.
+pub(super) fn builtin_at(text: &str, offset: usize) -> Option<String> {
+    let (actions, _) = crate::template::lex::lex(text);
+    let action = actions
+        .iter()
+        .find(|action| action.span.start <= offset && offset < action.span.end)?;
+    let body = text.get(action.body.clone())?;
+    let at = offset.checked_sub(action.body.start)?;
+    let word = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '$';
+    let start = body[..at.min(body.len())]
+        .rfind(|c: char| !word(c))
+        .map_or(0, |found| found + 1);
+    let end = body[at.min(body.len())..]
+        .find(|c: char| !word(c))
+        .map_or(body.len(), |found| at + found);
+    let spelled = body.get(start..end)?;
+    let path = spelled
+        .strip_prefix("$.")
+        .or_else(|| spelled.strip_prefix('.'))?;
+    let mut parts = path.split('.');
+    let object = parts.next()?;
+    let field = parts.next();
+    let known = match field {
+        Some(field) => format!("{object}.{field}"),
+        None => object.to_string(),
+    };
+    (object == "Chart" || FIELDS.iter().any(|(name, _)| *name == known)).then_some(known)
+}
+
+/// The hover of the built-in `path` in a template of the chart whose `Chart.yaml`
+/// text is `chart_yaml` (when known).
+pub(super) fn hover(path: &str, chart_yaml: Option<&str>) -> String {
+    let described = FIELDS
+        .iter()
+        .find(|(name, _)| *name == path)
+        .map(|(_, what)| *what);
+    if let Some(field) = path.strip_prefix("Chart.") {
+        let key = chart_key(field);
+        let line = chart_yaml.and_then(|text| {
+            text.lines().find(|line| {
+                line.strip_prefix(key.as_str())
+                    .is_some_and(|rest| rest.trim_start().starts_with(':'))
+            })
+        });
+        return match line {
+            Some(line) => format!(
+                "`.{path}`: `{key}` in the chart's Chart.yaml\n\n```yaml\n{}\n```",
+                line.trim_end()
+            ),
+            None => format!("`.{path}`: `{key}` in the chart's Chart.yaml, which does not set it"),
+        };
+    }
+    format!("`.{path}`: {}", described.unwrap_or("a built-in object"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtins_are_found_under_the_cursor_and_described() {
+        let text = "name: {{ $.Chart.AppVersion }}\nns: {{ .Release.Namespace | quote }}\nv: {{ .Values.a }}\n";
+        let at = |needle: &str| text.find(needle).unwrap() + 3;
+        assert_eq!(
+            builtin_at(text, at("Chart.App")).as_deref(),
+            Some("Chart.AppVersion")
+        );
+        assert_eq!(
+            builtin_at(text, at("Release.")).as_deref(),
+            Some("Release.Namespace")
+        );
+        assert_eq!(builtin_at(text, at("Values")), None);
+        assert_eq!(builtin_at("Release.Name", 3), None);
+        assert_eq!(
+            hover("Chart.AppVersion", Some("name: app\nappVersion: \"1.2\"\n")),
+            "`.Chart.AppVersion`: `appVersion` in the chart's Chart.yaml\n\n```yaml\nappVersion: \"1.2\"\n```"
+        );
+        assert_eq!(
+            hover("Release.Namespace", None),
+            "`.Release.Namespace`: the namespace the release is installed into"
+        );
+    }
+}
