@@ -77,19 +77,17 @@ fn chart_key(field: &str) -> String {
 }
 
 /// The built-in object path (`Release.Namespace`, `Chart.AppVersion`) whose spelling
-/// in a template action holds `offset`: `.Release.Namespace`, `$.Release.Namespace`.
-pub(super) fn builtin_at(text: &str, offset: usize) -> Option<String> {
-    let (actions, _) = crate::template::lex::lex(text);
-    let action = actions
-        .iter()
-        .find(|action| action.span.start <= offset && offset < action.span.end)?;
-    let body = text.get(action.body.clone())?;
-    let at = offset.checked_sub(action.body.start)?;
+/// holds byte `at` of a template action's `body`: `.Release.Namespace`,
+/// `$.Release.Namespace`.
+pub(super) fn builtin_in(body: &str, at: usize) -> Option<String> {
+    let at = at.min(body.len());
     let word = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '$';
-    let start = body[..at.min(body.len())]
+    let start = body
+        .get(..at)?
         .rfind(|c: char| !word(c))
         .map_or(0, |found| found + 1);
-    let end = body[at.min(body.len())..]
+    let end = body
+        .get(at..)?
         .find(|c: char| !word(c))
         .map_or(body.len(), |found| at + found);
     let spelled = body.get(start..end)?;
@@ -138,18 +136,14 @@ mod tests {
 
     #[test]
     fn builtins_are_found_under_the_cursor_and_described() {
-        let text = "name: {{ $.Chart.AppVersion }}\nns: {{ .Release.Namespace | quote }}\nv: {{ .Values.a }}\n";
-        let at = |needle: &str| text.find(needle).unwrap() + 3;
+        let body = " $.Chart.AppVersion | quote ";
+        assert_eq!(builtin_in(body, 5).as_deref(), Some("Chart.AppVersion"));
         assert_eq!(
-            builtin_at(text, at("Chart.App")).as_deref(),
-            Some("Chart.AppVersion")
-        );
-        assert_eq!(
-            builtin_at(text, at("Release.")).as_deref(),
+            builtin_in(" .Release.Namespace ", 3).as_deref(),
             Some("Release.Namespace")
         );
-        assert_eq!(builtin_at(text, at("Values")), None);
-        assert_eq!(builtin_at("Release.Name", 3), None);
+        assert_eq!(builtin_in(" .Values.a ", 3), None);
+        assert_eq!(builtin_in(" Release.Name ", 3), None);
         assert_eq!(
             hover("Chart.AppVersion", Some("name: app\nappVersion: \"1.2\"\n")),
             "`.Chart.AppVersion`: `appVersion` in the chart's Chart.yaml\n\n```yaml\nappVersion: \"1.2\"\n```"

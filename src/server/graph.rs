@@ -111,17 +111,17 @@ pub(crate) fn key_at(file: &Modelled, offset: usize) -> Option<&Key> {
         .copied()
 }
 
-/// The `.Values` read spelled at `offset` of a template's text: the innermost read
-/// whose span holds it, else the last read of its action that starts before it
+/// The `.Values` read spelled at `offset` of a template's text, whose actions are
+/// `actions` and whose action at `offset` spans `action`: the innermost read whose
+/// span holds it, else the last read of its action that starts before it
 /// (`(.Values.a).b` is spelled past the span of the read of `.Values.a`).
-pub(crate) fn read_at(text: &str, offset: usize) -> Option<Read> {
-    let (actions, _) = crate::template::lex::lex(text);
-    let action = actions
-        .iter()
-        .find(|action| action.span.start <= offset && offset < action.span.end)?
-        .span
-        .clone();
-    let found = crate::template::reads::reads(text, &actions);
+fn read_in(
+    text: &str,
+    actions: &[crate::template::lex::Action],
+    action: &Range<usize>,
+    offset: usize,
+) -> Option<Read> {
+    let found = crate::template::reads::reads(text, actions);
     let in_action: Vec<Read> = found
         .reads
         .into_iter()
@@ -141,21 +141,35 @@ pub(crate) enum Target {
     Read(Read),
     /// The named template an `include`, `template` or `block` calls.
     Include(String),
+    /// A built-in object or field (`Chart.AppVersion`, `Release.Namespace`).
+    Builtin(String),
 }
 
-/// What `offset` of a template's text names: the named template whose quoted name
-/// holds it; else the `.Values` read [`read_at`] finds; else the first named
-/// template its action calls. (`{{ default .Values.name (include "x" .) }}` with
-/// the cursor on `x` names the define, not the read before it.)
+/// What `offset` of a template's text names, the text lexed once: the named
+/// template whose quoted name holds it; else a built-in object spelled there; else
+/// the `.Values` read [`read_in`] finds; else the first named template its action
+/// calls. (`{{ default .Values.name (include "x" .) }}` with the cursor on `x`
+/// names the define, not the read before it.)
 pub(crate) fn target_at(text: &str, offset: usize) -> Option<Target> {
-    let calls = calls_at(text, offset);
+    let (actions, _) = crate::template::lex::lex(text);
+    let action = actions
+        .iter()
+        .find(|action| action.span.start <= offset && offset < action.span.end)?;
+    let body = text.get(action.body.clone())?;
+    let calls = calls_in(body, action.body.start);
     if let Some((_, name)) = calls
         .iter()
         .find(|(range, _)| range.start <= offset && offset <= range.end)
     {
         return Some(Target::Include(name.clone()));
     }
-    if let Some(read) = read_at(text, offset) {
+    if let Some(builtin) = offset
+        .checked_sub(action.body.start)
+        .and_then(|at| super::builtins::builtin_in(body, at))
+    {
+        return Some(Target::Builtin(builtin));
+    }
+    if let Some(read) = read_in(text, &actions, &action.span, offset) {
         return Some(Target::Read(read));
     }
     calls
@@ -164,19 +178,10 @@ pub(crate) fn target_at(text: &str, offset: usize) -> Option<Target> {
         .map(|(_, name)| Target::Include(name))
 }
 
-/// The named templates the `include`, `template` and `block` calls of the action at
-/// `offset` name, in order, each with the span of its name.
-fn calls_at(text: &str, offset: usize) -> Vec<(Range<usize>, String)> {
-    let (actions, _) = crate::template::lex::lex(text);
-    let Some(action) = actions
-        .iter()
-        .find(|action| action.span.start <= offset && offset < action.span.end)
-    else {
-        return Vec::new();
-    };
-    let Some(body) = text.get(action.body.clone()) else {
-        return Vec::new();
-    };
+/// The named templates the `include`, `template` and `block` calls of an action's
+/// `body` (starting at byte `start` of the text) name, in order, each with the span
+/// of its name in the text.
+fn calls_in(body: &str, body_start: usize) -> Vec<(Range<usize>, String)> {
     let mut names = Vec::new();
     for keyword in ["include", "template", "block"] {
         let mut from = 0;
@@ -188,7 +193,7 @@ fn calls_at(text: &str, offset: usize) -> Vec<(Range<usize>, String)> {
                 continue;
             };
             if let Some(end) = rest.find('"') {
-                let name_start = action.body.start + (body.len() - rest.len());
+                let name_start = body_start + (body.len() - rest.len());
                 names.push((name_start..name_start + end, rest[..end].to_string()));
             }
         }

@@ -47,14 +47,14 @@ pub(crate) fn hover_text(
 ) -> Option<String> {
     let chart = batch.chart_of(path);
     if let Some(chart) = &chart {
-        if let Some(builtin) = super::builtins::builtin_at(text, offset) {
+        let target = graph::target_at(text, offset);
+        if let Some(Target::Builtin(builtin)) = &target {
             let chart_yaml = batch.file(&chart.root.join("Chart.yaml")).ok();
             return Some(super::builtins::hover(
-                &builtin,
+                builtin,
                 chart_yaml.as_ref().map(|file| &*file.text),
             ));
         }
-        let target = graph::target_at(text, offset);
         if let Some(Target::Read(read)) = target {
             let shown = read.path.join(".");
             return Some(match graph::value_site(batch, chart, &read.path)? {

@@ -44,7 +44,7 @@ pub(crate) fn definition(
             Ok(uri_of(&define_file)
                 .map(|uri| GotoDefinitionResponse::Scalar(Location::new(uri, range))))
         }
-        None => Ok(None),
+        Some(Target::Builtin(_)) | None => Ok(None),
     }
 }
 
