@@ -66,6 +66,81 @@ const FIELDS: &[(&str, &str)] = &[
     ),
 ];
 
+/// The fields of `.Chart`: `Chart.yaml`'s fields, capitalised as Helm's chart
+/// metadata spells them.
+const CHART_FIELDS: &[&str] = &[
+    "Name",
+    "Version",
+    "AppVersion",
+    "Description",
+    "Type",
+    "KubeVersion",
+    "APIVersion",
+    "Home",
+    "Icon",
+    "Sources",
+    "Keywords",
+    "Maintainers",
+    "Dependencies",
+    "Annotations",
+    "Condition",
+    "Tags",
+    "Deprecated",
+];
+
+/// The fields of the built-in objects' fields, which completion offers.
+const SUBFIELDS: &[(&str, &[&str])] = &[
+    (
+        "Capabilities.KubeVersion",
+        &["Version", "Major", "Minor", "GitVersion"],
+    ),
+    (
+        "Capabilities.HelmVersion",
+        &["Version", "GitCommit", "GitTreeState", "GoVersion"],
+    ),
+    ("Capabilities.APIVersions", &["Has"]),
+    (
+        "Files",
+        &["Get", "GetBytes", "Glob", "Lines", "AsConfig", "AsSecrets"],
+    ),
+];
+
+/// What completion offers after `.` and the built-in object path `object`
+/// (`[]` for the top, `["Chart"]`, `["Capabilities", "KubeVersion"]`): each name and
+/// the object path it completes to (`Chart.Name`).
+pub(super) fn fields_of(object: &[String]) -> Vec<(String, String)> {
+    let joined = object.join(".");
+    let mut out: Vec<(String, String)> = Vec::new();
+    let mut push = |name: &str| {
+        let path = if joined.is_empty() {
+            name.to_string()
+        } else {
+            format!("{joined}.{name}")
+        };
+        if !out.iter().any(|(seen, _)| seen == name) {
+            out.push((name.to_string(), path));
+        }
+    };
+    if joined.is_empty() {
+        push("Values");
+    }
+    if joined == "Chart" {
+        CHART_FIELDS.iter().for_each(|field| push(field));
+    }
+    for (name, _) in FIELDS {
+        let parent = name.rsplit_once('.').map_or("", |(parent, _)| parent);
+        if parent == joined {
+            push(name.rsplit('.').next().unwrap_or(name));
+        }
+    }
+    for (parent, fields) in SUBFIELDS {
+        if *parent == joined {
+            fields.iter().for_each(|field| push(field));
+        }
+    }
+    out
+}
+
 /// The `Chart.yaml` field a `.Chart` field stands for: its first letter in lower case
 /// (`AppVersion` is `appVersion`).
 fn chart_key(field: &str) -> String {
@@ -107,6 +182,9 @@ pub(super) fn builtin_in(body: &str, at: usize) -> Option<String> {
 /// The hover of the built-in `path` in a template of the chart whose `Chart.yaml`
 /// text is `chart_yaml` (when known).
 pub(super) fn hover(path: &str, chart_yaml: Option<&str>) -> String {
+    if path == "Values" {
+        return "`.Values`: the chart's values: its `values.yaml`, under what its parent charts and the user set".into();
+    }
     let described = FIELDS
         .iter()
         .find(|(name, _)| *name == path)

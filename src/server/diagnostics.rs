@@ -1,21 +1,28 @@
 //! The worker: the one thread that checks, so the message loop never waits on a
 //! check. Changes are debounced (a burst of keystrokes is one check) and a check
-//! made stale by a newer change stops between files; requests that read the
-//! analysis (pull diagnostics, code actions, hover, navigation) are answered here
-//! too, at once.
+//! made stale by a newer change stops between files; the requests that need a
+//! file's findings (pull diagnostics, code actions) are answered here too, at
+//! once. A change carries no text: the worker checks the newest documents the
+//! message loop left in [`Current`], so however fast the user types, one copy of
+//! each document is held, not one per keystroke.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
-use lsp_server::{ErrorCode, Message, Notification, Request, Response};
+use lsp_server::{Message, Notification, Request};
 use lsp_types::PublishDiagnosticsParams;
 
 use super::findings::{guarded, lsp_diagnostics};
+use super::requests::{Pending, Queued};
 use super::snapshot::{Batch, Snapshot};
+
+/// The newest documents and configurations, which the message loop replaces after
+/// every change.
+pub(crate) type Current = Arc<Mutex<Arc<Snapshot>>>;
 
 /// How long after the last change a check starts.
 pub(crate) const DEBOUNCE: Duration = Duration::from_millis(60);
@@ -24,16 +31,9 @@ pub(crate) const DEBOUNCE: Duration = Duration::from_millis(60);
 pub(crate) enum Job {
     /// Files changed (`all`: every open file may be affected, as after a
     /// configuration changed).
-    Changed {
-        snapshot: Arc<Snapshot>,
-        paths: Vec<PathBuf>,
-        all: bool,
-    },
-    /// A request that reads the analysis.
-    Request {
-        snapshot: Arc<Snapshot>,
-        request: Request,
-    },
+    Changed { paths: Vec<PathBuf>, all: bool },
+    /// A request that needs a file's findings.
+    Request(Queued),
     /// A document was closed: its diagnostics are cleared.
     Closed(lsp_types::Uri),
 }
@@ -47,53 +47,60 @@ pub(crate) struct Worker {
     pub pull: bool,
     /// The client accepts `workspace/diagnostic/refresh`.
     pub refresh: bool,
+    /// The newest snapshot.
+    pub current: Current,
+    /// The requests queued, and which the client cancelled.
+    pub pending: Pending,
 }
+
+/// What the worker last published for each open document: a file whose findings
+/// a change did not change is not published again.
+type Published = HashMap<String, Vec<lsp_types::Diagnostic>>;
 
 impl Worker {
     /// Runs until the message loop hangs up.
     pub fn run(self, jobs: Receiver<Job>) {
-        let mut pending: BTreeSet<PathBuf> = BTreeSet::new();
+        let mut changed: BTreeSet<PathBuf> = BTreeSet::new();
         let mut all = false;
-        let mut snapshot: Option<Arc<Snapshot>> = None;
+        let mut waiting = false;
         let mut refreshes = 0u64;
+        let mut published = Published::new();
         loop {
-            let waiting = snapshot.is_some();
             let job = if waiting {
                 jobs.recv_timeout(DEBOUNCE)
             } else {
                 jobs.recv().map_err(|_| RecvTimeoutError::Disconnected)
             };
             match job {
-                Ok(Job::Changed {
-                    snapshot: newer,
-                    paths,
-                    all: every,
-                }) => {
-                    pending.extend(paths);
+                Ok(Job::Changed { paths, all: every }) => {
+                    changed.extend(paths);
                     all |= every;
-                    snapshot = Some(newer);
+                    waiting = true;
                 }
-                Ok(Job::Request { snapshot, request }) => self.answer(&snapshot, request),
+                Ok(Job::Request(queued)) => {
+                    super::requests::answer(&self.out, &self.pending, queued)
+                }
                 Ok(Job::Closed(uri)) => {
+                    published.remove(uri.as_str());
                     if !self.pull {
                         self.publish(uri, Vec::new(), None);
                     }
                 }
                 Err(RecvTimeoutError::Timeout) => {
-                    let Some(current) = snapshot.take() else {
-                        continue;
+                    let current = self
+                        .current
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
+                        .clone();
+                    let paths: Vec<PathBuf> = changed.iter().cloned().collect();
+                    let checked = Checked {
+                        changed: &paths,
+                        all,
                     };
-                    if self.latest.load(Ordering::SeqCst) > current.generation {
-                        // A newer change is on its way with its own snapshot.
-                        snapshot = Some(current);
-                        continue;
-                    }
-                    let changed: Vec<PathBuf> = pending.iter().cloned().collect();
-                    if self.check_changed(&current, &changed, all, &mut refreshes) {
-                        pending.clear();
+                    if self.check_changed(&current, checked, &mut refreshes, &mut published) {
+                        changed.clear();
                         all = false;
-                    } else {
-                        snapshot = Some(current);
+                        waiting = false;
                     }
                 }
                 Err(RecvTimeoutError::Disconnected) => return,
@@ -106,9 +113,9 @@ impl Worker {
     fn check_changed(
         &self,
         snapshot: &Snapshot,
-        changed: &[PathBuf],
-        all: bool,
+        Checked { changed, all }: Checked,
         refreshes: &mut u64,
+        published: &mut Published,
     ) -> bool {
         let batch = Batch::new(snapshot);
         let targets: Vec<PathBuf> = if all {
@@ -147,6 +154,13 @@ impl Worker {
                 continue;
             };
             let found = guarded(Vec::new(), || lsp_diagnostics(&batch, path));
+            // A file the user is typing in is published with its new version; any
+            // other only when its findings changed.
+            let key = document.uri.as_str();
+            if !changed.contains(path) && published.get(key) == Some(&found) {
+                continue;
+            }
+            published.insert(key.to_string(), found.clone());
             self.publish(document.uri.clone(), found, document.version);
         }
         true
@@ -170,23 +184,11 @@ impl Worker {
                 notification,
             )));
     }
+}
 
-    /// Answers a request that reads the analysis; a handler that fails answers
-    /// with an error, never takes the server down.
-    fn answer(&self, snapshot: &Snapshot, request: Request) {
-        let id = request.id.clone();
-        let response = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            super::requests::handle(snapshot, request)
-        }))
-        .unwrap_or_else(|_| {
-            Response::new_err(
-                id,
-                ErrorCode::InternalError as i32,
-                "tether failed on this request (please report it)".into(),
-            )
-        });
-        let _ = self
-            .out
-            .send(super::transport::value_of(&Message::Response(response)));
-    }
+/// What a check is of: the files changed since the last one, and whether every
+/// open file may be affected.
+struct Checked<'a> {
+    changed: &'a [PathBuf],
+    all: bool,
 }

@@ -35,6 +35,15 @@ pub(crate) fn guarded<T>(fallback: T, work: impl FnOnce() -> T) -> T {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)).unwrap_or(fallback)
 }
 
+/// What a caught panic said (the panic hook has printed where, on standard error).
+pub(crate) fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|message| (*message).to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic".into())
+}
+
 /// The findings of the file at `path` as LSP diagnostics.
 pub(crate) fn lsp_diagnostics(batch: &Batch, path: &Path) -> Vec<lsp_types::Diagnostic> {
     match batch.check(path) {

@@ -143,12 +143,18 @@ pub(crate) enum Target {
     Include(String),
     /// A built-in object or field (`Chart.AppVersion`, `Release.Namespace`).
     Builtin(String),
+    /// A `$variable`, with every spelling of the template's variables (to find
+    /// its declaration and its other uses).
+    Variable {
+        at: crate::template::scope::Use,
+        all: Vec<crate::template::scope::Use>,
+    },
 }
 
 /// What `offset` of a template's text names, the text lexed once: the named
-/// template whose quoted name holds it; else a built-in object spelled there; else
-/// the `.Values` read [`read_in`] finds; else the first named template its action
-/// calls. (`{{ default .Values.name (include "x" .) }}` with the cursor on `x`
+/// template whose quoted name holds it; else a `$variable` spelled there; else a
+/// built-in object; else the `.Values` read [`read_in`] finds; else the first
+/// named template its action calls. (`{{ default .Values.name (include "x" .) }}` with the cursor on `x`
 /// names the define, not the read before it.)
 pub(crate) fn target_at(text: &str, offset: usize) -> Option<Target> {
     let (actions, _) = crate::template::lex::lex(text);
@@ -162,6 +168,16 @@ pub(crate) fn target_at(text: &str, offset: usize) -> Option<Target> {
         .find(|(range, _)| range.start <= offset && offset <= range.end)
     {
         return Some(Target::Include(name.clone()));
+    }
+    if text[action.body.clone()].contains('$') {
+        let all = crate::template::scope::uses(text, &actions);
+        if let Some(at) = all
+            .iter()
+            .find(|used| used.span.start <= offset && offset <= used.span.end)
+        {
+            let at = at.clone();
+            return Some(Target::Variable { at, all });
+        }
     }
     if let Some(builtin) = offset
         .checked_sub(action.body.start)
@@ -178,12 +194,12 @@ pub(crate) fn target_at(text: &str, offset: usize) -> Option<Target> {
         .map(|(_, name)| Target::Include(name))
 }
 
-/// The named templates the `include`, `template` and `block` calls of an action's
-/// `body` (starting at byte `start` of the text) name, in order, each with the span
+/// The named templates the `include`, `template` and `block` calls (and the
+/// `define`) of an action's `body` (starting at byte `start` of the text) name, in order, each with the span
 /// of its name in the text.
 fn calls_in(body: &str, body_start: usize) -> Vec<(Range<usize>, String)> {
     let mut names = Vec::new();
-    for keyword in ["include", "template", "block"] {
+    for keyword in ["include", "template", "block", "define"] {
         let mut from = 0;
         while let Some(at) = body[from..].find(keyword) {
             let start = from + at + keyword.len();
@@ -340,4 +356,46 @@ pub(crate) fn define_site(
         }
     }
     None
+}
+
+/// Every call of the named template `name` (an `include`, `template` or `block`
+/// naming it) in the templates that may call it from `chart`'s: the chart's, the
+/// charts it reaches, its parents, and the open charts that reach it. Each file
+/// with the range of the name in it and its text.
+pub(crate) fn calls_of(
+    batch: &Batch,
+    chart: &Arc<Chart>,
+    name: &str,
+) -> Vec<(PathBuf, Range<usize>, Arc<str>)> {
+    let mut charts: Vec<Arc<Chart>> = vec![chart.clone()];
+    charts.extend(chart.reached());
+    charts.extend(chart.ancestors());
+    charts.extend(including_charts(batch, chart));
+    let mut seen = std::collections::HashSet::new();
+    let mut found = Vec::new();
+    for chart in charts {
+        if !seen.insert(chart.root.clone()) {
+            continue;
+        }
+        for file in chart.template_files() {
+            let Ok(state) = batch.file(&file) else {
+                continue;
+            };
+            let text = state.text;
+            if !text.contains(name) {
+                continue;
+            }
+            let (actions, _) = crate::template::lex::lex(&text);
+            for action in &actions {
+                let body = &text[action.body.clone()];
+                let is_define = body.trim_start().starts_with("define");
+                for (range, called) in calls_in(body, action.body.start) {
+                    if called == name && !is_define {
+                        found.push((file.clone(), range, text.clone()));
+                    }
+                }
+            }
+        }
+    }
+    found
 }

@@ -5,6 +5,8 @@
 
 use lsp_types::{Hover, HoverContents, HoverParams, MarkupContent, MarkupKind};
 
+use std::sync::Arc;
+
 use super::documents::LineIndex;
 use super::findings::{Failure, request_path};
 use super::graph::{self, Site, Target};
@@ -55,59 +57,11 @@ pub(crate) fn hover_text(
                 chart_yaml.as_ref().map(|file| &*file.text),
             ));
         }
-        if let Some(Target::Read(read)) = target {
-            let shown = read.path.join(".");
-            return Some(match graph::value_site(batch, chart, &read.path)? {
-                Site::Found { file, key, over } => {
-                    let line = file
-                        .text
-                        .lines()
-                        .nth(key.line)
-                        .unwrap_or_default()
-                        .trim_end();
-                    let base = over.as_ref().map_or(&chart.root, |parent| &parent.root);
-                    let mut out = format!(
-                        "`.Values.{shown}`: {}:{}\n\n```yaml\n{line}\n```",
-                        shown_path(&file.path, base),
-                        key.line + 1
-                    );
-                    if let Some(parent) = over {
-                        out.push_str(&format!(
-                            "\n\nSet by the parent chart `{}`, whose values Helm puts over this chart's own",
-                            parent.name()
-                        ));
-                    }
-                    if key.comments.is_empty() {
-                        push_conventions(&mut out, &key, &file.text);
-                    } else {
-                        push_documentation(&mut out, &key);
-                    }
-                    out
-                }
-                Site::Missing { values, nearest } => {
-                    let mut out = format!(
-                        "`.Values.{shown}` is not defined in {}",
-                        shown_path(&values, &chart.root)
-                    );
-                    if let Some(nearest) = nearest {
-                        out.push_str(&format!("; the nearest key is `{nearest}`"));
-                    }
-                    out
-                }
-            });
-        }
-        if let Some(Target::Include(name)) = target {
-            let (file, range, define_text) = graph::define_site(batch, chart, &name)?;
-            let start = define_text[..range.start]
-                .rfind('\n')
-                .map_or(0, |at| at + 1);
-            let lines: Vec<&str> = define_text[start..].lines().take(DEFINE_LINES).collect();
-            let line = LineIndex::new(&define_text).line_of(range.start) + 1;
-            return Some(format!(
-                "`{name}`: {}:{line}\n\n```gotmpl\n{}\n```",
-                shown_path(&file, &chart.root),
-                lines.join("\n")
-            ));
+        match target {
+            Some(Target::Read(read)) => return read_markdown(batch, chart, &read.path),
+            Some(Target::Include(name)) => return define_markdown(batch, chart, &name),
+            Some(Target::Variable { at, .. }) => return Some(variable_markdown(text, &at)),
+            _ => {}
         }
     }
     let modelled = graph::model_of(batch, path)?;
@@ -122,6 +76,81 @@ pub(crate) fn hover_text(
         push_readers(&mut out, batch, &chart, &key);
     }
     Some(out)
+}
+
+/// The hover of a read of `.Values` at `path` in a template of `chart`: the key's
+/// line in the values that win, with its documentation, or that it is not
+/// defined and the nearest key.
+pub(super) fn read_markdown(batch: &Batch, chart: &Arc<Chart>, path: &[String]) -> Option<String> {
+    let shown = path.join(".");
+    Some(match graph::value_site(batch, chart, path)? {
+        Site::Found { file, key, over } => {
+            let line = file
+                .text
+                .lines()
+                .nth(key.line)
+                .unwrap_or_default()
+                .trim_end();
+            let base = over.as_ref().map_or(&chart.root, |parent| &parent.root);
+            let mut out = format!(
+                "`.Values.{shown}`: {}:{}\n\n```yaml\n{line}\n```",
+                shown_path(&file.path, base),
+                key.line + 1
+            );
+            if let Some(parent) = over {
+                out.push_str(&format!(
+                    "\n\nSet by the parent chart `{}`, whose values Helm puts over this chart's own",
+                    parent.name()
+                ));
+            }
+            if key.comments.is_empty() {
+                push_conventions(&mut out, &key, &file.text);
+            } else {
+                push_documentation(&mut out, &key);
+            }
+            out
+        }
+        Site::Missing { values, nearest } => {
+            let mut out = format!(
+                "`.Values.{shown}` is not defined in {}",
+                shown_path(&values, &chart.root)
+            );
+            if let Some(nearest) = nearest {
+                out.push_str(&format!("; the nearest key is `{nearest}`"));
+            }
+            out
+        }
+    })
+}
+
+/// The hover of the named template `name` as a template of `chart` calls it: where
+/// it is defined, and its first lines.
+pub(super) fn define_markdown(batch: &Batch, chart: &Chart, name: &str) -> Option<String> {
+    let (file, range, define_text) = graph::define_site(batch, chart, name)?;
+    let start = define_text[..range.start]
+        .rfind('\n')
+        .map_or(0, |at| at + 1);
+    let lines: Vec<&str> = define_text[start..].lines().take(DEFINE_LINES).collect();
+    let line = LineIndex::new(&define_text).line_of(range.start) + 1;
+    Some(format!(
+        "`{name}`: {}:{line}\n\n```gotmpl\n{}\n```",
+        shown_path(&file, &chart.root),
+        lines.join("\n")
+    ))
+}
+
+/// The hover of a `$variable`: the action that declares it, or that none in scope
+/// does.
+fn variable_markdown(text: &str, used: &crate::template::scope::Use) -> String {
+    let Some(declared) = &used.declared else {
+        return format!(
+            "`{}` is not declared here: Helm's parser fails with \"undefined variable\"",
+            used.name
+        );
+    };
+    let line = LineIndex::new(text).line_of(declared.start) + 1;
+    let action: String = text[declared.clone()].chars().take(200).collect();
+    format!("`{}`: declared on line {line}\n\n```gotmpl\n{action}\n```", used.name)
 }
 
 /// The template lines that read the values key `key` of `chart`: the first
@@ -239,7 +268,7 @@ fn markdown_of(text: &str) -> String {
 }
 
 /// `path` relative to the folder holding the chart's folder (`app/values.yaml`).
-fn shown_path(path: &std::path::Path, chart_root: &std::path::Path) -> String {
+pub(super) fn shown_path(path: &std::path::Path, chart_root: &std::path::Path) -> String {
     let base = chart_root.parent().unwrap_or(chart_root);
     crate::paths::slashed(path.strip_prefix(base).unwrap_or(path))
 }

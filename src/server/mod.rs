@@ -1,12 +1,14 @@
 //! `tether server`: a language server over stdio. The message loop here keeps the
 //! open documents and the configurations, and hands every check to one worker
-//! thread (`diagnostics.rs`), so it never waits on one; the worker reads the
-//! analysis through the open buffers (`snapshot.rs`), as `check` would read the
-//! files. The server never writes a file: fixes are edits the client applies. It
+//! thread (`diagnostics.rs`), so it never waits on one; hover, completion and
+//! navigation are answered on a thread of their own (`requests.rs`), so they never
+//! wait on a check either. Both read the analysis through the open buffers
+//! (`snapshot.rs`), as `check` would read the files. The server never writes a file: fixes are edits the client applies. It
 //! reads and answers for the files of its workspace alone (`workspace.rs`).
 
 mod actions;
 mod builtins;
+mod completion;
 mod diagnostics;
 mod documents;
 mod findings;
@@ -32,8 +34,9 @@ use lsp_types::notification::Notification as _;
 use crate::linter::check::ConfigSource;
 use crate::settings::config::Config;
 use crate::settings::resolve::Resolver;
-use diagnostics::{Job, Worker};
+use diagnostics::{Current, Job, Worker};
 use documents::{Document, Documents};
+use requests::{Lane, Method, Pending, Queued};
 use snapshot::Snapshot;
 use transport::Incoming;
 use workspace::Workspace;
@@ -124,7 +127,13 @@ struct Server {
     root: PathBuf,
     generation: u64,
     latest: Arc<AtomicU64>,
+    /// The newest snapshot, where the worker finds it.
+    current: Current,
     jobs: Option<Sender<Job>>,
+    /// The lane of hover, completion and navigation.
+    reads: Option<Sender<Queued>>,
+    /// The requests queued on either lane.
+    pending: Pending,
     initialized: bool,
     shutdown: bool,
     /// The folders the server's own watch looks at, when the client cannot watch
@@ -136,15 +145,26 @@ struct Server {
 impl Server {
     fn new(out: Sender<serde_json::Value>, polled: Sender<Vec<PathBuf>>) -> Server {
         let root = std::env::current_dir().unwrap_or_default();
+        let resolver = Arc::new(std::sync::Mutex::new(resolver(&root)));
+        let workspace = Arc::new(Workspace::default());
+        let empty = Snapshot {
+            documents: Documents::new(),
+            resolver: resolver.clone(),
+            workspace: workspace.clone(),
+            generation: 0,
+        };
         Server {
-            resolver: Arc::new(std::sync::Mutex::new(resolver(&root))),
+            resolver,
             out,
             documents: Documents::new(),
-            workspace: Arc::new(Workspace::default()),
+            workspace,
             root,
             generation: 0,
             latest: Arc::new(AtomicU64::new(0)),
+            current: Arc::new(std::sync::Mutex::new(Arc::new(empty))),
             jobs: None,
+            reads: None,
+            pending: Pending::default(),
             initialized: false,
             shutdown: false,
             watched: None,
@@ -225,13 +245,25 @@ impl Server {
             self.refuse(id, ErrorCode::InvalidRequest, "the server is shutting down");
             return;
         }
-        if !requests::METHODS.contains(&request.method.as_str()) {
+        let Some(method) = Method::of(&request.method) else {
             let message = format!("tether does not answer `{}`", request.method);
             self.refuse(id, ErrorCode::MethodNotFound, &message);
             return;
+        };
+        let queued = Queued {
+            method,
+            snapshot: self.snapshot(),
+            request,
+        };
+        self.pending.queued(id);
+        match method.lane() {
+            Lane::Checks => self.send(Job::Request(queued)),
+            Lane::Reads => {
+                if let Some(reads) = &self.reads {
+                    let _ = reads.send(queued);
+                }
+            }
         }
-        let snapshot = self.snapshot();
-        self.send(Job::Request { snapshot, request });
     }
 
     fn initialize(&mut self, request: Request) -> Response {
@@ -261,24 +293,13 @@ impl Server {
             .and_then(|workspace| workspace.did_change_watched_files.as_ref())
             .and_then(|watched| watched.dynamic_registration)
             .unwrap_or(false);
-        let (jobs, receiver) = crossbeam_channel::unbounded();
-        let worker = Worker {
-            out: self.out.clone(),
-            latest: self.latest.clone(),
-            pull,
-            refresh,
-        };
-        let spawned = std::thread::Builder::new()
-            .name("tether-lsp-worker".into())
-            .spawn(move || worker.run(receiver));
-        if let Err(error) = spawned {
+        if let Err(error) = self.start_threads(pull, refresh) {
             return Response::new_err(
                 request.id,
                 ErrorCode::InternalError as i32,
-                format!("cannot start the worker thread: {error}"),
+                format!("cannot start the server's threads: {error}"),
             );
         }
-        self.jobs = Some(jobs);
         self.initialized = true;
         if watch {
             self.register_watchers();
@@ -293,6 +314,30 @@ impl Server {
             self.watched = spawned.is_ok().then_some(folders);
         }
         Response::new_ok(request.id, capabilities(pull))
+    }
+
+    /// Starts the worker, which checks, and the thread of the reads lane.
+    fn start_threads(&mut self, pull: bool, refresh: bool) -> std::io::Result<()> {
+        let (jobs, receiver) = crossbeam_channel::unbounded();
+        let worker = Worker {
+            out: self.out.clone(),
+            latest: self.latest.clone(),
+            pull,
+            refresh,
+            current: self.current.clone(),
+            pending: self.pending.clone(),
+        };
+        std::thread::Builder::new()
+            .name("tether-lsp-worker".into())
+            .spawn(move || worker.run(receiver))?;
+        self.jobs = Some(jobs);
+        let (reads, queue) = crossbeam_channel::unbounded();
+        let (out, pending) = (self.out.clone(), self.pending.clone());
+        std::thread::Builder::new()
+            .name("tether-lsp-reads".into())
+            .spawn(move || requests::answer_reads(queue, out, pending))?;
+        self.reads = Some(reads);
+        Ok(())
     }
 
     /// Asks the client to tell of changes to the files that configure a check.
@@ -324,7 +369,7 @@ impl Server {
 
     fn notification(&mut self, notification: Notification) {
         use lsp_types::notification::{
-            DidChangeTextDocument, DidChangeWatchedFiles, DidCloseTextDocument,
+            Cancel, DidChangeTextDocument, DidChangeWatchedFiles, DidCloseTextDocument,
             DidOpenTextDocument, DidSaveTextDocument,
         };
         if !self.initialized {
@@ -335,6 +380,15 @@ impl Server {
         // Unknown notifications, and known ones whose parameters do not parse, are
         // ignored: a notification has no answer to carry an error.
         match method.as_str() {
+            Cancel::METHOD => {
+                if let Ok(params) = serde_json::from_value::<lsp_types::CancelParams>(params) {
+                    let id = match params.id {
+                        lsp_types::NumberOrString::Number(number) => number.into(),
+                        lsp_types::NumberOrString::String(string) => string.into(),
+                    };
+                    self.pending.cancel(&id);
+                }
+            }
             DidOpenTextDocument::METHOD => {
                 if let Ok(params) = serde_json::from_value(params) {
                     self.opened(params);
@@ -438,18 +492,16 @@ impl Server {
     }
 
     fn changed_paths(&mut self, paths: Vec<PathBuf>, all: bool) {
-        let snapshot = self.snapshot_new_generation();
-        self.send(Job::Changed {
-            snapshot,
-            paths,
-            all,
-        });
-    }
-
-    fn snapshot_new_generation(&mut self) -> Arc<Snapshot> {
         self.generation += 1;
         self.latest.store(self.generation, Ordering::SeqCst);
-        self.snapshot()
+        let snapshot = self.snapshot();
+        // The snapshot before is dropped here (or when the work reading it ends):
+        // a queue of changes holds no text.
+        *self
+            .current
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = snapshot;
+        self.send(Job::Changed { paths, all });
     }
 
     /// Where the document `uri` names is, resolved, if it is inside the workspace:
@@ -580,6 +632,7 @@ fn capabilities(pull: bool) -> serde_json::Value {
             ..CodeActionOptions::default()
         })),
         hover_provider: Some(HoverProviderCapability::Simple(true)),
+        completion_provider: Some(completion::options()),
         definition_provider: Some(OneOf::Left(true)),
         references_provider: Some(OneOf::Left(true)),
         document_symbol_provider: Some(OneOf::Left(true)),

@@ -1,16 +1,22 @@
 //! Navigation: from a `.Values` read to its key in `values.yaml` (the chart's or a
-//! dependency's), from an `include` or `template` to the `define`; from a key of
-//! `values.yaml` to every template that reads it; a file's keys as its symbols.
+//! dependency's), from an `include` or `template` to the `define`, from a
+//! `$variable` to its declaration; references from a key of `values.yaml` or any
+//! read of it (every template that reads it), from a `define` or any call of it
+//! (every call), from a variable (its every use); a file's keys as its symbols.
 
 use lsp_types::{
     DocumentSymbol, DocumentSymbolParams, DocumentSymbolResponse, GotoDefinitionParams,
     GotoDefinitionResponse, Location, ReferenceParams, SymbolKind,
 };
 
+use std::path::Path;
+use std::sync::Arc;
+
 use super::documents::{LineIndex, uri_of};
 use super::findings::{Failure, request_path};
 use super::graph::{self, Site, Target};
 use super::snapshot::Batch;
+use crate::analysis::charts::Chart;
 
 /// `textDocument/definition`.
 pub(crate) fn definition(
@@ -44,12 +50,23 @@ pub(crate) fn definition(
             Ok(uri_of(&define_file)
                 .map(|uri| GotoDefinitionResponse::Scalar(Location::new(uri, range))))
         }
+        Some(Target::Variable { at, all }) => {
+            let declaration = all
+                .iter()
+                .find(|used| used.declaration && used.same_variable(&at));
+            let index = LineIndex::new(&file.text);
+            Ok(declaration.and_then(|declaration| {
+                let range = index.range(&declaration.span);
+                uri_of(&path).map(|uri| GotoDefinitionResponse::Scalar(Location::new(uri, range)))
+            }))
+        }
         Some(Target::Builtin(_)) | None => Ok(None),
     }
 }
 
-/// `textDocument/references`: on a key of a chart's `values.yaml`, every read of
-/// it in the chart's templates (and the libraries it reaches).
+/// `textDocument/references`: on a key of a chart's `values.yaml` or a read of it,
+/// every read of it in the chart's templates (and the libraries it reaches); on a
+/// `define` or a call of it, every call; on a `$variable`, its every use.
 pub(crate) fn references(
     batch: &Batch,
     params: ReferenceParams,
@@ -61,8 +78,16 @@ pub(crate) fn references(
     let Some(chart) = batch.chart_of(&path) else {
         return Ok(None);
     };
+    let declaration = params.context.include_declaration;
     if chart.root.join("values.yaml") != path {
-        return Ok(None);
+        let Ok(file) = batch.file(&path) else {
+            return Ok(None);
+        };
+        let offset = LineIndex::new(&file.text).offset(position.position);
+        let target = graph::target_at(&file.text, offset);
+        return Ok(target.map(|target| {
+            template_references(batch, &chart, &path, &file.text, target, declaration)
+        }));
     }
     let Some(modelled) = graph::model_of(batch, &path) else {
         return Ok(None);
@@ -71,8 +96,20 @@ pub(crate) fn references(
     let Some(key) = graph::key_at(&modelled, offset) else {
         return Ok(None);
     };
+    let mut locations = reader_locations(batch, &chart, &graph::segments(&key.path));
+    if declaration {
+        if let Some(uri) = uri_of(&path) {
+            let range = LineIndex::new(&modelled.text).range(&(key.offset..key.offset));
+            locations.insert(0, Location::new(uri, range));
+        }
+    }
+    Ok(Some(locations))
+}
+
+/// Where the templates of `chart` read the values key at `path`.
+fn reader_locations(batch: &Batch, chart: &Chart, path: &[String]) -> Vec<Location> {
     let mut locations = Vec::new();
-    for (file, range) in graph::readers(&chart, &graph::segments(&key.path)) {
+    for (file, range) in graph::readers(chart, path) {
         let (Ok(state), Some(uri)) = (batch.file(&file), uri_of(&file)) else {
             continue;
         };
@@ -81,13 +118,59 @@ pub(crate) fn references(
             LineIndex::new(&state.text).range(&range),
         ));
     }
-    if params.context.include_declaration {
-        if let Some(uri) = uri_of(&path) {
-            let range = LineIndex::new(&modelled.text).range(&(key.offset..key.offset));
-            locations.insert(0, Location::new(uri, range));
+    locations
+}
+
+/// The references of what the cursor names in a template at `path`: a read's key
+/// and its every read, a named template's `define` and its every call, a
+/// variable's declaration and its every use (the declaration when `declaration`).
+fn template_references(
+    batch: &Batch,
+    chart: &Arc<Chart>,
+    path: &Path,
+    text: &str,
+    target: Target,
+    declaration: bool,
+) -> Vec<Location> {
+    let mut locations = Vec::new();
+    match target {
+        Target::Read(read) => {
+            if declaration {
+                if let Some(Site::Found { file, key, .. }) =
+                    graph::value_site(batch, chart, &read.path)
+                {
+                    let range = LineIndex::new(&file.text).range(&(key.offset..key.offset));
+                    locations.extend(uri_of(&file.path).map(|uri| Location::new(uri, range)));
+                }
+            }
+            locations.extend(reader_locations(batch, chart, &read.path));
         }
+        Target::Include(name) => {
+            if declaration {
+                if let Some((file, range, text)) = graph::define_site(batch, chart, &name) {
+                    let range = LineIndex::new(&text).range(&range);
+                    locations.extend(uri_of(&file).map(|uri| Location::new(uri, range)));
+                }
+            }
+            for (file, range, text) in graph::calls_of(batch, chart, &name) {
+                let range = LineIndex::new(&text).range(&range);
+                locations.extend(uri_of(&file).map(|uri| Location::new(uri, range)));
+            }
+        }
+        Target::Variable { at, all } => {
+            let index = LineIndex::new(text);
+            let uri = uri_of(path);
+            for used in all.iter().filter(|used| used.same_variable(&at)) {
+                if used.declaration && !declaration {
+                    continue;
+                }
+                let range = index.range(&used.span);
+                locations.extend(uri.clone().map(|uri| Location::new(uri, range)));
+            }
+        }
+        Target::Builtin(_) => {}
     }
-    Ok(Some(locations))
+    locations
 }
 
 /// `textDocument/documentSymbol`: every key of the file, as a tree: each key under

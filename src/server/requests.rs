@@ -1,46 +1,193 @@
-//! The requests that read the analysis, dispatched by method: each parses its
-//! parameters (a malformed one gets `InvalidParams`), reads one [`Batch`] and
-//! answers.
+//! The requests that read the analysis: which methods the server answers (one
+//! enum, so a method is answered exactly when it is known), the lane each is
+//! answered on, and the dispatch: each handler parses its parameters (a malformed
+//! one gets `InvalidParams`), reads one [`Batch`] and answers.
 
-use lsp_server::{ErrorCode, Request, Response};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use crossbeam_channel::{Receiver, Sender};
+use lsp_server::{ErrorCode, Message, Request, RequestId, Response};
+use lsp_types::request::Request as _;
 use serde::de::DeserializeOwned;
 
 use super::findings::{Failure, request_path};
 use super::snapshot::{Batch, Snapshot};
 
-/// The methods [`handle`] answers.
-pub(crate) const METHODS: &[&str] = &[
-    "textDocument/diagnostic",
-    "textDocument/codeAction",
-    "textDocument/hover",
-    "textDocument/definition",
-    "textDocument/references",
-    "textDocument/documentSymbol",
-];
+/// A request method the server answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Method {
+    Diagnostic,
+    CodeAction,
+    Hover,
+    Definition,
+    References,
+    DocumentSymbol,
+    Completion,
+    ResolveCompletion,
+}
 
-/// The answer to `request`.
-pub(crate) fn handle(snapshot: &Snapshot, request: Request) -> Response {
-    let Request { id, method, params } = request;
+/// Where a request is answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Lane {
+    /// Beside the checks, on the worker: what needs a file's findings (pull
+    /// diagnostics, code actions), which a check of the same snapshot computes.
+    Checks,
+    /// On their own thread, never behind a check or a fix: what the user waits for
+    /// as they move the cursor and type (hover, completion, navigation).
+    Reads,
+}
+
+impl Method {
+    const ALL: [Method; 8] = [
+        Method::Diagnostic,
+        Method::CodeAction,
+        Method::Hover,
+        Method::Definition,
+        Method::References,
+        Method::DocumentSymbol,
+        Method::Completion,
+        Method::ResolveCompletion,
+    ];
+
+    /// The method a request names, if the server answers it.
+    pub fn of(name: &str) -> Option<Method> {
+        Method::ALL.into_iter().find(|method| method.name() == name)
+    }
+
+    fn name(self) -> &'static str {
+        use lsp_types::request::{
+            CodeActionRequest, Completion, DocumentDiagnosticRequest, DocumentSymbolRequest,
+            GotoDefinition, HoverRequest, References, ResolveCompletionItem,
+        };
+        match self {
+            Method::Diagnostic => DocumentDiagnosticRequest::METHOD,
+            Method::CodeAction => CodeActionRequest::METHOD,
+            Method::Hover => HoverRequest::METHOD,
+            Method::Definition => GotoDefinition::METHOD,
+            Method::References => References::METHOD,
+            Method::DocumentSymbol => DocumentSymbolRequest::METHOD,
+            Method::Completion => Completion::METHOD,
+            Method::ResolveCompletion => ResolveCompletionItem::METHOD,
+        }
+    }
+
+    pub fn lane(self) -> Lane {
+        match self {
+            Method::Diagnostic | Method::CodeAction => Lane::Checks,
+            Method::Hover
+            | Method::Definition
+            | Method::References
+            | Method::DocumentSymbol
+            | Method::Completion
+            | Method::ResolveCompletion => Lane::Reads,
+        }
+    }
+}
+
+/// A request queued for a lane, with the documents as they were when it came.
+pub(crate) struct Queued {
+    pub method: Method,
+    pub snapshot: Arc<Snapshot>,
+    pub request: Request,
+}
+
+/// The requests queued and not yet started, and whether the client cancelled
+/// each: a lane answers a cancelled one with `RequestCancelled` instead of
+/// working on it. Holds only what is queued, so it stays as small as the queues.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Pending(Arc<Mutex<HashMap<RequestId, bool>>>);
+
+impl Pending {
+    pub fn queued(&self, id: RequestId) {
+        self.lock().insert(id, false);
+    }
+
+    /// `$/cancelRequest`: marks `id` if it is still queued.
+    pub fn cancel(&self, id: &RequestId) {
+        if let Some(cancelled) = self.lock().get_mut(id) {
+            *cancelled = true;
+        }
+    }
+
+    /// Takes `id` off the queue; whether it was cancelled.
+    fn start(&self, id: &RequestId) -> bool {
+        self.lock().remove(id).unwrap_or(false)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<RequestId, bool>> {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+/// Answers the requests of the reads lane until the message loop hangs up.
+pub(crate) fn answer_reads(
+    queue: Receiver<Queued>,
+    out: Sender<serde_json::Value>,
+    pending: Pending,
+) {
+    for queued in queue {
+        answer(&out, &pending, queued);
+    }
+}
+
+/// Answers one queued request; a handler that fails answers with an error, never
+/// takes the server down.
+pub(crate) fn answer(out: &Sender<serde_json::Value>, pending: &Pending, queued: Queued) {
+    let Queued {
+        method,
+        snapshot,
+        request,
+    } = queued;
+    let id = request.id.clone();
+    let response = if pending.start(&id) {
+        Response::new_err(
+            id,
+            ErrorCode::RequestCanceled as i32,
+            "the client cancelled this request".into(),
+        )
+    } else {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            handle(method, &snapshot, request)
+        }))
+        .unwrap_or_else(|panic| {
+            // The panic hook printed where, on standard error.
+            let why = super::findings::panic_message(&panic);
+            Response::new_err(
+                id,
+                ErrorCode::InternalError as i32,
+                format!("tether failed on this request (please report it): {why}"),
+            )
+        })
+    };
+    let _ = out.send(super::transport::value_of(&Message::Response(response)));
+}
+
+/// The answer to `request`, whose method is `method`.
+fn handle(method: Method, snapshot: &Snapshot, request: Request) -> Response {
+    let Request { id, params, .. } = request;
     let batch = Batch::new(snapshot);
-    let result = match method.as_str() {
-        "textDocument/diagnostic" => run(params, |params| pull_diagnostics(&batch, params)),
-        "textDocument/codeAction" => run(params, |params| {
+    let result = match method {
+        Method::Diagnostic => run(params, |params| pull_diagnostics(&batch, params)),
+        Method::CodeAction => run(params, |params| {
             super::actions::code_actions(&batch, params)
         }),
-        "textDocument/hover" => run(params, |params| super::hover::hover(&batch, params)),
-        "textDocument/definition" => run(params, |params| {
+        Method::Hover => run(params, |params| super::hover::hover(&batch, params)),
+        Method::Definition => run(params, |params| {
             super::navigation::definition(&batch, params)
         }),
-        "textDocument/references" => run(params, |params| {
+        Method::References => run(params, |params| {
             super::navigation::references(&batch, params)
         }),
-        "textDocument/documentSymbol" => run(params, |params| {
+        Method::DocumentSymbol => run(params, |params| {
             super::navigation::document_symbols(&batch, params)
         }),
-        _ => Err((
-            ErrorCode::MethodNotFound,
-            format!("tether does not answer `{method}`"),
-        )),
+        Method::Completion => run(params, |params| {
+            super::completion::completion(&batch, params)
+        }),
+        Method::ResolveCompletion => run(params, |item| super::completion::resolve(&batch, item)),
     };
     match result {
         Ok(value) => Response::new_ok(id, value),
@@ -80,4 +227,18 @@ fn pull_diagnostics(
             },
         }),
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every method is found by its name and by no other.
+    #[test]
+    fn methods_are_found_by_their_names() {
+        for method in Method::ALL {
+            assert_eq!(Method::of(method.name()), Some(method));
+        }
+        assert_eq!(Method::of("textDocument/formatting"), None);
+    }
 }

@@ -1,11 +1,13 @@
 //! Go-template handling: find the `{{ … }}` actions, then mask them into YAML.
 
 pub mod arg;
+pub(crate) mod functions;
 pub mod glue;
 pub mod lex;
 pub mod mask;
 pub mod reads;
 pub mod render;
+pub mod scope;
 
 use std::ops::Range;
 

@@ -343,3 +343,146 @@ fn exit_ends_the_server_while_a_fix_all_runs() {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
 }
+
+/// The next message of a server's output stream, if it did not end.
+fn next_message(output: &mut impl std::io::BufRead) -> Option<serde_json::Value> {
+    let mut length = None;
+    loop {
+        let mut line = String::new();
+        if output.read_line(&mut line).ok()? == 0 {
+            return None;
+        }
+        let line = line.trim_end();
+        if line.is_empty() {
+            break;
+        }
+        if let Some(value) = line.strip_prefix("Content-Length: ") {
+            length = value.parse().ok();
+        }
+    }
+    let mut body = vec![0; length?];
+    output.read_exact(&mut body).ok()?;
+    serde_json::from_slice(&body).ok()
+}
+
+/// A server serving a 250,000-line values file whose fix-all (a `codeAction`, id 2)
+/// it is busy with: the child, its input, and its output.
+fn server_busy_with_a_fix_all(
+    root: &Path,
+) -> (
+    std::process::Child,
+    impl FnMut(serde_json::Value),
+    std::io::BufReader<std::process::ChildStdout>,
+    String,
+) {
+    let values = root.join("values.yaml");
+    let text: String = (0..250_000).map(|n| format!("k{n}: 1 #x\n")).collect();
+    std::fs::write(&values, &text).unwrap();
+    let uri = format!("file://{}", values.display());
+    let mut child = start_server();
+    let mut stdin = child.stdin.take().unwrap();
+    let output = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut send = move |message: serde_json::Value| {
+        stdin
+            .write_all(frame(&message.to_string()).as_bytes())
+            .unwrap();
+    };
+    send(
+        serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"capabilities": {}, "rootUri": format!("file://{}", root.display())}}),
+    );
+    send(serde_json::json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
+    send(
+        serde_json::json!({"jsonrpc": "2.0", "method": "textDocument/didOpen",
+        "params": {"textDocument": {"uri": uri, "languageId": "yaml", "version": 1, "text": text}}}),
+    );
+    send(
+        serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "textDocument/codeAction",
+        "params": {"textDocument": {"uri": uri},
+            "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}},
+            "context": {"diagnostics": [], "only": ["source.fixAll"]}}}),
+    );
+    (child, send, output, uri)
+}
+
+/// The messages of `output` up to the answer to request `id`.
+fn until_answer(
+    output: &mut impl std::io::BufRead,
+    id: serde_json::Value,
+) -> Vec<serde_json::Value> {
+    let mut seen = Vec::new();
+    while let Some(message) = next_message(output) {
+        let done = message["id"] == id && message.get("method").is_none();
+        seen.push(message);
+        if done {
+            return seen;
+        }
+    }
+    panic!("the server ended before answering {id}: {seen:?}");
+}
+
+/// A hover is answered while the worker is busy with a fix-all of a 3 MB file: it
+/// does not wait behind the fix, which is answered after it.
+#[test]
+fn a_hover_is_answered_while_a_fix_all_runs() {
+    let copy = tempfile::tempdir().unwrap();
+    let root = copy.path().canonicalize().unwrap();
+    let (mut child, mut send, mut output, uri) = server_busy_with_a_fix_all(&root);
+    send(
+        serde_json::json!({"jsonrpc": "2.0", "id": 3, "method": "textDocument/hover",
+        "params": {"textDocument": {"uri": uri}, "position": {"line": 10, "character": 1}}}),
+    );
+    let seen = until_answer(&mut output, serde_json::json!(3));
+    let hover = seen.last().unwrap();
+    let shown = hover["result"]["contents"]["value"].as_str().unwrap();
+    assert!(shown.starts_with("`k10`"), "{shown}");
+    assert!(
+        !seen.iter().any(|message| message["id"] == 2),
+        "the fix-all was answered before the hover"
+    );
+    send(serde_json::json!({"jsonrpc": "2.0", "id": 4, "method": "shutdown"}));
+    send(serde_json::json!({"jsonrpc": "2.0", "method": "exit"}));
+    drop(send);
+    assert!(child.wait().unwrap().success());
+}
+
+/// A burst of 1,000 edits of a 3 MB file while the worker is busy keeps one copy
+/// of the text per holder, not one per edit: the server's peak memory stays far
+/// below the 3 GB that 1,000 copies would take (443 MiB here with the fix-all
+/// running, 2,263 MiB when each queued change held its own text).
+#[cfg(target_os = "linux")]
+#[test]
+fn memory_stays_flat_over_a_burst_of_edits_to_a_large_file() {
+    let copy = tempfile::tempdir().unwrap();
+    let root = copy.path().canonicalize().unwrap();
+    let (mut child, mut send, mut output, uri) = server_busy_with_a_fix_all(&root);
+    for version in 2..1_002 {
+        send(
+            serde_json::json!({"jsonrpc": "2.0", "method": "textDocument/didChange",
+            "params": {"textDocument": {"uri": uri, "version": version},
+                "contentChanges": [{"range": {"start": {"line": 0, "character": 0},
+                    "end": {"line": 0, "character": 0}}, "text": "x"}]}}),
+        );
+    }
+    // Answered after the message loop took in every change.
+    send(
+        serde_json::json!({"jsonrpc": "2.0", "id": 3, "method": "textDocument/hover",
+        "params": {"textDocument": {"uri": uri}, "position": {"line": 10, "character": 1}}}),
+    );
+    until_answer(&mut output, serde_json::json!(3));
+    let status = std::fs::read_to_string(format!("/proc/{}/status", child.id())).unwrap();
+    let peak_kib: u64 = status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmHWM:"))
+        .and_then(|value| value.trim().trim_end_matches(" kB").trim().parse().ok())
+        .unwrap();
+    send(serde_json::json!({"jsonrpc": "2.0", "id": 4, "method": "shutdown"}));
+    send(serde_json::json!({"jsonrpc": "2.0", "method": "exit"}));
+    drop(send);
+    assert!(child.wait().unwrap().success());
+    assert!(
+        peak_kib < 1024 * 1024,
+        "the server's peak memory was {} MiB over 1,000 edits of a 3 MB file",
+        peak_kib / 1024
+    );
+}

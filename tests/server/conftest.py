@@ -35,6 +35,14 @@ def capabilities(pull=False):
             )
         ),
         diagnostic=types.DiagnosticClientCapabilities() if pull else None,
+        completion=types.CompletionClientCapabilities(
+            completion_item=types.ClientCompletionItemOptions(
+                documentation_format=[types.MarkupKind.Markdown],
+                resolve_support=types.ClientCompletionItemResolveOptions(
+                    properties=["documentation"]
+                ),
+            )
+        ),
     )
     workspace = types.WorkspaceClientCapabilities(
         diagnostics=types.DiagnosticWorkspaceClientCapabilities(refresh_support=True)

@@ -195,3 +195,59 @@ async def test_hover_on_built_in_objects(client, chart):
     assert shown == "`.Release.Namespace`: the namespace the release is installed into"
     shown = await hover(client, uri, at(text, ".Chart.AppVersion", 8))
     assert shown == "`.Chart.AppVersion`: `appVersion` in the chart's Chart.yaml, which does not set it"
+
+
+async def references(client, uri, position, declaration):
+    found = await client.text_document_references_async(
+        types.ReferenceParams(
+            **where(uri, position),
+            context=types.ReferenceContext(include_declaration=declaration),
+        )
+    )
+    return sorted((r.uri, r.range.start.line, r.range.start.character) for r in found or [])
+
+
+@pytest.mark.asyncio
+async def test_references_from_a_read_a_define_and_a_variable(client, chart):
+    """From a `.Values` read: the key and every read of it; from a call or the
+    `define`: the define and every call, in the chart and the library; from a
+    variable: its declaration and every use in its scope, not a shadowing one's."""
+    template = chart / "app/templates/deployment.yaml"
+    uri = open_file(client, template)
+    extra = (
+        '  annotations: {{ include "common.fullname" . }}\n'
+        "  {{- $port := .Values.service.port }}\n"
+        "  {{- range $port := list 1 2 }}{{ $port }}{{ end }}\n"
+        "  port: {{ $port }}\n"
+    )
+    text = template.read_text().replace("spec:\n", "spec:\n" + extra, 1)
+    replace_all(client, uri, 2, text)
+    values = (chart / "app/values.yaml").as_uri()
+    # A read: its key (with the declaration) and every read of service.port,
+    # through the variable that holds it too.
+    found = await references(client, uri, at(text, "$.Values.service.port", 18), True)
+    assert [(u, line) for u, line, _ in found] == [
+        (uri, 6),
+        (uri, 8),
+        (uri, 15),
+        (uri, 17),
+        (uri, 22),
+        (values, 11),
+    ]
+    # A call: the define and both includes.
+    names = (chart / "common/templates/_names.tpl").as_uri()
+    found = await references(client, uri, at(text, '"common.fullname" . }}\n  {{-', 3), True)
+    assert [(u, line) for u, line, _ in found] == [(uri, 3), (uri, 5), (names, 3)]
+    # From the library's define: the calls, without the define itself.
+    library = chart / "common/templates/_names.tpl"
+    library_uri = open_file(client, library)
+    found = await references(
+        client, library_uri, at(library.read_text(), '"common.fullname"', 3), False
+    )
+    assert [(u, line) for u, line, _ in found] == [(uri, 3), (uri, 5)]
+    # A variable: its declaration and its use after the range, not the range's own.
+    found = await references(client, uri, at(text, "port: {{ $port", 11), True)
+    assert [(u, line) for u, line, _ in found] == [(uri, 6), (uri, 8)]
+    assert await definition(client, uri, at(text, "port: {{ $port", 11)) == (uri, 6)
+    shown = await hover(client, uri, at(text, "{{ $port }}{{ end", 5))
+    assert shown.startswith("`$port`: declared on line 8\n\n```gotmpl\n{{- range $port := list 1 2 }}"), shown

@@ -108,7 +108,7 @@ impl Chart {
 
     /// The charts whose `charts/` folders hold this one, nearest first, up to the
     /// nesting limit.
-    pub(super) fn ancestors(&self) -> Vec<Arc<Chart>> {
+    pub fn ancestors(&self) -> Vec<Arc<Chart>> {
         let mut ancestors: Vec<Arc<Chart>> = Vec::new();
         let mut parent = self.parent_chart();
         while let Some(chart) = parent {

@@ -71,6 +71,19 @@ impl DefineIndex {
         self.missing.is_empty() && self.gaps.is_empty()
     }
 
+    /// Every name the index holds: the graph's defines, then the repository's
+    /// library charts' outside it.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.graph
+            .iter()
+            .chain(
+                self.libraries
+                    .iter()
+                    .filter(|name| !self.graph.contains(*name)),
+            )
+            .map(String::as_str)
+    }
+
     /// Whether the index is that of a graph holding the chart at `root`.
     pub(super) fn holds(&self, root: &std::path::Path) -> bool {
         self.roots.contains(root)

@@ -48,6 +48,13 @@ impl Chart {
         }
     }
 
+    /// The names of the templates the chart's own files define.
+    pub fn define_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self.scan().defines.keys().cloned().collect();
+        names.sort();
+        names
+    }
+
     /// The charts this chart's rendering may reach: its dependencies, transitively,
     /// then the repository's libraries.
     pub fn reached(&self) -> Vec<Arc<Chart>> {

@@ -1,0 +1,113 @@
+"""Completion in a template, through a real client: values keys at each depth (the
+chart's own, a parent's overrides and `global` in a subchart, keys that need
+`index`), named templates across the chart graph, built-in objects and their
+fields, variables in scope, and functions, each resolved with its documentation."""
+
+import pytest
+from lsprotocol import types
+from conftest import open_file, replace_all
+
+
+def end_of(text):
+    """The position at the end of `text`."""
+    lines = text.split("\n")
+    return types.Position(line=len(lines) - 1, character=len(lines[-1]))
+
+
+async def complete(client, uri, text, version):
+    """Replaces the buffer with `text` and completes at its end: the items by label."""
+    replace_all(client, uri, version, text)
+    found = await client.text_document_completion_async(
+        types.CompletionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri), position=end_of(text)
+        )
+    )
+    items = found if isinstance(found, list) else (found.items if found else [])
+    return {item.label: item for item in items}
+
+
+async def documentation(client, item):
+    resolved = await client.completion_item_resolve_async(item)
+    return resolved.documentation.value if resolved.documentation else None
+
+
+@pytest.mark.asyncio
+async def test_values_keys_at_every_depth(client, chart):
+    template = chart / "app/templates/deployment.yaml"
+    uri = open_file(client, template)
+    items = await complete(client, uri, "x: {{ .Values.", 2)
+    assert list(items)[:6] == ["nameOverride", "replicas", "image", "service", "child", "global"]
+    assert items["replicas"].detail == "app/values.yaml:4"
+    assert items["replicas"].kind == types.CompletionItemKind.Field
+    assert items["image"].kind == types.CompletionItemKind.Module
+    shown = await documentation(client, items["replicas"])
+    assert shown.startswith("`.Values.replicas`: app/values.yaml:4")
+    assert "Number of pods to run." in shown
+    # A nested key, typed in part: the edit replaces what is typed.
+    items = await complete(client, uri, "x: {{ (.Values.image).ta", 3)
+    assert set(items) == {"repository", "tag"}
+    edit = items["tag"].text_edit
+    assert (edit.range.start.character, edit.range.end.character, edit.new_text) == (22, 24, "tag")
+    assert "The image's tag." in await documentation(client, items["tag"])
+
+
+@pytest.mark.asyncio
+async def test_a_subchart_completes_its_parents_overrides_and_global(client, chart):
+    template = chart / "app/charts/child/templates/deployment.yaml"
+    uri = open_file(client, template)
+    items = await complete(client, uri, "x: {{ .Values.", 2)
+    assert set(items) == {"replicas", "global"}
+    shown = await documentation(client, items["replicas"])
+    # The parent's value wins, and says so.
+    assert shown.startswith("`.Values.replicas`: app/values.yaml:16")
+    assert "Set by the parent chart `app`" in shown
+    items = await complete(client, uri, "x: {{ $.Values.global.", 3)
+    assert set(items) == {"region"}
+    assert "The region every chart deploys to." in await documentation(client, items["region"])
+
+
+@pytest.mark.asyncio
+async def test_a_key_that_is_no_identifier_is_reached_by_index(client, chart):
+    values = chart / "app/values.yaml"
+    values.write_text(values.read_text() + "pod-labels:\n  team: a\n")
+    template = chart / "app/templates/deployment.yaml"
+    uri = open_file(client, template)
+    items = await complete(client, uri, "x: {{ .Values.po", 2)
+    edit = items["pod-labels"].text_edit
+    assert edit.new_text == '(index .Values "pod-labels")'
+    assert (edit.range.start.character, edit.range.end.character) == (6, 16)
+    assert items["pod-labels"].filter_text == ".Values.pod-labels"
+
+
+@pytest.mark.asyncio
+async def test_named_templates_builtins_variables_and_functions(client, chart):
+    template = chart / "app/templates/deployment.yaml"
+    uri = open_file(client, template)
+    items = await complete(client, uri, 'x: {{ include "', 2)
+    assert list(items) == ["common.fullname"]
+    shown = await documentation(client, items["common.fullname"])
+    assert shown.startswith("`common.fullname`: common/templates/_names.tpl:4")
+    items = await complete(client, uri, "x: {{ .", 3)
+    assert {"Values", "Chart", "Release", "Capabilities", "Files", "Template"} <= set(items)
+    items = await complete(client, uri, "x: {{ .Chart.", 4)
+    assert "`name` in the chart's Chart.yaml\n\n```yaml\nname: app\n```" in (
+        items["Name"].documentation.value
+    )
+    assert "does not set it" in items["AppVersion"].documentation.value
+    text = (
+        "{{- $name := .Values.nameOverride }}\n"
+        "{{- range $i, $port := .Values.ports }}\n"
+        "{{- end }}\n"
+        "{{ define \"x\" }}{{ $inside := 1 }}{{ end }}\n"
+        "x: {{ $"
+    )
+    items = await complete(client, uri, text, 5)
+    assert list(items) == ["$", "$name"]
+    assert items["$name"].detail.startswith("{{- $name := .Values.nameOverride")
+    items = await complete(client, uri, "x: {{ .Values.nameOverride | tru", 6)
+    assert items["trunc"].detail == "trunc COUNT STRING"
+    assert "if" not in items
+    assert "(Sprig 3.3.0)" in await documentation(client, items["trunc"])
+    items = await complete(client, uri, "{{ ", 7)
+    assert items["if"].kind == types.CompletionItemKind.Keyword
+    assert items["include"].detail == "include NAME CONTEXT"
