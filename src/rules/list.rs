@@ -24,6 +24,7 @@ macro_rules! with_rules {
             unused_suppression::UnusedSuppression,
             undefined_template::UndefinedTemplate,
             glued_comment::GluedComment,
+            template_error::TemplateError,
         );
     };
 }

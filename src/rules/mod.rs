@@ -17,6 +17,7 @@ mod read_error;
 mod recovered_template;
 mod required_comment;
 mod stale_version_reference;
+mod template_error;
 mod undefined_template;
 mod undefined_value;
 mod undocumented_value;

@@ -509,7 +509,7 @@ fn function_items(first: bool) -> Vec<CompletionItem> {
 }
 
 /// A function's documentation: its signature, what it does, where it comes from.
-fn function_markdown(function: &functions::Function) -> String {
+pub(super) fn function_markdown(function: &functions::Function) -> String {
     let takes = match function.arity() {
         (0, Some(0)) => "It takes no argument.".to_string(),
         (least, None) => format!("It takes {least} arguments or more."),

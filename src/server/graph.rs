@@ -143,6 +143,8 @@ pub(crate) enum Target {
     Include(String),
     /// A built-in object or field (`Chart.AppVersion`, `Release.Namespace`).
     Builtin(String),
+    /// A function of Go's templates, Sprig or Helm.
+    Function(&'static crate::template::functions::Function),
     /// A `$variable`, with every spelling of the template's variables (to find
     /// its declaration and its other uses).
     Variable {
@@ -179,6 +181,12 @@ pub(crate) fn target_at(text: &str, offset: usize) -> Option<Target> {
             return Some(Target::Variable { at, all });
         }
     }
+    if let Some(function) = offset
+        .checked_sub(action.body.start)
+        .and_then(|at| function_in(body, at))
+    {
+        return Some(Target::Function(function));
+    }
     if let Some(builtin) = offset
         .checked_sub(action.body.start)
         .and_then(|at| super::builtins::builtin_in(body, at))
@@ -192,6 +200,29 @@ pub(crate) fn target_at(text: &str, offset: usize) -> Option<Target> {
         .into_iter()
         .next()
         .map(|(_, name)| Target::Include(name))
+}
+
+/// The function whose name holds byte `at` of an action's `body`: a word that no
+/// `.` or `$` starts, outside a string.
+fn function_in(body: &str, at: usize) -> Option<&'static crate::template::functions::Function> {
+    let word = |byte: u8| byte.is_ascii_alphanumeric() || byte == b'_';
+    let bytes = body.as_bytes();
+    let at = at.min(body.len());
+    let start = bytes[..at]
+        .iter()
+        .rposition(|byte| !word(*byte))
+        .map_or(0, |found| found + 1);
+    let end = bytes[at..]
+        .iter()
+        .position(|byte| !word(*byte))
+        .map_or(body.len(), |found| at + found);
+    if start == end || matches!(bytes.get(start.wrapping_sub(1)), Some(b'.' | b'$')) {
+        return None;
+    }
+    if body[..start].bytes().filter(|byte| *byte == b'"').count() % 2 == 1 {
+        return None;
+    }
+    crate::template::functions::lookup(&body[start..end])
 }
 
 /// The named templates the `include`, `template` and `block` calls (and the

@@ -61,6 +61,9 @@ pub(crate) fn hover_text(
             Some(Target::Read(read)) => return read_markdown(batch, chart, &read.path),
             Some(Target::Include(name)) => return define_markdown(batch, chart, &name),
             Some(Target::Variable { at, .. }) => return Some(variable_markdown(text, &at)),
+            Some(Target::Function(function)) => {
+                return Some(super::completion::function_markdown(function));
+            }
             _ => {}
         }
     }
@@ -150,7 +153,10 @@ fn variable_markdown(text: &str, used: &crate::template::scope::Use) -> String {
     };
     let line = LineIndex::new(text).line_of(declared.start) + 1;
     let action: String = text[declared.clone()].chars().take(200).collect();
-    format!("`{}`: declared on line {line}\n\n```gotmpl\n{action}\n```", used.name)
+    format!(
+        "`{}`: declared on line {line}\n\n```gotmpl\n{action}\n```",
+        used.name
+    )
 }
 
 /// The template lines that read the values key `key` of `chart`: the first

@@ -60,7 +60,7 @@ pub(crate) fn definition(
                 uri_of(&path).map(|uri| GotoDefinitionResponse::Scalar(Location::new(uri, range)))
             }))
         }
-        Some(Target::Builtin(_)) | None => Ok(None),
+        Some(Target::Builtin(_) | Target::Function(_)) | None => Ok(None),
     }
 }
 
@@ -168,7 +168,7 @@ fn template_references(
                 locations.extend(uri.clone().map(|uri| Location::new(uri, range)));
             }
         }
-        Target::Builtin(_) => {}
+        Target::Builtin(_) | Target::Function(_) => {}
     }
     locations
 }

@@ -5,6 +5,7 @@ pub(crate) mod functions;
 pub mod glue;
 pub mod lex;
 pub mod mask;
+pub mod parse;
 pub mod reads;
 pub mod render;
 pub mod scope;

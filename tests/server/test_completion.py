@@ -1,11 +1,12 @@
 """Completion in a template, through a real client: values keys at each depth (the
 chart's own, a parent's overrides and `global` in a subchart, keys that need
 `index`), named templates across the chart graph, built-in objects and their
-fields, variables in scope, and functions, each resolved with its documentation."""
+fields, variables in scope, and functions, each resolved with its documentation;
+and the template errors Helm's parser would refuse, with hover on functions."""
 
 import pytest
 from lsprotocol import types
-from conftest import open_file, replace_all
+from conftest import diagnostics_until, open_file, replace_all
 
 
 def end_of(text):
@@ -111,3 +112,32 @@ async def test_named_templates_builtins_variables_and_functions(client, chart):
     items = await complete(client, uri, "{{ ", 7)
     assert items["if"].kind == types.CompletionItemKind.Keyword
     assert items["include"].detail == "include NAME CONTEXT"
+
+
+@pytest.mark.asyncio
+async def test_template_errors_as_you_type_and_hover_on_functions(client, chart):
+    """What Helm's parser refuses is a finding as the line is typed (as `check`
+    says it); a function's hover shows its signature and where it comes from."""
+    template = chart / "app/templates/deployment.yaml"
+    uri = open_file(client, template)
+    text = template.read_text() + "  labels: {{ toYml .Values.image | nindent 4 }}{{ $nope }}\n"
+    replace_all(client, uri, 2, text)
+    found = await diagnostics_until(
+        client, uri, lambda found: any(d.code == "template-error" for d in found)
+    )
+    messages = sorted(d.message.split("\nhelp: ")[0] for d in found if d.code == "template-error")
+    assert messages == [
+        "`$nope` is not declared here: Helm's parser fails with `undefined variable \"$nope\"`",
+        "`toYml` is no function Helm defines: Helm's parser fails with "
+        "`function \"toYml\" not defined`; did you mean `toYaml`?",
+    ]
+    line = text.count("\n") - 1
+    character = text.splitlines()[line].index("nindent") + 2
+    shown = await client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            position=types.Position(line=line, character=character),
+        )
+    )
+    assert shown.contents.value.startswith("```gotmpl\nnindent SPACES STRING\n```\n\n")
+    assert shown.contents.value.endswith("(Sprig 3.3.0)")
