@@ -181,9 +181,11 @@ pub(crate) fn target_at(text: &str, offset: usize) -> Option<Target> {
             return Some(Target::Variable { at, all });
         }
     }
+    // The word `include` of a call names what it calls, as its quoted name does.
     if let Some(function) = offset
         .checked_sub(action.body.start)
         .and_then(|at| function_in(body, at))
+        .filter(|function| function.name != "include" || calls.is_empty())
     {
         return Some(Target::Function(function));
     }
