@@ -332,31 +332,42 @@ fn value_items(
             let values = source.root.join("values.yaml");
             let mut path = prefix.to_vec();
             path.push(name.clone());
-            let mut item = CompletionItem {
-                label: name.clone(),
-                kind: Some(match under {
-                    Keys::Map(_) => CompletionItemKind::MODULE,
-                    Keys::Open => CompletionItemKind::FIELD,
-                }),
-                detail: Some(format!(
-                    "{}:{}",
-                    super::hover::shown_path(&values, &source.root),
-                    line
-                )),
-                sort_text: Some(format!("{:04}", items.len())),
-                data: Some(json!({ "value": path })),
-                ..CompletionItem::default()
+            let mut item = key_item(name, path, at, text);
+            item.kind = Some(match under {
+                Keys::Map(_) => CompletionItemKind::MODULE,
+                Keys::Open => CompletionItemKind::FIELD,
+            });
+            item.detail = Some(format!(
+                "{}:{}",
+                super::hover::shown_path(&values, &source.root),
+                line
+            ));
+            item.sort_text = Some(format!("{:04}", items.len()));
+            items.push(item);
+        }
+    }
+    // Keys only another values file of the chart sets (`values-prod.yaml`).
+    for other in batch.snapshot.settings.other_values_files(&chart.root) {
+        let Some(file) = super::graph::model_of(batch, &other) else {
+            continue;
+        };
+        for (_, key) in file.model.keys() {
+            let segments = super::graph::segments(&key.path);
+            let Some((name, above)) = segments.split_last() else {
+                continue;
             };
-            if !is_identifier(name) {
-                let whole = &text[at.path_start..at.typed.start];
-                let base = whole.trim_end_matches('.');
-                let new_text = format!("(index {base} {})", quoted(name));
-                item.filter_text = Some(format!("{whole}{name}"));
-                item.text_edit = Some(CompletionTextEdit::Edit(TextEdit {
-                    range: lsp_types::Range::default(),
-                    new_text,
-                }));
+            if above != prefix || items.iter().any(|item| item.label == *name) {
+                continue;
             }
+            let mut path = prefix.to_vec();
+            path.push(name.clone());
+            let mut item = key_item(name, path, at, text);
+            item.detail = Some(format!(
+                "{}:{}",
+                super::hover::shown_path(&other, &chart.root),
+                key.line + 1
+            ));
+            item.sort_text = Some(format!("{:04}", items.len()));
             items.push(item);
         }
     }
@@ -392,6 +403,28 @@ fn value_items(
         }
     }
     items
+}
+
+/// The item of the values key `name` at `path`: a key that is no identifier is
+/// reached by `index`, replacing the path typed.
+fn key_item(name: &str, path: Vec<String>, at: &At, text: &str) -> CompletionItem {
+    let mut item = CompletionItem {
+        label: name.to_string(),
+        kind: Some(CompletionItemKind::FIELD),
+        data: Some(json!({ "value": path })),
+        ..CompletionItem::default()
+    };
+    if !is_identifier(name) {
+        let whole = &text[at.path_start..at.typed.start];
+        let base = whole.trim_end_matches('.');
+        let new_text = format!("(index {base} {})", quoted(name));
+        item.filter_text = Some(format!("{whole}{name}"));
+        item.text_edit = Some(CompletionTextEdit::Edit(TextEdit {
+            range: lsp_types::Range::default(),
+            new_text,
+        }));
+    }
+    item
 }
 
 /// `name` as a Go string literal.

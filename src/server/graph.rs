@@ -316,6 +316,25 @@ fn find_in(batch: &Batch, chart: &Chart, path: &[String]) -> Option<Site> {
             over: None,
         }),
         None => {
+            // A key only another values file of the chart sets (`values-prod.yaml`).
+            for other in batch.snapshot.settings.other_values_files(&chart.root) {
+                let Some(other) = model_of(batch, &other) else {
+                    continue;
+                };
+                let found = other
+                    .model
+                    .keys()
+                    .map(|(_, key)| key)
+                    .find(|key| segments(&key.path) == path)
+                    .cloned();
+                if let Some(key) = found {
+                    return Some(Site::Found {
+                        file: other,
+                        key,
+                        over: None,
+                    });
+                }
+            }
             let nearest = nearest_key(&file.model, path);
             Some(Site::Missing { values, nearest })
         }

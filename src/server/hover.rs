@@ -331,6 +331,7 @@ mod tests {
             resolver: Arc::new(std::sync::Mutex::new(super::super::resolver(&root))),
             workspace: Arc::new(super::super::workspace::Workspace::new([root.clone()])),
             generation: 1,
+            settings: Arc::default(),
         };
         let batch = Batch::new(&snapshot);
         let mut out = String::new();
@@ -398,6 +399,7 @@ mod tests {
             documents,
             resolver: Arc::new(std::sync::Mutex::new(super::super::resolver(&root))),
             generation: 1,
+            settings: Arc::default(),
             // The workspace holds the secret too: only the repository's bound on
             // what the chart graph reads keeps it out.
             workspace: Arc::new(super::super::workspace::Workspace::new([base.clone()])),

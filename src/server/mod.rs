@@ -18,6 +18,7 @@ mod navigation;
 mod outline;
 mod poll;
 mod requests;
+mod settings;
 mod snapshot;
 mod transport;
 mod workspace;
@@ -134,6 +135,8 @@ struct Server {
     reads: Option<Sender<Queued>>,
     /// The requests queued on either lane.
     pending: Pending,
+    /// What the user set in the editor.
+    settings: Arc<settings::EditorSettings>,
     initialized: bool,
     shutdown: bool,
     /// The folders the server's own watch looks at, when the client cannot watch
@@ -152,6 +155,7 @@ impl Server {
             resolver: resolver.clone(),
             workspace: workspace.clone(),
             generation: 0,
+            settings: Arc::default(),
         };
         Server {
             resolver,
@@ -165,6 +169,7 @@ impl Server {
             jobs: None,
             reads: None,
             pending: Pending::default(),
+            settings: Arc::default(),
             initialized: false,
             shutdown: false,
             watched: None,
@@ -284,6 +289,9 @@ impl Server {
             }
         };
         self.set_workspace(workspace_of(&params));
+        if let Some(options) = &params.initialization_options {
+            self.configure(options);
+        }
         let text_document = params.capabilities.text_document.as_ref();
         let pull = text_document.is_some_and(|capabilities| capabilities.diagnostic.is_some());
         let watch = params
@@ -340,6 +348,24 @@ impl Server {
         Ok(())
     }
 
+    /// Takes the user's settings from `options`; settings that are wrong are said to
+    /// the user, and the ones before kept.
+    fn configure(&mut self, options: &serde_json::Value) {
+        match settings::EditorSettings::from_json(options) {
+            Ok(settings) => self.settings = Arc::new(settings),
+            Err(why) => {
+                let params = lsp_types::ShowMessageParams {
+                    typ: lsp_types::MessageType::ERROR,
+                    message: format!("tether: {why}"),
+                };
+                let notification = Notification::new("window/showMessage".into(), params);
+                let _ = self
+                    .out
+                    .send(transport::value_of(&Message::Notification(notification)));
+            }
+        }
+    }
+
     /// Asks the client to tell of changes to the files that configure a check.
     fn register_watchers(&self) {
         let watchers: Vec<lsp_types::FileSystemWatcher> = WATCHED
@@ -369,8 +395,8 @@ impl Server {
 
     fn notification(&mut self, notification: Notification) {
         use lsp_types::notification::{
-            Cancel, DidChangeTextDocument, DidChangeWatchedFiles, DidCloseTextDocument,
-            DidOpenTextDocument, DidSaveTextDocument,
+            Cancel, DidChangeConfiguration, DidChangeTextDocument, DidChangeWatchedFiles,
+            DidCloseTextDocument, DidOpenTextDocument, DidSaveTextDocument,
         };
         if !self.initialized {
             return;
@@ -387,6 +413,11 @@ impl Server {
                         lsp_types::NumberOrString::String(string) => string.into(),
                     };
                     self.pending.cancel(&id);
+                }
+            }
+            DidChangeConfiguration::METHOD => {
+                if let Some(settings) = params.get("settings") {
+                    self.configure(settings);
                 }
             }
             DidOpenTextDocument::METHOD => {
@@ -526,6 +557,7 @@ impl Server {
             resolver: self.resolver.clone(),
             workspace: self.workspace.clone(),
             generation: self.generation,
+            settings: self.settings.clone(),
         })
     }
 

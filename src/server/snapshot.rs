@@ -24,6 +24,8 @@ pub(crate) struct Snapshot {
     pub workspace: Arc<Workspace>,
     /// Counts the changes: work for an older generation is stale.
     pub generation: u64,
+    /// What the user set in the editor.
+    pub settings: Arc<super::settings::EditorSettings>,
 }
 
 /// The server's resolver, which the message loop and the worker share. `check`

@@ -5,8 +5,10 @@ fields, variables in scope, and functions, each resolved with its documentation;
 and the template errors Helm's parser would refuse, with hover on functions."""
 
 import pytest
+import pytest_lsp
 from lsprotocol import types
-from conftest import diagnostics_until, open_file, replace_all
+from pytest_lsp import ClientServerConfig, LanguageClient
+from conftest import TETHER, capabilities, diagnostics_until, open_file, replace_all
 
 
 def end_of(text):
@@ -141,3 +143,54 @@ async def test_template_errors_as_you_type_and_hover_on_functions(client, chart)
     )
     assert shown.contents.value.startswith("```gotmpl\nnindent SPACES STRING\n```\n\n")
     assert shown.contents.value.endswith("(Sprig 3.3.0)")
+
+
+@pytest.mark.asyncio
+async def test_other_values_files_count_for_hover_and_completion(client, chart):
+    """A key only `values-prod.yaml` sets hovers from there and is completed."""
+    (chart / "app/values-prod.yaml").write_text(
+        "ingress:\n  # The host in production.\n  host: app.example.com\n"
+    )
+    template = chart / "app/templates/deployment.yaml"
+    uri = open_file(client, template)
+    items = await complete(client, uri, "x: {{ .Values.", 2)
+    assert items["ingress"].detail == "app/values-prod.yaml:1"
+    items = await complete(client, uri, "x: {{ .Values.ingress.", 3)
+    shown = await documentation(client, items["host"])
+    assert shown.startswith("`.Values.ingress.host`: app/values-prod.yaml:3"), shown
+    assert "The host in production." in shown
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=[TETHER, "server"]))
+async def named_values_client(lsp_client: LanguageClient, chart):
+    """A client that names the chart's values files: `ci/*.yaml` only."""
+    await lsp_client.initialize_session(
+        types.InitializeParams(
+            capabilities=capabilities(),
+            root_uri=chart.as_uri(),
+            initialization_options={"valuesFiles": ["ci/*.yaml"]},
+        )
+    )
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest.mark.asyncio
+async def test_the_values_files_the_user_names(named_values_client, chart):
+    client = named_values_client
+    (chart / "app/values-prod.yaml").write_text("prodOnly: 1\n")
+    (chart / "app/ci").mkdir()
+    (chart / "app/ci/lint-values.yaml").write_text("# Set for the linter.\nlintOnly: true\n")
+    template = chart / "app/templates/deployment.yaml"
+    uri = open_file(client, template)
+    items = await complete(client, uri, "x: {{ .Values.", 2)
+    assert "prodOnly" not in items
+    assert items["lintOnly"].detail == "app/ci/lint-values.yaml:2"
+    shown = await documentation(client, items["lintOnly"])
+    assert "Set for the linter." in shown
+    # Changed in the editor's settings, without a restart.
+    client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"tether": {"valuesFiles": ["values*.yaml"]}})
+    )
+    items = await complete(client, uri, "x: {{ .Values.", 3)
+    assert "prodOnly" in items and "lintOnly" not in items
