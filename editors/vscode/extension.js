@@ -23,13 +23,19 @@ async function documentSelector() {
 }
 
 async function start() {
-  const command = vscode.workspace.getConfiguration("tether").get("path", "tether");
+  const settings = vscode.workspace.getConfiguration("tether");
+  const command = settings.get("path", "tether");
   const server = { command, args: ["server"], transport: TransportKind.stdio };
   client = new LanguageClient(
     "tether",
     "tether",
     { run: server, debug: server },
-    { documentSelector: await documentSelector() }
+    {
+      documentSelector: await documentSelector(),
+      // The values files the server reads, and their changes without a restart.
+      initializationOptions: { valuesFiles: settings.get("valuesFiles") },
+      synchronize: { configurationSection: "tether" },
+    }
   );
   await client.start();
 }

@@ -143,7 +143,7 @@ pub(super) fn fields_of(object: &[String]) -> Vec<(String, String)> {
 
 /// The `Chart.yaml` field a `.Chart` field stands for: its first letter in lower case
 /// (`AppVersion` is `appVersion`).
-fn chart_key(field: &str) -> String {
+pub(super) fn chart_key(field: &str) -> String {
     let mut chars = field.chars();
     chars
         .next()

@@ -60,7 +60,28 @@ pub(crate) fn definition(
                 uri_of(&path).map(|uri| GotoDefinitionResponse::Scalar(Location::new(uri, range)))
             }))
         }
-        Some(Target::Builtin(_) | Target::Function(_)) | None => Ok(None),
+        Some(Target::Builtin(path)) => {
+            // `.Chart.Version`: the field's line of the chart's Chart.yaml.
+            let Some(field) = path.strip_prefix("Chart.") else {
+                return Ok(None);
+            };
+            let chart_yaml = chart.root.join("Chart.yaml");
+            let Ok(state) = batch.file(&chart_yaml) else {
+                return Ok(None);
+            };
+            let key = super::builtins::chart_key(field);
+            let found = state.text.lines().enumerate().find(|(_, line)| {
+                line.strip_prefix(key.as_str())
+                    .is_some_and(|rest| rest.trim_start().starts_with(':'))
+            });
+            Ok(found.and_then(|(line, _)| {
+                let start = LineIndex::new(&state.text).line_start(line);
+                let range = LineIndex::new(&state.text).range(&(start..start));
+                uri_of(&chart_yaml)
+                    .map(|uri| GotoDefinitionResponse::Scalar(Location::new(uri, range)))
+            }))
+        }
+        Some(Target::Function(_)) | None => Ok(None),
     }
 }
 

@@ -241,4 +241,23 @@ mod tests {
         }
         assert_eq!(Method::of("textDocument/formatting"), None);
     }
+
+    /// The editor page lists exactly the requests the server answers.
+    #[test]
+    fn the_editor_page_lists_the_methods_answered() {
+        let page = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/src/editor.md"),
+        )
+        .unwrap();
+        let listed = page
+            .split("Requests answered:")
+            .nth(1)
+            .and_then(|rest| rest.split("\n\n").next())
+            .unwrap();
+        let mut named: Vec<&str> = listed.split('`').skip(1).step_by(2).collect();
+        let mut answered: Vec<&str> = Method::ALL.iter().map(|method| method.name()).collect();
+        named.sort_unstable();
+        answered.sort_unstable();
+        assert_eq!(named, answered);
+    }
 }

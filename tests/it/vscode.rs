@@ -53,6 +53,16 @@ fn the_extension_serves_charts_only_and_restarts() {
         manifest["contributes"]["configuration"]["properties"]["tether.path"]["scope"],
         "machine"
     );
+    // The values files the user names reach the server, at start and on change,
+    // with the server's own default.
+    assert_eq!(
+        manifest["contributes"]["configuration"]["properties"]["tether.valuesFiles"]["default"],
+        serde_json::json!(["values*.yaml", "values*.yml"])
+    );
+    assert!(
+        script.contains("initializationOptions: { valuesFiles: settings.get(\"valuesFiles\") }")
+    );
+    assert!(script.contains("synchronize: { configurationSection: \"tether\" }"));
     // The restart command, contributed and registered.
     assert_eq!(
         manifest["contributes"]["commands"][0]["command"],

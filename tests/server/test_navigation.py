@@ -251,3 +251,15 @@ async def test_references_from_a_read_a_define_and_a_variable(client, chart):
     assert await definition(client, uri, at(text, "port: {{ $port", 11)) == (uri, 6)
     shown = await hover(client, uri, at(text, "{{ $port }}{{ end", 5))
     assert shown.startswith("`$port`: declared on line 8\n\n```gotmpl\n{{- range $port := list 1 2 }}"), shown
+
+
+@pytest.mark.asyncio
+async def test_definition_of_a_chart_field_is_its_line_of_chart_yaml(client, chart):
+    template = chart / "app/templates/deployment.yaml"
+    uri = open_file(client, template)
+    text = template.read_text().replace("spec:\n", "spec:\n  v: {{ .Chart.Version }}\n", 1)
+    replace_all(client, uri, 2, text)
+    assert await definition(client, uri, at(text, ".Chart.Version", 9)) == (
+        (chart / "app/Chart.yaml").as_uri(),
+        2,
+    )
