@@ -25,7 +25,7 @@ pub(crate) enum Site {
     /// The key, in the values file it is in; `over` is the parent chart whose
     /// values set it, over the chart's own.
     Found {
-        file: Modelled,
+        file: Arc<Modelled>,
         key: Key,
         over: Option<Arc<Chart>>,
     },
@@ -37,19 +37,25 @@ pub(crate) enum Site {
     },
 }
 
-/// The model of the file at `path`, from its open buffer or the disk.
-pub(crate) fn model_of(batch: &Batch, path: &Path) -> Option<Modelled> {
+/// The model of the file at `path`, from its open buffer or the disk; modelled once
+/// for the batch's charts (the requests between two changes share it).
+pub(crate) fn model_of(batch: &Batch, path: &Path) -> Option<Arc<Modelled>> {
+    if let Some(modelled) = batch.modelled(path) {
+        return Some(modelled);
+    }
     let file = batch.file(path).ok()?;
     let model = crate::yaml::pipeline::model_bytes_with(
         file.relative.clone(),
         file.text.as_bytes().to_vec(),
         &file.config.directives,
     );
-    Some(Modelled {
+    let modelled = Arc::new(Modelled {
         path: path.to_path_buf(),
         text: file.text,
         model,
-    })
+    });
+    batch.keep_model(modelled.clone());
+    Some(modelled)
 }
 
 /// The segments of a key path in helm-unittest notation (`a.b["c.d"][0]`); items

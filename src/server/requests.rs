@@ -12,7 +12,8 @@ use lsp_types::request::Request as _;
 use serde::de::DeserializeOwned;
 
 use super::findings::{Failure, request_path};
-use super::snapshot::{Batch, Snapshot};
+use super::snapshot::{Batch, Models, Snapshot};
+use crate::analysis::charts::Charts;
 
 /// A request method the server answers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -122,20 +123,40 @@ impl Pending {
     }
 }
 
-/// Answers the requests of the reads lane until the message loop hangs up.
+/// Answers the requests of the reads lane until the message loop hangs up. The
+/// charts read for one request serve the next ones until a change makes a new
+/// generation: a hover after a hover reads no template again.
 pub(crate) fn answer_reads(
     queue: Receiver<Queued>,
     out: Sender<serde_json::Value>,
     pending: Pending,
 ) {
+    let mut read: Option<(u64, Read)> = None;
     for queued in queue {
-        answer(&out, &pending, queued);
+        let generation = queued.snapshot.generation;
+        let shared = match &read {
+            Some((seen, shared)) if *seen == generation => shared.clone(),
+            _ => {
+                let shared = (Batch::charts_of(&queued.snapshot), Arc::default());
+                read = Some((generation, shared.clone()));
+                shared
+            }
+        };
+        answer(&out, &pending, queued, Some(shared));
     }
 }
 
-/// Answers one queued request; a handler that fails answers with an error, never
-/// takes the server down.
-pub(crate) fn answer(out: &Sender<serde_json::Value>, pending: &Pending, queued: Queued) {
+/// What one generation's requests read: its charts, and the files they modelled.
+type Read = (Arc<Charts>, Arc<Models>);
+
+/// Answers one queued request (with what was `read` for its generation, or its own);
+/// a handler that fails answers with an error, never takes the server down.
+pub(crate) fn answer(
+    out: &Sender<serde_json::Value>,
+    pending: &Pending,
+    queued: Queued,
+    read: Option<Read>,
+) {
     let Queued {
         method,
         snapshot,
@@ -150,7 +171,13 @@ pub(crate) fn answer(out: &Sender<serde_json::Value>, pending: &Pending, queued:
         )
     } else {
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            handle(method, &snapshot, request)
+            let (charts, models) =
+                read.unwrap_or_else(|| (Batch::charts_of(&snapshot), Arc::default()));
+            handle(
+                method,
+                &Batch::with_charts(&snapshot, charts, models),
+                request,
+            )
         }))
         .unwrap_or_else(|panic| {
             // The panic hook printed where, on standard error.
@@ -166,28 +193,25 @@ pub(crate) fn answer(out: &Sender<serde_json::Value>, pending: &Pending, queued:
 }
 
 /// The answer to `request`, whose method is `method`.
-fn handle(method: Method, snapshot: &Snapshot, request: Request) -> Response {
+fn handle(method: Method, batch: &Batch, request: Request) -> Response {
     let Request { id, params, .. } = request;
-    let batch = Batch::new(snapshot);
     let result = match method {
-        Method::Diagnostic => run(params, |params| pull_diagnostics(&batch, params)),
-        Method::CodeAction => run(params, |params| {
-            super::actions::code_actions(&batch, params)
-        }),
-        Method::Hover => run(params, |params| super::hover::hover(&batch, params)),
+        Method::Diagnostic => run(params, |params| pull_diagnostics(batch, params)),
+        Method::CodeAction => run(params, |params| super::actions::code_actions(batch, params)),
+        Method::Hover => run(params, |params| super::hover::hover(batch, params)),
         Method::Definition => run(params, |params| {
-            super::navigation::definition(&batch, params)
+            super::navigation::definition(batch, params)
         }),
         Method::References => run(params, |params| {
-            super::navigation::references(&batch, params)
+            super::navigation::references(batch, params)
         }),
         Method::DocumentSymbol => run(params, |params| {
-            super::navigation::document_symbols(&batch, params)
+            super::navigation::document_symbols(batch, params)
         }),
         Method::Completion => run(params, |params| {
-            super::completion::completion(&batch, params)
+            super::completion::completion(batch, params)
         }),
-        Method::ResolveCompletion => run(params, |item| super::completion::resolve(&batch, item)),
+        Method::ResolveCompletion => run(params, |item| super::completion::resolve(batch, item)),
     };
     match result {
         Ok(value) => Response::new_ok(id, value),

@@ -49,7 +49,16 @@ pub(crate) fn configuration_of(resolver: &SharedResolver, path: &Path) -> Result
 pub(crate) struct Batch<'a> {
     pub snapshot: &'a Snapshot,
     charts: Arc<Charts>,
+    models: Arc<Models>,
 }
+
+/// The files a generation's requests modelled (a chart's `values.yaml` a hover
+/// quotes), kept with its charts, bounded.
+#[derive(Default)]
+pub(crate) struct Models(Mutex<Vec<Arc<super::graph::Modelled>>>);
+
+/// How many modelled files a generation keeps.
+const MODELS_KEPT: usize = 16;
 
 /// A file as the batch sees it: its configuration, the run's state with the
 /// batch's charts, and its text.
@@ -79,15 +88,56 @@ pub(crate) enum Checked {
 impl<'a> Batch<'a> {
     /// A batch over `snapshot`, reading charts through its documents.
     pub fn new(snapshot: &'a Snapshot) -> Batch<'a> {
+        Batch::with_charts(snapshot, Batch::charts_of(snapshot), Arc::default())
+    }
+
+    /// The charts of `snapshot`, read through its documents.
+    pub fn charts_of(snapshot: &Snapshot) -> Arc<Charts> {
         let overlay: Overlay = snapshot
             .documents
             .iter()
             .map(|(path, document)| (path.clone(), document.text.clone()))
             .collect();
+        Arc::new(Charts::with_overlay(Arc::new(overlay)))
+    }
+
+    /// A batch over `snapshot` whose charts are `charts`, read for a snapshot of
+    /// the same generation: the requests between two changes share what the first
+    /// of them read.
+    pub fn with_charts(
+        snapshot: &'a Snapshot,
+        charts: Arc<Charts>,
+        models: Arc<Models>,
+    ) -> Batch<'a> {
         Batch {
             snapshot,
-            charts: Arc::new(Charts::with_overlay(Arc::new(overlay))),
+            charts,
+            models,
         }
+    }
+
+    /// The model of the file at `path` a request of this generation made.
+    pub fn modelled(&self, path: &Path) -> Option<Arc<super::graph::Modelled>> {
+        let models = self
+            .models
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        models.iter().find(|model| model.path == path).cloned()
+    }
+
+    /// Keeps `modelled` for the requests of this generation; the oldest goes when
+    /// there are too many.
+    pub fn keep_model(&self, modelled: Arc<super::graph::Modelled>) {
+        let mut models = self
+            .models
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if models.len() >= MODELS_KEPT {
+            models.remove(0);
+        }
+        models.push(modelled);
     }
 
     /// The file at `path` (absolute): its open text or, when it is not open, the

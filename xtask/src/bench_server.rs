@@ -2,8 +2,11 @@
 //! server` driven over its pipes as an editor drives it. It times a `didChange` of
 //! a generated 2 MB `values.yaml` until that file's diagnostics arrive, and a
 //! template's change until the diagnostics of its chart's `values.yaml` (which
-//! depend on what the templates read) arrive; then it opens every file of the
-//! Cozystack corpus and reports the server's peak RSS.
+//! depend on what the templates read) arrive; then, on the corpus chart with the
+//! most templates and 100 of its files open, the latency of a keystroke's
+//! diagnostics beyond the debounce, of hover and of completion, also while a check
+//! of every open file runs; then it opens every file of the Cozystack corpus and
+//! reports the server's peak RSS.
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
@@ -68,6 +71,7 @@ pub fn bench_server(corpus: &Path) -> Result<()> {
         &mut times,
     );
     server.stop()?;
+    crate::bench_latency::run(&tether, corpus)?;
     let cozystack = corpus.join("cozystack");
     if cozystack.is_dir() {
         memory_with_everything_open(&tether, &cozystack)?;
@@ -154,7 +158,7 @@ fn generate_chart(root: &Path) -> Result<(PathBuf, PathBuf)> {
     Ok((chart.join("values.yaml"), template))
 }
 
-fn walk(folder: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
+pub(crate) fn walk(folder: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
     for entry in std::fs::read_dir(folder)? {
         let entry = entry?;
         let path = entry.path();
@@ -172,22 +176,24 @@ fn walk(folder: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
     Ok(())
 }
 
-fn uri(path: &Path) -> String {
+pub(crate) fn uri(path: &Path) -> String {
     format!("file://{}", path.display())
 }
 
 /// A `tether server` and what it sent.
-struct Server {
+pub(crate) struct Server {
     child: Child,
     input: ChildStdin,
     published: Receiver<(String, Option<i64>)>,
+    /// The answers to requests: their id, and when they were read.
+    answers: Receiver<(i64, Instant)>,
     /// Per URI: the newest version published, and how many times.
     seen: HashMap<String, (i64, usize)>,
     next_id: i64,
 }
 
 impl Server {
-    fn start(tether: &Path, root: &Path) -> Result<Server> {
+    pub(crate) fn start(tether: &Path, root: &Path) -> Result<Server> {
         let mut child = Command::new(tether)
             .arg("server")
             .stdin(Stdio::piped())
@@ -198,9 +204,16 @@ impl Server {
         let input = child.stdin.take().context("no stdin")?;
         let output = child.stdout.take().context("no stdout")?;
         let (sender, published) = std::sync::mpsc::channel();
+        let (answered, answers) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
             let mut reader = BufReader::new(output);
             while let Some(message) = read_message(&mut reader) {
+                if message.get("method").is_none() {
+                    if let Some(id) = message["id"].as_i64() {
+                        let _ = answered.send((id, Instant::now()));
+                    }
+                    continue;
+                }
                 if message["method"] == "textDocument/publishDiagnostics" {
                     let uri = message["params"]["uri"]
                         .as_str()
@@ -217,6 +230,7 @@ impl Server {
             child,
             input,
             published,
+            answers,
             seen: HashMap::new(),
             next_id: 1,
         };
@@ -235,7 +249,7 @@ impl Server {
         Ok(())
     }
 
-    fn open(&mut self, path: &Path) -> Result<()> {
+    pub(crate) fn open(&mut self, path: &Path) -> Result<()> {
         let text = std::fs::read_to_string(path).unwrap_or_default();
         self.send(&json!({
             "jsonrpc": "2.0", "method": "textDocument/didOpen",
@@ -246,7 +260,7 @@ impl Server {
     }
 
     /// Replaces line `line` (0-based) of the document with `text`.
-    fn change(&mut self, uri: &str, version: i64, line: u32, text: &str) -> Result<()> {
+    pub(crate) fn change(&mut self, uri: &str, version: i64, line: u32, text: &str) -> Result<()> {
         self.send(&json!({
             "jsonrpc": "2.0", "method": "textDocument/didChange",
             "params": {
@@ -278,7 +292,7 @@ impl Server {
     }
 
     /// Waits for diagnostics of `uri` at `version` or later.
-    fn wait_for(&mut self, uri: &str, version: i64, timeout: Duration) -> Result<()> {
+    pub(crate) fn wait_for(&mut self, uri: &str, version: i64, timeout: Duration) -> Result<()> {
         let deadline = Instant::now() + timeout;
         while self.seen.get(uri).is_none_or(|seen| seen.0 < version) {
             self.take(deadline)
@@ -313,7 +327,25 @@ impl Server {
             .context("no VmHWM")
     }
 
-    fn stop(mut self) -> Result<()> {
+    /// Sends the request `method` with `params` and waits for its answer: how
+    /// long it took.
+    pub(crate) fn request(&mut self, method: &str, params: Value) -> Result<Duration> {
+        let id = self.next_id;
+        self.next_id += 1;
+        let started = Instant::now();
+        self.send(&json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }))?;
+        loop {
+            let (answered, at) = self
+                .answers
+                .recv_timeout(Duration::from_secs(60))
+                .with_context(|| format!("no answer to {method}"))?;
+            if answered == id {
+                return Ok(at - started);
+            }
+        }
+    }
+
+    pub(crate) fn stop(mut self) -> Result<()> {
         let id = self.next_id;
         self.next_id += 1;
         self.send(&json!({ "jsonrpc": "2.0", "id": id, "method": "shutdown" }))?;

@@ -11,6 +11,8 @@ mod bench_check;
 #[cfg(feature = "library")]
 mod bench_idem;
 #[cfg(feature = "library")]
+mod bench_latency;
+#[cfg(feature = "library")]
 mod bench_server;
 mod ci;
 mod codegen;
