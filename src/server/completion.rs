@@ -113,7 +113,7 @@ pub(crate) fn resolve(batch: &Batch, mut item: CompletionItem) -> Result<Complet
         return Ok(item);
     };
     let markdown = if let Some(name) = data["function"].as_str() {
-        functions::lookup(name).map(function_markdown)
+        functions::lookup(name).map(functions::Function::markdown)
     } else {
         let chart = data["uri"]
             .as_str()
@@ -346,31 +346,7 @@ fn value_items(
             items.push(item);
         }
     }
-    // Keys only another values file of the chart sets (`values-prod.yaml`).
-    for other in batch.snapshot.settings.other_values_files(&chart.root) {
-        let Some(file) = super::graph::model_of(batch, &other) else {
-            continue;
-        };
-        for (_, key) in file.model.keys() {
-            let segments = super::graph::segments(&key.path);
-            let Some((name, above)) = segments.split_last() else {
-                continue;
-            };
-            if above != prefix || items.iter().any(|item| item.label == *name) {
-                continue;
-            }
-            let mut path = prefix.to_vec();
-            path.push(name.clone());
-            let mut item = key_item(name, path, at, text);
-            item.detail = Some(format!(
-                "{}:{}",
-                super::hover::shown_path(&other, &chart.root),
-                key.line + 1
-            ));
-            item.sort_text = Some(format!("{:04}", items.len()));
-            items.push(item);
-        }
-    }
+    push_other_files_keys(batch, chart, prefix, at, text, &mut items);
     if prefix.is_empty() && !items.iter().any(|item| item.label == "global") {
         // Helm copies a parent's `global` into every subchart's values.
         let global = ["global".to_string()];
@@ -403,6 +379,42 @@ fn value_items(
         }
     }
     items
+}
+
+/// The keys under `prefix` only another values file of the chart sets
+/// (`values-prod.yaml`), after `items`.
+fn push_other_files_keys(
+    batch: &Batch,
+    chart: &Chart,
+    prefix: &[String],
+    at: &At,
+    text: &str,
+    items: &mut Vec<CompletionItem>,
+) {
+    for other in batch.snapshot.settings.other_values_files(&chart.root) {
+        let Some(file) = super::graph::model_of(batch, &other) else {
+            continue;
+        };
+        for (_, key) in file.model.keys() {
+            let segments = super::graph::segments(&key.path);
+            let Some((name, above)) = segments.split_last() else {
+                continue;
+            };
+            if above != prefix || items.iter().any(|item| item.label == *name) {
+                continue;
+            }
+            let mut path = prefix.to_vec();
+            path.push(name.clone());
+            let mut item = key_item(name, path, at, text);
+            item.detail = Some(format!(
+                "{}:{}",
+                super::hover::shown_path(&other, &chart.root),
+                key.line + 1
+            ));
+            item.sort_text = Some(format!("{:04}", items.len()));
+            items.push(item);
+        }
+    }
 }
 
 /// The item of the values key `name` at `path`: a key that is no identifier is
@@ -539,25 +551,6 @@ fn function_items(first: bool) -> Vec<CompletionItem> {
         }
     });
     keywords.chain(functions).collect()
-}
-
-/// A function's documentation: its signature, what it does, where it comes from.
-pub(super) fn function_markdown(function: &functions::Function) -> String {
-    let takes = match function.arity() {
-        (0, Some(0)) => "It takes no argument.".to_string(),
-        (least, None) => format!("It takes {least} arguments or more."),
-        (least, Some(most)) if least == most => format!(
-            "It takes {least} argument{}; in a pipeline, the piped value is the last.",
-            if least == 1 { "" } else { "s" }
-        ),
-        (least, Some(most)) => format!("It takes {least} to {most} arguments."),
-    };
-    format!(
-        "```gotmpl\n{}\n```\n\n{}. {takes}\n\n({})",
-        function.signature,
-        function.summary,
-        function.source()
-    )
 }
 
 fn markdown_documentation(value: String) -> Documentation {

@@ -9,16 +9,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::snapshot::Batch;
+pub(crate) use super::snapshot::Modelled;
 use crate::analysis::charts::Chart;
 use crate::template::reads::Read;
 use crate::yaml::model::{FileModel, Key};
-
-/// A file's text and comment model.
-pub(crate) struct Modelled {
-    pub path: PathBuf,
-    pub text: Arc<str>,
-    pub model: FileModel,
-}
 
 /// Where a read's key is, or is not.
 pub(crate) enum Site {

@@ -62,7 +62,7 @@ pub(crate) fn hover_text(
             Some(Target::Include(name)) => return define_markdown(batch, chart, &name),
             Some(Target::Variable { at, .. }) => return Some(variable_markdown(text, &at)),
             Some(Target::Function(function)) => {
-                return Some(super::completion::function_markdown(function));
+                return Some(function.markdown());
             }
             _ => {}
         }

@@ -52,10 +52,17 @@ pub(crate) struct Batch<'a> {
     models: Arc<Models>,
 }
 
+/// A file's text and comment model.
+pub(crate) struct Modelled {
+    pub path: PathBuf,
+    pub text: Arc<str>,
+    pub model: crate::yaml::model::FileModel,
+}
+
 /// The files a generation's requests modelled (a chart's `values.yaml` a hover
 /// quotes), kept with its charts, bounded.
 #[derive(Default)]
-pub(crate) struct Models(Mutex<Vec<Arc<super::graph::Modelled>>>);
+pub(crate) struct Models(Mutex<Vec<Arc<Modelled>>>);
 
 /// How many modelled files a generation keeps.
 const MODELS_KEPT: usize = 16;
@@ -117,7 +124,7 @@ impl<'a> Batch<'a> {
     }
 
     /// The model of the file at `path` a request of this generation made.
-    pub fn modelled(&self, path: &Path) -> Option<Arc<super::graph::Modelled>> {
+    pub fn modelled(&self, path: &Path) -> Option<Arc<Modelled>> {
         let models = self
             .models
             .0
@@ -128,7 +135,7 @@ impl<'a> Batch<'a> {
 
     /// Keeps `modelled` for the requests of this generation; the oldest goes when
     /// there are too many.
-    pub fn keep_model(&self, modelled: Arc<super::graph::Modelled>) {
+    pub fn keep_model(&self, modelled: Arc<Modelled>) {
         let mut models = self
             .models
             .0

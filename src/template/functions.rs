@@ -77,6 +77,25 @@ impl Function {
         (required, Some(required + optional))
     }
 
+    /// A function's documentation: its signature, what it does, where it comes from.
+    pub fn markdown(&self) -> String {
+        let takes = match self.arity() {
+            (0, Some(0)) => "It takes no argument.".to_string(),
+            (least, None) => format!("It takes {least} arguments or more."),
+            (least, Some(most)) if least == most => format!(
+                "It takes {least} argument{}; in a pipeline, the piped value is the last.",
+                if least == 1 { "" } else { "s" }
+            ),
+            (least, Some(most)) => format!("It takes {least} to {most} arguments."),
+        };
+        format!(
+            "```gotmpl\n{}\n```\n\n{}. {takes}\n\n({})",
+            self.signature,
+            self.summary,
+            self.source()
+        )
+    }
+
     /// The origin as a reader would say it: "Go text/template", "Sprig 3.3.0",
     /// "Helm", "Helm 3.17.0 and later".
     pub fn source(&self) -> String {
