@@ -332,6 +332,7 @@ mod tests {
             workspace: Arc::new(super::super::workspace::Workspace::new([root.clone()])),
             generation: 1,
             settings: Arc::default(),
+            memo: Arc::default(),
         };
         let batch = Batch::new(&snapshot);
         let mut out = String::new();
@@ -400,6 +401,7 @@ mod tests {
             resolver: Arc::new(std::sync::Mutex::new(super::super::resolver(&root))),
             generation: 1,
             settings: Arc::default(),
+            memo: Arc::default(),
             // The workspace holds the secret too: only the repository's bound on
             // what the chart graph reads keeps it out.
             workspace: Arc::new(super::super::workspace::Workspace::new([base.clone()])),

@@ -137,6 +137,8 @@ struct Server {
     pending: Pending,
     /// What the user set in the editor.
     settings: Arc<settings::EditorSettings>,
+    /// What each template read, for every snapshot.
+    memo: Arc<crate::analysis::charts::ReadsMemo>,
     initialized: bool,
     shutdown: bool,
     /// The folders the server's own watch looks at, when the client cannot watch
@@ -156,6 +158,7 @@ impl Server {
             workspace: workspace.clone(),
             generation: 0,
             settings: Arc::default(),
+            memo: Arc::default(),
         };
         Server {
             resolver,
@@ -170,6 +173,7 @@ impl Server {
             reads: None,
             pending: Pending::default(),
             settings: Arc::default(),
+            memo: Arc::default(),
             initialized: false,
             shutdown: false,
             watched: None,
@@ -558,6 +562,7 @@ impl Server {
             workspace: self.workspace.clone(),
             generation: self.generation,
             settings: self.settings.clone(),
+            memo: self.memo.clone(),
         })
     }
 

@@ -26,6 +26,8 @@ pub(crate) struct Snapshot {
     pub generation: u64,
     /// What the user set in the editor.
     pub settings: Arc<super::settings::EditorSettings>,
+    /// What each template read, kept across generations.
+    pub memo: Arc<crate::analysis::charts::ReadsMemo>,
 }
 
 /// The server's resolver, which the message loop and the worker share. `check`
@@ -105,7 +107,10 @@ impl<'a> Batch<'a> {
             .iter()
             .map(|(path, document)| (path.clone(), document.text.clone()))
             .collect();
-        Arc::new(Charts::with_overlay(Arc::new(overlay)))
+        Arc::new(Charts::with_overlay(
+            Arc::new(overlay),
+            snapshot.memo.clone(),
+        ))
     }
 
     /// A batch over `snapshot` whose charts are `charts`, read for a snapshot of

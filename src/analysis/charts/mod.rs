@@ -101,6 +101,36 @@ pub struct Charts {
     /// Texts that stand in for files of chart folders (an editor's unsaved
     /// buffers, `tether server`), by absolute path.
     overlay: Option<Arc<Overlay>>,
+    /// What templates read in an earlier set of charts of the same process.
+    memo: Option<Arc<ReadsMemo>>,
+}
+
+/// What each template read, by path with the hash of the bytes it was read from,
+/// kept across the charts an editor's successive changes make (`tether server`): a
+/// template whose bytes did not change is not lexed and read again. Holds the
+/// newest reading of each path, and at most [`MEMO_TEMPLATES`] paths.
+#[derive(Debug, Default)]
+pub struct ReadsMemo(Mutex<HashMap<PathBuf, (u64, Arc<Reads>)>>);
+
+/// How many templates a [`ReadsMemo`] keeps; past it, it starts again.
+const MEMO_TEMPLATES: usize = 20_000;
+
+impl ReadsMemo {
+    /// What the template at `path` read when its bytes hashed to `hash`.
+    fn get(&self, path: &Path, hash: u64) -> Option<Arc<Reads>> {
+        let memo = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        memo.get(path)
+            .filter(|(read_in, _)| *read_in == hash)
+            .map(|(_, found)| found.clone())
+    }
+
+    fn keep(&self, path: &Path, hash: u64, found: Arc<Reads>) {
+        let mut memo = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if memo.len() >= MEMO_TEMPLATES && !memo.contains_key(path) {
+            memo.clear();
+        }
+        memo.insert(path.to_path_buf(), (hash, found));
+    }
 }
 
 /// Values made once per key, each on the thread that first asks for it. The lock
@@ -193,10 +223,13 @@ impl Location {
 }
 
 impl Charts {
-    /// The charts of a run that reads `overlay`'s texts instead of those files.
-    pub fn with_overlay(overlay: Arc<Overlay>) -> Charts {
+    /// The charts of a run that reads `overlay`'s texts instead of those files, and
+    /// takes what a template read from `memo` when its bytes are those it was read
+    /// from.
+    pub fn with_overlay(overlay: Arc<Overlay>, memo: Arc<ReadsMemo>) -> Charts {
         Charts {
             overlay: Some(overlay),
+            memo: Some(memo),
             ..Charts::default()
         }
     }

@@ -94,10 +94,20 @@ impl Chart {
         content.add_bytes("template", file.as_os_str().as_encoded_bytes());
         content.add("bytes", hash);
         let uses_files = text.contains(".Files");
-        let found = lex_reads(&text);
+        let memo = self.charts.upgrade().and_then(|charts| charts.memo.clone());
+        let found = match memo.as_ref().and_then(|memo| memo.get(file, hash)) {
+            Some(found) => found,
+            None => {
+                let found = Arc::new(lex_reads(&text));
+                if let Some(memo) = &memo {
+                    memo.keep(file, hash, found.clone());
+                }
+                found
+            }
+        };
         self.add_found(file, &text, &found, scan);
         scan.template_reads
-            .insert(file.to_path_buf(), (hash, Arc::new(found)));
+            .insert(file.to_path_buf(), (hash, found));
         if matches!(self.location, Location::Folder(_)) {
             scan.texts
                 .get_mut()
