@@ -110,7 +110,12 @@ pub struct Charts {
 /// template whose bytes did not change is not lexed and read again. Holds the
 /// newest reading of each path, and at most [`MEMO_TEMPLATES`] paths.
 #[derive(Debug, Default)]
-pub struct ReadsMemo(Mutex<HashMap<PathBuf, (u64, Arc<Reads>)>>);
+pub struct ReadsMemo {
+    read: Mutex<HashMap<PathBuf, (u64, Arc<Reads>)>>,
+    /// How many templates were taken from it rather than read: what the tests
+    /// count.
+    taken: std::sync::atomic::AtomicUsize,
+}
 
 /// How many templates a [`ReadsMemo`] keeps; past it, it starts again.
 const MEMO_TEMPLATES: usize = 20_000;
@@ -118,14 +123,20 @@ const MEMO_TEMPLATES: usize = 20_000;
 impl ReadsMemo {
     /// What the template at `path` read when its bytes hashed to `hash`.
     fn get(&self, path: &Path, hash: u64) -> Option<Arc<Reads>> {
-        let memo = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        memo.get(path)
+        let memo = self.read.lock().unwrap_or_else(PoisonError::into_inner);
+        let found = memo
+            .get(path)
             .filter(|(read_in, _)| *read_in == hash)
-            .map(|(_, found)| found.clone())
+            .map(|(_, found)| found.clone());
+        if found.is_some() {
+            self.taken
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+        found
     }
 
     fn keep(&self, path: &Path, hash: u64, found: Arc<Reads>) {
-        let mut memo = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut memo = self.read.lock().unwrap_or_else(PoisonError::into_inner);
         if memo.len() >= MEMO_TEMPLATES && !memo.contains_key(path) {
             memo.clear();
         }

@@ -239,3 +239,45 @@ fn unreadable_values_are_reported() {
         "{reasons}"
     );
 }
+
+/// The charts of an editor's successive changes share a memo: a template whose
+/// bytes did not change is taken from it, not read again; a changed one is read.
+#[test]
+fn unchanged_templates_are_not_read_again_across_changes() {
+    let folder = tempfile::tempdir().unwrap();
+    let top = folder.path().canonicalize().unwrap();
+    write(
+        &top,
+        "app/Chart.yaml",
+        "apiVersion: v2\nname: app\nversion: 1.0.0\n",
+    );
+    write(&top, "app/values.yaml", "a: 1\nb: 2\nc: 3\n");
+    for name in ["a", "b", "c"] {
+        write(
+            &top,
+            &format!("app/templates/{name}.yaml"),
+            &format!("{name}: {{{{ .Values.{name} }}}}\n"),
+        );
+    }
+    let memo = Arc::new(ReadsMemo::default());
+    let unused = |overlay: Overlay| {
+        let charts = Arc::new(Charts::with_overlay(Arc::new(overlay), memo.clone()));
+        let chart = charts.chart(&top.join("app"), &scope(&top)).unwrap();
+        let unused: Vec<String> = chart
+            .unused()
+            .into_iter()
+            .map(|(path, _)| path.join("."))
+            .collect();
+        unused
+    };
+    let taken = || memo.taken.load(std::sync::atomic::Ordering::Relaxed);
+    assert!(unused(Overlay::new()).is_empty());
+    assert_eq!(taken(), 0);
+    // A change of one template: the two others are taken, the changed one read.
+    let mut overlay = Overlay::new();
+    overlay.insert(top.join("app/templates/c.yaml"), Arc::from("c: 1\n"));
+    assert_eq!(unused(overlay.clone()), ["c"]);
+    assert_eq!(taken(), 2);
+    assert_eq!(unused(overlay), ["c"]);
+    assert_eq!(taken(), 5);
+}
