@@ -4,6 +4,7 @@
 //! `if`, `range` or `with` whose pipeline or body declares it; an `else` does not
 //! end it); and inside a `define` or `block`, none declared outside it.
 
+use std::collections::HashMap;
 use std::ops::Range;
 
 use super::lex::{Action, ActionKind, Keyword};
@@ -17,18 +18,27 @@ pub struct Variable {
     pub declared: Range<usize>,
 }
 
-/// One control structure's variables; a `define` or `block` sees nothing of the
-/// frames below it.
+/// One control structure: the names it declared, and whether it is a `define` or
+/// `block`, which sees nothing of the structures around it.
 #[derive(Debug, Default)]
 struct Frame {
-    variables: Vec<Variable>,
+    names: Vec<String>,
     sealed: bool,
 }
 
-/// The scopes of a template, stepped through its actions in order.
+/// The scopes of a template, stepped through its actions in order. A lookup costs
+/// the same however many variables are declared: each name keeps its declarations
+/// in scope, innermost last.
 #[derive(Debug)]
 pub struct Scope {
     frames: Vec<Frame>,
+    /// Per name: its declarations in scope, each with its frame and its order of
+    /// declaration.
+    declared: HashMap<String, Vec<(usize, usize, Range<usize>)>>,
+    /// Declarations so far.
+    count: usize,
+    /// The frames of the `define`s and `block`s open, innermost last.
+    seals: Vec<usize>,
 }
 
 /// The variables a pipeline declares at its start (`$x :=`, `$i, $v :=`), each with
@@ -75,6 +85,9 @@ impl Default for Scope {
     fn default() -> Scope {
         Scope {
             frames: vec![Frame::default()],
+            declared: HashMap::new(),
+            count: 0,
+            seals: Vec::new(),
         }
     }
 }
@@ -87,13 +100,23 @@ impl Scope {
             ActionKind::Comment => return,
             ActionKind::Control(Keyword::End) => {
                 if self.frames.len() > 1 {
-                    self.frames.pop();
+                    if let Some(frame) = self.frames.pop() {
+                        if frame.sealed {
+                            self.seals.pop();
+                        }
+                        for name in frame.names {
+                            if let Some(declarations) = self.declared.get_mut(&name) {
+                                declarations.pop();
+                            }
+                        }
+                    }
                 }
                 return;
             }
             ActionKind::Control(Keyword::Define | Keyword::Block) => {
+                self.seals.push(self.frames.len());
                 self.frames.push(Frame {
-                    variables: Vec::new(),
+                    names: Vec::new(),
                     sealed: true,
                 });
             }
@@ -103,31 +126,51 @@ impl Scope {
             _ => {}
         }
         let pipeline = pipeline_of(action.body_text(text).trim(), action.kind);
-        if let Some(frame) = self.frames.last_mut() {
-            for (name, _) in declaration(pipeline) {
-                frame.variables.push(Variable {
-                    name: name.to_string(),
-                    declared: action.span.clone(),
-                });
+        let depth = self.frames.len() - 1;
+        for (name, _) in declaration(pipeline) {
+            self.count += 1;
+            self.declared.entry(name.to_string()).or_default().push((
+                depth,
+                self.count,
+                action.span.clone(),
+            ));
+            if let Some(frame) = self.frames.last_mut() {
+                frame.names.push(name.to_string());
             }
         }
     }
 
-    /// The variables in scope, each name once (the nearest declaration), `$`
-    /// first.
-    pub fn visible(&self) -> Vec<&Variable> {
-        let mut seen: Vec<&Variable> = Vec::new();
-        for frame in self.frames.iter().rev() {
-            for variable in frame.variables.iter().rev() {
-                if !seen.iter().any(|shown| shown.name == variable.name) {
-                    seen.push(variable);
-                }
-            }
-            if frame.sealed {
-                break;
-            }
-        }
-        seen
+    /// The frame below which nothing is seen: the innermost `define` or `block`.
+    fn floor(&self) -> usize {
+        self.seals.last().copied().unwrap_or(0)
+    }
+
+    /// The declaration of `$name` (written with its `$`) in scope, if any.
+    pub fn lookup(&self, name: &str) -> Option<&Range<usize>> {
+        let (depth, _, declared) = self.declared.get(name)?.last()?;
+        (*depth >= self.floor()).then_some(declared)
+    }
+
+    /// The variables in scope, each name once (the nearest declaration), the
+    /// latest declared first.
+    pub fn visible(&self) -> Vec<Variable> {
+        let floor = self.floor();
+        let mut found: Vec<(usize, Variable)> = self
+            .declared
+            .iter()
+            .filter_map(|(name, declarations)| {
+                let (depth, order, declared) = declarations.last()?;
+                (*depth >= floor).then(|| {
+                    let variable = Variable {
+                        name: name.clone(),
+                        declared: declared.clone(),
+                    };
+                    (*order, variable)
+                })
+            })
+            .collect();
+        found.sort_by(|a, b| b.0.cmp(&a.0));
+        found.into_iter().map(|(_, variable)| variable).collect()
     }
 }
 
@@ -172,11 +215,7 @@ pub fn uses(text: &str, actions: &[Action]) -> Vec<Use> {
             let declared = if declaration {
                 Some(action.span.clone())
             } else {
-                scope
-                    .visible()
-                    .into_iter()
-                    .find(|variable| variable.name == name)
-                    .map(|variable| variable.declared.clone())
+                scope.lookup(&name).cloned()
             };
             found.push(Use {
                 name,
@@ -247,7 +286,7 @@ pub fn in_scope_at(text: &str, actions: &[Action], offset: usize) -> Vec<Variabl
     {
         scope.step(text, action);
     }
-    scope.visible().into_iter().cloned().collect()
+    scope.visible()
 }
 
 /// The pipeline of an action whose trimmed body is `body`: after its keyword, where
