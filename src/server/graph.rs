@@ -303,13 +303,7 @@ pub(crate) fn including_charts(batch: &Batch, chart: &Chart) -> Vec<Arc<Chart>> 
 fn find_in(batch: &Batch, chart: &Chart, path: &[String]) -> Option<Site> {
     let values = chart.root.join("values.yaml");
     let file = model_of(batch, &values)?;
-    let found = file
-        .model
-        .keys()
-        .map(|(_, key)| key)
-        .find(|key| segments(&key.path) == path)
-        .cloned();
-    match found {
+    match key_in(&file, path) {
         Some(key) => Some(Site::Found {
             file,
             key,
@@ -321,13 +315,7 @@ fn find_in(batch: &Batch, chart: &Chart, path: &[String]) -> Option<Site> {
                 let Some(other) = model_of(batch, &other) else {
                     continue;
                 };
-                let found = other
-                    .model
-                    .keys()
-                    .map(|(_, key)| key)
-                    .find(|key| segments(&key.path) == path)
-                    .cloned();
-                if let Some(key) = found {
+                if let Some(key) = key_in(&other, path) {
                     return Some(Site::Found {
                         file: other,
                         key,
@@ -339,6 +327,15 @@ fn find_in(batch: &Batch, chart: &Chart, path: &[String]) -> Option<Site> {
             Some(Site::Missing { values, nearest })
         }
     }
+}
+
+/// The key of `file` at `path`.
+fn key_in(file: &Modelled, path: &[String]) -> Option<Key> {
+    file.model
+        .keys()
+        .map(|(_, key)| key)
+        .find(|key| segments(&key.path) == path)
+        .cloned()
 }
 
 /// The key of `model` nearest to `path`: among the keys beside the first missing

@@ -169,7 +169,7 @@ impl Scope {
                 })
             })
             .collect();
-        found.sort_by(|a, b| b.0.cmp(&a.0));
+        found.sort_by_key(|(order, _)| std::cmp::Reverse(*order));
         found.into_iter().map(|(_, variable)| variable).collect()
     }
 }

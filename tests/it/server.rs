@@ -300,37 +300,12 @@ fn an_overlong_header_is_an_error_and_exit_without_shutdown_is_1() {
 fn exit_ends_the_server_while_a_fix_all_runs() {
     let copy = tempfile::tempdir().unwrap();
     let root = copy.path().canonicalize().unwrap();
-    let values = root.join("values.yaml");
-    let text: String = (0..250_000).map(|n| format!("k{n}: 1 #x\n")).collect();
-    std::fs::write(&values, &text).unwrap();
-    let uri = format!("file://{}", values.display());
-    let mut child = start_server();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut send = |message: serde_json::Value| {
-        stdin
-            .write_all(frame(&message.to_string()).as_bytes())
-            .unwrap();
-    };
-    send(
-        serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
-        "params": {"capabilities": {}, "rootUri": format!("file://{}", root.display())}}),
-    );
-    send(serde_json::json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
-    send(
-        serde_json::json!({"jsonrpc": "2.0", "method": "textDocument/didOpen",
-        "params": {"textDocument": {"uri": uri, "languageId": "yaml", "version": 1, "text": text}}}),
-    );
-    send(
-        serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "textDocument/codeAction",
-        "params": {"textDocument": {"uri": uri},
-            "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}},
-            "context": {"diagnostics": [], "only": ["source.fixAll"]}}}),
-    );
+    let (mut child, mut send, _output, _) = server_busy_with_a_fix_all(&root);
     std::thread::sleep(std::time::Duration::from_millis(500));
     send(serde_json::json!({"jsonrpc": "2.0", "id": 3, "method": "shutdown"}));
     send(serde_json::json!({"jsonrpc": "2.0", "method": "exit"}));
     let asked = std::time::Instant::now();
-    drop(stdin);
+    drop(send);
     loop {
         if let Some(status) = child.try_wait().unwrap() {
             assert!(status.success(), "{status:?}");
