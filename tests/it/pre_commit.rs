@@ -45,6 +45,18 @@ fn a_commit_that_moves_a_required_comment_is_refused() {
     let Some(pre_commit) = common::installed_tool("target/ci-venv/bin/pre-commit") else {
         return;
     };
+    // The hook's `cargo install` runs in pre-commit's clone under PRE_COMMIT_HOME, so
+    // cargo reads this configuration: the clone's crate (a new package to cargo, its
+    // path differs) is built unoptimised, the dependencies as the release build has
+    // them. The test holds the hook's wiring, not the optimiser; at opt-level 3 this
+    // one compile was the test suite's longest step.
+    let home = checkout().join("target/pre-commit-home/.cargo");
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::write(
+        home.join("config.toml"),
+        "[profile.release.package.helm-tether]\nopt-level = 0\n",
+    )
+    .unwrap();
     let head = git(checkout(), &["rev-parse", "HEAD"]);
     let head = String::from_utf8_lossy(&head.stdout).trim().to_string();
     let dir = tempfile::tempdir().unwrap();

@@ -8,7 +8,9 @@
 //! `cargo publish --dry-run`, `cargo install --path .` into a temporary root, and a
 //! build for Windows (the library is portable; `idem` is Unix-only). The shipped
 //! binary is built once, after the tests' build, and every step that runs a release
-//! binary reuses that build. Fuzzing runs in its own workflow (`cargo xtask fuzz`).
+//! binary reuses that build. `cargo doc` and the Windows build run while the tests
+//! run, in a target folder of their own. Every cargo of the run builds without
+//! incremental caches. Fuzzing runs in its own workflow (`cargo xtask fuzz`).
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
@@ -30,6 +32,11 @@ const TOOLS: &[(&str, &str)] = &[
 ];
 
 pub fn ci() -> Result<()> {
+    // Every build of the run (each step's cargo inherits this) without incremental
+    // caches: a build from nothing never reuses them, and writing them made the
+    // crate's compile a third slower. The same value everywhere, so no step's cargo
+    // sees another profile and builds again. Set before any thread starts.
+    std::env::set_var("CARGO_INCREMENTAL", "0");
     // Each step's wall time, printed at the end: the budget is 20 minutes on 2 cores.
     let mut times: Vec<(&str, std::time::Duration)> = Vec::new();
     let started = std::time::Instant::now();
@@ -66,6 +73,7 @@ pub fn ci() -> Result<()> {
     let environment = crate::dist::build_environment(&triple)?;
     let release = crate::dist::build_binary(&triple)?;
     times.push(("release", step_started.elapsed()));
+    let beside = std::thread::spawn(|| run_steps(&BESIDE));
     let step_started = std::time::Instant::now();
     let mut child = Command::new(cargo)
         // `--include-ignored`: the tests too slow for the edit loop (pre-commit
@@ -125,11 +133,19 @@ pub fn ci() -> Result<()> {
         failed += 1;
     }
     // The release shape: docs without warnings, `cargo xtask dist`, and
-    // `cargo install --path .` into a fresh root.
-    for (name, step) in STEPS {
-        let step_started = std::time::Instant::now();
-        let outcome = step();
-        times.push((name, step_started.elapsed()));
+    // `cargo install --path .` into a fresh root. The steps beside the tests are
+    // timed on their own: their seconds overlap the test step's.
+    let step_started = std::time::Instant::now();
+    let beside = beside.join().unwrap_or_else(|_| {
+        vec![(
+            "beside",
+            std::time::Duration::ZERO,
+            Err(anyhow::anyhow!("the doc and portable steps panicked")),
+        )]
+    });
+    times.push(("(waited)", step_started.elapsed()));
+    for (name, time, outcome) in beside.into_iter().chain(run_steps(&STEPS)) {
+        times.push((name, time));
         match outcome {
             Ok(()) => passed += 1,
             Err(error) => {
@@ -193,23 +209,52 @@ fn install_tools() -> Result<()> {
 /// The steps of `ci` after the tests and the precision check, by name.
 type Step = fn() -> Result<()>;
 
-const STEPS: [(&str, Step); 6] = [
-    ("doc", doc),
+const STEPS: [(&str, Step); 4] = [
     ("docs", crate::docs::ci_step),
     ("dist", check_dist),
     ("publish", publish_dry_run),
     ("install", install_into_temp_root),
-    ("portable", portable),
 ];
+
+/// The steps that build in a target folder of their own ([`beside_folder`]), so
+/// `ci` runs them while the tests run: cargo locks a target folder for the whole of
+/// `cargo test`, and the tests leave part of the two cores idle (processes started
+/// and waited for, a pre-commit hook's build).
+const BESIDE: [(&str, Step); 2] = [("doc", doc), ("portable", portable)];
+
+/// `<target>/beside`: the target folder of the [`BESIDE`] steps.
+fn beside_folder() -> Result<std::path::PathBuf> {
+    // This binary is `<target>/<profile>/xtask`.
+    Ok(std::env::current_exe()?
+        .parent()
+        .and_then(std::path::Path::parent)
+        .context("unexpected location of the xtask binary")?
+        .join("beside"))
+}
+
+/// Runs `steps` one after the other, each with its wall time and outcome.
+fn run_steps(
+    steps: &[(&'static str, Step)],
+) -> Vec<(&'static str, std::time::Duration, Result<()>)> {
+    steps
+        .iter()
+        .map(|(name, step)| {
+            let started = std::time::Instant::now();
+            let outcome = step();
+            (*name, started.elapsed(), outcome)
+        })
+        .collect()
+}
 
 /// `cargo xtask ci-step NAME`: one step of `ci` alone (doc, docs, dist, publish,
 /// install, portable).
 pub fn step(name: &str) -> Result<()> {
     let (_, step) = STEPS
         .iter()
+        .chain(&BESIDE)
         .find(|(known, _)| *known == name)
         .with_context(|| {
-            let names: Vec<&str> = STEPS.iter().map(|(name, _)| *name).collect();
+            let names: Vec<&str> = STEPS.iter().chain(&BESIDE).map(|(name, _)| *name).collect();
             format!("no ci step {name:?}; the steps are {}", names.join(", "))
         })?;
     step()
@@ -223,19 +268,15 @@ const MAX_PUBLIC_ITEMS: usize = 60;
 /// most [`MAX_PUBLIC_ITEMS`] of them.
 fn doc() -> Result<()> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let beside = beside_folder()?;
     let status = Command::new(cargo)
         .args(["doc", "--locked", "--no-deps", "--package", "helm-tether"])
         .env("RUSTDOCFLAGS", "-D warnings")
+        .env("CARGO_TARGET_DIR", &beside)
         .current_dir(crate::project_root())
         .status()?;
     ensure!(status.success(), "cargo doc has warnings");
-    // This binary is `<target>/<profile>/xtask`.
-    let target_dir = std::env::current_exe()?
-        .parent()
-        .and_then(std::path::Path::parent)
-        .context("unexpected location of the xtask binary")?
-        .to_path_buf();
-    let all = target_dir.join("doc/helm_tether/all.html");
+    let all = beside.join("doc/helm_tether/all.html");
     let html =
         std::fs::read_to_string(&all).with_context(|| format!("cannot read {}", all.display()))?;
     let items = public_items(&html);
@@ -289,6 +330,7 @@ fn portable() -> Result<()> {
         ])
         .args(["--target", TARGET])
         .env("RUSTFLAGS", "-D warnings")
+        .env("CARGO_TARGET_DIR", beside_folder()?)
         .current_dir(crate::project_root())
         .status()?;
     ensure!(status.success(), "tether does not build for {TARGET}");
@@ -1066,15 +1108,17 @@ fn install_readme_generator() -> Result<()> {
 fn install_action_tools() -> Result<()> {
     let root = crate::project_root();
     let venv = root.join("target/ci-venv");
-    // pytest-lsp (with pytest) drives `tether server` in tests/server.
+    // pytest-lsp (with pytest) drives `tether server` in tests/server; maturin
+    // builds the dist step's wheel (installed here, while the tests compile).
     let wanted = [
         "pre-commit",
         "check-jsonschema",
         "yamllint==1.38.0",
         "pytest-lsp",
+        names::MATURIN,
     ];
     if !wanted.iter().all(|tool| {
-        let name = tool.split("==").next().unwrap_or(tool);
+        let name = tool.split(['=', '<', '>']).next().unwrap_or(tool);
         let name = if name == "pytest-lsp" { "pytest" } else { name };
         venv.join("bin").join(name).exists()
     }) {

@@ -14,6 +14,8 @@ mod bench_idem;
 mod bench_latency;
 #[cfg(feature = "library")]
 mod bench_server;
+#[cfg(test)]
+mod build_profile;
 mod ci;
 mod codegen;
 pub mod dist;
