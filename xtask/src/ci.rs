@@ -8,8 +8,8 @@
 //! `cargo publish --dry-run`, `cargo install --path .` into a temporary root, and a
 //! build for Windows (the library is portable; `idem` is Unix-only). The shipped
 //! binary is built once, after the tests' build, and every step that runs a release
-//! binary reuses that build. `cargo doc` and the Windows build run while the tests
-//! run, in a target folder of their own. Every cargo of the run builds without
+//! binary reuses that build. `cargo doc`, the publish rehearsal and the Windows
+//! build run while the tests run, in a target folder of their own. Every cargo of the run builds without
 //! incremental caches. Fuzzing runs in its own workflow (`cargo xtask fuzz`).
 
 use std::io::{BufRead, BufReader};
@@ -209,10 +209,9 @@ fn install_tools() -> Result<()> {
 /// The steps of `ci` after the tests and the precision check, by name.
 type Step = fn() -> Result<()>;
 
-const STEPS: [(&str, Step); 4] = [
+const STEPS: [(&str, Step); 3] = [
     ("docs", crate::docs::ci_step),
     ("dist", check_dist),
-    ("publish", publish_dry_run),
     ("install", install_into_temp_root),
 ];
 
@@ -220,7 +219,11 @@ const STEPS: [(&str, Step); 4] = [
 /// `ci` runs them while the tests run: cargo locks a target folder for the whole of
 /// `cargo test`, and the tests leave part of the two cores idle (processes started
 /// and waited for, a pre-commit hook's build).
-const BESIDE: [(&str, Step); 2] = [("doc", doc), ("portable", portable)];
+const BESIDE: [(&str, Step); 3] = [
+    ("doc", doc),
+    ("publish", publish_dry_run),
+    ("portable", portable),
+];
 
 /// `<target>/beside`: the target folder of the [`BESIDE`] steps.
 fn beside_folder() -> Result<std::path::PathBuf> {
@@ -889,6 +892,8 @@ fn pre_commit_from_the_wheel(wheels: &std::path::Path) -> Result<()> {
 /// compiles in) and builds from its package alone.
 fn publish_dry_run() -> Result<()> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    // Beside the tests, after the doc step checked the dependencies there.
+    let beside = beside_folder()?;
     // What `cargo publish` would upload, without its verify build (a second build
     // of every dependency, a minute of the CI budget): the packaged crate is then
     // checked on its own, against the dependencies the tests already built.
@@ -902,6 +907,7 @@ fn publish_dry_run() -> Result<()> {
             "--package",
             "helm-tether",
         ])
+        .env("CARGO_TARGET_DIR", &beside)
         .current_dir(crate::project_root())
         .output()?;
     ensure!(
@@ -914,23 +920,26 @@ fn publish_dry_run() -> Result<()> {
     // `publish --dry-run` leaves the archive in `tmp-crate/`, `cargo package` beside.
     let name = format!("helm-tether-{version}.crate");
     let archive = [
-        root.join("target/package/tmp-crate").join(&name),
-        root.join("target/package").join(&name),
+        beside.join("package/tmp-crate").join(&name),
+        beside.join("package").join(&name),
     ]
     .into_iter()
     .find(|path| path.is_file())
-    .with_context(|| format!("cargo publish --dry-run left no {name} in target/package"))?;
-    // The archive as crates.io would unpack it, into a folder of xtask's own.
-    let unpacked = root.join("target/package/unpacked");
-    if unpacked.exists() {
-        std::fs::remove_dir_all(&unpacked)?;
-    }
-    std::fs::create_dir_all(&unpacked)?;
+    .with_context(|| {
+        format!(
+            "cargo publish --dry-run left no {name} in {}/package",
+            beside.display()
+        )
+    })?;
+    // The archive as crates.io would unpack it, into a folder outside the workspace
+    // (cargo would take a folder inside it for a member it does not list).
+    let unpacked = tempfile::tempdir()?;
+    let unpacked = unpacked.path();
     let status = Command::new("tar")
         .arg("-xzf")
         .arg(&archive)
         .arg("-C")
-        .arg(&unpacked)
+        .arg(unpacked)
         .status()?;
     ensure!(status.success(), "cannot unpack {}", archive.display());
     let packaged = unpacked.join(format!("helm-tether-{version}"));
@@ -949,7 +958,7 @@ fn publish_dry_run() -> Result<()> {
             "--manifest-path",
         ])
         .arg(packaged.join("Cargo.toml"))
-        .env("CARGO_TARGET_DIR", root.join("target"))
+        .env("CARGO_TARGET_DIR", &beside)
         .current_dir(&packaged)
         .output()?;
     ensure!(
