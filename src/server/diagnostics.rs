@@ -118,14 +118,17 @@ impl Worker {
         published: &mut Published,
     ) -> bool {
         let batch = Batch::new(snapshot);
-        let targets: Vec<PathBuf> = if all {
-            let mut every: Vec<PathBuf> = snapshot.documents.keys().cloned().collect();
-            every.sort();
-            every
-        } else {
-            guarded(Vec::new(), || batch.affected(changed))
+        let targets = || -> Vec<PathBuf> {
+            if all {
+                let mut every: Vec<PathBuf> = snapshot.documents.keys().cloned().collect();
+                every.sort();
+                every
+            } else {
+                guarded(Vec::new(), || batch.affected(changed))
+            }
         };
         if self.pull {
+            let targets = targets();
             // The client pulls a file it changes; when the change may change the
             // findings of another open file (or of several changed together, which
             // it may have pulled in between), it is told to pull them all again.
@@ -143,27 +146,38 @@ impl Worker {
             }
             return true;
         }
-        // The changed files first: what the user is typing in.
-        let (first, rest): (Vec<&PathBuf>, Vec<&PathBuf>) =
-            targets.iter().partition(|path| changed.contains(path));
-        for path in first.into_iter().chain(rest) {
+        // The changed files first, before the others are even found: what the user
+        // is typing in.
+        let mut first: Vec<PathBuf> = changed
+            .iter()
+            .filter(|path| snapshot.documents.contains_key(*path))
+            .cloned()
+            .collect();
+        first.sort();
+        let mut check = |path: &PathBuf| -> bool {
             if self.latest.load(Ordering::SeqCst) > snapshot.generation {
                 return false;
             }
             let Some(document) = snapshot.documents.get(path) else {
-                continue;
+                return true;
             };
             let found = guarded(Vec::new(), || lsp_diagnostics(&batch, path));
             // A file the user is typing in is published with its new version; any
             // other only when its findings changed.
             let key = document.uri.as_str();
-            if !changed.contains(path) && published.get(key) == Some(&found) {
-                continue;
+            if changed.contains(path) || published.get(key) != Some(&found) {
+                published.insert(key.to_string(), found.clone());
+                self.publish(document.uri.clone(), found, document.version);
             }
-            published.insert(key.to_string(), found.clone());
-            self.publish(document.uri.clone(), found, document.version);
+            true
+        };
+        if !first.iter().all(&mut check) {
+            return false;
         }
-        true
+        targets()
+            .iter()
+            .filter(|path| !changed.contains(path))
+            .all(check)
     }
 
     fn publish(

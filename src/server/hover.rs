@@ -333,6 +333,7 @@ mod tests {
             generation: 1,
             settings: Arc::default(),
             memo: Arc::default(),
+            charts: std::sync::OnceLock::new(),
         };
         let batch = Batch::new(&snapshot);
         let mut out = String::new();
@@ -402,6 +403,7 @@ mod tests {
             generation: 1,
             settings: Arc::default(),
             memo: Arc::default(),
+            charts: std::sync::OnceLock::new(),
             // The workspace holds the secret too: only the repository's bound on
             // what the chart graph reads keeps it out.
             workspace: Arc::new(super::super::workspace::Workspace::new([base.clone()])),

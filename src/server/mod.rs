@@ -159,6 +159,7 @@ impl Server {
             generation: 0,
             settings: Arc::default(),
             memo: Arc::default(),
+            charts: std::sync::OnceLock::new(),
         };
         Server {
             resolver,
@@ -261,7 +262,7 @@ impl Server {
         };
         let queued = Queued {
             method,
-            snapshot: self.snapshot(),
+            snapshot: self.request_snapshot(),
             request,
         };
         self.pending.queued(id);
@@ -555,6 +556,25 @@ impl Server {
         self.workspace = Arc::new(workspace);
     }
 
+    /// The snapshot a request reads: the worker's, when nothing changed since it
+    /// was made (the request shares the charts it reads), or a new one.
+    fn request_snapshot(&self) -> Arc<Snapshot> {
+        let current = self
+            .current
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone();
+        if current.generation == self.generation
+            && Arc::ptr_eq(&current.resolver, &self.resolver)
+            && Arc::ptr_eq(&current.workspace, &self.workspace)
+            && Arc::ptr_eq(&current.settings, &self.settings)
+        {
+            current
+        } else {
+            self.snapshot()
+        }
+    }
+
     fn snapshot(&self) -> Arc<Snapshot> {
         Arc::new(Snapshot {
             documents: self.documents.clone(),
@@ -563,6 +583,7 @@ impl Server {
             generation: self.generation,
             settings: self.settings.clone(),
             memo: self.memo.clone(),
+            charts: std::sync::OnceLock::new(),
         })
     }
 
@@ -703,5 +724,33 @@ mod tests {
             assert!(watched.is_match(path), "{path}");
         }
         assert!(!watched.is_match("/w/charts/app/README.md"));
+    }
+
+    /// A request between two changes reads the worker's snapshot, so both read the
+    /// generation's charts once; a change makes a new one.
+    #[test]
+    fn requests_share_the_charts_of_the_worker_until_a_change() {
+        let (out, _) = crossbeam_channel::unbounded();
+        let (polled, _) = crossbeam_channel::unbounded();
+        let mut server = super::Server::new(out, polled);
+        server.changed_paths(Vec::new(), false);
+        let worker = server
+            .current
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone();
+        let charts = super::snapshot::Batch::charts_of(&worker);
+        let request = server.request_snapshot();
+        assert!(std::sync::Arc::ptr_eq(
+            &charts,
+            &super::snapshot::Batch::charts_of(&request)
+        ));
+        server.changed_paths(Vec::new(), false);
+        let after = server.request_snapshot();
+        assert_eq!(after.generation, request.generation + 1);
+        assert!(!std::sync::Arc::ptr_eq(
+            &charts,
+            &super::snapshot::Batch::charts_of(&after)
+        ));
     }
 }

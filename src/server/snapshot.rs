@@ -28,6 +28,10 @@ pub(crate) struct Snapshot {
     pub settings: Arc<super::settings::EditorSettings>,
     /// What each template read, kept across generations.
     pub memo: Arc<crate::analysis::charts::ReadsMemo>,
+    /// The charts read through these documents, once for the generation: the
+    /// worker's check and the requests answered meanwhile share them, so a hover
+    /// during a check does not read the chart a second time.
+    pub charts: std::sync::OnceLock<Arc<Charts>>,
 }
 
 /// The server's resolver, which the message loop and the worker share. `check`
@@ -100,17 +104,22 @@ impl<'a> Batch<'a> {
         Batch::with_charts(snapshot, Batch::charts_of(snapshot), Arc::default())
     }
 
-    /// The charts of `snapshot`, read through its documents.
+    /// The charts of `snapshot`, read through its documents (once per snapshot).
     pub fn charts_of(snapshot: &Snapshot) -> Arc<Charts> {
-        let overlay: Overlay = snapshot
-            .documents
-            .iter()
-            .map(|(path, document)| (path.clone(), document.text.clone()))
-            .collect();
-        Arc::new(Charts::with_overlay(
-            Arc::new(overlay),
-            snapshot.memo.clone(),
-        ))
+        snapshot
+            .charts
+            .get_or_init(|| {
+                let overlay: Overlay = snapshot
+                    .documents
+                    .iter()
+                    .map(|(path, document)| (path.clone(), document.text.clone()))
+                    .collect();
+                Arc::new(Charts::with_overlay(
+                    Arc::new(overlay),
+                    snapshot.memo.clone(),
+                ))
+            })
+            .clone()
     }
 
     /// A batch over `snapshot` whose charts are `charts`, read for a snapshot of

@@ -18,6 +18,14 @@ const OPEN: usize = 100;
 /// Timed requests of each kind.
 const ROUNDS: usize = 30;
 
+/// `cargo xtask bench-latency`: the latency alone, with the profiling build.
+pub fn bench_latency(corpus: &Path) -> Result<()> {
+    let tether = crate::build_profiling(&["--package", "helm-tether", "--bin", "tether"])?
+        .join(format!("tether{}", std::env::consts::EXE_SUFFIX));
+    println!("tether server ({}):", tether.display());
+    run(&tether, corpus)
+}
+
 pub fn run(tether: &Path, corpus: &Path) -> Result<()> {
     let Some((repository, chart, files)) = largest_chart(corpus)? else {
         println!(

@@ -49,6 +49,9 @@ Tasks:
                          didChange of a 2 MB values.yaml and of a template until
                          the diagnostics that depend on it arrive, and the peak
                          RSS of a server with every Cozystack file open
+  bench-latency [--corpus DIR]
+                         only the editor's latency: keystroke to diagnostics,
+                         hover and completion on the corpus's largest chart
   bench-idem [--corpus DIR] [--runs N]
                          only the monorepo part of the idem benchmark: the
                          Cozystack corpus plus 20 example packages, against a cp -r
@@ -161,6 +164,7 @@ const LIBRARY_TASKS: &[&str] = &[
     "bench-run",
     "bench-idem",
     "bench-server",
+    "bench-latency",
     "bench-rss",
     "bench-instructions",
     "bench-phase",
@@ -218,6 +222,7 @@ fn library_task(task: &str, rest: &[String]) -> Result<()> {
         "bench-rss" => bench::bench_rss(&bench_args(&rest)?.corpus),
         // `tether server` driven over its pipes: edit-to-diagnostics times, memory.
         "bench-server" => bench_server::bench_server(&bench_args(&rest)?.corpus),
+        "bench-latency" => bench_latency::bench_latency(&bench_args(&rest)?.corpus),
         // Instruction counts under valgrind, immune to the machine's noise.
         "bench-instructions" => bench::bench_instructions(&bench_args(&rest)?),
         // Internal: one phase, once, for `bench-instructions`.

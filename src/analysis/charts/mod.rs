@@ -112,6 +112,11 @@ pub struct Charts {
 #[derive(Debug, Default)]
 pub struct ReadsMemo {
     read: Mutex<HashMap<PathBuf, (u64, Arc<Reads>)>>,
+    /// What each values file held, the same way: a chart's `values.yaml` is not
+    /// parsed again while its bytes stay the same.
+    values: Mutex<HashMap<PathBuf, (u64, ValuesRead)>>,
+    /// How many values files were taken from it rather than parsed.
+    values_taken: std::sync::atomic::AtomicUsize,
     /// How many templates were taken from it rather than read: what the tests
     /// count.
     taken: std::sync::atomic::AtomicUsize,
@@ -142,6 +147,40 @@ impl ReadsMemo {
         }
         memo.insert(path.to_path_buf(), (hash, found));
     }
+
+    /// What the values file at `path` held when its bytes hashed to `hash`, made
+    /// by `read` when it is not kept.
+    fn values(&self, path: &Path, hash: u64, read: impl FnOnce() -> ValuesRead) -> ValuesRead {
+        let kept = self
+            .values
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(path)
+            .filter(|(read_in, _)| *read_in == hash)
+            .map(|(_, kept)| kept.clone());
+        if let Some(kept) = kept {
+            self.values_taken
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            return kept;
+        }
+        let made = read();
+        let mut memo = self.values.lock().unwrap_or_else(PoisonError::into_inner);
+        if memo.len() >= MEMO_TEMPLATES && !memo.contains_key(path) {
+            memo.clear();
+        }
+        memo.insert(path.to_path_buf(), (hash, made.clone()));
+        made
+    }
+}
+
+/// A values file as a chart reads it: its keys, the names its comments spell,
+/// what its `tpl` strings read, and why it could not be read whole.
+#[derive(Debug, Clone)]
+struct ValuesRead {
+    keys: Arc<Keys>,
+    commented: Arc<HashSet<String>>,
+    reads: Arc<Reads>,
+    problem: Option<String>,
 }
 
 /// Values made once per key, each on the thread that first asks for it. The lock
@@ -345,16 +384,16 @@ pub struct Chart {
     archive: Option<Arc<Archive>>,
     pub manifest: Manifest,
     /// The keys of `values.yaml`.
-    pub values: Keys,
+    pub values: Arc<Keys>,
     /// Names of keys written in comments (`# name: …`), left out on purpose.
-    pub commented: HashSet<String>,
+    pub commented: Arc<HashSet<String>>,
     /// `type: library`.
     pub library: bool,
     /// The declared dependencies, each resolved, then the charts under `charts/`
     /// that no declaration names (Helm renders those too).
     pub dependencies: Vec<Resolved>,
     /// What `values.yaml` reads itself (`tpl` strings), read with the values.
-    values_reads: Reads,
+    values_reads: Arc<Reads>,
     /// What kept tether from reading the chart whole (a `values.yaml` it cannot
     /// parse or that is too large, an archive read in part): shown in
     /// [`Chart::partial`], and the value rules stay quiet where they depend on it.

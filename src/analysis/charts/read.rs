@@ -9,7 +9,8 @@ use super::scan::lex_reads;
 use super::values::commented_names;
 use super::{
     Archive, Chart, Charts, Keys, Location, MAX_FILE_BYTES, MAX_FILES, MAX_NESTING, MAX_NODES,
-    MAX_REACHED_CHARTS, MAX_VALUES_BYTES, Manifest, Overlay, Read, Resolved, Scope,
+    MAX_REACHED_CHARTS, MAX_VALUES_BYTES, Manifest, Overlay, Read, ReadsMemo, Resolved, Scope,
+    ValuesRead,
 };
 use crate::analysis::small_yaml;
 use crate::cache_key::CacheKey;
@@ -34,26 +35,38 @@ fn chart_yaml_of(text: &str) -> (small_yaml::Node, Option<String>) {
     }
 }
 
-/// A chart's `values.yaml` as `read` found it: its text, its hash, its keys, and
-/// why it could not be read whole, when it could not.
-fn values_of(read: Read) -> (String, u64, Keys, Option<String>) {
-    let mut problem = None;
+/// A chart's `values.yaml` as `read` found it (at `path`, through `memo` when the
+/// charts keep one): its hash, and what it holds.
+fn values_of(read: Read, path: &Path, memo: Option<&ReadsMemo>) -> (u64, ValuesRead) {
     let (text, hash) = match read {
         Read::Text(text, hash) => (text, hash),
         Read::Absent => (String::new(), 0),
         Read::Unreadable(why) => {
-            problem = Some(format!("values.yaml {why}"));
-            (String::new(), 0)
+            return (0, values_read("", Some(format!("values.yaml {why}"))));
         }
     };
-    let keys = match small_yaml::parse_bounded(&text, MAX_NODES, 128) {
+    let values = match memo {
+        Some(memo) => memo.values(path, hash, || values_read(&text, None)),
+        None => values_read(&text, None),
+    };
+    (hash, values)
+}
+
+/// What the values `text` holds; `problem` is why it is not the file's whole text.
+fn values_read(text: &str, mut problem: Option<String>) -> ValuesRead {
+    let keys = match small_yaml::parse_bounded(text, MAX_NODES, 128) {
         Ok(node) => Keys::of(&node),
         Err((line, why)) => {
             problem = Some(format!("values.yaml is not read past line {line}: {why}"));
             Keys::Open
         }
     };
-    (text, hash, keys, problem)
+    ValuesRead {
+        keys: Arc::new(keys),
+        commented: Arc::new(commented_names(text)),
+        reads: Arc::new(values_file_reads(text)),
+        problem,
+    }
 }
 
 impl Chart {
@@ -89,11 +102,14 @@ impl Chart {
             Read::Absent | Read::Unreadable(_) => return None,
         };
         let (chart_yaml, chart_problem) = chart_yaml_of(&chart_text);
-        let (values_text, values_hash, values, values_problem) = values_of(read("values.yaml"));
-        let values_unreadable = values_problem.is_some() || chart_problem.is_some();
+        let (values_hash, values) = values_of(
+            read("values.yaml"),
+            &root.join("values.yaml"),
+            charts.memo.as_deref(),
+        );
+        let values_unreadable = values.problem.is_some() || chart_problem.is_some();
         problems.extend(chart_problem);
-        problems.extend(values_problem);
-        let values_reads = values_file_reads(&values_text);
+        problems.extend(values.problem);
         let requirements = match read("requirements.yaml") {
             Read::Text(text, hash) => Some((text, hash)),
             _ => None,
@@ -132,10 +148,10 @@ impl Chart {
             archive,
             library: manifest.library,
             manifest,
-            values,
-            commented: commented_names(&values_text),
+            values: values.keys,
+            commented: values.commented,
             dependencies,
-            values_reads,
+            values_reads: values.reads,
             problems,
             values_unreadable,
             unread_archives,

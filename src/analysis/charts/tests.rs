@@ -240,8 +240,9 @@ fn unreadable_values_are_reported() {
     );
 }
 
-/// The charts of an editor's successive changes share a memo: a template whose
-/// bytes did not change is taken from it, not read again; a changed one is read.
+/// The charts of an editor's successive changes share a memo: a template or a
+/// values file whose bytes did not change is taken from it, not read again; a
+/// changed one is read.
 #[test]
 fn unchanged_templates_are_not_read_again_across_changes() {
     let folder = tempfile::tempdir().unwrap();
@@ -270,14 +271,24 @@ fn unchanged_templates_are_not_read_again_across_changes() {
             .collect();
         unused
     };
-    let taken = || memo.taken.load(std::sync::atomic::Ordering::Relaxed);
+    let taken = || {
+        (
+            memo.taken.load(std::sync::atomic::Ordering::Relaxed),
+            memo.values_taken.load(std::sync::atomic::Ordering::Relaxed),
+        )
+    };
     assert!(unused(Overlay::new()).is_empty());
-    assert_eq!(taken(), 0);
-    // A change of one template: the two others are taken, the changed one read.
+    assert_eq!(taken(), (0, 0));
+    // A change of one template: the two others and the values are taken, the
+    // changed one read.
     let mut overlay = Overlay::new();
     overlay.insert(top.join("app/templates/c.yaml"), Arc::from("c: 1\n"));
     assert_eq!(unused(overlay.clone()), ["c"]);
-    assert_eq!(taken(), 2);
-    assert_eq!(unused(overlay), ["c"]);
-    assert_eq!(taken(), 5);
+    assert_eq!(taken(), (2, 1));
+    assert_eq!(unused(overlay.clone()), ["c"]);
+    assert_eq!(taken(), (5, 2));
+    // A change of the values: they are parsed again.
+    overlay.insert(top.join("app/values.yaml"), Arc::from("a: 1\nb: 2\n"));
+    assert!(unused(overlay).is_empty());
+    assert_eq!(taken(), (8, 2));
 }
