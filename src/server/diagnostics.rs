@@ -78,7 +78,7 @@ impl Worker {
                     waiting = true;
                 }
                 Ok(Job::Request(queued)) => {
-                    super::requests::answer(&self.out, &self.pending, queued, None)
+                    super::requests::answer(&self.out, &self.pending, queued)
                 }
                 Ok(Job::Closed(uri)) => {
                     published.remove(uri.as_str());

@@ -32,12 +32,12 @@ pub(crate) enum Site {
 }
 
 /// The model of the file at `path`, from its open buffer or the disk; modelled once
-/// for the batch's charts (the requests between two changes share it).
+/// for as long as its text stays the same.
 pub(crate) fn model_of(batch: &Batch, path: &Path) -> Option<Arc<Modelled>> {
-    if let Some(modelled) = batch.modelled(path) {
+    let file = batch.file(path).ok()?;
+    if let Some(modelled) = batch.modelled(path, &file.text) {
         return Some(modelled);
     }
-    let file = batch.file(path).ok()?;
     let model = crate::yaml::pipeline::model_bytes_with(
         file.relative.clone(),
         file.text.as_bytes().to_vec(),

@@ -334,6 +334,7 @@ mod tests {
             settings: Arc::default(),
             memo: Arc::default(),
             charts: std::sync::OnceLock::new(),
+            models: Arc::default(),
         };
         let batch = Batch::new(&snapshot);
         let mut out = String::new();
@@ -404,6 +405,7 @@ mod tests {
             settings: Arc::default(),
             memo: Arc::default(),
             charts: std::sync::OnceLock::new(),
+            models: Arc::default(),
             // The workspace holds the secret too: only the repository's bound on
             // what the chart graph reads keeps it out.
             workspace: Arc::new(super::super::workspace::Workspace::new([base.clone()])),
@@ -412,5 +414,51 @@ mod tests {
         let offset = text.find(".Values.a").unwrap() + 8;
         let shown = hover_text(&batch, &template, text, offset).unwrap_or_default();
         assert!(!shown.contains("the-secret-value"), "{shown}");
+    }
+
+    /// A values file a hover modelled is kept across changes of other files, and
+    /// modelled again when its own text changes.
+    #[test]
+    fn a_values_model_outlives_a_change_of_a_template() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir_all(root.join("app/templates")).unwrap();
+        let chart = "apiVersion: v2\nname: app\nversion: 1.0.0\n";
+        std::fs::write(root.join("app/Chart.yaml"), chart).unwrap();
+        let values = root.join("app/values.yaml");
+        std::fs::write(&values, "# how many\na: 1\n").unwrap();
+        let template = root.join("app/templates/x.yaml");
+        let models: Arc<super::super::snapshot::Models> = Arc::default();
+        let snapshot = |generation: u64, template_text: &str| {
+            let mut documents = Documents::new();
+            documents.insert(
+                template.clone(),
+                Document {
+                    uri: uri_of(&template).unwrap(),
+                    version: Some(generation as i32),
+                    text: Arc::from(template_text),
+                },
+            );
+            Snapshot {
+                documents,
+                resolver: Arc::new(std::sync::Mutex::new(super::super::resolver(&root))),
+                workspace: Arc::new(super::super::workspace::Workspace::new([root.clone()])),
+                generation,
+                settings: Arc::default(),
+                memo: Arc::default(),
+                charts: std::sync::OnceLock::new(),
+                models: models.clone(),
+            }
+        };
+        let model = |snapshot: &Snapshot| {
+            super::super::graph::model_of(&Batch::new(snapshot), &values).unwrap()
+        };
+        let first = model(&snapshot(1, "x: {{ .Values.a }}\n"));
+        let after_a_keystroke = model(&snapshot(2, "x: {{ .Values.a }}\ny: 1\n"));
+        assert!(Arc::ptr_eq(&first, &after_a_keystroke));
+        std::fs::write(&values, "# how many\na: 2\n").unwrap();
+        let after_the_values_changed = model(&snapshot(3, "x: {{ .Values.a }}\n"));
+        assert!(!Arc::ptr_eq(&first, &after_the_values_changed));
+        assert!(after_the_values_changed.text.contains("a: 2"));
     }
 }

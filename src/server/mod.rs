@@ -139,6 +139,8 @@ struct Server {
     settings: Arc<settings::EditorSettings>,
     /// What each template read, for every snapshot.
     memo: Arc<crate::analysis::charts::ReadsMemo>,
+    /// The files requests modelled, for every snapshot.
+    models: Arc<snapshot::Models>,
     initialized: bool,
     shutdown: bool,
     /// The folders the server's own watch looks at, when the client cannot watch
@@ -160,6 +162,7 @@ impl Server {
             settings: Arc::default(),
             memo: Arc::default(),
             charts: std::sync::OnceLock::new(),
+            models: Arc::default(),
         };
         Server {
             resolver,
@@ -175,6 +178,7 @@ impl Server {
             pending: Pending::default(),
             settings: Arc::default(),
             memo: Arc::default(),
+            models: Arc::default(),
             initialized: false,
             shutdown: false,
             watched: None,
@@ -584,6 +588,7 @@ impl Server {
             settings: self.settings.clone(),
             memo: self.memo.clone(),
             charts: std::sync::OnceLock::new(),
+            models: self.models.clone(),
         })
     }
 

@@ -12,8 +12,7 @@ use lsp_types::request::Request as _;
 use serde::de::DeserializeOwned;
 
 use super::findings::{Failure, request_path};
-use super::snapshot::{Batch, Models, Snapshot};
-use crate::analysis::charts::Charts;
+use super::snapshot::{Batch, Snapshot};
 
 /// A request method the server answers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -124,39 +123,21 @@ impl Pending {
 }
 
 /// Answers the requests of the reads lane until the message loop hangs up. The
-/// charts read for one request serve the next ones until a change makes a new
-/// generation: a hover after a hover reads no template again.
+/// requests between two changes read the same snapshot, so its charts are read
+/// once for all of them and for the worker's check.
 pub(crate) fn answer_reads(
     queue: Receiver<Queued>,
     out: Sender<serde_json::Value>,
     pending: Pending,
 ) {
-    let mut read: Option<(u64, Read)> = None;
     for queued in queue {
-        let generation = queued.snapshot.generation;
-        let shared = match &read {
-            Some((seen, shared)) if *seen == generation => shared.clone(),
-            _ => {
-                let shared = (Batch::charts_of(&queued.snapshot), Arc::default());
-                read = Some((generation, shared.clone()));
-                shared
-            }
-        };
-        answer(&out, &pending, queued, Some(shared));
+        answer(&out, &pending, queued);
     }
 }
 
-/// What one generation's requests read: its charts, and the files they modelled.
-type Read = (Arc<Charts>, Arc<Models>);
-
 /// Answers one queued request (with what was `read` for its generation, or its own);
 /// a handler that fails answers with an error, never takes the server down.
-pub(crate) fn answer(
-    out: &Sender<serde_json::Value>,
-    pending: &Pending,
-    queued: Queued,
-    read: Option<Read>,
-) {
+pub(crate) fn answer(out: &Sender<serde_json::Value>, pending: &Pending, queued: Queued) {
     let Queued {
         method,
         snapshot,
@@ -171,13 +152,7 @@ pub(crate) fn answer(
         )
     } else {
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            let (charts, models) =
-                read.unwrap_or_else(|| (Batch::charts_of(&snapshot), Arc::default()));
-            handle(
-                method,
-                &Batch::with_charts(&snapshot, charts, models),
-                request,
-            )
+            handle(method, &Batch::new(&snapshot), request)
         }))
         .unwrap_or_else(|panic| {
             // The panic hook printed where, on standard error.

@@ -32,6 +32,9 @@ pub(crate) struct Snapshot {
     /// worker's check and the requests answered meanwhile share them, so a hover
     /// during a check does not read the chart a second time.
     pub charts: std::sync::OnceLock<Arc<Charts>>,
+    /// The files requests modelled (the `values.yaml` a hover quotes), kept across
+    /// generations and taken while their text is the same.
+    pub models: Arc<Models>,
 }
 
 /// The server's resolver, which the message loop and the worker share. `check`
@@ -55,7 +58,6 @@ pub(crate) fn configuration_of(resolver: &SharedResolver, path: &Path) -> Result
 pub(crate) struct Batch<'a> {
     pub snapshot: &'a Snapshot,
     charts: Arc<Charts>,
-    models: Arc<Models>,
 }
 
 /// A file's text and comment model.
@@ -65,12 +67,20 @@ pub(crate) struct Modelled {
     pub model: crate::yaml::model::FileModel,
 }
 
-/// The files a generation's requests modelled (a chart's `values.yaml` a hover
-/// quotes), kept with its charts, bounded.
+/// The files requests modelled (a chart's `values.yaml` a hover quotes), the
+/// newest last, bounded: a keystroke in a template does not make the next hover
+/// model the chart's values again.
 #[derive(Default)]
 pub(crate) struct Models(Mutex<Vec<Arc<Modelled>>>);
 
-/// How many modelled files a generation keeps.
+impl std::fmt::Debug for Models {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let kept = self.0.lock().map_or(0, |models| models.len());
+        write!(formatter, "Models({kept} kept)")
+    }
+}
+
+/// How many modelled files are kept.
 const MODELS_KEPT: usize = 16;
 
 /// A file as the batch sees it: its configuration, the run's state with the
@@ -101,7 +111,7 @@ pub(crate) enum Checked {
 impl<'a> Batch<'a> {
     /// A batch over `snapshot`, reading charts through its documents.
     pub fn new(snapshot: &'a Snapshot) -> Batch<'a> {
-        Batch::with_charts(snapshot, Batch::charts_of(snapshot), Arc::default())
+        Batch::with_charts(snapshot, Batch::charts_of(snapshot))
     }
 
     /// The charts of `snapshot`, read through its documents (once per snapshot).
@@ -125,36 +135,36 @@ impl<'a> Batch<'a> {
     /// A batch over `snapshot` whose charts are `charts`, read for a snapshot of
     /// the same generation: the requests between two changes share what the first
     /// of them read.
-    pub fn with_charts(
-        snapshot: &'a Snapshot,
-        charts: Arc<Charts>,
-        models: Arc<Models>,
-    ) -> Batch<'a> {
-        Batch {
-            snapshot,
-            charts,
-            models,
-        }
+    pub fn with_charts(snapshot: &'a Snapshot, charts: Arc<Charts>) -> Batch<'a> {
+        Batch { snapshot, charts }
     }
 
-    /// The model of the file at `path` a request of this generation made.
-    pub fn modelled(&self, path: &Path) -> Option<Arc<Modelled>> {
+    /// The model of the file at `path` a request made of `text`.
+    pub fn modelled(&self, path: &Path, text: &Arc<str>) -> Option<Arc<Modelled>> {
         let models = self
+            .snapshot
             .models
             .0
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        models.iter().find(|model| model.path == path).cloned()
+        models
+            .iter()
+            .find(|model| {
+                model.path == path && (Arc::ptr_eq(&model.text, text) || model.text == *text)
+            })
+            .cloned()
     }
 
-    /// Keeps `modelled` for the requests of this generation; the oldest goes when
-    /// there are too many.
+    /// Keeps `modelled`, in place of an older model of its file; the oldest goes
+    /// when there are too many.
     pub fn keep_model(&self, modelled: Arc<Modelled>) {
         let mut models = self
+            .snapshot
             .models
             .0
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
+        models.retain(|model| model.path != modelled.path);
         if models.len() >= MODELS_KEPT {
             models.remove(0);
         }
