@@ -1,7 +1,8 @@
 //! The editor's latency, part of `cargo xtask bench-server`: on the corpus chart
 //! with the most templates, with 100 of its files open, how long a keystroke's
 //! diagnostics take beyond the server's debounce, and how long hover and
-//! completion take, on a quiet server and while a check of every open file runs.
+//! completion take, on a quiet server, right after a keystroke, and while a check
+//! of every open file runs.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -66,11 +67,13 @@ pub fn run(tether: &Path, corpus: &Path) -> Result<()> {
         server.wait_for(&uri(file), 1, Duration::from_secs(600))?;
     }
     let template_uri = uri(&template);
-    // A keystroke: the first line written again, as a new version.
+    // A keystroke: a space typed at the end of the first line, or taken away, so
+    // every version's text differs from the one before (a template's reads and a
+    // values file's model are kept while their text stays the same).
     let mut times = Vec::new();
     for version in 2..2 + ROUNDS as i64 {
         let started = Instant::now();
-        server.change(&template_uri, version, 0, &first_line)?;
+        server.change(&template_uri, version, 0, &typed(&first_line, version))?;
         server.wait_for(&template_uri, version, Duration::from_secs(60))?;
         times.push(started.elapsed().saturating_sub(DEBOUNCE));
     }
@@ -89,6 +92,14 @@ pub fn run(tether: &Path, corpus: &Path) -> Result<()> {
     }
     percentiles("hover on a .Values read", &mut hovers);
     percentiles("completion after .Values.", &mut completions);
+    // The first hover after each keystroke: a new generation of the chart.
+    let mut hovers = Vec::new();
+    for version in 2 + ROUNDS as i64..2 + 2 * ROUNDS as i64 {
+        server.change(&template_uri, version, 0, &typed(&first_line, version))?;
+        server.wait_for(&template_uri, version, Duration::from_secs(60))?;
+        hovers.push(server.request("textDocument/hover", hover.clone())?);
+    }
+    percentiles("hover after a keystroke's diagnostics", &mut hovers);
     // The chart's values.yaml changed: every open file of the chart is checked again.
     let values_uri = uri(&values);
     let values_line = std::fs::read_to_string(&values)?
@@ -98,7 +109,7 @@ pub fn run(tether: &Path, corpus: &Path) -> Result<()> {
         .to_string();
     let (mut hovers, mut completions) = (Vec::new(), Vec::new());
     for version in 2..2 + (ROUNDS / 3) as i64 {
-        server.change(&values_uri, version, 0, &values_line)?;
+        server.change(&values_uri, version, 0, &typed(&values_line, version))?;
         std::thread::sleep(DEBOUNCE + Duration::from_millis(20));
         hovers.push(server.request("textDocument/hover", hover.clone())?);
         completions.push(server.request("textDocument/completion", complete.clone())?);
@@ -113,6 +124,16 @@ pub fn run(tether: &Path, corpus: &Path) -> Result<()> {
         &mut completions,
     );
     server.stop()
+}
+
+/// `line` as the keystroke of `version` leaves it: with a space at its end when
+/// the version is odd.
+fn typed(line: &str, version: i64) -> String {
+    if version % 2 == 1 {
+        format!("{line} ")
+    } else {
+        line.to_string()
+    }
 }
 
 /// The median, 95th percentile and worst of `times`.
