@@ -106,6 +106,19 @@ fn repositories(
             }
             .to_string()
         };
+        // A target of a repository already listed joins it: the repository is
+        // listed once per run, whatever the number of its targets.
+        let root = match Source::root_of(&target.dir) {
+            Ok(root) => root,
+            Err(error) => {
+                outcomes[index] = Some(Err(sandbox_error(&target.dir, error)));
+                continue;
+            }
+        };
+        if let Some(repo) = repos.iter_mut().find(|repo| repo.manifest.root == root) {
+            repo.targets.push(index);
+            continue;
+        }
         let source = match Source::around(&target.dir) {
             Ok(source) => source,
             Err(error) => {
@@ -113,13 +126,6 @@ fn repositories(
                 continue;
             }
         };
-        if let Some(repo) = repos
-            .iter_mut()
-            .find(|repo| repo.manifest.root == source.root)
-        {
-            repo.targets.push(index);
-            continue;
-        }
         let before = sandbox::fingerprint(&source.root);
         match Manifest::read(&source) {
             Ok(manifest) => match Layout::choose(&manifest, options.sandbox) {

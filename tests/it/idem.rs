@@ -576,3 +576,76 @@ fn targets_are_named_and_skipped_plainly() {
         ),
     );
 }
+
+/// `tether idem` lists a repository's files once per run, whatever the number of
+/// its targets: git is run through a wrapper that logs every call, and among
+/// twelve targets of one repository only the first one's sandbox lists it.
+#[test]
+fn the_repository_is_listed_once_for_all_its_targets() {
+    if !tools_present() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let write = |path: &str, text: &str| {
+        let path = dir.path().join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    let packages: Vec<String> = (0..12).map(|n| format!("packages/p{n}")).collect();
+    for package in &packages {
+        write(
+            &format!("{package}/tether.toml"),
+            "[[idem]]\nrun = \"true\"\nfiles = [\"*.yaml\"]\n",
+        );
+        write(&format!("{package}/values.yaml"), "a: 1\n");
+    }
+    write("tether.toml", "idem-packages = [\"packages/*\"]\n");
+    common::git(dir.path(), &["init", "-q"]);
+    let real = Command::new("sh")
+        .args(["-c", "command -v git"])
+        .output()
+        .unwrap();
+    let real = String::from_utf8_lossy(&real.stdout).trim().to_string();
+    let wrapper = tempfile::tempdir().unwrap();
+    let log = wrapper.path().join("calls");
+    let script = wrapper.path().join("git");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\nprintf '%s\\n' \"$*\" >> '{}'\nexec '{real}' \"$@\"\n",
+            log.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let path = std::env::join_paths(std::iter::once(wrapper.path().to_path_buf()).chain(
+        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
+    ))
+    .unwrap();
+    let temporary = tempfile::tempdir().unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_tether"))
+        .args(["idem", "--sandbox", "copy"])
+        .env("PATH", path)
+        .env("TMPDIR", temporary.path())
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let said = common::render_output(&output);
+    assert!(output.status.success(), "{said}");
+    for package in &packages {
+        assert!(
+            said.contains(package.as_str()),
+            "{package} did not run: {said}"
+        );
+    }
+    let calls = std::fs::read_to_string(&log).unwrap_or_default();
+    let listings: Vec<&str> = calls
+        .lines()
+        .filter(|call| call.contains("ls-files") && call.contains("--cached"))
+        .collect();
+    assert_eq!(
+        listings.len(),
+        2,
+        "one listing to find the targets, one for the sandboxes:\n{calls}"
+    );
+}

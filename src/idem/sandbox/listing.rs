@@ -15,6 +15,16 @@ pub struct Source {
 }
 
 impl Source {
+    /// The folder [`Source::around`] lists for `folder`, without listing it: its git
+    /// top level when there is one, the folder itself otherwise. The targets of one
+    /// repository share one listing.
+    pub fn root_of(folder: &Path) -> std::io::Result<PathBuf> {
+        match git_top_level(folder) {
+            Some(root) => Ok(root),
+            None => folder.canonicalize(),
+        }
+    }
+
     /// The repository around `folder`: its git top level when there is one.
     pub fn around(folder: &Path) -> std::io::Result<Source> {
         if let Some(root) = git_top_level(folder) {
