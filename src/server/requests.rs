@@ -135,8 +135,8 @@ pub(crate) fn answer_reads(
     }
 }
 
-/// Answers one queued request (with what was `read` for its generation, or its own);
-/// a handler that fails answers with an error, never takes the server down.
+/// Answers one queued request, with the charts of its snapshot; a handler that
+/// fails answers with an error, never takes the server down.
 pub(crate) fn answer(out: &Sender<serde_json::Value>, pending: &Pending, queued: Queued) {
     let Queued {
         method,

@@ -18,12 +18,10 @@ pub struct Variable {
     pub declared: Range<usize>,
 }
 
-/// One control structure: the names it declared, and whether it is a `define` or
-/// `block`, which sees nothing of the structures around it.
+/// One control structure: the names it declared.
 #[derive(Debug, Default)]
 struct Frame {
     names: Vec<String>,
-    sealed: bool,
 }
 
 /// The scopes of a template, stepped through its actions in order. A lookup costs
@@ -101,7 +99,8 @@ impl Scope {
             ActionKind::Control(Keyword::End) => {
                 if self.frames.len() > 1 {
                     if let Some(frame) = self.frames.pop() {
-                        if frame.sealed {
+                        // A `define` or `block` ends: what it sealed is seen again.
+                        if self.seals.last() == Some(&self.frames.len()) {
                             self.seals.pop();
                         }
                         for name in frame.names {
@@ -115,10 +114,7 @@ impl Scope {
             }
             ActionKind::Control(Keyword::Define | Keyword::Block) => {
                 self.seals.push(self.frames.len());
-                self.frames.push(Frame {
-                    names: Vec::new(),
-                    sealed: true,
-                });
+                self.frames.push(Frame::default());
             }
             ActionKind::Control(Keyword::If | Keyword::With | Keyword::Range) => {
                 self.frames.push(Frame::default());

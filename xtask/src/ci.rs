@@ -9,8 +9,9 @@
 //! build for Windows (the library is portable; `idem` is Unix-only). The shipped
 //! binary is built once, after the tests' build, and every step that runs a release
 //! binary reuses that build. `cargo doc`, the publish rehearsal and the Windows
-//! build run while the tests run, in a target folder of their own. Every cargo of the run builds without
-//! incremental caches. Fuzzing runs in its own workflow (`cargo xtask fuzz`).
+//! build run while the tests run, in a target folder of their own. Every cargo of
+//! the run builds without incremental caches. Fuzzing runs in its own workflow
+//! (`cargo xtask fuzz`).
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
@@ -33,8 +34,8 @@ const TOOLS: &[(&str, &str)] = &[
 
 pub fn ci() -> Result<()> {
     // Every build of the run (each step's cargo inherits this) without incremental
-    // caches: a build from nothing never reuses them, and writing them made the
-    // crate's compile a third slower. The same value everywhere, so no step's cargo
+    // caches: a build from nothing never reuses them, and writing them slows the
+    // crate's compile. The same value everywhere, so no step's cargo
     // sees another profile and builds again. Set before any thread starts.
     std::env::set_var("CARGO_INCREMENTAL", "0");
     // Each step's wall time, printed at the end: the budget is 20 minutes on 2 cores.
@@ -140,7 +141,7 @@ pub fn ci() -> Result<()> {
         vec![(
             "beside",
             std::time::Duration::ZERO,
-            Err(anyhow::anyhow!("the doc and portable steps panicked")),
+            Err(anyhow::anyhow!("the steps beside the tests panicked")),
         )]
     });
     times.push(("(waited)", step_started.elapsed()));
@@ -227,12 +228,7 @@ const BESIDE: [(&str, Step); 3] = [
 
 /// `<target>/beside`: the target folder of the [`BESIDE`] steps.
 fn beside_folder() -> Result<std::path::PathBuf> {
-    // This binary is `<target>/<profile>/xtask`.
-    Ok(std::env::current_exe()?
-        .parent()
-        .and_then(std::path::Path::parent)
-        .context("unexpected location of the xtask binary")?
-        .join("beside"))
+    Ok(crate::target_dir()?.join("beside"))
 }
 
 /// Runs `steps` one after the other, each with its wall time and outcome.

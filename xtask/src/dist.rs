@@ -104,12 +104,7 @@ pub fn dist(target: Option<&str>, wheel: bool, vsix: bool) -> Result<Dist> {
     let binary = build_binary(&triple)?;
     let cross = triple != host;
     let environment = build_environment(&triple)?;
-    // This binary is `<target>/<profile>/xtask`.
-    let target_dir = std::env::current_exe()?
-        .parent()
-        .and_then(Path::parent)
-        .context("unexpected location of the xtask binary")?
-        .to_path_buf();
+    let target_dir = crate::target_dir()?;
     let windows = triple.contains("windows");
     let exe = names::executable(&triple);
     let folder = target_dir.join("dist");
@@ -274,12 +269,7 @@ pub fn build_binary(triple: &str) -> Result<PathBuf> {
         status.success(),
         "cargo build --release --target {triple} failed"
     );
-    // This binary is `<target>/<profile>/xtask`.
-    let target_dir = std::env::current_exe()?
-        .parent()
-        .and_then(Path::parent)
-        .context("unexpected location of the xtask binary")?
-        .to_path_buf();
+    let target_dir = crate::target_dir()?;
     let exe = names::executable(triple);
     Ok(if cross {
         target_dir.join(triple).join("release").join(&exe)

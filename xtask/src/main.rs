@@ -317,13 +317,17 @@ fn build_profile(profile: &str, what: &[&str]) -> Result<PathBuf> {
         "cargo build --profile {profile} {} failed",
         what.join(" ")
     );
-    // This binary is `<target>/<profile>/xtask`.
-    let exe = std::env::current_exe()?;
-    Ok(exe
+    Ok(target_dir()?.join(profile))
+}
+
+/// The cargo target folder this xtask was built in: it is
+/// `<target>/<profile>/xtask`.
+pub fn target_dir() -> Result<PathBuf> {
+    Ok(std::env::current_exe()?
         .parent()
         .and_then(Path::parent)
         .context("unexpected location of the xtask binary")?
-        .join(profile))
+        .to_path_buf())
 }
 
 /// `NAME` from PyPI in the project's virtual environment (`target/ci-venv`, made on

@@ -105,70 +105,76 @@ pub struct Charts {
     memo: Option<Arc<ReadsMemo>>,
 }
 
-/// What each template read, by path with the hash of the bytes it was read from,
-/// kept across the charts an editor's successive changes make (`tether server`): a
-/// template whose bytes did not change is not lexed and read again. Holds the
-/// newest reading of each path, and at most [`MEMO_TEMPLATES`] paths.
+/// What each template read and each values file held, by path with the hash of
+/// the bytes it was read from, kept across the charts an editor's successive
+/// changes make (`tether server`): a file whose bytes did not change is not lexed
+/// or parsed again.
 #[derive(Debug, Default)]
 pub struct ReadsMemo {
-    read: Mutex<HashMap<PathBuf, (u64, Arc<Reads>)>>,
-    /// What each values file held, the same way: a chart's `values.yaml` is not
-    /// parsed again while its bytes stay the same.
-    values: Mutex<HashMap<PathBuf, (u64, ValuesRead)>>,
-    /// How many values files were taken from it rather than parsed.
-    values_taken: std::sync::atomic::AtomicUsize,
-    /// How many templates were taken from it rather than read: what the tests
-    /// count.
-    taken: std::sync::atomic::AtomicUsize,
+    /// What each template read.
+    templates: ByHash<Arc<Reads>>,
+    /// What each values file held: a chart's `values.yaml` is not parsed again
+    /// while its bytes stay the same.
+    values: ByHash<ValuesRead>,
 }
 
-/// How many templates a [`ReadsMemo`] keeps; past it, it starts again.
-const MEMO_TEMPLATES: usize = 20_000;
+/// How many paths a [`ByHash`] keeps; past it, it starts again.
+const MEMO_PATHS: usize = 20_000;
 
 impl ReadsMemo {
-    /// What the template at `path` read when its bytes hashed to `hash`.
-    fn get(&self, path: &Path, hash: u64) -> Option<Arc<Reads>> {
-        let memo = self.read.lock().unwrap_or_else(PoisonError::into_inner);
-        let found = memo
-            .get(path)
-            .filter(|(read_in, _)| *read_in == hash)
-            .map(|(_, found)| found.clone());
-        if found.is_some() {
-            self.taken
-                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        }
-        found
-    }
-
-    fn keep(&self, path: &Path, hash: u64, found: Arc<Reads>) {
-        let mut memo = self.read.lock().unwrap_or_else(PoisonError::into_inner);
-        if memo.len() >= MEMO_TEMPLATES && !memo.contains_key(path) {
-            memo.clear();
-        }
-        memo.insert(path.to_path_buf(), (hash, found));
+    /// What the template at `path` read when its bytes hashed to `hash`, made by
+    /// `read` when it is not kept.
+    fn template(&self, path: &Path, hash: u64, read: impl FnOnce() -> Arc<Reads>) -> Arc<Reads> {
+        self.templates.get_or_make(path, hash, read)
     }
 
     /// What the values file at `path` held when its bytes hashed to `hash`, made
     /// by `read` when it is not kept.
     fn values(&self, path: &Path, hash: u64, read: impl FnOnce() -> ValuesRead) -> ValuesRead {
+        self.values.get_or_make(path, hash, read)
+    }
+}
+
+/// The newest value made of each path, with the hash of the bytes it was made of,
+/// for at most [`MEMO_PATHS`] paths; and how many were taken rather than made,
+/// which the tests count.
+#[derive(Debug)]
+struct ByHash<V> {
+    kept: Mutex<HashMap<PathBuf, (u64, V)>>,
+    taken: std::sync::atomic::AtomicUsize,
+}
+
+impl<V> Default for ByHash<V> {
+    fn default() -> Self {
+        ByHash {
+            kept: Mutex::new(HashMap::new()),
+            taken: std::sync::atomic::AtomicUsize::new(0),
+        }
+    }
+}
+
+impl<V: Clone> ByHash<V> {
+    /// The value kept for `path` made of bytes hashing to `hash`, or `make`'s,
+    /// kept in its place (made without the lock held).
+    fn get_or_make(&self, path: &Path, hash: u64, make: impl FnOnce() -> V) -> V {
         let kept = self
-            .values
+            .kept
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .get(path)
-            .filter(|(read_in, _)| *read_in == hash)
+            .filter(|(made_of, _)| *made_of == hash)
             .map(|(_, kept)| kept.clone());
         if let Some(kept) = kept {
-            self.values_taken
+            self.taken
                 .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             return kept;
         }
-        let made = read();
-        let mut memo = self.values.lock().unwrap_or_else(PoisonError::into_inner);
-        if memo.len() >= MEMO_TEMPLATES && !memo.contains_key(path) {
-            memo.clear();
+        let made = make();
+        let mut kept = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
+        if kept.len() >= MEMO_PATHS && !kept.contains_key(path) {
+            kept.clear();
         }
-        memo.insert(path.to_path_buf(), (hash, made.clone()));
+        kept.insert(path.to_path_buf(), (hash, made.clone()));
         made
     }
 }

@@ -95,15 +95,10 @@ impl Chart {
         content.add("bytes", hash);
         let uses_files = text.contains(".Files");
         let memo = self.charts.upgrade().and_then(|charts| charts.memo.clone());
-        let found = match memo.as_ref().and_then(|memo| memo.get(file, hash)) {
-            Some(found) => found,
-            None => {
-                let found = Arc::new(lex_reads(&text));
-                if let Some(memo) = &memo {
-                    memo.keep(file, hash, found.clone());
-                }
-                found
-            }
+        let read = || Arc::new(lex_reads(&text));
+        let found = match &memo {
+            Some(memo) => memo.template(file, hash, read),
+            None => read(),
         };
         self.add_found(file, &text, &found, scan);
         scan.template_reads

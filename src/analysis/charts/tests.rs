@@ -273,8 +273,10 @@ fn unchanged_templates_are_not_read_again_across_changes() {
     };
     let taken = || {
         (
-            memo.taken.load(std::sync::atomic::Ordering::Relaxed),
-            memo.values_taken.load(std::sync::atomic::Ordering::Relaxed),
+            memo.templates
+                .taken
+                .load(std::sync::atomic::Ordering::Relaxed),
+            memo.values.taken.load(std::sync::atomic::Ordering::Relaxed),
         )
     };
     assert!(unused(Overlay::new()).is_empty());

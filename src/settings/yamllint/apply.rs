@@ -81,6 +81,20 @@ fn off(settings: &mut RuleSettings, trace: &mut Option<&mut Trace>, rule: RuleId
     }
 }
 
+/// Sets `option` of `rule` to `value`, saying where it came from in `trace`.
+fn set(
+    settings: &mut RuleSettings,
+    trace: &mut Option<&mut Trace>,
+    (rule, option): (RuleId, &str),
+    value: toml::Value,
+    origin: &str,
+) {
+    if let Some(trace) = trace.as_deref_mut() {
+        trace.set(rule.name(), option, &value.to_string(), origin);
+    }
+    settings.set_option(rule, option, value);
+}
+
 /// yamllint's `comments` options, as tether's comment rules take them.
 fn apply_comments_options(
     options: &[(String, Scalar, String)],
@@ -92,37 +106,20 @@ fn apply_comments_options(
             ("require-starting-space", Scalar::Bool(false)) => {
                 off(settings, trace, COMMENTS_RULES[0], origin);
             }
-            ("ignore-shebangs", Scalar::Bool(value)) => {
-                settings.set_option(
-                    COMMENTS_RULES[0],
-                    "ignore-shebangs",
-                    toml::Value::Boolean(*value),
-                );
-                if let Some(trace) = trace.as_deref_mut() {
-                    trace.set(
-                        COMMENTS_RULES[0].name(),
-                        "ignore-shebangs",
-                        &value.to_string(),
-                        origin,
-                    );
-                }
-            }
-            ("min-spaces-from-content", Scalar::Int(value)) => {
-                let value = (*value).max(0) as usize;
-                settings.set_option(
-                    COMMENTS_RULES[1],
-                    "min-spaces",
-                    toml::Value::Integer(value as i64),
-                );
-                if let Some(trace) = trace.as_deref_mut() {
-                    trace.set(
-                        COMMENTS_RULES[1].name(),
-                        "min-spaces",
-                        &value.to_string(),
-                        origin,
-                    );
-                }
-            }
+            ("ignore-shebangs", Scalar::Bool(value)) => set(
+                settings,
+                trace,
+                (COMMENTS_RULES[0], "ignore-shebangs"),
+                toml::Value::Boolean(*value),
+                origin,
+            ),
+            ("min-spaces-from-content", Scalar::Int(value)) => set(
+                settings,
+                trace,
+                (COMMENTS_RULES[1], "min-spaces"),
+                toml::Value::Integer((*value).max(0)),
+                origin,
+            ),
             _ => {}
         }
     }
