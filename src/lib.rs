@@ -118,7 +118,7 @@ pub mod internals {
     pub use crate::key_pattern::KeyPattern;
     pub use crate::linter::file::Mode;
     pub use crate::linter::file::check_bytes;
-    pub use crate::linter::fix::{FixedText, fix_text};
+    pub use crate::linter::fix::{FixedText, fix_text, fix_work};
     pub use crate::rules::rules_markdown;
     pub use crate::server::serve_bytes;
     pub use crate::source::SourceFile;

@@ -20,10 +20,11 @@ use crate::diagnostic::Diagnostic;
 const REASON: &str = "reason";
 
 /// `textDocument/codeAction`: the actions for the findings in the range, and the
-/// file's fix-all when it has fixes.
+/// file's fix-all when it has fixes (whose fixing stops once `cancelled` is set).
 pub(crate) fn code_actions(
     batch: &Batch,
     params: CodeActionParams,
+    cancelled: &std::sync::atomic::AtomicBool,
 ) -> Result<Option<CodeActionResponse>, Failure> {
     let uri = params.text_document.uri;
     let Some(path) = request_path(batch, &uri)? else {
@@ -90,6 +91,7 @@ pub(crate) fn code_actions(
             &file.relative,
             text,
             false,
+            cancelled,
         ) {
             if fixed.text != text {
                 let whole = index.range(&(0..text.len()));

@@ -4,6 +4,7 @@
 //! one gets `InvalidParams`), reads one [`Batch`] and answers.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use crossbeam_channel::{Receiver, Sender};
@@ -92,30 +93,37 @@ pub(crate) struct Queued {
     pub request: Request,
 }
 
-/// The requests queued and not yet started, and whether the client cancelled
-/// each: a lane answers a cancelled one with `RequestCancelled` instead of
-/// working on it. Holds only what is queued, so it stays as small as the queues.
+/// The requests queued or running, each with the flag `$/cancelRequest` sets: a
+/// lane answers a request cancelled before it starts with `RequestCancelled`
+/// instead of working on it, and long work (a fix-all) stops at its next check of
+/// the flag. Holds only what is queued or running, so it stays as small as the
+/// queues.
 #[derive(Debug, Default, Clone)]
-pub(crate) struct Pending(Arc<Mutex<HashMap<RequestId, bool>>>);
+pub(crate) struct Pending(Arc<Mutex<HashMap<RequestId, Arc<AtomicBool>>>>);
 
 impl Pending {
     pub fn queued(&self, id: RequestId) {
-        self.lock().insert(id, false);
+        self.lock().insert(id, Arc::default());
     }
 
-    /// `$/cancelRequest`: marks `id` if it is still queued.
+    /// `$/cancelRequest`: marks `id` if it is still queued or running.
     pub fn cancel(&self, id: &RequestId) {
-        if let Some(cancelled) = self.lock().get_mut(id) {
-            *cancelled = true;
+        if let Some(cancelled) = self.lock().get(id) {
+            cancelled.store(true, Ordering::Relaxed);
         }
     }
 
-    /// Takes `id` off the queue; whether it was cancelled.
-    fn start(&self, id: &RequestId) -> bool {
-        self.lock().remove(id).unwrap_or(false)
+    /// The flag of `id`, which stays listed until [`Pending::finish`].
+    fn start(&self, id: &RequestId) -> Arc<AtomicBool> {
+        self.lock().get(id).cloned().unwrap_or_default()
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<RequestId, bool>> {
+    /// Takes `id` off the list once it is answered.
+    fn finish(&self, id: &RequestId) {
+        self.lock().remove(id);
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<RequestId, Arc<AtomicBool>>> {
         self.0
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -144,17 +152,17 @@ pub(crate) fn answer(out: &Sender<serde_json::Value>, pending: &Pending, queued:
         request,
     } = queued;
     let id = request.id.clone();
-    let response = if pending.start(&id) {
-        Response::new_err(
-            id,
-            ErrorCode::RequestCanceled as i32,
-            "the client cancelled this request".into(),
-        )
-    } else {
+    let cancelled = pending.start(&id);
+    let answered = (!cancelled.load(Ordering::Relaxed)).then(|| {
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            handle(method, &Batch::new(&snapshot), request)
+            handle(method, &Batch::new(&snapshot), request, &cancelled)
         }))
-        .unwrap_or_else(|panic| {
+    });
+    pending.finish(&id);
+    let cancelled = cancelled.load(Ordering::Relaxed);
+    let response = match answered {
+        Some(Ok(response)) if !cancelled => response,
+        Some(Err(panic)) if !cancelled => {
             // The panic hook printed where, on standard error.
             let why = super::findings::panic_message(&panic);
             Response::new_err(
@@ -162,17 +170,26 @@ pub(crate) fn answer(out: &Sender<serde_json::Value>, pending: &Pending, queued:
                 ErrorCode::InternalError as i32,
                 format!("tether failed on this request (please report it): {why}"),
             )
-        })
+        }
+        // Cancelled before it started, or while it ran: what it found is dropped.
+        _ => Response::new_err(
+            id,
+            ErrorCode::RequestCanceled as i32,
+            "the client cancelled this request".into(),
+        ),
     };
     let _ = out.send(super::transport::value_of(&Message::Response(response)));
 }
 
-/// The answer to `request`, whose method is `method`.
-fn handle(method: Method, batch: &Batch, request: Request) -> Response {
+/// The answer to `request`, whose method is `method`; long work stops once
+/// `cancelled` is set.
+fn handle(method: Method, batch: &Batch, request: Request, cancelled: &AtomicBool) -> Response {
     let Request { id, params, .. } = request;
     let result = match method {
         Method::Diagnostic => run(params, |params| pull_diagnostics(batch, params)),
-        Method::CodeAction => run(params, |params| super::actions::code_actions(batch, params)),
+        Method::CodeAction => run(params, |params| {
+            super::actions::code_actions(batch, params, cancelled)
+        }),
         Method::Hover => run(params, |params| super::hover::hover(batch, params)),
         Method::Definition => run(params, |params| {
             super::navigation::definition(batch, params)

@@ -16,6 +16,7 @@ mod docs;
 mod fix;
 mod fuzz_regressions;
 mod growth;
+mod growth_fix;
 mod growth_values;
 mod helm_docs;
 mod hostile;

@@ -421,6 +421,36 @@ fn a_hover_is_answered_while_a_fix_all_runs() {
     assert!(child.wait().unwrap().success());
 }
 
+/// A fix-all the client cancels while it runs stops at its next round and is
+/// answered `RequestCancelled` (a cancel used to reach only requests still queued,
+/// so the fix ran to its end and was answered in full); the worker goes on.
+#[test]
+fn a_running_fix_all_is_cancelled() {
+    let copy = tempfile::tempdir().unwrap();
+    let root = copy.path().canonicalize().unwrap();
+    let (mut child, mut send, mut output, uri) = server_busy_with_a_fix_all(&root);
+    // The fix of 250,000 lines runs for seconds; the worker started it at once.
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    send(serde_json::json!({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": 2}}));
+    let seen = until_answer(&mut output, serde_json::json!(2));
+    let fix_all = seen.last().unwrap();
+    assert_eq!(fix_all["error"]["code"], -32800, "{fix_all:#}");
+    assert!(fix_all.get("result").is_none(), "{fix_all:#}");
+    send(
+        serde_json::json!({"jsonrpc": "2.0", "id": 3, "method": "textDocument/diagnostic",
+        "params": {"textDocument": {"uri": uri}}}),
+    );
+    let seen = until_answer(&mut output, serde_json::json!(3));
+    assert!(
+        seen.last().unwrap()["result"]["items"].is_array(),
+        "{seen:?}"
+    );
+    send(serde_json::json!({"jsonrpc": "2.0", "id": 4, "method": "shutdown"}));
+    send(serde_json::json!({"jsonrpc": "2.0", "method": "exit"}));
+    drop(send);
+    assert!(child.wait().unwrap().success());
+}
+
 /// A burst of 1,000 edits of a 3 MB file while the worker is busy keeps one copy
 /// of the text per holder, not one per edit: the server's peak memory stays far
 /// below the 3 GB that 1,000 copies would take (443 MiB here with the fix-all

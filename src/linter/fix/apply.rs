@@ -23,11 +23,16 @@ pub fn apply(
                 .then_some((diagnostic.rule, fix.edits.as_slice()))
         })
         .collect();
-    fixes.sort_by_key(|(_, edits)| (edits[0].range.start, edits[0].range.end));
+    let mut comparisons = 0;
+    fixes.sort_by_key(|(_, edits)| {
+        comparisons += 1;
+        (edits[0].range.start, edits[0].range.end)
+    });
     // The chosen edits by where they start and end, apart from each other.
     let mut chosen: BTreeMap<(usize, usize), &Edit> = BTreeMap::new();
     let mut applied: BTreeMap<String, usize> = BTreeMap::new();
     for (rule, edits) in fixes {
+        comparisons += edits.len();
         if edits
             .iter()
             .all(|edit| in_text(text, edit) && !overlaps(&chosen, edit))
@@ -50,6 +55,7 @@ pub fn apply(
         at = edit.range.end;
     }
     out.push_str(&text[at..]);
+    super::work::worked(comparisons + text.len());
     (out, applied)
 }
 

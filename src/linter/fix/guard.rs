@@ -3,6 +3,7 @@
 //! map.
 
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::apply::apply;
 use crate::diagnostic::Diagnostic;
@@ -21,6 +22,7 @@ pub(super) struct Meaning {
 
 impl Meaning {
     pub(super) fn of(relative: &Path, text: &str) -> Meaning {
+        super::work::worked(text.len());
         let rendered = crate::yaml::pipeline::is_template_path(relative).then(|| {
             let (actions, _) = crate::template::lex::lex(text);
             let rendered = crate::template::render::trimmed(text, &actions);
@@ -35,20 +37,31 @@ impl Meaning {
 
 /// The fixes of `diagnostics` that keep the comment map `map`: every fix but the
 /// indentation fixes, then those one by one, each only if the map still holds with
-/// it; `refused` hears of each one left out.
+/// it; `refused` hears of each one left out. Past [`MAX_TRIALS`] indentation fixes,
+/// or once `cancelled` is set, the rest are refused untried.
 pub(super) fn keep_comment_map(
     relative: &Path,
     current: &str,
     diagnostics: Vec<Diagnostic>,
     map: &[String],
-    unsafe_fixes: bool,
+    (unsafe_fixes, cancelled): (bool, &AtomicBool),
     mut refused: impl FnMut(&Diagnostic),
 ) -> Vec<Diagnostic> {
     let (mut accepted, moves): (Vec<Diagnostic>, Vec<Diagnostic>) = diagnostics
         .into_iter()
         .partition(|diagnostic| diagnostic.rule != RuleId::CommentIndentation);
-    for candidate in moves {
-        if candidate.fix.is_none() {
+    let moves: Vec<Diagnostic> = moves
+        .into_iter()
+        .filter(|diagnostic| diagnostic.fix.is_some())
+        .collect();
+    let tried = if moves.len() > MAX_TRIALS {
+        0
+    } else {
+        moves.len()
+    };
+    for (at, candidate) in moves.into_iter().enumerate() {
+        if at >= tried || cancelled.load(Ordering::Relaxed) {
+            refused(&candidate);
             continue;
         }
         accepted.push(candidate);
@@ -80,13 +93,15 @@ impl Lines {
 const MAX_TRIALS: usize = 256;
 
 /// Adds the fixes of `diagnostics` one at a time, keeping each with which `text`
-/// still has its `meaning`: the findings kept, and the (0-based line, rule) of those held.
+/// still has its `meaning`: the findings kept, and the (0-based line, rule) of those
+/// held. Once `cancelled` is set the rest are held untried.
 pub(super) fn keep_data(
     relative: &Path,
     text: &str,
     diagnostics: Vec<Diagnostic>,
     meaning: &Meaning,
     unsafe_fixes: bool,
+    cancelled: &AtomicBool,
 ) -> (Vec<Diagnostic>, Vec<(usize, RuleId)>) {
     let mut accepted: Vec<Diagnostic> = Vec::new();
     let mut held = Vec::new();
@@ -108,6 +123,10 @@ pub(super) fn keep_data(
     for candidate in candidates {
         let line = line_of(candidate.range.start);
         let rule = candidate.rule;
+        if cancelled.load(Ordering::Relaxed) {
+            held.push((line, rule));
+            continue;
+        }
         accepted.push(candidate);
         let (trial, _) = apply(text, &accepted, unsafe_fixes);
         if Meaning::of(relative, &trial) != *meaning {
@@ -121,6 +140,7 @@ pub(super) fn keep_data(
 /// A file's comment map with its whitespace and columns left out: what a fix must
 /// keep (which comment documents which key, in what words).
 pub(super) fn comment_map_signature(relative: &Path, text: &str) -> Vec<String> {
+    super::work::worked(text.len());
     crate::yaml::model::FileModel::from_bytes(relative, text.as_bytes().to_vec())
         .to_string()
         .lines()
@@ -160,6 +180,39 @@ mod tests {
         }
     }
 
+    /// Past [`MAX_TRIALS`] indentation fixes a round's are refused untried (each
+    /// trial reads the whole file again), even those that would keep the map.
+    #[test]
+    fn too_many_indentation_fixes_are_refused_untried() {
+        let relative = Path::new("values.yaml");
+        for count in [MAX_TRIALS, MAX_TRIALS + 1] {
+            let text: String = (0..count).map(|n| format!("k{n}: 1\n#c{n}\n")).collect();
+            let keeping: Vec<Diagnostic> = (0..count)
+                .map(|n| {
+                    let comment = format!("#c{n}\n");
+                    let mut found = finding("comment-indentation", &text, &comment, &comment);
+                    found.path = relative.into();
+                    found
+                })
+                .collect();
+            let map = comment_map_signature(relative, &text);
+            let mut refused = 0;
+            let kept = keep_comment_map(
+                relative,
+                &text,
+                keeping,
+                &map,
+                (false, &AtomicBool::new(false)),
+                |_| refused += 1,
+            );
+            let tried = count <= MAX_TRIALS;
+            assert_eq!(
+                (kept.len(), refused),
+                if tried { (count, 0) } else { (0, count) }
+            );
+        }
+    }
+
     #[test]
     fn a_fix_that_changes_data_is_held_and_the_others_kept() {
         let text = "notes: |\n  title\n#Heading\nb: 1 #one\n";
@@ -173,6 +226,7 @@ mod tests {
             vec![into_scalar, spacing],
             &meaning,
             false,
+            &AtomicBool::new(false),
         );
         assert_eq!(held, vec![(2, RuleId::CommentIndentation)]);
         assert_eq!(

@@ -9,10 +9,12 @@
 mod apply;
 mod diff;
 mod guard;
+mod work;
 mod write;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use rayon::prelude::*;
 
@@ -25,9 +27,15 @@ use crate::settings::config::Config;
 use crate::settings::project::Project;
 pub use apply::apply;
 use guard::{Lines, Meaning, comment_map_signature, keep_comment_map, keep_data};
+pub use work::fix_work;
+use work::worked;
 
 /// Rounds of fixing one file before tether gives up on it.
 pub const MAX_ROUNDS: usize = 50;
+
+/// The error of a fixing stopped because its caller no longer wants it (the
+/// editor cancelled the request).
+pub(crate) const CANCELLED: &str = "cancelled";
 
 /// What `--fix` did, or would do, to the files of a run.
 #[derive(Debug, Default)]
@@ -171,6 +179,7 @@ pub fn fix_text(
         relative,
         text,
         unsafe_fixes,
+        &AtomicBool::new(false),
     )
 }
 
@@ -181,6 +190,8 @@ type Round = (String, BTreeMap<String, usize>);
 struct Fixing<'a> {
     relative: &'a Path,
     unsafe_fixes: bool,
+    /// Set when the caller no longer wants the result: the guards' trials stop.
+    cancelled: &'a AtomicBool,
     /// The comment map and the meaning of the text as read.
     map: Vec<String>,
     meaning: Meaning,
@@ -212,8 +223,14 @@ impl Fixing<'_> {
             return Ok(None);
         }
         if Meaning::of(relative, &next) != self.meaning {
-            let (accepted, held) =
-                keep_data(relative, current, diagnostics, &self.meaning, unsafe_fixes);
+            let (accepted, held) = keep_data(
+                relative,
+                current,
+                diagnostics,
+                &self.meaning,
+                unsafe_fixes,
+                self.cancelled,
+            );
             self.held.extend(held);
             diagnostics = accepted;
             (next, applied) = apply(current, &diagnostics, unsafe_fixes);
@@ -228,7 +245,7 @@ impl Fixing<'_> {
                 current,
                 diagnostics,
                 &self.map,
-                unsafe_fixes,
+                (unsafe_fixes, self.cancelled),
                 |refused| {
                     held_moves.insert(lines.line_of(refused.range.start));
                 },
@@ -248,19 +265,23 @@ impl Fixing<'_> {
     }
 }
 
-/// [`fix_text`] for a file of a run, with the run's state of its repository.
+/// [`fix_text`] for a file of a run, with the run's state of its repository; ends
+/// with [`CANCELLED`] between two rounds (or two of a guard's trials) once
+/// `cancelled` is set.
 pub(crate) fn fix_text_in(
     config: &Config,
     project: &Project,
     relative: &Path,
     text: &str,
     unsafe_fixes: bool,
+    cancelled: &AtomicBool,
 ) -> Result<FixedText, String> {
     let mut current = text.to_string();
     let mut total: BTreeMap<String, usize> = BTreeMap::new();
     let mut fixing = Fixing {
         relative,
         unsafe_fixes,
+        cancelled,
         map: comment_map_signature(relative, text),
         meaning: Meaning::of(relative, text),
         held_moves: Default::default(),
@@ -269,6 +290,10 @@ pub(crate) fn fix_text_in(
     // One check more than rounds: the last says what never settled.
     let mut round = 0;
     loop {
+        if cancelled.load(Ordering::Relaxed) {
+            return Err(CANCELLED.into());
+        }
+        worked(current.len());
         let (_, diagnostics) = check_bytes(
             config,
             project,
@@ -435,6 +460,7 @@ fn fix_file(
         &file.relative,
         &text,
         options.unsafe_fixes,
+        &AtomicBool::new(false),
     )
     .map_err(named)?;
     let held: Vec<HeldFix> = fixed
@@ -465,4 +491,40 @@ fn fix_file(
         held,
         fixed.unsafe_left,
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A fixing whose caller cancelled it stops before its next round: the editor's
+    /// fix-all of a huge file does not run to its end once the request is cancelled.
+    #[test]
+    fn a_cancelled_fixing_stops_before_its_next_round() {
+        let config = Config::default_for(PathBuf::from("/nonexistent"));
+        let project = Project::unattached(&config);
+        let text = "replicas: 2 #two\n";
+        let relative = Path::new("values.yaml");
+        let fixed = fix_text_in(
+            &config,
+            &project,
+            relative,
+            text,
+            false,
+            &AtomicBool::new(false),
+        );
+        assert_eq!(
+            fixed.map(|fixed| fixed.text).as_deref(),
+            Ok("replicas: 2  # two\n")
+        );
+        let cancelled = fix_text_in(
+            &config,
+            &project,
+            relative,
+            text,
+            false,
+            &AtomicBool::new(true),
+        );
+        assert_eq!(cancelled.err().as_deref(), Some(CANCELLED));
+    }
 }
