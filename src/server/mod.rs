@@ -117,6 +117,9 @@ pub(crate) fn serve_on(
 const EXIT_GRACE: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// The message loop's state.
+/// The prefix of the ids of the server's `workspace/configuration` requests.
+const CONFIGURATION: &str = "tether-configuration-";
+
 struct Server {
     out: Sender<serde_json::Value>,
     documents: Documents,
@@ -143,6 +146,13 @@ struct Server {
     models: Arc<snapshot::Models>,
     initialized: bool,
     shutdown: bool,
+    /// Whether the client watches files for the server once asked (dynamic
+    /// registration), and whether it answers `workspace/configuration`.
+    client_watches: bool,
+    client_configures: bool,
+    /// The latest `workspace/configuration` the server asked: older answers are
+    /// stale.
+    asked_configuration: u64,
     /// The folders the server's own watch looks at, when the client cannot watch
     /// files for the server, and where it says what changed.
     watched: Option<poll::Folders>,
@@ -181,6 +191,9 @@ impl Server {
             models: Arc::default(),
             initialized: false,
             shutdown: false,
+            client_watches: false,
+            client_configures: false,
+            asked_configuration: 0,
             watched: None,
             polled,
         }
@@ -203,8 +216,9 @@ impl Server {
                 }
                 findings::guarded((), || self.notification(notification));
             }
-            // Answers to the server's own requests (registration, refresh).
-            Message::Response(_) => {}
+            // Answers to the server's own requests (registration, refresh,
+            // configuration).
+            Message::Response(response) => self.answered(response),
         }
         true
     }
@@ -303,12 +317,13 @@ impl Server {
         }
         let text_document = params.capabilities.text_document.as_ref();
         let pull = text_document.is_some_and(|capabilities| capabilities.diagnostic.is_some());
-        let watch = params
-            .capabilities
-            .workspace
-            .as_ref()
+        let workspace = params.capabilities.workspace.as_ref();
+        let watch = workspace
             .and_then(|workspace| workspace.did_change_watched_files.as_ref())
             .and_then(|watched| watched.dynamic_registration)
+            .unwrap_or(false);
+        self.client_configures = workspace
+            .and_then(|workspace| workspace.configuration)
             .unwrap_or(false);
         if let Err(error) = self.start_threads(pull, refresh) {
             return Response::new_err(
@@ -318,9 +333,10 @@ impl Server {
             );
         }
         self.initialized = true;
-        if watch {
-            self.register_watchers();
-        } else {
+        // The client watches once asked, after `initialized` (the server sends no
+        // request before its answer to `initialize`).
+        self.client_watches = watch;
+        if !watch {
             // Neovim 0.7 and other clients without dynamic registration: the server
             // watches the files itself, so a saved `tether.toml` still applies.
             let folders = poll::Folders::default();
@@ -375,6 +391,41 @@ impl Server {
         }
     }
 
+    /// Asks the client for the `tether` section of its settings
+    /// (`workspace/configuration`); [`Server::answered`] takes the answer.
+    fn ask_configuration(&mut self) {
+        self.asked_configuration += 1;
+        let params = lsp_types::ConfigurationParams {
+            items: vec![lsp_types::ConfigurationItem {
+                scope_uri: None,
+                section: Some("tether".into()),
+            }],
+        };
+        let id = format!("{CONFIGURATION}{}", self.asked_configuration);
+        let request = Request::new(id.into(), "workspace/configuration".into(), params);
+        let _ = self
+            .out
+            .send(transport::value_of(&Message::Request(request)));
+    }
+
+    /// The client's answer to one of the server's requests: the settings it was
+    /// last asked for are taken (a section the client does not have keeps the
+    /// settings as they are); other answers need nothing.
+    fn answered(&mut self, response: Response) {
+        let latest = format!("{CONFIGURATION}{}", self.asked_configuration);
+        if response.id != latest.into() {
+            return;
+        }
+        let section = response
+            .response_result
+            .ok()
+            .and_then(|mut result| result.get_mut(0).map(serde_json::Value::take))
+            .filter(serde_json::Value::is_object);
+        if let Some(section) = section {
+            self.configure(&section);
+        }
+    }
+
     /// Asks the client to tell of changes to the files that configure a check.
     fn register_watchers(&self) {
         let watchers: Vec<lsp_types::FileSystemWatcher> = WATCHED
@@ -405,7 +456,7 @@ impl Server {
     fn notification(&mut self, notification: Notification) {
         use lsp_types::notification::{
             Cancel, DidChangeConfiguration, DidChangeTextDocument, DidChangeWatchedFiles,
-            DidCloseTextDocument, DidOpenTextDocument, DidSaveTextDocument,
+            DidCloseTextDocument, DidOpenTextDocument, DidSaveTextDocument, Initialized,
         };
         if !self.initialized {
             return;
@@ -424,8 +475,21 @@ impl Server {
                     self.pending.cancel(&id);
                 }
             }
+            Initialized::METHOD => {
+                if self.client_watches {
+                    self.register_watchers();
+                }
+                if self.client_configures {
+                    self.ask_configuration();
+                }
+            }
+            // A client that answers `workspace/configuration` is asked again (the
+            // pull model: what it sends here may be nothing); another's settings
+            // are taken as sent.
             DidChangeConfiguration::METHOD => {
-                if let Some(settings) = params.get("settings") {
+                if self.client_configures {
+                    self.ask_configuration();
+                } else if let Some(settings) = params.get("settings").filter(|s| !s.is_null()) {
                     self.configure(settings);
                 }
             }

@@ -105,7 +105,7 @@ pub(crate) fn read(input: &mut impl BufRead) -> std::io::Result<Option<Incoming>
 /// [`TREE_BYTES_PER_BYTE`] times its size are answered unbuilt. A message is then
 /// built from its `method` and `params` alone, never through `lsp-server`'s
 /// untagged `Message`, which copies the whole tree again; an answer to one of the
-/// server's own requests is read for its `id` alone.
+/// server's own requests from its `result` or `error`, under the same bound.
 pub(crate) fn parse(body: &[u8]) -> Incoming {
     let outline: Outline = match serde_json::from_slice(body) {
         Ok(outline) => outline,
@@ -140,19 +140,6 @@ pub(crate) fn parse(body: &[u8]) -> Incoming {
         Id::Invalid => return invalid(Value::Null, "the id is neither a number nor a string"),
     };
     let echo = id.as_ref().map_or(Value::Null, id_value);
-    let method = match outline.method {
-        Method::Name(method) => method,
-        Method::NotText => return invalid(echo, "the method is not a string"),
-        Method::Absent => {
-            return match id {
-                Some(id) if outline.reply => Incoming::Message(Message::Response(Response {
-                    id,
-                    response_result: Ok(Value::Null),
-                })),
-                _ => invalid(echo, "neither a method nor a result"),
-            };
-        }
-    };
     let budget = TREE_BYTES_PER_BYTE
         .saturating_mul(body.len())
         .saturating_add(TREE_BYTES_FLOOR);
@@ -163,6 +150,31 @@ pub(crate) fn parse(body: &[u8]) -> Incoming {
         );
         return malformed(echo, ErrorCode::InvalidRequest, why);
     }
+    let method = match outline.method {
+        Method::Name(method) => method,
+        Method::NotText => return invalid(echo, "the method is not a string"),
+        Method::Absent => {
+            return match id {
+                Some(id) if outline.reply => {
+                    // An answer to one of the server's own requests: its result
+                    // (a client's settings), or its error. An answer is never
+                    // answered: one whose error does not parse reads as empty.
+                    let response_result = match serde_json::from_slice::<Reply>(body) {
+                        Ok(Reply {
+                            error: Some(error), ..
+                        }) => Err(error),
+                        Ok(Reply { result, .. }) => Ok(result),
+                        Err(_) => Ok(Value::Null),
+                    };
+                    Incoming::Message(Message::Response(Response {
+                        id,
+                        response_result,
+                    }))
+                }
+                _ => invalid(echo, "neither a method nor a result"),
+            };
+        }
+    };
     let params = match serde_json::from_slice::<Params>(body) {
         Ok(Params { params }) => params,
         Err(error) => return invalid(echo, &error.to_string()),
@@ -184,6 +196,14 @@ const TREE_BYTES_FLOOR: usize = 8 * 1024 * 1024;
 struct Params {
     #[serde(default)]
     params: Value,
+}
+
+/// The members of an answer to one of the server's requests that are built.
+#[derive(serde::Deserialize)]
+struct Reply {
+    #[serde(default)]
+    result: Value,
+    error: Option<lsp_server::ResponseError>,
 }
 
 /// A message as the writer takes it.

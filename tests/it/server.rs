@@ -87,6 +87,46 @@ fn response(messages: &[serde_json::Value], id: serde_json::Value) -> &serde_jso
         .unwrap_or_else(|| panic!("no response to {id}: {messages:#?}"))
 }
 
+/// The server sends no request before its answer to `initialize` (the
+/// specification forbids it): the file watchers are registered, and a client that
+/// answers `workspace/configuration` asked for its settings, once `initialized`
+/// comes.
+#[test]
+fn the_server_asks_the_client_only_after_initialize_is_answered() {
+    let root = tempfile::tempdir().unwrap();
+    let mut input = frame(
+        &serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"rootUri": format!("file://{}", root.path().display()),
+            "capabilities": {"workspace": {"configuration": true,
+                "didChangeWatchedFiles": {"dynamicRegistration": true}}}}})
+        .to_string(),
+    );
+    input.push_str(&frame(
+        r#"{"jsonrpc":"2.0","method":"initialized","params":{}}"#,
+    ));
+    input.push_str(&frame(r#"{"jsonrpc":"2.0","id":2,"method":"shutdown"}"#));
+    input.push_str(&frame(r#"{"jsonrpc":"2.0","method":"exit"}"#));
+    let (found, status) = serve(&input);
+    assert!(status.success(), "{status}");
+    let methods: Vec<String> = found
+        .iter()
+        .map(|message| match message["method"].as_str() {
+            Some(method) => method.to_string(),
+            None => format!("answer {}", message["id"]),
+        })
+        .collect();
+    assert_eq!(
+        methods,
+        [
+            "answer 1",
+            "client/registerCapability",
+            "workspace/configuration",
+            "answer 2"
+        ],
+        "{found:#?}"
+    );
+}
+
 /// A malformed message gets an error response and the server reads on (a body that
 /// is no object, and an id that is neither a number nor a string, are invalid
 /// requests answered under a null id; an id lsp-server cannot hold is given back as

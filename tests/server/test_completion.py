@@ -4,6 +4,8 @@ chart's own, a parent's overrides and `global` in a subchart, keys that need
 fields, variables in scope, and functions, each resolved with its documentation;
 and the template errors Helm's parser would refuse, with hover on functions."""
 
+import asyncio
+
 import pytest
 import pytest_lsp
 from lsprotocol import types
@@ -194,3 +196,50 @@ async def test_the_values_files_the_user_names(named_values_client, chart):
     )
     items = await complete(client, uri, "x: {{ .Values.", 3)
     assert "prodOnly" in items and "lintOnly" not in items
+
+
+def configuring_capabilities():
+    """A client that answers `workspace/configuration` (the pull model)."""
+    pulling = capabilities()
+    pulling.workspace.configuration = True
+    return pulling
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=[TETHER, "server"]))
+async def configuring_client(lsp_client: LanguageClient, chart):
+    """A client that names `ci/*.yaml` only when the server asks for its settings:
+    nothing in `initializationOptions`."""
+    lsp_client.set_configuration({"valuesFiles": ["ci/*.yaml"]}, section="tether")
+    await lsp_client.initialize_session(
+        types.InitializeParams(capabilities=configuring_capabilities(), root_uri=chart.as_uri())
+    )
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def completed_until(client, uri, text, version, wanted):
+    """Completes until `wanted(items)` holds: the client answers the server's
+    `workspace/configuration` beside the requests of the test."""
+    for attempt in range(100):
+        items = await complete(client, uri, text, version + attempt)
+        if wanted(items):
+            return items
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"never completed as wanted: {sorted(items)}")
+
+
+@pytest.mark.asyncio
+async def test_the_values_files_the_client_gives_when_asked(configuring_client, chart):
+    """The server asks a client that answers `workspace/configuration` for its
+    `tether` settings, and asks again when told they changed (`settings` null)."""
+    client = configuring_client
+    (chart / "app/values-prod.yaml").write_text("prodOnly: 1\n")
+    (chart / "app/ci").mkdir()
+    (chart / "app/ci/lint-values.yaml").write_text("lintOnly: true\n")
+    uri = open_file(client, chart / "app/templates/deployment.yaml")
+    items = await completed_until(client, uri, "x: {{ .Values.", 2, lambda i: "lintOnly" in i)
+    assert "prodOnly" not in items
+    client.set_configuration({"valuesFiles": ["values*.yaml"]}, section="tether")
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    items = await completed_until(client, uri, "x: {{ .Values.", 200, lambda i: "prodOnly" in i)
+    assert "lintOnly" not in items

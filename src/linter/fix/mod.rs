@@ -27,6 +27,7 @@ use crate::settings::config::Config;
 use crate::settings::project::Project;
 pub use apply::apply;
 use guard::{Lines, Meaning, comment_map_signature, keep_comment_map, keep_data};
+#[cfg(feature = "internals")]
 pub use work::fix_work;
 use work::worked;
 
