@@ -48,8 +48,10 @@ pub struct CheckReport {
     /// The folder finding paths are relative to: the configuration's, or the folder
     /// above every configuration used.
     pub root: PathBuf,
-    /// Files named on the command line that their configuration excludes.
-    pub excluded: usize,
+    /// Files named on the command line that their configuration excludes, counted
+    /// by the setting that left them out (`` `exclude` in tether.toml ``,
+    /// `` `default-exclude` ``).
+    pub excluded: std::collections::BTreeMap<String, usize>,
     /// Charts whose values the value rules could not analyse whole (a dependency
     /// not on disk, `.Values` used whole), and why.
     pub partial_charts: Vec<PartialChart>,

@@ -49,8 +49,9 @@ pub struct Walked {
     pub bad_inputs: Vec<String>,
     /// Folders that could not be listed, with the reason (paths relative to `root`).
     pub unreadable: Vec<(PathBuf, String)>,
-    /// Files named on the command line that their configuration excludes.
-    pub excluded: usize,
+    /// Files named on the command line that their configuration excludes, counted
+    /// by the setting that left them out.
+    pub excluded: std::collections::BTreeMap<String, usize>,
 }
 
 /// The files under `inputs` that their configurations include. A file named on the
@@ -95,7 +96,9 @@ pub fn files(resolver: &mut Resolver, inputs: &[PathBuf]) -> Walked {
             None => continue,
             Some(Err(file)) => {
                 let config = resolver.resolved(&file);
-                walked.excluded += usize::from(!collected.keep(file, config));
+                if let Some(setting) = collected.keep(file, config) {
+                    *walked.excluded.entry(setting).or_default() += 1;
+                }
                 continue;
             }
             Some(Ok(listing)) => listing,
@@ -108,7 +111,7 @@ pub fn files(resolver: &mut Resolver, inputs: &[PathBuf]) -> Walked {
             .collect();
         let mut included = 0;
         for (path, config) in listing.files.into_iter().zip(configs) {
-            included += usize::from(collected.keep(path, config));
+            included += usize::from(collected.keep(path, config).is_none());
         }
         if included == 0 && listing.unreadable.is_empty() && collected.config_errors.is_empty() {
             walked.bad_inputs.push(format!(
@@ -238,24 +241,24 @@ struct Collected {
 }
 
 impl Collected {
-    /// Keeps the file if its configuration includes it; whether it did. A broken
-    /// configuration is an error, said once.
-    fn keep(&mut self, path: PathBuf, resolved: Result<Resolved, String>) -> bool {
+    /// Keeps the file if its configuration includes it; else the setting that left
+    /// it out. A broken configuration is an error, said once.
+    fn keep(&mut self, path: PathBuf, resolved: Result<Resolved, String>) -> Option<String> {
         match resolved {
             Ok(resolved) => {
                 let relative = relative_to(&path, &resolved.config.root);
-                let included = resolved.config.includes(&relative);
-                if included {
+                let exclusion = resolved.config.exclusion(&relative);
+                if exclusion.is_none() {
                     self.found.push((path, resolved, relative));
                 }
-                included
+                exclusion
             }
             Err(error) => {
                 if !self.config_errors.contains(&error) {
                     self.config_errors.push(error);
                 }
                 // Not excluded: its configuration is broken, which is reported.
-                true
+                None
             }
         }
     }

@@ -157,11 +157,24 @@ pub fn summary(report: &CheckReport) -> String {
     let errors = report.count(Severity::Error);
     let warnings = report.count(Severity::Warning);
     let mut files = plural(report.files, "file");
-    if report.excluded > 0 {
-        files.push_str(&format!(
-            " ({} excluded by tether.toml)",
-            plural(report.excluded, "named file")
-        ));
+    let excluded: usize = report.excluded.values().sum();
+    if excluded > 0 {
+        let by: Vec<String> = report
+            .excluded
+            .iter()
+            .map(|(setting, count)| format!("{count} by {setting}"))
+            .collect();
+        files.push_str(&match report.excluded.keys().next() {
+            Some(setting) if by.len() == 1 => format!(
+                " ({} excluded by {setting})",
+                plural(excluded, "named file")
+            ),
+            _ => format!(
+                " ({} excluded: {})",
+                plural(excluded, "named file"),
+                by.join(", ")
+            ),
+        });
     }
     let failures = report.failures_beyond_findings().len();
     if failures > 0 && report.files == 0 {

@@ -526,9 +526,31 @@ impl Config {
 
     /// Whether a file (relative to [`Config::root`]) is to be checked.
     pub fn includes(&self, relative: &Path) -> bool {
-        self.include.is_match(relative)
-            && !self.exclude.is_match(relative)
-            && !(self.default_exclude != Some(false) && self.left_out_by_default(relative))
+        self.exclusion(relative).is_none()
+    }
+
+    /// The setting that leaves a file (relative to [`Config::root`]) out, as the
+    /// summary names it; `None` when the file is checked.
+    pub(crate) fn exclusion(&self, relative: &Path) -> Option<String> {
+        let written = |setting: &str| match &self.file {
+            Some(file) => format!(
+                "`{setting}` in {}",
+                crate::paths::slashed(&crate::paths::relative_path(
+                    file,
+                    &std::env::current_dir().unwrap_or_default()
+                ))
+            ),
+            None => format!("the default `{setting}`"),
+        };
+        if !self.include.is_match(relative) {
+            Some(written("include"))
+        } else if self.exclude.is_match(relative) {
+            Some(written("exclude"))
+        } else if self.default_exclude != Some(false) && self.left_out_by_default(relative) {
+            Some("`default-exclude`".into())
+        } else {
+            None
+        }
     }
 
     /// Whether files chart tools leave out are left out (`default-exclude`, on unless

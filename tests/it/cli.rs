@@ -721,10 +721,28 @@ fn configuration_per_file() {
         dir.path(),
         &["check", "--no-cache", "--config", "b/tether.toml", "a", "b"],
     );
+    // The summary names the setting that left each named file out: `exclude` in
+    // b's tether.toml; in a, which has none there, chart-testing's values by
+    // `default-exclude`, and a README by the default `include`.
+    std::fs::create_dir_all(dir.path().join("c/ci")).unwrap();
+    std::fs::write(dir.path().join("c/Chart.yaml"), "name: c\n").unwrap();
+    std::fs::write(dir.path().join("c/ci/lint-values.yaml"), "#bad\n").unwrap();
+    std::fs::write(dir.path().join("c/README.md"), "# c\n").unwrap();
+    let settings = run_in(
+        dir.path(),
+        &[
+            "check",
+            "--no-cache",
+            "b/skip.yaml",
+            "c/ci/lint-values.yaml",
+            "c/README.md",
+            "c/Chart.yaml",
+        ],
+    );
     common::assert_snapshot(
         "cli__configuration_per_file",
         &format!(
-            "### a b (and b a)\n{one_way}\n### b/skip.yaml b/values.yaml\n{named}\n### --config b/tether.toml a b\n{explicit}"
+            "### a b (and b a)\n{one_way}\n### b/skip.yaml b/values.yaml\n{named}\n### --config b/tether.toml a b\n{explicit}\n### b/skip.yaml c/ci/lint-values.yaml c/README.md c/Chart.yaml\n{settings}"
         ),
     );
 }
