@@ -21,38 +21,47 @@ pub(super) fn map(format: MapFormat, paths: &[PathBuf]) -> u8 {
         select: Vec::new(),
         ignore: Vec::new(),
     };
-    let found = match crate::linter::maps::comment_maps(configs, paths) {
-        Ok(found) => found,
+    // Each model is printed as it comes, and dropped.
+    let mut code = exit::OK;
+    let mut printed = true;
+    let mut json = crate::report::map::JsonMap::default();
+    let mut texts = 0;
+    let each = |_: PathBuf, model: Result<crate::yaml::model::FileModel, crate::error::Error>| {
+        if !printed {
+            return;
+        }
+        let model = match model {
+            Ok(model) => model,
+            Err(error) => {
+                say_error(&error);
+                code = exit::TROUBLE;
+                return;
+            }
+        };
+        printed &= match format {
+            MapFormat::Text => {
+                let separator = if texts == 0 { "" } else { "\n" };
+                texts += 1;
+                print_text(&format!("{separator}{model}"))
+            }
+            MapFormat::Json => print_out(&json.file(&model)),
+        };
+    };
+    match crate::linter::maps::each_comment_map(configs, paths, each) {
+        Ok(errors) => {
+            for message in errors {
+                say_error(&message);
+                code = exit::TROUBLE;
+            }
+        }
         Err(error) => {
             say_error(&error);
             return exit::TROUBLE;
         }
-    };
-    let mut code = exit::OK;
-    for message in found.errors {
-        say_error(&message);
-        code = exit::TROUBLE;
     }
-    let mut models = Vec::new();
-    for (_, result) in found.maps {
-        match result {
-            Ok(model) => models.push(model),
-            Err(error) => {
-                say_error(&error);
-                code = exit::TROUBLE;
-            }
-        }
+    if format == MapFormat::Json {
+        printed &= print_out(&(json.end() + "\n"));
     }
-    let printed = match format {
-        MapFormat::Text => print_text(
-            &models
-                .iter()
-                .map(ToString::to_string)
-                .collect::<Vec<_>>()
-                .join("\n"),
-        ),
-        MapFormat::Json => print_out(&(crate::report::map::map_json(&models) + "\n")),
-    };
     if !printed {
         return exit::TROUBLE;
     }

@@ -49,6 +49,44 @@ pub fn comment_maps<P: AsRef<Path>>(
     configs: impl Into<ConfigSource>,
     paths: &[P],
 ) -> Result<CommentMaps, crate::error::Error> {
+    let mut maps = Vec::new();
+    let errors = each_comment_map(configs, paths, |path, model| maps.push((path, model)))?;
+    Ok(CommentMaps { maps, errors })
+}
+
+/// Files modelled at a time, and their bytes: the models held at once, however
+/// many files a run maps (a file larger than the bytes is modelled alone).
+const MODELLED_AT_ONCE: (usize, u64) = (64, 4 * 1024 * 1024);
+
+/// `named` cut into runs of files modelled together, in order, each within
+/// [`MODELLED_AT_ONCE`].
+fn batches<T>(named: &[(PathBuf, T)]) -> Vec<&[(PathBuf, T)]> {
+    let (most, bytes) = MODELLED_AT_ONCE;
+    let mut batches = Vec::new();
+    let (mut start, mut taken) = (0, 0);
+    for (at, (path, _)) in named.iter().enumerate() {
+        let size = std::fs::metadata(path).map_or(0, |metadata| metadata.len());
+        if at > start && (at - start == most || taken + size > bytes) {
+            batches.push(&named[start..at]);
+            (start, taken) = (at, 0);
+        }
+        taken += size;
+    }
+    if start < named.len() {
+        batches.push(&named[start..]);
+    }
+    batches
+}
+
+/// [`comment_maps`] one file at a time: hands each file's model to `each`, in the
+/// order `comment_maps` lists them, holding the models of at most
+/// [`MODELLED_AT_ONCE`] files (`tether map` prints each as it comes); returns the
+/// errors.
+pub(crate) fn each_comment_map<P: AsRef<Path>>(
+    configs: impl Into<ConfigSource>,
+    paths: &[P],
+    mut each: impl FnMut(PathBuf, Result<crate::yaml::model::FileModel, crate::error::Error>),
+) -> Result<Vec<String>, crate::error::Error> {
     use rayon::prelude::*;
     let mut resolver = configs.into().resolver()?;
     let mut errors = Vec::new();
@@ -74,12 +112,51 @@ pub fn comment_maps<P: AsRef<Path>>(
             (shown, file.config)
         }));
     }
-    let maps = named
-        .into_par_iter()
-        .map(|(path, config)| {
-            let model = comment_map_with(&config, &path);
-            (path, model)
-        })
-        .collect();
-    Ok(CommentMaps { maps, errors })
+    for chunk in batches(&named) {
+        let models: Vec<_> = chunk
+            .par_iter()
+            .map(|(path, config)| comment_map_with(config, path))
+            .collect();
+        for ((path, _), model) in chunk.iter().zip(models) {
+            each(path.clone(), model);
+        }
+    }
+    Ok(errors)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs of files modelled together keep the order and stay within the count and
+    /// the bytes; a file larger than the bytes is modelled alone.
+    #[test]
+    fn files_are_modelled_in_bounded_runs() {
+        let dir = tempfile::tempdir().unwrap();
+        let (most, bytes) = MODELLED_AT_ONCE;
+        let sizes = [
+            10,
+            10,
+            bytes as usize,
+            10,
+            bytes as usize / 2,
+            bytes as usize / 2 + 1,
+        ];
+        let mut named: Vec<(PathBuf, ())> = sizes
+            .iter()
+            .enumerate()
+            .map(|(n, size)| {
+                let path = dir.path().join(format!("{n}.yaml"));
+                std::fs::write(&path, vec![b'#'; *size]).unwrap();
+                (path, ())
+            })
+            .collect();
+        let lengths: Vec<usize> = batches(&named).iter().map(|batch| batch.len()).collect();
+        assert_eq!(lengths, [2, 1, 2, 1]);
+        let small = dir.path().join("small.yaml");
+        std::fs::write(&small, "a: 1\n").unwrap();
+        named = vec![(small, ()); most * 2 + 1];
+        let lengths: Vec<usize> = batches(&named).iter().map(|batch| batch.len()).collect();
+        assert_eq!(lengths, [most, most, 1]);
+    }
 }

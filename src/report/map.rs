@@ -87,15 +87,44 @@ fn write_document(out: &mut String, document: &Document) {
     }
 }
 
-/// The JSON form of a set of models (`{"files":[…]}`), documented in docs/src/map.md.
-pub fn map_json(models: &[FileModel]) -> String {
-    let files: Vec<JsonFile> = models.iter().map(JsonFile::from).collect();
-    serde_json::to_string_pretty(&JsonMap { files }).unwrap_or_default()
+/// The JSON form of a set of models (`{"files":[…]}`, documented in
+/// docs/src/map.md) written a file at a time, byte for byte as one pretty-printed
+/// document: the opening with the first file, each file
+/// indented in the list, the closing at the end.
+#[derive(Debug, Default)]
+pub struct JsonMap {
+    files: usize,
 }
 
-#[derive(Serialize)]
-struct JsonMap {
-    files: Vec<JsonFile>,
+impl JsonMap {
+    /// The text of one more file.
+    pub fn file(&mut self, model: &FileModel) -> String {
+        let pretty = serde_json::to_string_pretty(&JsonFile::from(model)).unwrap_or_default();
+        // A JSON string holds no raw line break: every line is the file's own.
+        let mut out = String::from(if self.files == 0 {
+            "{\n  \"files\": [\n"
+        } else {
+            ",\n"
+        });
+        for (index, line) in pretty.lines().enumerate() {
+            if index > 0 {
+                out.push('\n');
+            }
+            out.push_str("    ");
+            out.push_str(line);
+        }
+        self.files += 1;
+        out
+    }
+
+    /// The text after the last file.
+    pub fn end(&self) -> String {
+        if self.files == 0 {
+            "{\n  \"files\": []\n}".into()
+        } else {
+            "\n  ]\n}".into()
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -216,5 +245,38 @@ fn json_comment(comment: &Comment) -> JsonComment {
     JsonComment {
         line: comment.line + 1,
         text: comment.text.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Written a file at a time, the JSON is byte for byte the one pretty-printed
+    /// document of every file, with none, one and two files.
+    #[test]
+    fn the_json_written_a_file_at_a_time_is_the_whole_document() {
+        let models: Vec<FileModel> = ["a: 1 # one\n", "# b\nb:\n  c: 2\n"]
+            .iter()
+            .enumerate()
+            .map(|(n, text)| {
+                FileModel::from_bytes(
+                    std::path::Path::new(&format!("{n}.yaml")),
+                    text.as_bytes().to_vec(),
+                )
+            })
+            .collect();
+        for count in 0..=models.len() {
+            let files: Vec<JsonFile> = models[..count].iter().map(JsonFile::from).collect();
+            #[derive(Serialize)]
+            struct Whole {
+                files: Vec<JsonFile>,
+            }
+            let whole = serde_json::to_string_pretty(&Whole { files }).unwrap();
+            let mut json = JsonMap::default();
+            let mut streamed: String = models[..count].iter().map(|m| json.file(m)).collect();
+            streamed.push_str(&json.end());
+            assert_eq!(streamed, whole, "{count} files");
+        }
     }
 }

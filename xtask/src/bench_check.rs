@@ -59,6 +59,9 @@ pub fn run(args: &BenchArgs, parse_all_cores: Duration) -> Result<()> {
         &tether,
         &["check", "--no-cache", "--format", "json", &copy_arg],
     );
+    // `map` prints each file's model as it comes: its memory is that of the
+    // largest files, not of the tree.
+    let map_peak = peak_rss_kib(&tether, &["map", "--format", "json", &copy_arg]);
     // The defaults, on the corpus as it is: what a user of each repository runs.
     let defaults = best(
         &["check", "--no-cache", "--format", "json", &corpus_arg],
@@ -104,6 +107,12 @@ pub fn run(args: &BenchArgs, parse_all_cores: Duration) -> Result<()> {
     if let Some(kib) = peak {
         println!(
             "\npeak RSS of `tether check` on the corpus: {:.1} MB (target < 150 MB)",
+            kib as f64 * 1024.0 / 1e6
+        );
+    }
+    if let Some(kib) = map_peak {
+        println!(
+            "peak RSS of `tether map --format json` on the corpus: {:.1} MB (target < 150 MB)",
             kib as f64 * 1024.0 / 1e6
         );
     }
