@@ -257,7 +257,7 @@ fn tracked_by_git(folder: &Path) -> bool {
     if crate::paths::repository_top(parent).is_none() {
         return false;
     }
-    crate::linter::walk::git(parent)
+    crate::git::git(parent)
         .args(["ls-files", "-z", "--", FOLDER])
         .stderr(std::process::Stdio::null())
         .output()

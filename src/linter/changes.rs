@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use crate::linter::walk::git;
+use crate::git::git;
 
 /// The changed files (absolute paths) and, per file, its changed lines (0-based,
 /// half-open ranges); `None` when the whole file is new.

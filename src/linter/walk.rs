@@ -7,9 +7,9 @@
 //! folder are skipped either way; a file named on the command line is always checked.
 //! Folders that cannot be read are reported, never dropped.
 
+use crate::git::git_ls_files;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::sync::Mutex;
 
 use ignore::{WalkBuilder, WalkState};
@@ -314,58 +314,6 @@ fn git_listing(folder: &Path) -> Option<Listing> {
         }
     }
     Some(listing)
-}
-
-/// What `git ls-files --cached --others --exclude-standard` lists in `folder`: the
-/// tracked files and the untracked ones git does not ignore, relative to `folder`
-/// (names that are not UTF-8 kept as they are; a nested repository as `name/`), and
-/// git's warnings. `None` when git cannot list the folder.
-pub(crate) fn git_ls_files(folder: &Path) -> Option<(Vec<PathBuf>, String)> {
-    let output = git(folder)
-        .args([
-            "ls-files",
-            "-z",
-            "--cached",
-            "--others",
-            "--exclude-standard",
-        ])
-        .output()
-        .ok()?;
-    if !output.status.success() {
-        return None;
-    }
-    let names = output
-        .stdout
-        .split(|&byte| byte == 0)
-        .filter(|name| !name.is_empty())
-        .map(|name| PathBuf::from(os_str(name)))
-        .collect();
-    Some((names, String::from_utf8_lossy(&output.stderr).into_owned()))
-}
-
-/// `git` run in `folder` on that folder's repository, whatever the environment says
-/// (a hook exports `GIT_DIR`), and without running programs the repository's own
-/// configuration names (`core.fsmonitor`).
-pub(crate) fn git(folder: &Path) -> Command {
-    let mut command = Command::new("git");
-    command
-        .args(["-c", "core.fsmonitor=false", "-c", "core.quotePath=false"])
-        .current_dir(folder)
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_WORK_TREE")
-        .env_remove("GIT_INDEX_FILE")
-        .stdin(Stdio::null());
-    command
-}
-
-#[cfg(unix)]
-fn os_str(bytes: &[u8]) -> &OsStr {
-    std::os::unix::ffi::OsStrExt::from_bytes(bytes)
-}
-
-#[cfg(not(unix))]
-fn os_str(bytes: &[u8]) -> &OsStr {
-    OsStr::new(std::str::from_utf8(bytes).unwrap_or_default())
 }
 
 fn is_hidden(name: &OsStr) -> bool {

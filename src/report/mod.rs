@@ -149,7 +149,7 @@ pub fn machine_root(dir: &Path) -> PathBuf {
     if let Some(workspace) = std::env::var_os("GITHUB_WORKSPACE").filter(|w| !w.is_empty()) {
         return absolute(Path::new(&workspace));
     }
-    crate::linter::walk::git(dir)
+    crate::git::git(dir)
         .args(["rev-parse", "--show-toplevel"])
         .stderr(std::process::Stdio::null())
         .output()

@@ -1,8 +1,8 @@
 //! `comment-starting-space`: `#` must be followed by a space.
 
-use super::id::RuleId;
 use super::rule::{FileContext, Reporter, Rule, declare_rule};
 use crate::diagnostic::{Edit, Fix};
+use crate::rule_id::RuleId;
 use crate::yaml::directives::is_ytt_annotation;
 use crate::yaml::model::CommentStyle;
 

@@ -1,8 +1,8 @@
 //! `inline-comment-spacing`: enough spaces between content and an inline comment.
 
-use super::id::RuleId;
 use super::rule::{FileContext, Reporter, Rule, declare_rule};
 use crate::diagnostic::{Edit, Fix};
+use crate::rule_id::RuleId;
 use crate::yaml::model::CommentStyle;
 
 /// `[rules.inline-comment-spacing]` options.

@@ -25,13 +25,11 @@ pub mod unused_suppression;
 mod unused_value;
 pub mod values;
 
-pub(crate) mod id;
-mod list;
 pub mod options;
 pub mod rule;
 
-pub use id::RuleId;
-use list::with_rules;
+pub use crate::rule_id::RuleId;
+use crate::rule_list::with_rules;
 
 pub use options::{Level, PlacementSetting, Require, RuleSettings};
 pub use rule::{CommentInfo, Described, FileContext, Reporter, Rule, ValuesFile};

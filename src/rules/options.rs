@@ -7,9 +7,9 @@ use regex::Regex;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::id::RuleId;
 use crate::diagnostic::Severity;
 use crate::key_pattern::KeyPattern;
+use crate::rule_id::RuleId;
 use crate::yaml::model::Placement;
 
 /// A compiled `[[require]]` entry.

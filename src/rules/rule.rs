@@ -5,9 +5,9 @@
 use std::ops::Range;
 use std::path::Path;
 
-use super::id::RuleId;
 use super::options::{Level, Require, RuleSettings};
 use crate::diagnostic::{Diagnostic, Label, Severity};
+use crate::rule_id::RuleId;
 use crate::source::{Problem, SourceFile};
 use crate::template::lex::Action;
 use crate::yaml::model::{CommentStyle, FileModel};

@@ -2,7 +2,7 @@
 //! writing one file. It writes `src/rules/NAME.rs` (a `declare_rule!` with the four
 //! documentation headings, a `check` that reports nothing yet), a fixture chart in
 //! `tests/fixtures/rules/NAME/basic/`, the `mod` line in `src/rules/mod.rs`, the
-//! rule's line in the registry's list (`src/rules/list.rs`) and the fixture's line in
+//! rule's line in the registry's list (`src/rule_list.rs`) and the fixture's line in
 //! `tests/it/rules.rs`. Then
 //! `cargo test --test it rules::` shows the rule's first snapshot, and `cargo xtask
 //! codegen` puts it in `docs/src/rules.md` and the schema.
@@ -82,7 +82,7 @@ pub fn new_rule(root: &Path, name: &str) -> Result<Vec<PathBuf>> {
     let registry_file = root.join("src/rules/mod.rs");
     let registry = std::fs::read_to_string(&registry_file)
         .with_context(|| format!("cannot read {}", registry_file.display()))?;
-    let list_file = root.join("src/rules/list.rs");
+    let list_file = root.join("src/rule_list.rs");
     let list = std::fs::read_to_string(&list_file)
         .with_context(|| format!("cannot read {}", list_file.display()))?;
     let tests_file = root.join("tests/it/rules.rs");
@@ -121,10 +121,10 @@ pub fn new_rule(root: &Path, name: &str) -> Result<Vec<PathBuf>> {
     let open = lines
         .iter()
         .position(|line| line.trim_start().starts_with("$then!("))
-        .context("no `$then!(` in src/rules/list.rs")?;
+        .context("no `$then!(` in src/rule_list.rs")?;
     let end = (open..lines.len())
         .find(|&index| lines[index].trim_start().starts_with(");"))
-        .context("`$then!(` is not closed in src/rules/list.rs")?;
+        .context("`$then!(` is not closed in src/rule_list.rs")?;
     let at = (open..end)
         .find(|&index| lines[index].trim_start().starts_with("// Last"))
         .unwrap_or(end);
@@ -178,7 +178,7 @@ mod tests {
     fn writes_the_rule_its_fixture_and_both_registry_lines() {
         let project = crate::project_root();
         let root = tempfile::tempdir().unwrap();
-        for file in ["src/rules/mod.rs", "src/rules/list.rs", "tests/it/rules.rs"] {
+        for file in ["src/rules/mod.rs", "src/rule_list.rs", "tests/it/rules.rs"] {
             let target = root.path().join(file);
             std::fs::create_dir_all(target.parent().unwrap()).unwrap();
             std::fs::copy(project.join(file), target).unwrap();
@@ -187,7 +187,7 @@ mod tests {
         assert_eq!(written.len(), 5);
         let registry = std::fs::read_to_string(root.path().join("src/rules/mod.rs")).unwrap();
         assert!(registry.contains("\nmod stale_widget;\n"), "{registry}");
-        let list = std::fs::read_to_string(root.path().join("src/rules/list.rs")).unwrap();
+        let list = std::fs::read_to_string(root.path().join("src/rule_list.rs")).unwrap();
         let register = &list[list.find("$then!(").unwrap()..];
         let line = register.find("stale_widget::StaleWidget,").unwrap();
         let close = register.find(");").unwrap();

@@ -39,7 +39,7 @@ impl Source {
 }
 
 fn git_top_level(folder: &Path) -> Option<PathBuf> {
-    let output = crate::linter::walk::git(folder)
+    let output = crate::git::git(folder)
         .args(["rev-parse", "--show-toplevel"])
         .output()
         .ok()?;
@@ -50,7 +50,7 @@ fn git_top_level(folder: &Path) -> Option<PathBuf> {
 }
 
 fn git_files(root: &Path) -> Option<Vec<PathBuf>> {
-    let (names, _) = crate::linter::walk::git_ls_files(root)?;
+    let (names, _) = crate::git::git_ls_files(root)?;
     let mut files: Vec<PathBuf> = names
         .into_iter()
         // A file deleted from the work tree but still in the index is not there.

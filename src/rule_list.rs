@@ -1,6 +1,6 @@
 //! The registry's list of rules, in the order `tether rules` lists them: the one
 //! place a rule is registered. [`with_rules!`] hands the list to a macro, so the
-//! rule ids (`id.rs`) and the registry (`mod.rs`) are generated from it and cannot
+//! rule ids (`rule_id.rs`) and the registry (`rules/mod.rs`) are generated from it and cannot
 //! disagree. This file imports nothing.
 
 /// Calls `$then!` with every registered rule as `module::Type`, in order.

@@ -1,9 +1,10 @@
 //! The identity of a rule as a type: [`RuleId`], one variant per registered rule,
-//! generated from the list in `list.rs`. Its name, `Display` and serde forms are in
-//! `mod.rs`, beside the registry that holds the names; this file imports only the
-//! list, so any module can name a rule without importing the rules.
+//! generated from the list in `rule_list.rs`. Its name, `Display` and serde forms
+//! are in `rules/mod.rs`, beside the registry that holds the names; this file
+//! imports only the list, a leaf, so any module can name a rule without importing
+//! the rules.
 
-use super::list::with_rules;
+use crate::rule_list::with_rules;
 
 macro_rules! rule_ids {
     ($($module:ident :: $rule:ident),* $(,)?) => {
