@@ -13,7 +13,7 @@ use super::moves;
 use super::mutants::{Mutant, mutants};
 use super::options::{Progress, SandboxKind};
 use super::report::{CheckKind, CheckResult, MAX_DIFFED_FILES, MAX_LISTED_FILES, format_duration};
-use super::sandbox::{self, Entry, Manifest};
+use super::sandbox::{self, Entry, TreeManifest};
 use super::select::display;
 use super::workspace::Workspace;
 use crate::error::IdemError;
@@ -36,7 +36,7 @@ pub(super) struct Settings {
 pub(super) struct Context<'a> {
     /// The target.
     pub(super) target: &'a IdemTarget,
-    manifest: &'a Manifest,
+    manifest: &'a TreeManifest,
     /// Its folder, relative to the repository's top.
     relative_dir: PathBuf,
     /// Its folder, as the report shows it.
@@ -55,7 +55,7 @@ impl<'a> Context<'a> {
     /// blocks; and builds the mutants.
     pub(super) fn prepare(
         target: &'a IdemTarget,
-        manifest: &'a Manifest,
+        manifest: &'a TreeManifest,
         display_root: &Path,
         options: Settings,
         progress: &'a (dyn Fn(Progress) + Sync),

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::blocks;
-use super::sandbox::{Entry, Manifest};
+use super::sandbox::{Entry, TreeManifest};
 use crate::settings::config::IdemTarget;
 
 /// A mutant to self-heal: its name and the files that differ from the committed ones.
@@ -27,7 +27,7 @@ pub(super) struct Mutant {
 pub(super) fn mutants(
     target: &IdemTarget,
     discover: bool,
-    manifest: &Manifest,
+    manifest: &TreeManifest,
     target_files: &[PathBuf],
 ) -> (Vec<Mutant>, Vec<String>) {
     let pristine: BTreeMap<&PathBuf, (String, bool)> = target_files

@@ -23,7 +23,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
-use super::sandbox::{self, Entry, Listed, Manifest};
+use super::sandbox::{self, Entry, Listed, TreeManifest};
 use super::sys::{self, InChild, Mount};
 
 /// The extended attribute overlayfs marks an opaque folder with, in the user
@@ -47,7 +47,7 @@ pub struct Overlay {
 /// Whether overlays can hold this repository, and why not: the first file or folder
 /// another user or group owns, a root the mount options cannot spell, or a kernel
 /// that refuses (tried once, with `sh -c :`).
-pub fn usable(manifest: &Manifest) -> Result<(), String> {
+pub fn usable(manifest: &TreeManifest) -> Result<(), String> {
     if let Some(path) = foreign_owner(manifest) {
         return Err(format!(
             "{} belongs to another user or group than tether's, which an overlay cannot map",
@@ -77,7 +77,7 @@ pub fn usable(manifest: &Manifest) -> Result<(), String> {
 
 /// The first listed file, or folder holding one, whose owner or group is not this
 /// process's.
-fn foreign_owner(manifest: &Manifest) -> Option<PathBuf> {
+fn foreign_owner(manifest: &TreeManifest) -> Option<PathBuf> {
     let (uid, gid) = (
         crate::sys::effective_uid(),
         rustix::process::getegid().as_raw(),
@@ -96,7 +96,7 @@ fn foreign_owner(manifest: &Manifest) -> Option<PathBuf> {
 impl Overlay {
     /// The folders of a new overlay over the manifest's root; nothing is mounted
     /// until a command runs.
-    pub fn new(manifest: &Manifest) -> std::io::Result<Overlay> {
+    pub fn new(manifest: &TreeManifest) -> std::io::Result<Overlay> {
         // An interrupt waits until the folder is registered, so it finds it.
         let _making = sandbox::Copying::start();
         let folder = sandbox::new_folder()?;
@@ -184,7 +184,7 @@ impl Overlay {
 
     /// Every path that differs from the lower layer since the last reset: what the
     /// upper layer holds, and the listed files a whiteout or an opaque folder hides.
-    pub fn changed(&self, manifest: &Manifest) -> BTreeSet<PathBuf> {
+    pub fn changed(&self, manifest: &TreeManifest) -> BTreeSet<PathBuf> {
         let mut changed = BTreeSet::new();
         let mut folders = vec![PathBuf::new()];
         while let Some(folder) = folders.pop() {
@@ -218,7 +218,7 @@ impl Overlay {
     /// The entry each path has in the command's view (absent ones left out).
     pub fn entries(
         &self,
-        manifest: &Manifest,
+        manifest: &TreeManifest,
         paths: &BTreeSet<PathBuf>,
     ) -> BTreeMap<PathBuf, Entry> {
         use rayon::prelude::*;
@@ -340,7 +340,7 @@ impl Drop for Overlay {
 
 /// The listed files at or under `relative`.
 fn listed_under<'a>(
-    manifest: &'a Manifest,
+    manifest: &'a TreeManifest,
     relative: &'a Path,
 ) -> impl Iterator<Item = PathBuf> + 'a {
     manifest

@@ -11,7 +11,7 @@ use super::mutants::Mutant;
 use super::options::Progress;
 use super::pool::parallel;
 use super::report::{Containment, IdemReport, Sandboxing, TargetReport};
-use super::sandbox::{self, Manifest, Source};
+use super::sandbox::{self, Source, TreeManifest};
 use super::workspace::{Layout, Workspace};
 use crate::error::IdemError;
 use crate::settings::config::IdemTarget;
@@ -23,7 +23,7 @@ type Outcome = Result<TargetReport, String>;
 /// relative to.
 ///
 /// Targets are grouped by repository: each repository is listed, hashed into a
-/// [`Manifest`] (no bytes kept) and fingerprinted once per run, and copied once per
+/// [`TreeManifest`] (no bytes kept) and fingerprinted once per run, and copied once per
 /// worker; the workers take the checks of all its targets from one queue, and
 /// between checks a copy gets back only the files the last command changed.
 pub(super) fn run_checks(
@@ -79,7 +79,7 @@ pub(super) fn run_checks(
 
 /// One repository of a run: what it held when the run started, and its targets.
 struct Repo {
-    manifest: Manifest,
+    manifest: TreeManifest,
     /// The user's tree before any command ran.
     before: sandbox::Fingerprint,
     /// Indices into the run's targets.
@@ -127,7 +127,7 @@ fn repositories(
             }
         };
         let before = sandbox::fingerprint(&source.root);
-        match Manifest::read(&source) {
+        match TreeManifest::read(&source) {
             Ok(manifest) => match Layout::choose(&manifest, options.sandbox) {
                 Ok((layout, chosen)) => {
                     *sandboxing = chosen;

@@ -9,13 +9,13 @@ use std::path::{Path, PathBuf};
 use super::command::{self, RunOutcome};
 use super::options::SandboxKind;
 use super::report::Sandboxing;
-use super::sandbox::{self, Entry, Manifest, Sandbox};
+use super::sandbox::{self, Entry, Sandbox, TreeManifest};
 use crate::settings::config::IdemTarget;
 
 /// A view of the user's tree for commands to run in, owned by one worker.
 pub trait Workspace: Send {
     /// Back to the manifest: only the paths changed since it last was.
-    fn pristine(&mut self, manifest: &Manifest) -> std::io::Result<()>;
+    fn pristine(&mut self, manifest: &TreeManifest) -> std::io::Result<()>;
 
     /// Writes a mutant's files.
     fn write(&mut self, files: &BTreeMap<PathBuf, Entry>) -> std::io::Result<()>;
@@ -25,14 +25,18 @@ pub trait Workspace: Send {
     /// those the command changed; an overlay: all of them).
     fn run(
         &mut self,
-        manifest: &Manifest,
+        manifest: &TreeManifest,
         relative_dir: &Path,
         target: &IdemTarget,
         confine: bool,
     ) -> std::io::Result<(RunOutcome, BTreeSet<PathBuf>)>;
 
     /// The current entry of each path (absent ones left out).
-    fn entries(&self, manifest: &Manifest, paths: &BTreeSet<PathBuf>) -> BTreeMap<PathBuf, Entry>;
+    fn entries(
+        &self,
+        manifest: &TreeManifest,
+        paths: &BTreeSet<PathBuf>,
+    ) -> BTreeMap<PathBuf, Entry>;
 
     /// Of `paths` (new, not empty), those git's ignore rules do not exclude
     /// (`repository`: the user's tree, whose `.git/info/exclude` counts).
@@ -42,13 +46,16 @@ pub trait Workspace: Send {
 /// What a repository's workspaces are: how a worker makes one.
 #[derive(Clone, Copy)]
 pub struct Layout {
-    make: fn(&Manifest) -> std::io::Result<Box<dyn Workspace>>,
+    make: fn(&TreeManifest) -> std::io::Result<Box<dyn Workspace>>,
 }
 
 impl Layout {
     /// Overlays where asked for or, with `auto`, where they work; else copies. Fails
     /// only when `--sandbox overlay` cannot be had.
-    pub fn choose(manifest: &Manifest, kind: SandboxKind) -> Result<(Layout, Sandboxing), String> {
+    pub fn choose(
+        manifest: &TreeManifest,
+        kind: SandboxKind,
+    ) -> Result<(Layout, Sandboxing), String> {
         let copies = Layout {
             make: Copied::boxed,
         };
@@ -63,14 +70,14 @@ impl Layout {
     }
 
     /// A new workspace over the manifest's tree.
-    pub fn workspace(&self, manifest: &Manifest) -> std::io::Result<Box<dyn Workspace>> {
+    pub fn workspace(&self, manifest: &TreeManifest) -> std::io::Result<Box<dyn Workspace>> {
         (self.make)(manifest)
     }
 }
 
 /// Overlays, when this machine and repository allow them, and why not.
 #[cfg(target_os = "linux")]
-fn overlays(manifest: &Manifest) -> Result<Layout, String> {
+fn overlays(manifest: &TreeManifest) -> Result<Layout, String> {
     super::overlay::usable(manifest)?;
     Ok(Layout {
         make: |manifest| Ok(Box::new(super::overlay::Overlay::new(manifest)?)),
@@ -79,7 +86,7 @@ fn overlays(manifest: &Manifest) -> Result<Layout, String> {
 
 /// Overlays, when this machine and repository allow them, and why not.
 #[cfg(not(target_os = "linux"))]
-fn overlays(_manifest: &Manifest) -> Result<Layout, String> {
+fn overlays(_manifest: &TreeManifest) -> Result<Layout, String> {
     Err("overlays are a Linux feature".to_string())
 }
 
@@ -92,7 +99,7 @@ pub struct Copied {
 }
 
 impl Copied {
-    fn boxed(manifest: &Manifest) -> std::io::Result<Box<dyn Workspace>> {
+    fn boxed(manifest: &TreeManifest) -> std::io::Result<Box<dyn Workspace>> {
         let sandbox = Sandbox::from_manifest(manifest)?;
         let stamps = sandbox.stamps();
         Ok(Box::new(Copied {
@@ -104,7 +111,7 @@ impl Copied {
 }
 
 impl Workspace for Copied {
-    fn pristine(&mut self, manifest: &Manifest) -> std::io::Result<()> {
+    fn pristine(&mut self, manifest: &TreeManifest) -> std::io::Result<()> {
         if !self.dirty.is_empty() {
             self.sandbox.restore_paths(manifest, &self.dirty)?;
             sandbox::restamp(&mut self.stamps, &self.sandbox.root, &self.dirty);
@@ -123,7 +130,7 @@ impl Workspace for Copied {
 
     fn run(
         &mut self,
-        _manifest: &Manifest,
+        _manifest: &TreeManifest,
         relative_dir: &Path,
         target: &IdemTarget,
         confine: bool,
@@ -147,7 +154,11 @@ impl Workspace for Copied {
         Ok((outcome, changed))
     }
 
-    fn entries(&self, _manifest: &Manifest, paths: &BTreeSet<PathBuf>) -> BTreeMap<PathBuf, Entry> {
+    fn entries(
+        &self,
+        _manifest: &TreeManifest,
+        paths: &BTreeSet<PathBuf>,
+    ) -> BTreeMap<PathBuf, Entry> {
         self.sandbox.entries(paths)
     }
 
@@ -159,7 +170,7 @@ impl Workspace for Copied {
 /// An overlay over the tree: what a command changed is its upper layer.
 #[cfg(target_os = "linux")]
 impl Workspace for super::overlay::Overlay {
-    fn pristine(&mut self, _manifest: &Manifest) -> std::io::Result<()> {
+    fn pristine(&mut self, _manifest: &TreeManifest) -> std::io::Result<()> {
         self.reset()
     }
 
@@ -169,7 +180,7 @@ impl Workspace for super::overlay::Overlay {
 
     fn run(
         &mut self,
-        manifest: &Manifest,
+        manifest: &TreeManifest,
         relative_dir: &Path,
         target: &IdemTarget,
         confine: bool,
@@ -187,7 +198,11 @@ impl Workspace for super::overlay::Overlay {
         Ok((outcome, self.changed(manifest)))
     }
 
-    fn entries(&self, manifest: &Manifest, paths: &BTreeSet<PathBuf>) -> BTreeMap<PathBuf, Entry> {
+    fn entries(
+        &self,
+        manifest: &TreeManifest,
+        paths: &BTreeSet<PathBuf>,
+    ) -> BTreeMap<PathBuf, Entry> {
         super::overlay::Overlay::entries(self, manifest, paths)
     }
 

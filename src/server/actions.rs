@@ -13,7 +13,7 @@ use lsp_types::{
 
 use super::documents::LineIndex;
 use super::findings::{Failure, request_path, to_lsp};
-use super::snapshot::Batch;
+use super::world::Batch;
 use crate::diagnostic::Diagnostic;
 
 /// The reason a silencing comment is written with, for the user to replace.

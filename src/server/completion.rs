@@ -18,7 +18,7 @@ use serde_json::json;
 
 use super::documents::LineIndex;
 use super::findings::{Failure, request_path};
-use super::snapshot::Batch;
+use super::world::Batch;
 use crate::analysis::charts::{Chart, Keys};
 use crate::template::functions::{self, Origin};
 

@@ -18,7 +18,7 @@ use lsp_types::PublishDiagnosticsParams;
 
 use super::findings::{guarded, lsp_diagnostics};
 use super::requests::{Pending, Queued};
-use super::snapshot::{Batch, Snapshot};
+use super::world::{Batch, Snapshot};
 
 /// The newest documents and configurations, which the message loop replaces after
 /// every change.

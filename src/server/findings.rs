@@ -7,7 +7,7 @@ use lsp_server::ErrorCode;
 use lsp_types::{DiagnosticRelatedInformation, DiagnosticSeverity, Location, NumberOrString};
 
 use super::documents::LineIndex;
-use super::snapshot::{Batch, Checked};
+use super::world::{Batch, Checked};
 use crate::diagnostic::{Diagnostic, Severity};
 
 /// What a handler fails with.

@@ -8,8 +8,8 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::snapshot::Batch;
-pub(crate) use super::snapshot::Modelled;
+use super::world::Batch;
+pub(crate) use super::world::Modelled;
 use crate::analysis::charts::Chart;
 use crate::template::reads::Read;
 use crate::yaml::model::{FileModel, Key};

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use super::documents::LineIndex;
 use super::findings::{Failure, request_path};
 use super::graph::{self, Site, Target};
-use super::snapshot::Batch;
+use super::world::Batch;
 use crate::analysis::charts::Chart;
 use crate::yaml::model::{Key, Placement};
 
@@ -285,7 +285,7 @@ mod tests {
     use std::sync::Arc;
 
     use super::super::documents::{Document, Documents, uri_of};
-    use super::super::snapshot::{Batch, Snapshot};
+    use super::super::world::{Batch, Snapshot};
     use super::hover_text;
 
     fn copy(from: &Path, to: &Path) {
@@ -428,7 +428,7 @@ mod tests {
         let values = root.join("app/values.yaml");
         std::fs::write(&values, "# how many\na: 1\n").unwrap();
         let template = root.join("app/templates/x.yaml");
-        let models: Arc<super::super::snapshot::Models> = Arc::default();
+        let models: Arc<super::super::world::Models> = Arc::default();
         let snapshot = |generation: u64, template_text: &str| {
             let mut documents = Documents::new();
             documents.insert(

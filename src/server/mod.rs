@@ -3,7 +3,7 @@
 //! thread (`diagnostics.rs`), so it never waits on one; hover, completion and
 //! navigation are answered on a thread of their own (`requests.rs`), so they never
 //! wait on a check either. Both read the analysis through the open buffers
-//! (`snapshot.rs`), as `check` would read the files. The server never writes a file: fixes are edits the client applies. It
+//! (`world.rs`), as `check` would read the files. The server never writes a file: fixes are edits the client applies. It
 //! reads and answers for the files of its workspace alone (`workspace.rs`).
 
 mod actions;
@@ -19,9 +19,9 @@ mod outline;
 mod poll;
 mod requests;
 mod settings;
-mod snapshot;
 mod transport;
 mod workspace;
+mod world;
 
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
@@ -38,9 +38,9 @@ use crate::settings::resolve::Resolver;
 use diagnostics::{Current, Job, Worker};
 use documents::{Document, Documents};
 use requests::{Lane, Method, Pending, Queued};
-use snapshot::Snapshot;
 use transport::Incoming;
 use workspace::Workspace;
+use world::Snapshot;
 
 /// Serves the Language Server Protocol on standard input and output until the
 /// client says `exit` or closes the stream. `Ok(true)` when the client asked for
@@ -123,7 +123,7 @@ const CONFIGURATION: &str = "tether-configuration-";
 struct Server {
     out: Sender<serde_json::Value>,
     documents: Documents,
-    resolver: snapshot::SharedResolver,
+    resolver: world::SharedResolver,
     /// The folders the server reads and answers for.
     workspace: Arc<Workspace>,
     /// The workspace's first folder: the defaults' root where no `tether.toml` is
@@ -143,7 +143,7 @@ struct Server {
     /// What each template read, for every snapshot.
     memo: Arc<crate::analysis::charts::ReadsMemo>,
     /// The files requests modelled, for every snapshot.
-    models: Arc<snapshot::Models>,
+    models: Arc<world::Models>,
     initialized: bool,
     shutdown: bool,
     /// Whether the client watches files for the server once asked (dynamic
@@ -808,18 +808,18 @@ mod tests {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .clone();
-        let charts = super::snapshot::Batch::charts_of(&worker);
+        let charts = super::world::Batch::charts_of(&worker);
         let request = server.request_snapshot();
         assert!(std::sync::Arc::ptr_eq(
             &charts,
-            &super::snapshot::Batch::charts_of(&request)
+            &super::world::Batch::charts_of(&request)
         ));
         server.changed_paths(Vec::new(), false);
         let after = server.request_snapshot();
         assert_eq!(after.generation, request.generation + 1);
         assert!(!std::sync::Arc::ptr_eq(
             &charts,
-            &super::snapshot::Batch::charts_of(&after)
+            &super::world::Batch::charts_of(&after)
         ));
     }
 }

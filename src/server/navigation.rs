@@ -15,7 +15,7 @@ use std::sync::Arc;
 use super::documents::{LineIndex, uri_of};
 use super::findings::{Failure, request_path};
 use super::graph::{self, Site, Target};
-use super::snapshot::Batch;
+use super::world::Batch;
 use crate::analysis::charts::Chart;
 
 /// `textDocument/definition`.

@@ -13,7 +13,7 @@ use lsp_types::request::Request as _;
 use serde::de::DeserializeOwned;
 
 use super::findings::{Failure, request_path};
-use super::snapshot::{Batch, Snapshot};
+use super::world::{Batch, Snapshot};
 
 /// A request method the server answers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -5,7 +5,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;
 
 use super::manifest::split_path;
-use super::{Analysis, Call, Chart, Define, Keys, Source, names};
+use super::{Analysis, Call, Chart, Define, DependencySource, Keys, names};
 use crate::template::reads::{Arg, Use};
 
 impl Chart {
@@ -34,10 +34,12 @@ impl Chart {
             namespace: self.reached_defines(),
             libraries_read: false,
             // Defines a declared dependency would bring are its, not a library's.
-            declared_missing: self
-                .dependencies
-                .iter()
-                .any(|resolved| matches!(resolved.source, Source::Missing(_) | Source::Unread(_))),
+            declared_missing: self.dependencies.iter().any(|resolved| {
+                matches!(
+                    resolved.source,
+                    DependencySource::Missing(_) | DependencySource::Unread(_)
+                )
+            }),
             queue: VecDeque::new(),
             visited: HashSet::new(),
             bindings: HashMap::new(),

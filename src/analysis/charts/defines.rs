@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::names::{DefineIndex, MissingDependency};
-use super::{Chart, MAX_REACHED_CHARTS, Source};
+use super::{Chart, DependencySource, MAX_REACHED_CHARTS};
 use crate::cache_key::CacheKey;
 
 impl Chart {
@@ -146,14 +146,15 @@ impl Gathering {
             ));
         }
         for resolved in &chart.dependencies {
-            if let Source::Missing(why) | Source::Unread(why) = &resolved.source {
+            if let DependencySource::Missing(why) | DependencySource::Unread(why) = &resolved.source
+            {
                 let missing = MissingDependency {
                     name: resolved.dependency.name.clone(),
                     alias: resolved.dependency.alias.clone(),
                     version: resolved.dependency.version.clone(),
                     why: why.clone(),
                     library: false,
-                    unread: matches!(resolved.source, Source::Unread(_)),
+                    unread: matches!(resolved.source, DependencySource::Unread(_)),
                 };
                 if !self.index.missing.contains(&missing) {
                     self.index.missing.push(missing);
@@ -194,9 +195,11 @@ impl Gathering {
                 continue;
             }
             let found = chart.dependencies.iter().any(|resolved| {
-                !matches!(resolved.source, Source::Missing(_) | Source::Unread(_))
-                    && (resolved.dependency.name == file_name
-                        || resolved.dependency.alias.as_deref() == Some(file_name.as_str()))
+                !matches!(
+                    resolved.source,
+                    DependencySource::Missing(_) | DependencySource::Unread(_)
+                ) && (resolved.dependency.name == file_name
+                    || resolved.dependency.alias.as_deref() == Some(file_name.as_str()))
             });
             if !found {
                 self.index.gaps.push(format!(

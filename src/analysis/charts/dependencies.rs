@@ -8,9 +8,9 @@ use std::sync::Arc;
 
 use super::values::missing_in;
 use super::{
-    Archive, Chart, Charts, Dependency, Location, MAX_ARCHIVE_DEPTH, MAX_NESTING, MAX_NODES,
-    MAX_REACHED_CHARTS, MAX_VALUES_BYTES, Manifest, Read, Resolved, Scope, Source, charts_folder,
-    is_chart, manifest,
+    Archive, Chart, Charts, Dependency, DependencySource, Location, MAX_ARCHIVE_DEPTH, MAX_NESTING,
+    MAX_NODES, MAX_REACHED_CHARTS, MAX_VALUES_BYTES, Manifest, Read, ResolvedDependency, Scope,
+    charts_folder, is_chart, manifest,
 };
 use crate::analysis::small_yaml;
 
@@ -19,7 +19,7 @@ type NameVersion = (String, Option<String>);
 
 impl Chart {
     /// A dependency's chart, when it was found.
-    pub(super) fn dependency_chart(&self, resolved: &Resolved) -> Option<Arc<Chart>> {
+    pub(super) fn dependency_chart(&self, resolved: &ResolvedDependency) -> Option<Arc<Chart>> {
         self.charts
             .upgrade()?
             .at(resolved.location.as_ref()?, &self.scope)
@@ -177,7 +177,7 @@ pub(super) fn resolve_dependencies(
     charts: &Charts,
     scope: &Scope,
     boundary: &Path,
-) -> (Vec<Resolved>, Vec<String>) {
+) -> (Vec<ResolvedDependency>, Vec<String>) {
     let (vendored, unread) = vendored_charts(location, archive, charts, boundary);
     let mut used = vec![false; vendored.len()];
     let mut resolved = Vec::new();
@@ -194,7 +194,7 @@ pub(super) fn resolve_dependencies(
         if let Some(at) = vendored.iter().position(|(_, name, _)| matches(name)) {
             used[at] = true;
             let (found, _, source) = &vendored[at];
-            resolved.push(Resolved {
+            resolved.push(ResolvedDependency {
                 dependency: dependency.clone(),
                 location: Some(found.clone()),
                 source: source.clone(),
@@ -210,7 +210,7 @@ pub(super) fn resolve_dependencies(
             }
         };
         match elsewhere {
-            Ok((found, source)) => resolved.push(Resolved {
+            Ok((found, source)) => resolved.push(ResolvedDependency {
                 dependency: dependency.clone(),
                 location: Some(found),
                 source,
@@ -221,12 +221,12 @@ pub(super) fn resolve_dependencies(
                 let unread = unread.iter().find(|(file_name, _)| {
                     file_name.is_empty() || vendored_as(file_name, &dependency.name)
                 });
-                resolved.push(Resolved {
+                resolved.push(ResolvedDependency {
                     dependency: dependency.clone(),
                     location: None,
                     source: match unread {
-                        Some((_, unread)) => Source::Unread(unread.clone()),
-                        None => Source::Missing(why),
+                        Some((_, unread)) => DependencySource::Unread(unread.clone()),
+                        None => DependencySource::Missing(why),
                     },
                 });
             }
@@ -234,7 +234,7 @@ pub(super) fn resolve_dependencies(
     }
     for ((found, (name, version), source), used) in vendored.into_iter().zip(used) {
         if !used {
-            resolved.push(Resolved {
+            resolved.push(ResolvedDependency {
                 dependency: Dependency {
                     name,
                     version,
@@ -329,7 +329,7 @@ fn in_charts_folder(
             found.push((
                 Location::Folder(path),
                 (name, manifest.version),
-                Source::Vendored,
+                DependencySource::Vendored,
             ));
         } else if file_name.ends_with(".tgz") {
             match vendored_archive(&entry, charts) {
@@ -428,15 +428,15 @@ fn no_chart(archive: &Archive) -> String {
 }
 
 /// A chart found under `charts/`: where it lies, its name and version, and how.
-type Vendored = (Location, NameVersion, Source);
+type Vendored = (Location, NameVersion, DependencySource);
 
 /// The charts of an archive whose folders lie directly under `under` (`""` for
 /// the top of a packaged archive, `common/charts/` for a chart's subcharts).
 fn archive_charts(archive: &Archive, key: &Path, under: &str) -> Vec<Vendored> {
     let source = if under.is_empty() {
-        Source::Archive(key.to_path_buf())
+        DependencySource::Archive(key.to_path_buf())
     } else {
-        Source::Vendored
+        DependencySource::Vendored
     };
     archive
         .files
@@ -473,7 +473,7 @@ fn find_elsewhere(
     charts: &Charts,
     scope: &Scope,
     matches: &dyn Fn(&NameVersion) -> bool,
-) -> Result<(Location, Source), String> {
+) -> Result<(Location, DependencySource), String> {
     let (root, boundary) = at;
     if let Some(path) = dependency
         .repository
@@ -495,7 +495,10 @@ fn find_elsewhere(
             }
         };
         if is_chart(&folder) {
-            return Ok((Location::Folder(folder.clone()), Source::FilePath(folder)));
+            return Ok((
+                Location::Folder(folder.clone()),
+                DependencySource::FilePath(folder),
+            ));
         }
         if !folder.is_dir() {
             return Err(format!("`file://{path}` is not there"));
@@ -512,7 +515,7 @@ fn find_elsewhere(
     }) {
         return Ok((
             Location::Folder(folder.clone()),
-            Source::Elsewhere(folder.clone()),
+            DependencySource::Elsewhere(folder.clone()),
         ));
     }
     let mut why = "not under charts/ and no chart of that name in the repository".to_string();

@@ -100,7 +100,7 @@ pub struct Charts {
     chart_yamls: OnceMap<PathBuf, Arc<ChartYamls>>,
     /// Texts that stand in for files of chart folders (an editor's unsaved
     /// buffers, `tether server`), by absolute path.
-    overlay: Option<Arc<Overlay>>,
+    overlay: Option<Arc<UnsavedTexts>>,
     /// What templates read in an earlier set of charts of the same process.
     memo: Option<Arc<ReadsMemo>>,
 }
@@ -221,7 +221,7 @@ impl<K: Eq + std::hash::Hash, V: Clone> OnceMap<K, V> {
 }
 
 /// Unsaved texts by absolute path, read instead of the files on disk.
-pub type Overlay = HashMap<PathBuf, Arc<str>>;
+pub type UnsavedTexts = HashMap<PathBuf, Arc<str>>;
 
 /// Where the dependencies of a chart are looked for beyond its own `charts/`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
@@ -282,7 +282,7 @@ impl Charts {
     /// The charts of a run that reads `overlay`'s texts instead of those files, and
     /// takes what a template read from `memo` when its bytes are those it was read
     /// from.
-    pub fn with_overlay(overlay: Arc<Overlay>, memo: Arc<ReadsMemo>) -> Charts {
+    pub fn with_overlay(overlay: Arc<UnsavedTexts>, memo: Arc<ReadsMemo>) -> Charts {
         Charts {
             overlay: Some(overlay),
             memo: Some(memo),
@@ -397,7 +397,7 @@ pub struct Chart {
     pub library: bool,
     /// The declared dependencies, each resolved, then the charts under `charts/`
     /// that no declaration names (Helm renders those too).
-    pub dependencies: Vec<Resolved>,
+    pub dependencies: Vec<ResolvedDependency>,
     /// What `values.yaml` reads itself (`tpl` strings), read with the values.
     values_reads: Arc<Reads>,
     /// What kept tether from reading the chart whole (a `values.yaml` it cannot
@@ -425,22 +425,22 @@ pub struct Chart {
     /// The named templates its rendering can call (`defines.rs`).
     define_index: OnceLock<Arc<DefineIndex>>,
     /// The run's unsaved texts (see [`Charts::with_overlay`]).
-    overlay: Option<Arc<Overlay>>,
+    overlay: Option<Arc<UnsavedTexts>>,
 }
 
 /// A dependency and where it was found.
 #[derive(Debug, Clone)]
-pub struct Resolved {
+pub struct ResolvedDependency {
     pub dependency: Dependency,
     /// Where the chart lies, when it was found.
     location: Option<Location>,
     /// How it was found, or why it was not.
-    pub source: Source,
+    pub source: DependencySource,
 }
 
 /// How a dependency was found.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Source {
+pub enum DependencySource {
     /// A folder under `charts/`.
     Vendored,
     /// An archive under `charts/` (`helm dependency build`).
@@ -456,7 +456,7 @@ pub enum Source {
     Unread(String),
 }
 
-impl Resolved {
+impl ResolvedDependency {
     /// Whether the parent's values under `key` are this dependency's.
     fn keyed(&self, key: &str) -> bool {
         self.dependency.key() == key || self.dependency.name == key

@@ -9,8 +9,8 @@ use super::scan::lex_reads;
 use super::values::commented_names;
 use super::{
     Archive, Chart, Charts, Keys, Location, MAX_FILE_BYTES, MAX_FILES, MAX_NESTING, MAX_NODES,
-    MAX_REACHED_CHARTS, MAX_VALUES_BYTES, Manifest, Overlay, Read, ReadsMemo, Resolved, Scope,
-    ValuesRead,
+    MAX_REACHED_CHARTS, MAX_VALUES_BYTES, Manifest, Read, ReadsMemo, ResolvedDependency, Scope,
+    UnsavedTexts, ValuesRead,
 };
 use crate::analysis::small_yaml;
 use crate::cache_key::CacheKey;
@@ -297,7 +297,7 @@ fn keeps_file(name: &str, at_top: bool) -> bool {
 
 /// Over the hashes of a chart's `Chart.yaml`, `values.yaml` and
 /// `requirements.yaml`, and where each dependency was found.
-fn fingerprint_of(hashes: (u64, u64, Option<u64>), dependencies: &[Resolved]) -> u64 {
+fn fingerprint_of(hashes: (u64, u64, Option<u64>), dependencies: &[ResolvedDependency]) -> u64 {
     let (chart, values, requirements) = hashes;
     let mut key = CacheKey::new("chart")
         .part("values", values)
@@ -314,7 +314,7 @@ fn fingerprint_of(hashes: (u64, u64, Option<u64>), dependencies: &[Resolved]) ->
 /// UTF-8 text of at most `limit` bytes; an overlay text (`sources.1`) stands in for
 /// a file of a folder.
 fn read_chart_file(
-    sources: (Option<&Archive>, Option<&Overlay>),
+    sources: (Option<&Archive>, Option<&UnsavedTexts>),
     location: &Location,
     boundary: &Path,
     relative: &str,

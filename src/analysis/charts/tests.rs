@@ -105,15 +105,18 @@ fn hostile_dependencies_are_not_read() {
     assert!(made.success());
     let charts = Arc::new(Charts::default());
     let chart = charts.chart(&top.join("app"), &scope(&top)).unwrap();
-    let sources: Vec<&Source> = chart.dependencies.iter().map(|r| &r.source).collect();
+    let sources: Vec<&DependencySource> = chart.dependencies.iter().map(|r| &r.source).collect();
     assert!(
-        matches!(sources[0], Source::Missing(why) if why.contains("outside the repository")),
+        matches!(sources[0], DependencySource::Missing(why) if why.contains("outside the repository")),
         "{sources:?}"
     );
-    assert!(matches!(sources[1], Source::Missing(_)), "{sources:?}");
+    assert!(
+        matches!(sources[1], DependencySource::Missing(_)),
+        "{sources:?}"
+    );
     // The FIFO is named from the folder's listing, never opened.
     assert!(
-        matches!(sources[2], Source::Unread(why) if why.contains("piped-1.0.0.tgz is not read: it is a FIFO")),
+        matches!(sources[2], DependencySource::Unread(why) if why.contains("piped-1.0.0.tgz is not read: it is a FIFO")),
         "{sources:?}"
     );
     assert!(chart.unused().is_empty());
@@ -261,7 +264,7 @@ fn unchanged_templates_are_not_read_again_across_changes() {
         );
     }
     let memo = Arc::new(ReadsMemo::default());
-    let unused = |overlay: Overlay| {
+    let unused = |overlay: UnsavedTexts| {
         let charts = Arc::new(Charts::with_overlay(Arc::new(overlay), memo.clone()));
         let chart = charts.chart(&top.join("app"), &scope(&top)).unwrap();
         let unused: Vec<String> = chart
@@ -279,11 +282,11 @@ fn unchanged_templates_are_not_read_again_across_changes() {
             memo.values.taken.load(std::sync::atomic::Ordering::Relaxed),
         )
     };
-    assert!(unused(Overlay::new()).is_empty());
+    assert!(unused(UnsavedTexts::new()).is_empty());
     assert_eq!(taken(), (0, 0));
     // A change of one template: the two others and the values are taken, the
     // changed one read.
-    let mut overlay = Overlay::new();
+    let mut overlay = UnsavedTexts::new();
     overlay.insert(top.join("app/templates/c.yaml"), Arc::from("c: 1\n"));
     assert_eq!(unused(overlay.clone()), ["c"]);
     assert_eq!(taken(), (2, 1));

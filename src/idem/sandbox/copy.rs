@@ -13,7 +13,7 @@ use super::fingerprint::{Fingerprint, fingerprint};
 #[cfg(feature = "internals")]
 use super::listing::Source;
 use super::listing::{Entry, read_entry};
-use super::manifest::{Listed, Manifest};
+use super::manifest::{Listed, TreeManifest};
 use super::registry::{Copying, ESCAPE, interrupted, new_folder, unregister_and_remove};
 
 /// Files copied into sandboxes as reflinks (shared extents) rather than bytes, for
@@ -105,7 +105,7 @@ impl SandboxCopy {
         let source = Source::around(folder)?;
         let list = start.elapsed();
         let start = std::time::Instant::now();
-        let manifest = Manifest::read(&source)?;
+        let manifest = TreeManifest::read(&source)?;
         let read = start.elapsed();
         let start = std::time::Instant::now();
         let reflinked = REFLINKED.load(std::sync::atomic::Ordering::Relaxed);
@@ -130,7 +130,7 @@ impl SandboxCopy {
 /// Copies one file of the manifest from the user's tree into a copy: a reflink where
 /// the filesystem has them, else a copy; a link as a link.
 fn copy_in(
-    manifest: &Manifest,
+    manifest: &TreeManifest,
     root: &Path,
     relative: &Path,
     listed: &Listed,
@@ -149,7 +149,7 @@ fn copy_in(
 
 /// Creates `path` (which must not exist) as the manifest's `relative`.
 fn write_listed(
-    manifest: &Manifest,
+    manifest: &TreeManifest,
     path: &Path,
     relative: &Path,
     listed: &Listed,
@@ -219,7 +219,7 @@ fn copy_into(from: &Path, mut copy: std::fs::File, mode: u32) -> std::io::Result
 impl Sandbox {
     /// A copy of the manifest's files, taken from the user's tree (reflinks where
     /// the filesystem has them), in parallel.
-    pub fn from_manifest(manifest: &Manifest) -> std::io::Result<Sandbox> {
+    pub fn from_manifest(manifest: &TreeManifest) -> std::io::Result<Sandbox> {
         let _copying = Copying::start();
         if stopping() {
             return Err(interrupted());
@@ -256,7 +256,7 @@ impl Sandbox {
     /// that hold nothing listed. Never through a link the command planted.
     pub fn restore_paths(
         &self,
-        manifest: &Manifest,
+        manifest: &TreeManifest,
         paths: &BTreeSet<PathBuf>,
     ) -> std::io::Result<()> {
         self.intact()?;
@@ -373,7 +373,7 @@ fn real_parents_exist(root: &Path, relative: &Path) -> bool {
 }
 
 /// Removes folders under `root` that hold nothing of the manifest.
-fn remove_unlisted_folders(root: &Path, manifest: &Manifest) {
+fn remove_unlisted_folders(root: &Path, manifest: &TreeManifest) {
     let keep: BTreeSet<PathBuf> = manifest
         .entries
         .keys()

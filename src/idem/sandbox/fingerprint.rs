@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use super::manifest::{Listed, Manifest};
+use super::manifest::{Listed, TreeManifest};
 
 /// What the fingerprint keeps of one entry: enough to see any write, without opening
 /// it (a FIFO or a device is never read).
@@ -150,7 +150,7 @@ pub fn fingerprint_changes(before: &Fingerprint, after: &Fingerprint) -> Vec<Pat
 /// bytes still hash as the manifest says and whose modification time is the same (a
 /// rewrite with the same bytes that kept its time).
 pub fn tree_changes(
-    manifest: &Manifest,
+    manifest: &TreeManifest,
     before: &Fingerprint,
     after: &Fingerprint,
 ) -> Vec<PathBuf> {

@@ -1,4 +1,4 @@
-//! What a run saw of the user's repository when it started (a [`Manifest`]: each
+//! What a run saw of the user's repository when it started (a [`TreeManifest`]: each
 //! file's kind, size, mode and hash, not its bytes), and the files read back from it.
 
 use std::collections::BTreeMap;
@@ -13,12 +13,12 @@ use super::listing::{Entry, LARGE, Source, named, walk_files};
 /// its kind, size, mode and content hash, not its bytes. Bytes are read back from
 /// the user's tree when a copy needs them, and checked against the hash.
 #[derive(Debug, Clone, Default)]
-pub struct Manifest {
+pub struct TreeManifest {
     pub root: PathBuf,
     pub entries: BTreeMap<PathBuf, Listed>,
 }
 
-/// One file of a [`Manifest`].
+/// One file of a [`TreeManifest`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Listed {
     File {
@@ -29,11 +29,11 @@ pub enum Listed {
     Link(PathBuf),
 }
 
-impl Manifest {
+impl TreeManifest {
     /// Reads every listed file once, in parallel, to hash it (submodules and nested
     /// repositories expanded to their files; FIFOs, sockets and devices left out and
     /// never opened). Memory holds one file per thread at a time.
-    pub fn read(source: &Source) -> std::io::Result<Manifest> {
+    pub fn read(source: &Source) -> std::io::Result<TreeManifest> {
         let listed = expand_folders(&source.root, &source.files);
         let read: Vec<Option<(PathBuf, Listed)>> = listed
             .par_iter()
@@ -59,7 +59,7 @@ impl Manifest {
                 Ok(Some((relative.clone(), listed)))
             })
             .collect::<std::io::Result<_>>()?;
-        Ok(Manifest {
+        Ok(TreeManifest {
             root: source.root.clone(),
             entries: read.into_iter().flatten().collect(),
         })
@@ -129,7 +129,7 @@ fn expand_folders(root: &Path, files: &[PathBuf]) -> Vec<PathBuf> {
 
 /// The first symlink of `contents` that points outside the tree: an absolute
 /// target, or one that climbs above the root.
-pub fn escaping_link(manifest: &Manifest) -> Option<(PathBuf, PathBuf)> {
+pub fn escaping_link(manifest: &TreeManifest) -> Option<(PathBuf, PathBuf)> {
     manifest.entries.iter().find_map(|(path, listed)| {
         let Listed::Link(target) = listed else {
             return None;

@@ -30,7 +30,7 @@ pub(super) use listing::read_entry;
 pub(super) use listing::{Entry, Source};
 #[cfg(target_os = "linux")]
 pub(super) use manifest::Listed;
-pub(super) use manifest::{Manifest, escaping_link};
+pub(super) use manifest::{TreeManifest, escaping_link};
 pub use registry::interrupt;
 #[cfg(target_os = "linux")]
 pub(super) use registry::{Copying, make_writable, unregister_and_remove};

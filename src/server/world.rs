@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use crate::analysis::charts::{Chart, Charts, Overlay};
+use crate::analysis::charts::{Chart, Charts, UnsavedTexts};
 use crate::diagnostic::Diagnostic;
 use crate::settings::config::Config;
 use crate::settings::project::{Project, Resolved};
@@ -119,7 +119,7 @@ impl<'a> Batch<'a> {
         snapshot
             .charts
             .get_or_init(|| {
-                let overlay: Overlay = snapshot
+                let overlay: UnsavedTexts = snapshot
                     .documents
                     .iter()
                     .map(|(path, document)| (path.clone(), document.text.clone()))
