@@ -622,6 +622,49 @@ fn unreadable_folder_is_a_finding() {
     assert!(stdout.contains("--> chart/locked"), "{stdout}");
 }
 
+/// A template folder that cannot be listed may hold templates reading any value:
+/// the chart's values are not called unused for it (they were: the chart's own
+/// listing skipped the folder as if it were empty), and the run says why.
+#[test]
+fn an_unreadable_template_folder_makes_no_value_unused() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let chart = dir.path().join("chart");
+    std::fs::create_dir_all(chart.join("templates/locked")).unwrap();
+    std::fs::write(
+        chart.join("Chart.yaml"),
+        "apiVersion: v2\nname: chart\nversion: 1.0.0\n",
+    )
+    .unwrap();
+    std::fs::write(
+        chart.join("values.yaml"),
+        "# Read by the locked template.\nextra: 1\n",
+    )
+    .unwrap();
+    std::fs::write(
+        chart.join("templates/locked/cm.yaml"),
+        "data:\n  extra: {{ .Values.extra }}\n",
+    )
+    .unwrap();
+    let locked = chart.join("templates/locked");
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).unwrap();
+    let output = common::tether_unprivileged()
+        .args(["check", "--no-cache", "chart"])
+        .current_dir(dir.path())
+        .output()
+        .expect("setpriv (util-linux) runs the binary as nobody");
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stdout.contains("unused-value"), "{stdout}{stderr}");
+    assert!(
+        stderr.contains("templates/locked cannot be listed (Permission denied"),
+        "{stdout}{stderr}"
+    );
+    assert!(stdout.contains("--> chart/templates/locked"), "{stdout}");
+}
+
 /// Annotation and SARIF paths are relative to the repository (or GITHUB_WORKSPACE),
 /// whether tether runs from the top, from the chart, or with --config; and
 /// `--fail-on` decides which findings fail the run.

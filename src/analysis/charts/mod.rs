@@ -421,11 +421,21 @@ pub struct Chart {
     scan: OnceLock<Scan>,
     analysis: OnceLock<Analysis>,
     content: OnceLock<u64>,
-    files: OnceLock<(Vec<PathBuf>, Vec<PathBuf>)>,
+    files: OnceLock<ChartFiles>,
     /// The named templates its rendering can call (`defines.rs`).
     define_index: OnceLock<Arc<DefineIndex>>,
     /// The run's unsaved texts (see [`Charts::with_overlay`]).
     overlay: Option<Arc<UnsavedTexts>>,
+}
+
+/// A chart's files tether reads, listed once: those under `templates/`, the
+/// others, and the folders and entries that could not be listed, with why (what
+/// they hold is unknown, so the chart is read in part).
+#[derive(Debug, Default)]
+pub(super) struct ChartFiles {
+    pub templates: Vec<PathBuf>,
+    pub others: Vec<PathBuf>,
+    pub unreadable: Vec<(PathBuf, String)>,
 }
 
 /// A dependency and where it was found.

@@ -43,7 +43,7 @@ impl Chart {
     /// The files under the chart's `templates/` (a folder's, not an archive's).
     pub fn template_files(&self) -> Vec<PathBuf> {
         match self.location {
-            Location::Folder(_) => self.files().0.clone(),
+            Location::Folder(_) => self.files().templates.clone(),
             Location::Archive { .. } => Vec::new(),
         }
     }

@@ -8,9 +8,9 @@ use super::dependencies::resolve_dependencies;
 use super::scan::lex_reads;
 use super::values::commented_names;
 use super::{
-    Archive, Chart, Charts, Keys, Location, MAX_FILE_BYTES, MAX_FILES, MAX_NESTING, MAX_NODES,
-    MAX_REACHED_CHARTS, MAX_VALUES_BYTES, Manifest, Read, ReadsMemo, ResolvedDependency, Scope,
-    UnsavedTexts, ValuesRead,
+    Archive, Chart, ChartFiles, Charts, Keys, Location, MAX_FILE_BYTES, MAX_FILES, MAX_NESTING,
+    MAX_NODES, MAX_REACHED_CHARTS, MAX_VALUES_BYTES, Manifest, Read, ReadsMemo, ResolvedDependency,
+    Scope, UnsavedTexts, ValuesRead,
 };
 use crate::analysis::small_yaml;
 use crate::cache_key::CacheKey;
@@ -168,23 +168,29 @@ impl Chart {
         })
     }
 
-    /// The chart's files under `templates/`, and the others, listed once.
-    pub(super) fn files(&self) -> &(Vec<PathBuf>, Vec<PathBuf>) {
+    /// The chart's files under `templates/`, the others, and what could not be
+    /// listed, listed once.
+    pub(super) fn files(&self) -> &ChartFiles {
         self.files.get_or_init(|| {
             let templates = self.root.join("templates");
-            let files = match &self.archive {
+            let (files, unreadable) = match &self.archive {
                 None => chart_files(&self.root),
                 Some(archive) => {
                     let prefix = match &self.location {
                         Location::Archive { prefix, .. } => prefix.as_str(),
                         Location::Folder(_) => "",
                     };
-                    archive_files(archive, prefix, &self.root)
+                    (archive_files(archive, prefix, &self.root), Vec::new())
                 }
             };
-            files
+            let (templates, others) = files
                 .into_iter()
-                .partition(|file| file.starts_with(&templates))
+                .partition(|file| file.starts_with(&templates));
+            ChartFiles {
+                templates,
+                others,
+                unreadable,
+            }
         })
     }
 
@@ -213,7 +219,9 @@ impl Chart {
 
     /// Whether `path` is one of the chart's files tether reads.
     pub(super) fn has_file(&self, path: &Path) -> bool {
-        let (templates, others) = self.files();
+        let ChartFiles {
+            templates, others, ..
+        } = self.files();
         templates
             .binary_search_by(|file| file.as_path().cmp(path))
             .is_ok()
@@ -224,24 +232,45 @@ impl Chart {
 }
 
 /// Regular files of the chart that may hold template actions, its subcharts'
-/// folders and hidden ones left out, links not followed; bounded.
-fn chart_files(root: &Path) -> Vec<PathBuf> {
+/// folders and hidden ones left out, links not followed; bounded. Also the folders
+/// and entries below the chart's folder that could not be listed, with why.
+fn chart_files(root: &Path) -> (Vec<PathBuf>, Vec<(PathBuf, String)>) {
     let mut files = Vec::new();
+    let mut unreadable = Vec::new();
     let mut folders = vec![root.to_path_buf()];
     while let Some(folder) = folders.pop() {
-        let Ok(entries) = std::fs::read_dir(&folder) else {
-            continue;
+        let entries = match std::fs::read_dir(&folder) {
+            Ok(entries) => entries,
+            // Not the chart's own folder: a chart that is not there is read
+            // elsewhere as missing.
+            Err(error) if folder != root => {
+                unreadable.push((folder, format!("cannot be listed ({error})")));
+                continue;
+            }
+            Err(_) => continue,
         };
-        let mut entries: Vec<_> = entries.flatten().collect();
-        entries.sort_by_key(std::fs::DirEntry::file_name);
+        let mut listed = Vec::new();
         for entry in entries {
+            match entry {
+                Ok(entry) => listed.push(entry),
+                Err(error) => {
+                    unreadable.push((folder.clone(), format!("cannot be listed ({error})")));
+                }
+            }
+        }
+        listed.sort_by_key(std::fs::DirEntry::file_name);
+        for entry in listed {
             let name = entry.file_name();
             let name = name.to_string_lossy();
             if name.starts_with('.') || files.len() >= MAX_FILES {
                 continue;
             }
-            let Ok(kind) = entry.file_type() else {
-                continue;
+            let kind = match entry.file_type() {
+                Ok(kind) => kind,
+                Err(error) => {
+                    unreadable.push((entry.path(), format!("cannot be read ({error})")));
+                    continue;
+                }
             };
             let path = entry.path();
             if kind.is_dir() {
@@ -256,7 +285,7 @@ fn chart_files(root: &Path) -> Vec<PathBuf> {
         }
     }
     files.sort();
-    files
+    (files, unreadable)
 }
 
 /// The same files of a chart inside an archive, named under `root`.

@@ -41,8 +41,17 @@ impl Chart {
             &self.values_reads,
             &mut scan,
         );
-        let (in_templates, others) = self.files();
+        let super::ChartFiles {
+            templates: in_templates,
+            others,
+            unreadable,
+        } = self.files();
         scan.has_templates = !in_templates.is_empty();
+        // A folder tether cannot list may hold templates that read any value: the
+        // limit is said, never taken for "reads nothing".
+        for (folder, why) in unreadable {
+            self.unreadable_template(folder, why, &mut scan);
+        }
         // Files outside `templates/` are rendered only through `.Files`: read them
         // only when a template uses it.
         let mut uses_files = false;
@@ -79,15 +88,7 @@ impl Chart {
             // A template tether cannot read may read any value: the limit is
             // said, never taken for "reads nothing".
             Read::Unreadable(why) => {
-                if scan.unread_template.is_none() {
-                    scan.unread_template = Some(format!("{} {why}", self.shown(file)));
-                }
-                if scan.opaque.is_none() {
-                    scan.opaque = Some((
-                        file.to_path_buf(),
-                        format!("{why}, which tether does not read"),
-                    ));
-                }
+                self.unreadable_template(file, &why, scan);
                 return false;
             }
         };
@@ -110,6 +111,20 @@ impl Chart {
                 .insert(file.to_path_buf(), (text, hash));
         }
         uses_files
+    }
+
+    /// Notes in `scan` that the template (or folder of templates) `path` could not
+    /// be read, and `why`: the chart is read in part, and any value may be read.
+    fn unreadable_template(&self, path: &Path, why: &str, scan: &mut Scan) {
+        if scan.unread_template.is_none() {
+            scan.unread_template = Some(format!("{} {why}", self.shown(path)));
+        }
+        if scan.opaque.is_none() {
+            scan.opaque = Some((
+                path.to_path_buf(),
+                format!("{why}, which tether does not read"),
+            ));
+        }
     }
 
     /// Adds what one file of the chart reads, calls and defines (`found`, from
