@@ -70,6 +70,12 @@ pub struct Fix {
     pub edits: Vec<Edit>,
     /// Whether `--fix` applies it.
     pub applicability: Applicability,
+    /// Whether it moves a comment, and so may change which key the comment
+    /// documents: the fixer keeps such a fix only where the file's comment map
+    /// stays as it was. The rule says so ([`Fix::moving_comments`]); the fixer
+    /// never asks which rule it is. Not in the JSON output.
+    #[serde(skip)]
+    pub moves_comments: bool,
 }
 
 /// Replace the bytes of `range` with `content`.
@@ -102,7 +108,14 @@ impl Fix {
         Fix {
             edits,
             applicability: Applicability::Safe,
+            moves_comments: false,
         }
+    }
+
+    /// The fix, said to move comments (see [`Fix::moves_comments`]).
+    pub fn moving_comments(mut self) -> Fix {
+        self.moves_comments = true;
+        self
     }
 }
 

@@ -131,7 +131,10 @@ impl Rule for CommentIndentation {
                                 ),
                             )
                             .with_help("indent the comment like the key it documents")
-                            .with_fix(Fix::safe(comments.fix(context, line, column, next)));
+                            .with_fix(
+                                Fix::safe(comments.fix(context, line, column, next))
+                                    .moving_comments(),
+                            );
                     }
                     // The next comment of the run may line up with this one.
                     open.comment(column);

@@ -35,10 +35,10 @@ impl Meaning {
     }
 }
 
-/// The fixes of `diagnostics` that keep the comment map `map`: every fix but the
-/// indentation fixes, then those one by one, each only if the map still holds with
-/// it; `refused` hears of each one left out. Past [`MAX_TRIALS`] indentation fixes,
-/// or once `cancelled` is set, the rest are refused untried.
+/// The fixes of `diagnostics` that keep the comment map `map`: every fix but those
+/// that move comments, then those one by one, each only if the map still holds
+/// with it; `refused` hears of each one left out. Past [`MAX_TRIALS`] moving
+/// fixes, or once `cancelled` is set, the rest are refused untried.
 pub(super) fn keep_comment_map(
     relative: &Path,
     current: &str,
@@ -47,13 +47,9 @@ pub(super) fn keep_comment_map(
     (unsafe_fixes, cancelled): (bool, &AtomicBool),
     mut refused: impl FnMut(&Diagnostic),
 ) -> Vec<Diagnostic> {
-    let (mut accepted, moves): (Vec<Diagnostic>, Vec<Diagnostic>) = diagnostics
+    let (moves, mut accepted): (Vec<Diagnostic>, Vec<Diagnostic>) = diagnostics
         .into_iter()
-        .partition(|diagnostic| diagnostic.rule != RuleId::CommentIndentation);
-    let moves: Vec<Diagnostic> = moves
-        .into_iter()
-        .filter(|diagnostic| diagnostic.fix.is_some())
-        .collect();
+        .partition(moves_comments);
     let tried = if moves.len() > MAX_TRIALS {
         0
     } else {
@@ -73,6 +69,14 @@ pub(super) fn keep_comment_map(
         }
     }
     accepted
+}
+
+/// Whether the fix of `diagnostic` moves comments, as its rule says.
+pub(super) fn moves_comments(diagnostic: &Diagnostic) -> bool {
+    diagnostic
+        .fix
+        .as_ref()
+        .is_some_and(|fix| fix.moves_comments)
 }
 
 /// Where a text's lines start, to turn offsets into lines in logarithmic time.
@@ -180,7 +184,7 @@ mod tests {
         }
     }
 
-    /// Past [`MAX_TRIALS`] indentation fixes a round's are refused untried (each
+    /// Past [`MAX_TRIALS`] fixes that move comments a round's are refused untried (each
     /// trial reads the whole file again), even those that would keep the map.
     #[test]
     fn too_many_indentation_fixes_are_refused_untried() {
@@ -192,6 +196,7 @@ mod tests {
                     let comment = format!("#c{n}\n");
                     let mut found = finding("comment-indentation", &text, &comment, &comment);
                     found.path = relative.into();
+                    found.fix = found.fix.map(Fix::moving_comments);
                     found
                 })
                 .collect();

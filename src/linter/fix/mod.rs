@@ -196,8 +196,8 @@ struct Fixing<'a> {
     /// The comment map and the meaning of the text as read.
     map: Vec<String>,
     meaning: Meaning,
-    /// Findings whose fix is held, by 0-based line (and rule): an indentation fix
-    /// that would move a comment to another key, and a fix that changes the
+    /// Findings whose fix is held, by 0-based line (and rule): a fix that would
+    /// move a comment to another key, and a fix that changes the
     /// meaning. (Fixes never add or remove a line, so a line holds across rounds.)
     held_moves: std::collections::HashSet<usize>,
     held: std::collections::BTreeSet<(usize, RuleId)>,
@@ -215,8 +215,7 @@ impl Fixing<'_> {
         let lines = Lines::of(current);
         diagnostics.retain(|diagnostic| {
             let line = lines.line_of(diagnostic.range.start);
-            let moves_held =
-                diagnostic.rule == RuleId::CommentIndentation && self.held_moves.contains(&line);
+            let moves_held = guard::moves_comments(diagnostic) && self.held_moves.contains(&line);
             !moves_held && !self.held.contains(&(line, diagnostic.rule))
         });
         let (mut next, mut applied) = apply(current, &diagnostics, unsafe_fixes);
