@@ -47,9 +47,8 @@ pub(super) fn keep_comment_map(
     (unsafe_fixes, cancelled): (bool, &AtomicBool),
     mut refused: impl FnMut(&Diagnostic),
 ) -> Vec<Diagnostic> {
-    let (moves, mut accepted): (Vec<Diagnostic>, Vec<Diagnostic>) = diagnostics
-        .into_iter()
-        .partition(moves_comments);
+    let (moves, mut accepted): (Vec<Diagnostic>, Vec<Diagnostic>) =
+        diagnostics.into_iter().partition(moves_comments);
     let tried = if moves.len() > MAX_TRIALS {
         0
     } else {

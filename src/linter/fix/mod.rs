@@ -193,9 +193,11 @@ struct Fixing<'a> {
     unsafe_fixes: bool,
     /// Set when the caller no longer wants the result: the guards' trials stop.
     cancelled: &'a AtomicBool,
-    /// The comment map and the meaning of the text as read.
-    map: Vec<String>,
-    meaning: Meaning,
+    /// The text as read, and its comment map and meaning, made when a round first
+    /// has a fix to apply (most files of a run have none).
+    original: &'a str,
+    map: std::cell::OnceCell<Vec<String>>,
+    meaning: std::cell::OnceCell<Meaning>,
     /// Findings whose fix is held, by 0-based line (and rule): a fix that would
     /// move a comment to another key, and a fix that changes the
     /// meaning. (Fixes never add or remove a line, so a line holds across rounds.)
@@ -204,6 +206,18 @@ struct Fixing<'a> {
 }
 
 impl Fixing<'_> {
+    /// The comment map of the text as read.
+    fn map(&self) -> &Vec<String> {
+        self.map
+            .get_or_init(|| comment_map_signature(self.relative, self.original))
+    }
+
+    /// What the text as read means.
+    fn meaning(&self) -> &Meaning {
+        self.meaning
+            .get_or_init(|| Meaning::of(self.relative, self.original))
+    }
+
     /// The next text and the fixes applied to `current` in one round of
     /// `diagnostics`, the fixes held left out; `None` when no fix applies.
     fn round(
@@ -218,16 +232,22 @@ impl Fixing<'_> {
             let moves_held = guard::moves_comments(diagnostic) && self.held_moves.contains(&line);
             !moves_held && !self.held.contains(&(line, diagnostic.rule))
         });
+        let fixable = |diagnostic: &Diagnostic| {
+            (diagnostic.fix.as_ref()).is_some_and(|fix| fix.applies(unsafe_fixes))
+        };
+        if !diagnostics.iter().any(fixable) {
+            return Ok(None);
+        }
         let (mut next, mut applied) = apply(current, &diagnostics, unsafe_fixes);
         if applied.is_empty() {
             return Ok(None);
         }
-        if Meaning::of(relative, &next) != self.meaning {
+        if Meaning::of(relative, &next) != *self.meaning() {
             let (accepted, held) = keep_data(
                 relative,
                 current,
                 diagnostics,
-                &self.meaning,
+                self.meaning(),
                 unsafe_fixes,
                 self.cancelled,
             );
@@ -238,13 +258,14 @@ impl Fixing<'_> {
                 return Ok(None);
             }
         }
-        if comment_map_signature(relative, &next) != self.map {
+        if comment_map_signature(relative, &next) != *self.map() {
+            let map = self.map().clone();
             let held_moves = &mut self.held_moves;
             let accepted = keep_comment_map(
                 relative,
                 current,
                 diagnostics,
-                &self.map,
+                &map,
                 (unsafe_fixes, self.cancelled),
                 |refused| {
                     held_moves.insert(lines.line_of(refused.range.start));
@@ -254,10 +275,10 @@ impl Fixing<'_> {
             if applied.is_empty() {
                 return Ok(None);
             }
-            if comment_map_signature(relative, &next) != self.map {
+            if comment_map_signature(relative, &next) != map {
                 return Err("a fix would change which key a comment documents; the file was left as it was (please report it)".into());
             }
-            if Meaning::of(relative, &next) != self.meaning {
+            if Meaning::of(relative, &next) != *self.meaning() {
                 return Err("fixes would change the file's data; the file was left as it was (please report it)".into());
             }
         }
@@ -282,8 +303,9 @@ pub(crate) fn fix_text_in(
         relative,
         unsafe_fixes,
         cancelled,
-        map: comment_map_signature(relative, text),
-        meaning: Meaning::of(relative, text),
+        original: text,
+        map: std::cell::OnceCell::new(),
+        meaning: std::cell::OnceCell::new(),
         held_moves: Default::default(),
         held: Default::default(),
     };
@@ -526,5 +548,27 @@ mod tests {
             &AtomicBool::new(true),
         );
         assert_eq!(cancelled.err().as_deref(), Some(CANCELLED));
+    }
+
+    /// A file with nothing to fix is read once, by its check: its comment map and
+    /// its data are read only when a round has a fix to apply (they were read for
+    /// every file of a `--fix` run).
+    #[test]
+    fn a_file_with_nothing_to_fix_is_read_once() {
+        let config = Config::default_for(PathBuf::from("/nonexistent"));
+        let project = Project::unattached(&config);
+        let text = "# Replicas.\nreplicas: 2  # two\n";
+        let relative = Path::new("values.yaml");
+        let before = work::fix_work();
+        let fixed = fix_text_in(
+            &config,
+            &project,
+            relative,
+            text,
+            false,
+            &AtomicBool::new(false),
+        );
+        assert_eq!(fixed.map(|fixed| fixed.fixes.len()), Ok(0));
+        assert_eq!(work::fix_work() - before, text.len());
     }
 }
