@@ -230,7 +230,8 @@ fn push_conventions(out: &mut String, key: &Key, text: &str) {
 }
 
 /// A comment's text as Markdown: `#` runs that open a line (`## @param …`, `###`
-/// banners) are markers, not headings; lines indented past the text around them
+/// banners) and helm-docs' `--` after them are markers, not headings or text;
+/// lines indented past the text around them
 /// (an example) are kept as written in a code block; other lines end with a hard
 /// break, as the comment breaks them.
 fn markdown_of(text: &str) -> String {
@@ -256,6 +257,11 @@ fn markdown_of(text: &str) -> String {
     for line in text.lines() {
         let line = line.trim_start_matches('#');
         let line = line.strip_prefix(' ').unwrap_or(line);
+        // helm-docs' `# -- text` marks a description: the marker is not its text.
+        let line = match line.strip_prefix("--") {
+            Some(rest) if rest.is_empty() || rest.starts_with(' ') => rest.trim_start(),
+            _ => line,
+        };
         if line.starts_with([' ', '\t']) && !line.trim().is_empty() {
             example.push(line);
             continue;

@@ -189,7 +189,9 @@ fn malformed_messages_get_errors_not_an_exit() {
 
 /// A real editor: Neovim 0.7 (Debian 12's) headless, attached with
 /// `vim.lsp.start_client`, gets the required-comment diagnostic of
-/// `examples/kubevirt` once the required comment is gone.
+/// `examples/kubevirt` once the required comment is gone, the chart's values keys
+/// as completion after `.Values.`, and a key's hover (its helm-docs comment
+/// without the `--` marker).
 #[test]
 fn neovim_shows_the_required_comment_diagnostic() {
     if !common::tools_present(&["nvim"]) {
@@ -225,6 +227,29 @@ fn neovim_shows_the_required_comment_diagnostic() {
         found
             .lines()
             .any(|line| line.starts_with("required-comment\t70\t")),
+        "{found}"
+    );
+    // Completion after `.Values.` offers the chart's keys, and hover on the key
+    // read shows where it is set and its comment.
+    for key in [
+        "cpuAllocationRatio",
+        "extraFeatureGates",
+        "permittedHostDevices",
+    ] {
+        assert!(
+            found
+                .lines()
+                .any(|line| line == format!("completion\t{key}")),
+            "{found}"
+        );
+    }
+    assert!(
+        found.contains("hover\t`.Values.cpuAllocationRatio`: kubevirt/values.yaml:6"),
+        "{found}"
+    );
+    // helm-docs' `# --` marker is not shown as the comment's text.
+    assert!(
+        found.contains("hover\tCPU oversubscription: how many vCPUs KubeVirt schedules"),
         "{found}"
     );
 }
