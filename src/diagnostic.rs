@@ -137,6 +137,14 @@ impl Edit {
 }
 
 impl Diagnostic {
+    /// Whether it has a fix `--fix` applies, with `--unsafe-fixes` when
+    /// `unsafe_fixes`.
+    pub fn fix_applies(&self, unsafe_fixes: bool) -> bool {
+        self.fix
+            .as_ref()
+            .is_some_and(|fix| fix.applies(unsafe_fixes))
+    }
+
     /// The message, and the help on a line of its own, for one-field formats.
     pub fn message_with_help(&self) -> String {
         match &self.help {

@@ -351,12 +351,7 @@ fn statistics(report: &CheckReport, format: CheckFormat) -> String {
     for diagnostic in &report.diagnostics {
         let entry = counts.entry(diagnostic.rule.name()).or_default();
         entry.0 += 1;
-        entry.1 += usize::from(
-            diagnostic
-                .fix
-                .as_ref()
-                .is_some_and(|fix| fix.applies(false)),
-        );
+        entry.1 += usize::from(diagnostic.fix_applies(false));
     }
     let mut rows: Vec<(&str, usize, usize)> = counts
         .into_iter()

@@ -159,22 +159,20 @@ pub fn summary(report: &CheckReport) -> String {
     let mut files = plural(report.files, "file");
     let excluded: usize = report.excluded.values().sum();
     if excluded > 0 {
-        let by: Vec<String> = report
-            .excluded
-            .iter()
-            .map(|(setting, count)| format!("{count} by {setting}"))
-            .collect();
-        files.push_str(&match report.excluded.keys().next() {
-            Some(setting) if by.len() == 1 => format!(
-                " ({} excluded by {setting})",
-                plural(excluded, "named file")
-            ),
-            _ => format!(
-                " ({} excluded: {})",
-                plural(excluded, "named file"),
-                by.join(", ")
-            ),
-        });
+        // One setting is named after "by"; several each with their count.
+        let by = match report.excluded.keys().collect::<Vec<_>>()[..] {
+            [setting] => format!(" by {setting}"),
+            _ => {
+                let each: Vec<String> = (report.excluded.iter())
+                    .map(|(setting, count)| format!("{count} by {setting}"))
+                    .collect();
+                format!(": {}", each.join(", "))
+            }
+        };
+        files.push_str(&format!(
+            " ({} excluded{by})",
+            plural(excluded, "named file")
+        ));
     }
     let failures = report.failures_beyond_findings().len();
     if failures > 0 && report.files == 0 {

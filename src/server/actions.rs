@@ -79,12 +79,10 @@ pub(crate) fn code_actions(
             ..CodeAction::default()
         });
     }
-    if diagnostics.iter().any(|diagnostic| {
-        diagnostic
-            .fix
-            .as_ref()
-            .is_some_and(|fix| fix.applies(false))
-    }) {
+    if diagnostics
+        .iter()
+        .any(|diagnostic| diagnostic.fix_applies(false))
+    {
         if let Ok(fixed) = crate::linter::fix::fix_text_in(
             &file.config,
             &file.project,

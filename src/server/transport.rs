@@ -143,7 +143,10 @@ pub(crate) fn parse(body: &[u8]) -> Incoming {
     let budget = TREE_BYTES_PER_BYTE
         .saturating_mul(body.len())
         .saturating_add(TREE_BYTES_FLOOR);
-    if tree_bytes > budget {
+    let over_budget = tree_bytes > budget;
+    // An answer to the server's own request is not answered, even over the bound.
+    let answer = outline.reply && matches!(outline.method, Method::Absent) && id.is_some();
+    if over_budget && !answer {
         let why = format!(
             "{values} values in {} bytes are more than tether builds",
             body.len()
@@ -158,13 +161,17 @@ pub(crate) fn parse(body: &[u8]) -> Incoming {
                 Some(id) if outline.reply => {
                     // An answer to one of the server's own requests: its result
                     // (a client's settings), or its error. An answer is never
-                    // answered: one whose error does not parse reads as empty.
-                    let response_result = match serde_json::from_slice::<Reply>(body) {
-                        Ok(Reply {
+                    // answered: one over the bound is left unbuilt, and one that
+                    // does not parse, read as empty.
+                    let reply = (!over_budget)
+                        .then(|| serde_json::from_slice::<Reply>(body).ok())
+                        .flatten();
+                    let response_result = match reply {
+                        Some(Reply {
                             error: Some(error), ..
                         }) => Err(error),
-                        Ok(Reply { result, .. }) => Ok(result),
-                        Err(_) => Ok(Value::Null),
+                        Some(Reply { result, .. }) => Ok(result),
+                        None => Ok(Value::Null),
                     };
                     Incoming::Message(Message::Response(Response {
                         id,
@@ -298,6 +305,32 @@ mod tests {
         assert!(
             matches!(&built, Incoming::Message(Message::Request(r)) if r.params.as_array().is_some_and(|a| a.len() == 100_000)),
             "the smaller message is refused"
+        );
+    }
+
+    /// An answer to one of the server's requests is read for its result or its
+    /// error; one over the budget is left unbuilt and read as empty, never
+    /// answered (an answer to an answer would confuse the client).
+    #[test]
+    fn an_answer_is_read_for_its_result_and_never_answered() {
+        let answer = |zeros: usize| {
+            let zeros = vec!["0"; zeros].join(",");
+            format!(r#"{{"jsonrpc":"2.0","id":"tether-configuration-1","result":[{zeros}]}}"#)
+        };
+        let result_of = |incoming: Incoming| match incoming {
+            Incoming::Message(Message::Response(response)) => response.response_result,
+            other => panic!("not read as an answer: {other:?}"),
+        };
+        let built = result_of(parse(answer(100_000).as_bytes())).unwrap();
+        assert_eq!(built.as_array().map(Vec::len), Some(100_000));
+        assert_eq!(
+            result_of(parse(answer(200_000).as_bytes())).unwrap(),
+            Value::Null
+        );
+        let failed = r#"{"jsonrpc":"2.0","id":"tether-configuration-2","error":{"code":-32601,"message":"no"}}"#;
+        assert_eq!(
+            result_of(parse(failed.as_bytes())).unwrap_err().code,
+            -32601
         );
     }
 }

@@ -593,28 +593,50 @@ fn files_are_chosen_as_git_chooses_them() {
     );
 }
 
-/// A folder that cannot be read is a `read-error` finding and exit 2, never a silent
-/// pass. Root reads every folder, so as root the binary runs as `nobody`.
-#[test]
-fn unreadable_folder_is_a_finding() {
+/// `tether check --no-cache chart` as `nobody` (root reads every folder) in a new
+/// folder holding `files` under `chart/`, with the folder `locked` below `chart/`
+/// unreadable while it runs: the exit code, standard output and standard error.
+fn check_with_a_locked_folder(
+    files: &[(&str, &str)],
+    locked: &str,
+) -> (Option<i32>, String, String) {
     use std::os::unix::fs::PermissionsExt;
     let dir = tempfile::tempdir().unwrap();
     std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
     let chart = dir.path().join("chart");
-    std::fs::create_dir_all(chart.join("locked")).unwrap();
-    std::fs::write(chart.join("values.yaml"), "# good\nkey: 1\n").unwrap();
-    std::fs::write(chart.join("locked/values.yaml"), "#hidden\n").unwrap();
-    std::fs::set_permissions(chart.join("locked"), std::fs::Permissions::from_mode(0o000)).unwrap();
-    let mut command = common::tether_unprivileged();
-    let output = command
+    std::fs::create_dir_all(chart.join(locked)).unwrap();
+    for (path, text) in files {
+        let path = chart.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    let locked = chart.join(locked);
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).unwrap();
+    let output = common::tether_unprivileged()
         .args(["check", "--no-cache", "chart"])
         .current_dir(dir.path())
         .output()
         .expect("setpriv (util-linux) runs the binary as nobody");
-    std::fs::set_permissions(chart.join("locked"), std::fs::Permissions::from_mode(0o755)).unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(2), "{stdout}{stderr}");
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o755)).unwrap();
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// A folder that cannot be read is a `read-error` finding and exit 2, never a silent
+/// pass.
+#[test]
+fn unreadable_folder_is_a_finding() {
+    let (code, stdout, stderr) = check_with_a_locked_folder(
+        &[
+            ("values.yaml", "# good\nkey: 1\n"),
+            ("locked/values.yaml", "#hidden\n"),
+        ],
+        "locked",
+    );
+    assert_eq!(code, Some(2), "{stdout}{stderr}");
     assert!(
         stdout.contains("error[read-error]: cannot read this folder: Permission denied"),
         "{stdout}"
@@ -624,45 +646,34 @@ fn unreadable_folder_is_a_finding() {
 
 /// A template folder that cannot be listed may hold templates reading any value:
 /// the chart's values are not called unused for it (they were: the chart's own
-/// listing skipped the folder as if it were empty), and the run says why.
+/// listing skipped the folder as if it were empty), and the run says why. A folder
+/// outside `templates/` that no template reads through `.Files` changes nothing.
 #[test]
 fn an_unreadable_template_folder_makes_no_value_unused() {
-    use std::os::unix::fs::PermissionsExt;
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
-    let chart = dir.path().join("chart");
-    std::fs::create_dir_all(chart.join("templates/locked")).unwrap();
-    std::fs::write(
-        chart.join("Chart.yaml"),
+    let chart = (
+        "Chart.yaml",
         "apiVersion: v2\nname: chart\nversion: 1.0.0\n",
-    )
-    .unwrap();
-    std::fs::write(
-        chart.join("values.yaml"),
-        "# Read by the locked template.\nextra: 1\n",
-    )
-    .unwrap();
-    std::fs::write(
-        chart.join("templates/locked/cm.yaml"),
+    );
+    let values = ("values.yaml", "# Read by the locked template.\nextra: 1\n");
+    let template = (
+        "templates/locked/cm.yaml",
         "data:\n  extra: {{ .Values.extra }}\n",
-    )
-    .unwrap();
-    let locked = chart.join("templates/locked");
-    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).unwrap();
-    let output = common::tether_unprivileged()
-        .args(["check", "--no-cache", "chart"])
-        .current_dir(dir.path())
-        .output()
-        .expect("setpriv (util-linux) runs the binary as nobody");
-    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    );
+    let (_, stdout, stderr) =
+        check_with_a_locked_folder(&[chart, values, template], "templates/locked");
     assert!(!stdout.contains("unused-value"), "{stdout}{stderr}");
     assert!(
         stderr.contains("templates/locked cannot be listed (Permission denied"),
         "{stdout}{stderr}"
     );
     assert!(stdout.contains("--> chart/templates/locked"), "{stdout}");
+    let readable = ("templates/cm.yaml", "data: {}\n");
+    let (_, stdout, stderr) = check_with_a_locked_folder(
+        &[chart, values, readable, ("files/locked/a.conf", "")],
+        "files/locked",
+    );
+    assert!(stdout.contains("unused-value"), "{stdout}{stderr}");
+    assert!(!stderr.contains("cannot be listed"), "{stdout}{stderr}");
 }
 
 /// Annotation and SARIF paths are relative to the repository (or GITHUB_WORKSPACE),

@@ -47,11 +47,6 @@ impl Chart {
             unreadable,
         } = self.files();
         scan.has_templates = !in_templates.is_empty();
-        // A folder tether cannot list may hold templates that read any value: the
-        // limit is said, never taken for "reads nothing".
-        for (folder, why) in unreadable {
-            self.unreadable_template(folder, why, &mut scan);
-        }
         // Files outside `templates/` are rendered only through `.Files`: read them
         // only when a template uses it.
         let mut uses_files = false;
@@ -59,6 +54,15 @@ impl Chart {
         let mut content = CacheKey::new("chart-files");
         for file in in_templates.iter() {
             uses_files |= self.read_template(file, &mut scan, &mut content);
+        }
+        // A folder tether cannot list may hold files that read any value (a
+        // template, or outside `templates/` one a template renders through
+        // `.Files`): the limit is said, never taken for "reads nothing".
+        let templates = self.root.join("templates");
+        for (folder, why) in unreadable {
+            if uses_files || folder.starts_with(&templates) {
+                self.unreadable_template(folder, why, &mut scan);
+            }
         }
         if uses_files {
             for file in others.iter() {

@@ -112,7 +112,7 @@ pub(super) fn keep_data(
     let line_of = |offset: usize| lines.line_of(offset);
     let candidates: Vec<Diagnostic> = diagnostics
         .into_iter()
-        .filter(|d| d.fix.as_ref().is_some_and(|fix| fix.applies(unsafe_fixes)))
+        .filter(|diagnostic| diagnostic.fix_applies(unsafe_fixes))
         .collect();
     // Each trial reads the whole file again: past this many, the round's fixes are
     // all held rather than tried one by one (time stays linear in the file).

@@ -232,10 +232,10 @@ impl Fixing<'_> {
             let moves_held = guard::moves_comments(diagnostic) && self.held_moves.contains(&line);
             !moves_held && !self.held.contains(&(line, diagnostic.rule))
         });
-        let fixable = |diagnostic: &Diagnostic| {
-            (diagnostic.fix.as_ref()).is_some_and(|fix| fix.applies(unsafe_fixes))
-        };
-        if !diagnostics.iter().any(fixable) {
+        if !diagnostics
+            .iter()
+            .any(|diagnostic| diagnostic.fix_applies(unsafe_fixes))
+        {
             return Ok(None);
         }
         let (mut next, mut applied) = apply(current, &diagnostics, unsafe_fixes);
@@ -354,12 +354,7 @@ pub(crate) fn fix_text_in(
 fn not_converged(diagnostics: &[Diagnostic], unsafe_fixes: bool) -> String {
     let mut rules: Vec<&str> = diagnostics
         .iter()
-        .filter(|diagnostic| {
-            diagnostic
-                .fix
-                .as_ref()
-                .is_some_and(|fix| fix.applies(unsafe_fixes))
-        })
+        .filter(|diagnostic| diagnostic.fix_applies(unsafe_fixes))
         .map(|diagnostic| diagnostic.rule.name())
         .collect();
     rules.sort_unstable();
@@ -519,35 +514,32 @@ fn fix_file(
 mod tests {
     use super::*;
 
+    /// Fixes `text` as a chart's `values.yaml` with the defaults, cancelled or not.
+    fn fixing(text: &str, cancelled: bool) -> Result<FixedText, String> {
+        let config = Config::default_for(PathBuf::from("/nonexistent"));
+        let project = Project::unattached(&config);
+        let relative = Path::new("values.yaml");
+        fix_text_in(
+            &config,
+            &project,
+            relative,
+            text,
+            false,
+            &AtomicBool::new(cancelled),
+        )
+    }
+
     /// A fixing whose caller cancelled it stops before its next round: the editor's
     /// fix-all of a huge file does not run to its end once the request is cancelled.
     #[test]
     fn a_cancelled_fixing_stops_before_its_next_round() {
-        let config = Config::default_for(PathBuf::from("/nonexistent"));
-        let project = Project::unattached(&config);
         let text = "replicas: 2 #two\n";
-        let relative = Path::new("values.yaml");
-        let fixed = fix_text_in(
-            &config,
-            &project,
-            relative,
-            text,
-            false,
-            &AtomicBool::new(false),
-        );
+        let fixed = fixing(text, false);
         assert_eq!(
             fixed.map(|fixed| fixed.text).as_deref(),
             Ok("replicas: 2  # two\n")
         );
-        let cancelled = fix_text_in(
-            &config,
-            &project,
-            relative,
-            text,
-            false,
-            &AtomicBool::new(true),
-        );
-        assert_eq!(cancelled.err().as_deref(), Some(CANCELLED));
+        assert_eq!(fixing(text, true).err().as_deref(), Some(CANCELLED));
     }
 
     /// A file with nothing to fix is read once, by its check: its comment map and
@@ -555,19 +547,9 @@ mod tests {
     /// every file of a `--fix` run).
     #[test]
     fn a_file_with_nothing_to_fix_is_read_once() {
-        let config = Config::default_for(PathBuf::from("/nonexistent"));
-        let project = Project::unattached(&config);
         let text = "# Replicas.\nreplicas: 2  # two\n";
-        let relative = Path::new("values.yaml");
         let before = work::fix_work();
-        let fixed = fix_text_in(
-            &config,
-            &project,
-            relative,
-            text,
-            false,
-            &AtomicBool::new(false),
-        );
+        let fixed = fixing(text, false);
         assert_eq!(fixed.map(|fixed| fixed.fixes.len()), Ok(0));
         assert_eq!(work::fix_work() - before, text.len());
     }
