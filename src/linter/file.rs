@@ -2,6 +2,7 @@
 //! a rule needs a tree, the rules run, suppressions applied and findings capped.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::linter::cache::Cache;
@@ -125,7 +126,7 @@ pub(super) fn check_file(
         &file.config,
         &file.project,
         &file.relative,
-        (bytes, Some(bytes_hash)),
+        Source::new(bytes, Some(bytes_hash)),
         mode,
         surroundings,
     );
@@ -156,7 +157,7 @@ pub fn check_bytes(
         config,
         &project,
         relative,
-        (bytes, None),
+        Source::new(bytes, None),
         mode,
         surroundings,
     )
@@ -173,26 +174,56 @@ pub(crate) fn check_bytes_uncapped(
 ) -> (SourceFile, Vec<Diagnostic>) {
     let mut surroundings = Surroundings::of(config, project, relative);
     surroundings.cap = false;
-    check_source(config, project, relative, (bytes, None), mode, surroundings)
+    check_source(
+        config,
+        project,
+        relative,
+        Source::new(bytes, None),
+        mode,
+        surroundings,
+    )
 }
 
 /// Checks an editor's unsaved text of the file `relative` as `check` would check the
-/// file (`tether server`): `project`'s charts read the other unsaved texts.
+/// file (`tether server`): `project`'s charts read the other unsaved texts. Its
+/// comment model is taken from `shared` when given.
 pub(crate) fn check_buffer(
     config: &Config,
     project: &Project,
     relative: &Path,
     bytes: Vec<u8>,
+    shared: Option<&dyn SharedModel>,
 ) -> (SourceFile, Vec<Diagnostic>) {
     let surroundings = Surroundings::of(config, project, relative);
-    check_source(
-        config,
-        project,
-        relative,
-        (bytes, None),
-        Mode::Lazy,
-        surroundings,
-    )
+    let mut source = Source::new(bytes, None);
+    source.shared = shared;
+    check_source(config, project, relative, source, Mode::Lazy, surroundings)
+}
+
+/// Where else a file's comment model may be made: the server models a values file
+/// once for its check and for the requests that quote it meanwhile (a hover on a
+/// `.Values` read), whichever comes first, the other waiting for it.
+pub(crate) trait SharedModel {
+    /// The model of the file's text: the one made or being made, or `make`'s.
+    fn model(&self, make: &dyn Fn() -> FileModel) -> Arc<FileModel>;
+}
+
+/// The bytes of a file to check, with their hash when the caller has it, and where
+/// their model may be shared.
+pub(super) struct Source<'a> {
+    bytes: Vec<u8>,
+    hash: Option<u64>,
+    shared: Option<&'a dyn SharedModel>,
+}
+
+impl Source<'_> {
+    pub(super) fn new(bytes: Vec<u8>, hash: Option<u64>) -> Source<'static> {
+        Source {
+            bytes,
+            hash,
+            shared: None,
+        }
+    }
 }
 
 /// Checks one file's bytes (with their hash, when the caller has it) in the
@@ -201,7 +232,11 @@ pub(super) fn check_source(
     config: &Config,
     project: &Project,
     relative: &Path,
-    (bytes, bytes_hash): (Vec<u8>, Option<u64>),
+    Source {
+        bytes,
+        hash: bytes_hash,
+        shared,
+    }: Source,
     mode: Mode,
     surroundings: Surroundings,
 ) -> (SourceFile, Vec<Diagnostic>) {
@@ -221,15 +256,7 @@ pub(super) fn check_source(
     {
         return (source, Vec::new());
     }
-    if source.text.len() > MAX_FILE_BYTES {
-        problems.push(Problem::new(
-            0,
-            format!(
-                "file is larger than the {} MiB that tether reads; exclude it in tether.toml",
-                MAX_FILE_BYTES / (1024 * 1024)
-            ),
-        ));
-    }
+    problems.extend(too_large(&source));
     let pipeline::Reading { is_template, front } =
         pipeline::read(&source, surroundings.kind, &mut problems);
     let masked_text = front.masked_text(&source);
@@ -270,18 +297,24 @@ pub(super) fn check_source(
             let _ = context.value_reads.set(found);
         }
     }
+    // A shared model is made for the requests that quote the file, whether or not
+    // a rule needs it (the findings are the same either way: `Mode::Full`).
     let wants_model = source.text.len() <= MAX_FILE_BYTES
         && (mode == Mode::Full
+            || shared.is_some()
             || enabled
                 .iter()
                 .any(|(registered, _)| registered.rule.needs_model(&context)));
-    let model: Option<FileModel> =
-        wants_model.then(|| model_front(&source, is_template, &front, &config.directives));
+    let make = || model_front(&source, is_template, &front, &config.directives);
+    let model: Option<Arc<FileModel>> = wants_model.then(|| match shared {
+        Some(shared) => shared.model(&make),
+        None => Arc::new(make()),
+    });
     // The file's comments are the scanner's in every mode, so a tree changes no
     // comment finding: tree-sitter takes a `#` line that opens a block scalar's
     // content for a comment, where YAML (and the scanner) read it as text, and a
     // document modelled from one branch of its if/else has lost the other's.
-    context.model = model.as_ref();
+    context.model = model.as_deref();
     let (mut diagnostics, dropped) = lint(&context, enabled, surroundings_cap);
     drop(context);
     super::applicability::settle(&mut diagnostics, &source.text, &front.actions, embeddable);
@@ -289,6 +322,19 @@ pub(super) fn check_source(
         cap_findings(&source, &mut diagnostics, dropped);
     }
     (source, diagnostics)
+}
+
+/// That `source` is larger than tether reads, if it is: it is checked in part.
+fn too_large(source: &SourceFile) -> Option<Problem> {
+    (source.text.len() > MAX_FILE_BYTES).then(|| {
+        Problem::new(
+            0,
+            format!(
+                "file is larger than the {} MiB that tether reads; exclude it in tether.toml",
+                MAX_FILE_BYTES / (1024 * 1024)
+            ),
+        )
+    })
 }
 
 /// The rules `settings` turn on, with the severity of their findings.

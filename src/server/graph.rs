@@ -32,24 +32,20 @@ pub(crate) enum Site {
 }
 
 /// The model of the file at `path`, from its open buffer or the disk; modelled once
-/// for as long as its text stays the same.
+/// for as long as its text stays the same, and shared with the worker's check of
+/// the file (a values file's, or one a request modelled before).
 pub(crate) fn model_of(batch: &Batch, path: &Path) -> Option<Arc<Modelled>> {
     let file = batch.file(path).ok()?;
-    if let Some(modelled) = batch.modelled(path, &file.text) {
-        return Some(modelled);
-    }
-    let model = crate::yaml::pipeline::model_bytes_with(
-        file.relative.clone(),
-        file.text.as_bytes().to_vec(),
-        &file.config.directives,
-    );
-    let modelled = Arc::new(Modelled {
-        path: path.to_path_buf(),
-        text: file.text,
-        model,
-    });
-    batch.keep_model(modelled.clone());
-    Some(modelled)
+    let make = || {
+        let bytes = file.text.as_bytes().to_vec();
+        crate::yaml::pipeline::model_as_checked(
+            file.relative.clone(),
+            bytes,
+            &file.config.directives,
+        )
+        .0
+    };
+    Some(Arc::new(batch.model(path, &file.text, &make)))
 }
 
 /// The segments of a key path in helm-unittest notation (`a.b["c.d"][0]`); items

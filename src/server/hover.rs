@@ -291,7 +291,7 @@ mod tests {
     use std::sync::Arc;
 
     use super::super::documents::{Document, Documents, uri_of};
-    use super::super::world::{Batch, Snapshot};
+    use super::super::world::{Batch, Checked, Snapshot};
     use super::hover_text;
 
     fn copy(from: &Path, to: &Path) {
@@ -461,10 +461,62 @@ mod tests {
         };
         let first = model(&snapshot(1, "x: {{ .Values.a }}\n"));
         let after_a_keystroke = model(&snapshot(2, "x: {{ .Values.a }}\ny: 1\n"));
-        assert!(Arc::ptr_eq(&first, &after_a_keystroke));
+        assert!(Arc::ptr_eq(&first.model, &after_a_keystroke.model));
         std::fs::write(&values, "# how many\na: 2\n").unwrap();
         let after_the_values_changed = model(&snapshot(3, "x: {{ .Values.a }}\n"));
-        assert!(!Arc::ptr_eq(&first, &after_the_values_changed));
+        assert!(!Arc::ptr_eq(&first.model, &after_the_values_changed.model));
         assert!(after_the_values_changed.text.contains("a: 2"));
+    }
+
+    /// The worker's check of an open `values.yaml` and a hover that quotes it share
+    /// one model of its text: the hover after the check does not model it again,
+    /// and the check after a hover of a new text takes the hover's.
+    #[test]
+    fn a_check_and_a_hover_share_the_model_of_a_values_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir_all(root.join("app/templates")).unwrap();
+        let chart = "apiVersion: v2\nname: app\nversion: 1.0.0\n";
+        std::fs::write(root.join("app/Chart.yaml"), chart).unwrap();
+        let values = root.join("app/values.yaml");
+        let template = root.join("app/templates/x.yaml");
+        std::fs::write(&template, "x: {{ .Values.a }}\n").unwrap();
+        let models: Arc<super::super::world::Models> = Arc::default();
+        let snapshot = |generation: u64, values_text: &str| {
+            let mut documents = Documents::new();
+            documents.insert(
+                values.clone(),
+                Document {
+                    uri: uri_of(&values).unwrap(),
+                    version: Some(generation as i32),
+                    text: Arc::from(values_text),
+                },
+            );
+            Snapshot {
+                documents,
+                resolver: Arc::new(std::sync::Mutex::new(super::super::resolver(&root))),
+                workspace: Arc::new(super::super::workspace::Workspace::new([root.clone()])),
+                generation,
+                settings: Arc::default(),
+                memo: Arc::default(),
+                charts: std::sync::OnceLock::new(),
+                models: models.clone(),
+            }
+        };
+        // No rule needs this file's model: it is made for the requests.
+        let checked = snapshot(1, "# how many\na: 1\n");
+        let batch = Batch::new(&checked);
+        assert!(matches!(batch.check(&values), Checked::Findings { .. }));
+        let text = checked.documents.get(&values).unwrap().text.clone();
+        let quoted = batch.model(&values, &text, &|| panic!("the check's model made again"));
+        assert_eq!(quoted.model.keys().count(), 1);
+
+        let hovered = snapshot(2, "# how many\na: 2\nb: 3\n");
+        let batch = Batch::new(&hovered);
+        let first = super::super::graph::model_of(&batch, &values).unwrap();
+        assert!(matches!(batch.check(&values), Checked::Findings { .. }));
+        let again = super::super::graph::model_of(&batch, &values).unwrap();
+        assert!(Arc::ptr_eq(&first.model, &again.model));
+        assert_eq!(again.model.keys().count(), 2);
     }
 }

@@ -4,13 +4,16 @@
 //! `check` would read the file.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::analysis::charts::{Chart, Charts, UnsavedTexts};
 use crate::diagnostic::Diagnostic;
+use crate::linter::file::SharedModel;
+use crate::paths::FileKind;
 use crate::settings::config::Config;
 use crate::settings::project::{Project, Resolved};
 use crate::settings::resolve::Resolver;
+use crate::yaml::model::FileModel;
 
 use super::documents::Documents;
 use super::workspace::Workspace;
@@ -64,14 +67,30 @@ pub(crate) struct Batch<'a> {
 pub(crate) struct Modelled {
     pub path: PathBuf,
     pub text: Arc<str>,
-    pub model: crate::yaml::model::FileModel,
+    pub model: Arc<FileModel>,
 }
 
-/// The files requests modelled (a chart's `values.yaml` a hover quotes), the
-/// newest last, bounded: a keystroke in a template does not make the next hover
-/// model the chart's values again.
+/// The model of one text of a file, made once by whichever needs it first: the
+/// worker's check of the file or a request that quotes it (a hover on a `.Values`
+/// read quotes the chart's `values.yaml`). The other waits for it rather than make
+/// it again.
+pub(crate) struct ModelCell {
+    path: PathBuf,
+    text: Arc<str>,
+    model: OnceLock<Arc<FileModel>>,
+}
+
+impl SharedModel for ModelCell {
+    fn model(&self, make: &dyn Fn() -> FileModel) -> Arc<FileModel> {
+        self.model.get_or_init(|| Arc::new(make())).clone()
+    }
+}
+
+/// The files requests and checks modelled (a chart's `values.yaml` a hover
+/// quotes), the newest last, bounded: a keystroke in a template does not make the
+/// next hover model the chart's values again.
 #[derive(Default)]
-pub(crate) struct Models(Mutex<Vec<Arc<Modelled>>>);
+pub(crate) struct Models(Mutex<Vec<Arc<ModelCell>>>);
 
 impl std::fmt::Debug for Models {
     fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -139,36 +158,66 @@ impl<'a> Batch<'a> {
         Batch { snapshot, charts }
     }
 
-    /// The model of the file at `path` a request made of `text`.
-    pub fn modelled(&self, path: &Path, text: &Arc<str>) -> Option<Arc<Modelled>> {
-        let models = self
-            .snapshot
-            .models
-            .0
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        models
-            .iter()
-            .find(|model| {
-                model.path == path && (Arc::ptr_eq(&model.text, text) || model.text == *text)
+    /// The model of `text`, the text of the file at `path`, shared with the
+    /// worker's check and the other requests: made by `make` unless it was made
+    /// or is being made for this text.
+    pub fn model(&self, path: &Path, text: &Arc<str>, make: &dyn Fn() -> FileModel) -> Modelled {
+        let cell = self.cell(path, text, true).unwrap_or_else(|| {
+            Arc::new(ModelCell {
+                path: path.to_path_buf(),
+                text: text.clone(),
+                model: OnceLock::new(),
             })
-            .cloned()
+        });
+        Modelled {
+            path: path.to_path_buf(),
+            text: text.clone(),
+            model: cell.model(make),
+        }
     }
 
-    /// Keeps `modelled`, in place of an older model of its file; the oldest goes
-    /// when there are too many.
-    pub fn keep_model(&self, modelled: Arc<Modelled>) {
-        let mut models = self
-            .snapshot
-            .models
-            .0
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        models.retain(|model| model.path != modelled.path);
+    /// Where the check of the file at `path` takes its model of `text` from: a
+    /// values file's model, and the model of any file a request modelled, is
+    /// shared; any other file's is the check's own.
+    pub fn shared_model(&self, path: &Path, file: &FileState) -> Option<Arc<ModelCell>> {
+        let kept = FileKind::of(&file.relative).is_values()
+            || self.lock_models().iter().any(|cell| cell.path == path);
+        self.cell(path, &file.text, kept)
+    }
+
+    /// The kept model of `text` at `path`; when there is none and `insert` is
+    /// set, a new one not made yet, kept in place of an older model of the file
+    /// (the oldest goes when there are too many).
+    fn cell(&self, path: &Path, text: &Arc<str>, insert: bool) -> Option<Arc<ModelCell>> {
+        let mut models = self.lock_models();
+        let found = models.iter().find(|cell| {
+            cell.path == path && (Arc::ptr_eq(&cell.text, text) || cell.text == *text)
+        });
+        if let Some(found) = found {
+            return Some(found.clone());
+        }
+        if !insert {
+            return None;
+        }
+        models.retain(|cell| cell.path != path);
         if models.len() >= MODELS_KEPT {
             models.remove(0);
         }
-        models.push(modelled);
+        let cell = Arc::new(ModelCell {
+            path: path.to_path_buf(),
+            text: text.clone(),
+            model: OnceLock::new(),
+        });
+        models.push(cell.clone());
+        Some(cell)
+    }
+
+    fn lock_models(&self) -> std::sync::MutexGuard<'_, Vec<Arc<ModelCell>>> {
+        self.snapshot
+            .models
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// The file at `path` (absolute): its open text or, when it is not open, the
@@ -215,11 +264,13 @@ impl<'a> Batch<'a> {
         if !file.included {
             return Checked::Excluded;
         }
+        let shared = self.shared_model(path, &file);
         let (_, diagnostics) = crate::linter::file::check_buffer(
             &file.config,
             &file.project,
             &file.relative,
             file.text.as_bytes().to_vec(),
+            shared.as_deref().map(|cell| cell as &dyn SharedModel),
         );
         Checked::Findings {
             text: file.text,

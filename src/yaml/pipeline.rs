@@ -45,25 +45,35 @@ pub fn model_bytes_with(
     bytes: Vec<u8>,
     directives: &Directives,
 ) -> FileModel {
-    let path = path.into();
-    if let Some(offset) = source::binary_offset(&bytes) {
-        return FileModel {
-            path,
-            is_template: false,
-            documents: Vec::new(),
-            problems: vec![Problem::new(
-                0,
-                format!("binary file (a NUL byte at offset {offset}); not modelled"),
-            )],
-        };
-    }
-    let (source, mut problems) = SourceFile::from_bytes(path.clone(), bytes);
-    let reading = read(&source, FileKind::of(&path), &mut problems);
-    let mut model = model_front(&source, reading.is_template, &reading.front, directives);
+    let (mut model, mut problems) = model_as_checked(path.into(), bytes, directives);
     problems.append(&mut model.problems);
     problems.sort_by_key(|problem| problem.line);
     model.problems = problems;
     model
+}
+
+/// The model `check` makes of a file's bytes, and apart from it the problems of
+/// reading them, which `check` reports on their own: the server shares this one
+/// model between its check of a file and the requests that quote it.
+pub(crate) fn model_as_checked(
+    path: PathBuf,
+    bytes: Vec<u8>,
+    directives: &Directives,
+) -> (FileModel, Vec<Problem>) {
+    if let Some(offset) = source::binary_offset(&bytes) {
+        let model = FileModel {
+            path,
+            is_template: false,
+            documents: Vec::new(),
+            problems: Vec::new(),
+        };
+        let why = format!("binary file (a NUL byte at offset {offset}); not modelled");
+        return (model, vec![Problem::new(0, why)]);
+    }
+    let (source, mut problems) = SourceFile::from_bytes(path.clone(), bytes);
+    let reading = read(&source, FileKind::of(&path), &mut problems);
+    let model = model_front(&source, reading.is_template, &reading.front, directives);
+    (model, problems)
 }
 
 /// The comment map of one file: every key path and the comments that document it,

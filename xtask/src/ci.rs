@@ -251,9 +251,15 @@ pub fn step(name: &str) -> Result<()> {
     let (_, step) = STEPS
         .iter()
         .chain(&BESIDE)
+        .chain(&[("tools", install_tools as Step)])
         .find(|(known, _)| *known == name)
         .with_context(|| {
-            let names: Vec<&str> = STEPS.iter().chain(&BESIDE).map(|(name, _)| *name).collect();
+            let names: Vec<&str> = STEPS
+                .iter()
+                .chain(&BESIDE)
+                .map(|(name, _)| *name)
+                .chain(["tools"])
+                .collect();
             format!("no ci step {name:?}; the steps are {}", names.join(", "))
         })?;
     step()

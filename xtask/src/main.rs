@@ -130,7 +130,7 @@ fn run() -> Result<()> {
         "ci" => ci::ci(),
         "ci-step" => match rest.as_slice() {
             [name] => ci::step(name),
-            _ => bail!("usage: cargo xtask ci-step doc|docs|dist|publish|install|portable"),
+            _ => bail!("usage: cargo xtask ci-step tools|doc|docs|dist|publish|install|portable"),
         },
         "dist" => dist::dist_args(&rest).map(|_| ()),
         "docs" => match rest.as_slice() {
