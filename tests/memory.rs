@@ -201,3 +201,70 @@ fn a_server_message_takes_a_few_times_its_size() {
     }
     assert!(failures.is_empty(), "{failures:#?}");
 }
+
+/// A generated monorepo of `charts` charts, each with a 60 kB `values.yaml` of
+/// documented keys and a template that reads them all: nothing to report, so the
+/// report does not grow with the charts.
+fn monorepo(root: &std::path::Path, charts: usize) {
+    for chart in 0..charts {
+        let folder = root.join(format!("charts/app{chart}"));
+        std::fs::create_dir_all(folder.join("templates")).unwrap();
+        let manifest = format!("apiVersion: v2\nname: app{chart}\nversion: 1.0.0\n");
+        std::fs::write(folder.join("Chart.yaml"), manifest).unwrap();
+        let mut values = String::new();
+        let mut template = String::from("apiVersion: v1\nkind: ConfigMap\ndata:\n");
+        for key in 0..1000 {
+            values.push_str(&format!(
+                "# How key {key} is used.\nkey{key}:\n  on: true\n"
+            ));
+            template.push_str(&format!("  k{key}: {{{{ .Values.key{key}.on }}}}\n"));
+        }
+        std::fs::write(folder.join("values.yaml"), values).unwrap();
+        std::fs::write(folder.join("templates/cm.yaml"), template).unwrap();
+    }
+}
+
+/// The most memory a check of a generated monorepo of `charts` charts held at once,
+/// on one thread (on more, as many chart trees as threads are checked at once, so
+/// a peak holds one tree or two as the threads happen to meet).
+fn monorepo_peak(charts: usize) -> usize {
+    let folder = tempfile::tempdir().unwrap();
+    let root = folder.path().canonicalize().unwrap();
+    monorepo(&root, charts);
+    let config = helm_tether::Config::default_for(root.clone());
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    let before = CURRENT.load(Ordering::Relaxed);
+    PEAK.store(before, Ordering::Relaxed);
+    let report = pool.install(|| {
+        helm_tether::check_paths(
+            config,
+            &[&root],
+            &helm_tether::CheckOptions::default().cache(false),
+        )
+        .unwrap()
+    });
+    let peak = PEAK.load(Ordering::Relaxed) - before;
+    assert_eq!(report.files, 3 * charts);
+    assert_eq!(report.diagnostics, Vec::new());
+    drop(report);
+    peak
+}
+
+/// A check holds the charts of the chart trees it is checking, not of the whole
+/// repository: at 16 times the charts it takes at most 1.5 times the memory.
+#[test]
+fn memory_follows_the_largest_chart_not_the_repository() {
+    let _measuring = MEASURING
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let peaks: Vec<usize> = [2, 8, 32].into_iter().map(monorepo_peak).collect();
+    eprintln!("peak memory of a check at 1×, 4×, 16× the charts: {peaks:?} bytes");
+    assert!(
+        peaks[2] * 2 <= peaks[0] * 3,
+        "at 16× the charts the check held {:.2}× the memory of 1×: {peaks:?}",
+        peaks[2] as f64 / peaks[0] as f64
+    );
+}

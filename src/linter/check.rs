@@ -15,6 +15,7 @@ use crate::diagnostic::{Diagnostic, Severity};
 use crate::linter::cache::Cache;
 use crate::linter::changes::Changes;
 use crate::linter::file::{Mode, Outcome, check_file};
+use crate::linter::groups;
 use crate::linter::surroundings::Surroundings;
 use crate::linter::walk::{self, FileToCheck};
 use crate::rules::RuleId;
@@ -308,25 +309,21 @@ pub fn check_resolved(
             use_cache.then(|| Cache::load(&resolved.config, &resolved.project, mode.name()))
         })
         .collect();
-    // What each file's findings depend on besides its bytes (its chart, what the
-    // documentation generators make of it), looked up once and in parallel: finding
-    // a file's chart looks for `Chart.yaml` on disk, and reads the chart on first use.
-    let surroundings: Vec<Surroundings> = files
-        .par_iter()
-        .map(|file| Surroundings::of(&file.config, &file.project, &file.relative))
-        .collect();
-    let (partial_charts, read_whole) = partial_charts(&surroundings, &root);
     let lines = changed
         .filter(|changed| changed.lines_only)
         .map(|changed| changed.changes);
-    let outcomes: Vec<Outcome> = files
+    // One chart tree at a time (two, on two threads), its charts let go once its
+    // files are checked.
+    let checked: Vec<(Vec<(usize, Outcome)>, Partial)> = groups::chart_groups(&files)
         .par_iter()
-        .zip(&config_index)
-        .zip(surroundings)
-        .map(|((file, &index), surroundings)| {
-            check_file(file, surroundings, mode, caches[index].as_ref(), lines)
+        .map(|group| {
+            check_group(group, &files, &root, |index, surroundings| {
+                let cache = caches[config_index[index]].as_ref();
+                check_file(&files[index], surroundings, mode, cache, lines)
+            })
         })
         .collect();
+    let (outcomes, (partial_charts, read_whole)) = in_file_order(checked, files.len());
     let mut report = CheckReport {
         files: files.len(),
         excluded,
@@ -359,6 +356,55 @@ pub fn check_resolved(
     report
 }
 
+/// Checks the files of one chart tree with `check`, then lets go of its charts.
+fn check_group(
+    group: &groups::Group,
+    files: &[FileToCheck],
+    root: &Path,
+    check: impl Fn(usize, Surroundings) -> Outcome + Sync,
+) -> (Vec<(usize, Outcome)>, Partial) {
+    // What each file's findings depend on besides its bytes (its chart, what the
+    // documentation generators make of it), looked up once and in parallel: finding
+    // a file's chart looks for `Chart.yaml` on disk, and reads the chart on first use.
+    let surroundings: Vec<Surroundings> = group
+        .files
+        .par_iter()
+        .map(|&index| {
+            let file = &files[index];
+            Surroundings::of(&file.config, &file.project, &file.relative)
+        })
+        .collect();
+    let partial = partial_charts(&surroundings, root);
+    let outcomes = group
+        .files
+        .par_iter()
+        .zip(surroundings)
+        .map(|(&index, surroundings)| (index, check(index, surroundings)))
+        .collect();
+    group.release(files);
+    (outcomes, partial)
+}
+
+/// The outcomes of the groups' files in the order of the run's `count` files, and
+/// their charts read in part and read whole, sorted.
+fn in_file_order(
+    checked: Vec<(Vec<(usize, Outcome)>, Partial)>,
+    count: usize,
+) -> (impl Iterator<Item = Outcome>, Partial) {
+    let mut outcomes: Vec<Option<Outcome>> = (0..count).map(|_| None).collect();
+    let (mut partial_charts, mut read_whole) = (Vec::new(), Vec::new());
+    for (done, (partial, whole)) in checked {
+        for (index, outcome) in done {
+            outcomes[index] = Some(outcome);
+        }
+        partial_charts.extend(partial);
+        read_whole.extend(whole);
+    }
+    partial_charts.sort_by(|a, b| a.chart.cmp(&b.chart));
+    read_whole.sort_by(|a, b| a.chart.cmp(&b.chart));
+    (outcomes.into_iter().flatten(), (partial_charts, read_whole))
+}
+
 /// A file's fresh findings, for its configuration's cache: its path, its key and
 /// its findings.
 type Stored = (PathBuf, u64, Vec<Diagnostic>);
@@ -388,10 +434,10 @@ fn configurations_of(files: &[FileToCheck]) -> (Vec<Resolved>, Vec<usize>) {
 /// file is checked (the index every rule that needs a whole chart reads, never
 /// written by a check): those tether could not read whole, with why, and those
 /// whose every value counts as read, by folder.
-fn partial_charts(
-    surroundings: &[Surroundings],
-    root: &Path,
-) -> (Vec<PartialChart>, Vec<PartialChart>) {
+/// The charts read in part, and those whose values all count as read.
+type Partial = (Vec<PartialChart>, Vec<PartialChart>);
+
+fn partial_charts(surroundings: &[Surroundings], root: &Path) -> Partial {
     let mut seen = std::collections::HashSet::new();
     let charts: Vec<&Arc<crate::analysis::charts::Chart>> = surroundings
         .iter()

@@ -27,22 +27,18 @@ impl Chart {
 
     /// The chart whose `charts/` folder holds this one.
     pub(super) fn parent_chart(&self) -> Option<Arc<Chart>> {
-        self.parent
-            .get_or_init(|| {
-                let Location::Folder(folder) = &self.location else {
-                    return None;
-                };
-                let charts_folder = folder.parent()?;
-                if charts_folder.file_name()? != "charts" {
-                    return None;
-                }
-                let parent = charts_folder.parent()?;
-                if !is_chart(parent) {
-                    return None;
-                }
-                self.charts.upgrade()?.chart(parent, &self.scope)
-            })
-            .clone()
+        let parent = self.parent.get_or_init(|| {
+            let Location::Folder(folder) = &self.location else {
+                return None;
+            };
+            let charts_folder = folder.parent()?;
+            if charts_folder.file_name()? != "charts" {
+                return None;
+            }
+            let parent = charts_folder.parent()?;
+            is_chart(parent).then(|| parent.to_path_buf())
+        });
+        self.charts.upgrade()?.chart(parent.as_ref()?, &self.scope)
     }
 
     /// Whether the parent chart's values set `path` for this chart: under its

@@ -218,6 +218,14 @@ impl<K: Eq + std::hash::Hash, V: Clone> OnceMap<K, V> {
             .clone();
         slot.get_or_init(make).clone()
     }
+
+    /// Lets go of the values `keep` refuses; a thread that holds one keeps its copy.
+    fn retain(&self, mut keep: impl FnMut(&K, Option<&V>) -> bool) {
+        self.slots
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .retain(|key, slot| keep(key, slot.get()));
+    }
 }
 
 /// Unsaved texts by absolute path, read instead of the files on disk.
@@ -295,6 +303,26 @@ impl Charts {
     pub fn of(self: &Arc<Self>, absolute: &Path, scope: &Scope) -> Option<(Arc<Chart>, Role)> {
         let (root, role) = chart_root(absolute)?;
         Some((self.chart(&root, scope)?, role))
+    }
+
+    /// Lets go of the charts in `folder` and below (and the archives there), once
+    /// the run has checked their files: a run's memory then follows the largest
+    /// chart tree, not the repository. A library chart is kept, for the charts
+    /// that use it later. A chart asked for again is read again.
+    pub fn release_under(&self, folder: &Path) {
+        self.charts.retain(|root, chart| {
+            !root.starts_with(folder)
+                || chart.is_some_and(|chart| chart.as_ref().is_some_and(|chart| chart.library))
+        });
+        self.archives.retain(|path, archive| {
+            let keep = !path.starts_with(folder);
+            if let (false, Some(Ok(archive))) = (keep, archive) {
+                let size: usize = archive.files.iter().map(|(_, bytes)| bytes.len()).sum();
+                self.archive_bytes
+                    .fetch_sub(size, std::sync::atomic::Ordering::Relaxed);
+            }
+            keep
+        });
     }
 
     /// The chart in the folder `root`, read on first use.
@@ -416,8 +444,10 @@ pub struct Chart {
     /// The run's charts, where dependencies are found (the run holds them; a chart
     /// does not keep them alive).
     charts: std::sync::Weak<Charts>,
-    /// The chart whose `charts/` folder holds this one, found once.
-    parent: OnceLock<Option<Arc<Chart>>>,
+    /// The folder of the chart whose `charts/` folder holds this one, found once
+    /// (its chart is looked up in the run's charts: a parent's analysis holds its
+    /// subcharts, so a subchart holding its parent would keep both alive).
+    parent: OnceLock<Option<PathBuf>>,
     scan: OnceLock<Scan>,
     analysis: OnceLock<Analysis>,
     content: OnceLock<u64>,

@@ -1,0 +1,87 @@
+//! A run's files in chart trees: each tree (a chart with everything under it, its
+//! subcharts included) is checked as one group, and the charts read for it are let
+//! go once its files are checked, so a run holds the charts of the trees being
+//! checked, not of the whole repository.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::analysis::charts::Charts;
+use crate::linter::walk::FileToCheck;
+
+/// The files of one chart tree, or the files outside every chart.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) struct Group {
+    /// The outermost chart folder above the files; `None` for the files outside
+    /// every chart.
+    pub root: Option<PathBuf>,
+    /// Indexes into the run's files, in their order.
+    pub files: Vec<usize>,
+}
+
+impl Group {
+    /// Lets go of the charts read for the group (those in its tree) in each
+    /// repository's charts its files use.
+    pub fn release(&self, files: &[FileToCheck]) {
+        let Some(root) = &self.root else {
+            return;
+        };
+        let mut released: Vec<&Arc<Charts>> = Vec::new();
+        for &index in &self.files {
+            let charts = &files[index].project.charts;
+            if !released.iter().any(|seen| Arc::ptr_eq(seen, charts)) {
+                charts.release_under(root);
+                released.push(charts);
+            }
+        }
+    }
+}
+
+/// `files` grouped by the outermost chart folder above each (a folder with a
+/// `Chart.yaml`), the groups in the order of their first file.
+pub(super) fn chart_groups(files: &[FileToCheck]) -> Vec<Group> {
+    let mut outermost = Outermost::default();
+    let mut groups: Vec<Group> = Vec::new();
+    let mut by_root: HashMap<Option<PathBuf>, usize> = HashMap::new();
+    for (index, file) in files.iter().enumerate() {
+        let root = file
+            .absolute
+            .parent()
+            .and_then(|folder| outermost.chart_at_or_above(folder));
+        let at = *by_root.entry(root.clone()).or_insert_with(|| {
+            groups.push(Group {
+                root,
+                files: Vec::new(),
+            });
+            groups.len() - 1
+        });
+        groups[at].files.push(index);
+    }
+    groups
+}
+
+/// The outermost chart folder at or above each folder, each folder looked at once.
+#[derive(Default)]
+struct Outermost(HashMap<PathBuf, Option<PathBuf>>);
+
+impl Outermost {
+    fn chart_at_or_above(&mut self, folder: &Path) -> Option<PathBuf> {
+        if let Some(found) = self.0.get(folder) {
+            return found.clone();
+        }
+        let above = folder
+            .parent()
+            .and_then(|parent| self.chart_at_or_above(parent));
+        let found = above.or_else(|| is_chart(folder).then(|| folder.to_path_buf()));
+        self.0.insert(folder.to_path_buf(), found.clone());
+        found
+    }
+}
+
+fn is_chart(folder: &Path) -> bool {
+    folder
+        .join("Chart.yaml")
+        .symlink_metadata()
+        .is_ok_and(|metadata| metadata.is_file())
+}
