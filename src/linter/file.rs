@@ -47,11 +47,17 @@ pub(super) fn check_file(
     cache: Option<&Cache>,
     changed_lines: Option<&Changes>,
 ) -> Outcome {
-    // A template's chart index read it: its text is taken from there.
-    let handed = surroundings
-        .chart
-        .as_ref()
-        .and_then(|(chart, _)| chart.take_text(&file.absolute));
+    // The file's chart read it (a template, `values.yaml`, `Chart.yaml`): its text
+    // is taken from there.
+    let handed = match &surroundings.chart {
+        Some((chart, _)) => chart.take_text(&file.absolute),
+        None if file.absolute.file_name().is_some_and(|name| name == "Chart.yaml") => file
+            .absolute
+            .parent()
+            .and_then(|root| file.project.charts.read_already(root))
+            .and_then(|chart| chart.take_text(&file.absolute)),
+        None => None,
+    };
     let read = match handed {
         Some((text, hash)) => Ok((text.into_bytes(), hash)),
         None => crate::source::read_regular(&file.absolute, MAX_FILE_BYTES).map(|bytes| {

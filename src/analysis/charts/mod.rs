@@ -219,6 +219,12 @@ impl<K: Eq + std::hash::Hash, V: Clone> OnceMap<K, V> {
         slot.get_or_init(make).clone()
     }
 
+    /// The value of `key`, if a thread made it.
+    fn get(&self, key: &K) -> Option<V> {
+        let slots = self.slots.lock().unwrap_or_else(PoisonError::into_inner);
+        slots.get(key)?.get().cloned()
+    }
+
     /// Lets go of the values `keep` refuses; a thread that holds one keeps its copy.
     fn retain(&self, mut keep: impl FnMut(&K, Option<&V>) -> bool) {
         self.slots
@@ -323,6 +329,11 @@ impl Charts {
             }
             keep
         });
+    }
+
+    /// The chart in the folder `root` if the run read it already.
+    pub fn read_already(&self, root: &Path) -> Option<Arc<Chart>> {
+        self.charts.get(&root.to_path_buf()).flatten()
     }
 
     /// The chart in the folder `root`, read on first use.
@@ -456,6 +467,9 @@ pub struct Chart {
     define_index: OnceLock<Arc<DefineIndex>>,
     /// The run's unsaved texts (see [`Charts::with_overlay`]).
     overlay: Option<Arc<UnsavedTexts>>,
+    /// The texts of `Chart.yaml` and `values.yaml` as the chart was read from
+    /// them, until the check of each takes it ([`Chart::take_text`]).
+    handed: Mutex<HashMap<PathBuf, (String, u64)>>,
 }
 
 /// A chart's files tether reads, listed once: those under `templates/`, the

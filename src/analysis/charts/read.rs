@@ -2,7 +2,8 @@
 //! files it lists, from its folder (or an overlay's text) or from its archive.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, OnceLock};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use super::dependencies::resolve_dependencies;
 use super::scan::lex_reads;
@@ -102,11 +103,18 @@ impl Chart {
             Read::Absent | Read::Unreadable(_) => return None,
         };
         let (chart_yaml, chart_problem) = chart_yaml_of(&chart_text);
-        let (values_hash, values) = values_of(
-            read("values.yaml"),
-            &root.join("values.yaml"),
-            charts.memo.as_deref(),
-        );
+        let values_read = read("values.yaml");
+        // A command's run checks these two files too: it takes their texts from
+        // here rather than read them again (an editor's are its buffers).
+        let mut handed = HashMap::new();
+        if matches!(location, Location::Folder(_)) && overlay.is_none() {
+            if let Read::Text(text, hash) = &values_read {
+                handed.insert(root.join("values.yaml"), (text.clone(), *hash));
+            }
+            handed.insert(root.join("Chart.yaml"), (chart_text, chart_hash));
+        }
+        let (values_hash, values) =
+            values_of(values_read, &root.join("values.yaml"), charts.memo.as_deref());
         let values_unreadable = values.problem.is_some() || chart_problem.is_some();
         problems.extend(chart_problem);
         problems.extend(values.problem);
@@ -165,6 +173,7 @@ impl Chart {
             files: OnceLock::new(),
             define_index: OnceLock::new(),
             overlay,
+            handed: Mutex::new(handed),
         })
     }
 

@@ -229,11 +229,20 @@ impl Chart {
         }
     }
 
-    /// The text of the template at `path` as the chart's scan read it, with the
-    /// hash of its bytes, handed over once (the check takes it instead of reading
-    /// and hashing the file again); `None` when the scan has not run, did not read
-    /// it, or it was taken.
+    /// The text of the file at `path` as the chart was read from it (its
+    /// `Chart.yaml`, its `values.yaml`, a template its scan read), with the hash of
+    /// its bytes, handed over once (the check takes it instead of reading and
+    /// hashing the file again); `None` when the chart did not read it, or it was
+    /// taken.
     pub fn take_text(&self, path: &Path) -> Option<(String, u64)> {
+        let handed = self
+            .handed
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(path);
+        if handed.is_some() {
+            return handed;
+        }
         self.scan
             .get()?
             .texts
