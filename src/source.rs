@@ -203,6 +203,8 @@ pub fn hash_regular(path: &Path) -> std::io::Result<(u64, u64)> {
 /// checked on the open handle, so a file swapped for a FIFO or a device between a
 /// check and the open is refused without blocking.
 pub fn open_regular(path: &Path) -> std::io::Result<(std::fs::File, std::fs::Metadata)> {
+    #[cfg(feature = "internals")]
+    opens::note(path);
     let file = open_for_reading(path).map_err(|error| explain_open_error(path, error))?;
     let metadata = file.metadata()?;
     if !metadata.is_file() {
@@ -358,5 +360,59 @@ mod tests {
         assert_eq!(source.line_of(7), 1);
         assert_eq!(source.line_text(1), "cd");
         assert_eq!(source.line_count(), 3);
+    }
+}
+
+/// The files opened under the folders a test watches ([`opens::watch`]): a run
+/// reads each file once. Built only for the tests.
+#[cfg(feature = "internals")]
+pub mod opens {
+    use std::path::{Path, PathBuf};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::{Mutex, PoisonError};
+
+    static WATCHING: AtomicBool = AtomicBool::new(false);
+    static WATCHED: Mutex<Vec<(PathBuf, Vec<PathBuf>)>> = Mutex::new(Vec::new());
+
+    /// Notes that `path` was opened, if it is under a watched folder.
+    pub(super) fn note(path: &Path) {
+        if !WATCHING.load(Ordering::Relaxed) {
+            return;
+        }
+        let mut watched = WATCHED.lock().unwrap_or_else(PoisonError::into_inner);
+        for (folder, opened) in watched.iter_mut() {
+            if path.starts_with(folder) {
+                opened.push(path.to_path_buf());
+            }
+        }
+    }
+
+    /// Watches the files opened under `folder` until the guard is dropped.
+    pub fn watch(folder: &Path) -> Watch {
+        WATCHED
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push((folder.to_path_buf(), Vec::new()));
+        WATCHING.store(true, Ordering::Relaxed);
+        Watch(folder.to_path_buf())
+    }
+
+    /// The watch of one folder.
+    pub struct Watch(PathBuf);
+
+    impl Watch {
+        /// The files opened under the folder so far, in order.
+        pub fn opened(&self) -> Vec<PathBuf> {
+            let watched = WATCHED.lock().unwrap_or_else(PoisonError::into_inner);
+            let found = watched.iter().find(|(folder, _)| *folder == self.0);
+            found.map(|(_, opened)| opened.clone()).unwrap_or_default()
+        }
+    }
+
+    impl Drop for Watch {
+        fn drop(&mut self) {
+            let mut watched = WATCHED.lock().unwrap_or_else(PoisonError::into_inner);
+            watched.retain(|(folder, _)| *folder != self.0);
+        }
     }
 }

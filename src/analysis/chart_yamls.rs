@@ -4,6 +4,7 @@
 //! `stale-version-reference`, and the charts by name where the chart graph looks
 //! for a dependency that is not under `charts/`.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
@@ -39,6 +40,21 @@ pub struct ChartYamls {
     pub pin_problems: Vec<String>,
     /// Why the listing stopped early, when it did.
     pub truncated: Option<String>,
+    /// Each `Chart.yaml` read, with the hash of its bytes, until the chart graph
+    /// takes it ([`ChartYamls::take_text`]): a file is read once per run.
+    texts: Mutex<HashMap<PathBuf, (String, u64)>>,
+}
+
+impl ChartYamls {
+    /// The text of the `Chart.yaml` at `path` as the listing read it, with the
+    /// hash of its bytes, handed over once; `None` when it did not read it, or it
+    /// was taken.
+    pub fn take_text(&self, path: &Path) -> Option<(String, u64)> {
+        self.texts
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(path)
+    }
 }
 
 /// One chart of the listing.
@@ -117,13 +133,18 @@ pub fn list(top: &Path) -> ChartYamls {
         ));
     }
     let read: Vec<Read> = found.par_iter().map(|path| read_one(path, top)).collect();
-    for Read { chart, pins } in read {
+    let mut texts = HashMap::new();
+    for Read { chart, pins, text } in read {
+        if let (Some(chart), Some(text)) = (&chart, text) {
+            texts.insert(chart.folder.join("Chart.yaml"), text);
+        }
         listing.charts.extend(chart);
         match pins {
             Ok(pins) => listing.pins.extend(pins),
             Err(problem) => listing.pin_problems.push(problem),
         }
     }
+    listing.texts = Mutex::new(texts);
     listing
 }
 
@@ -134,6 +155,8 @@ struct Read {
     /// Its pins (none below a folder named like a chart's content), or why it was
     /// not read for them.
     pins: Result<Vec<Pin>, String>,
+    /// Its text and the hash of its bytes, when it was read.
+    text: Option<(String, u64)>,
 }
 
 /// Reads one `Chart.yaml`.
@@ -146,8 +169,8 @@ fn read_one(path: &Path, top: &Path) -> Read {
                 .any(|content| part.as_os_str() == *content)
         })
     });
-    let document = match read_chart_yaml(path) {
-        Ok(document) => document,
+    let (document, read) = match read_chart_yaml(path) {
+        Ok(read) => read,
         Err(why) => {
             let problem = format!(
                 "stale-version-reference: {} is not read for pins: {why}",
@@ -156,6 +179,7 @@ fn read_one(path: &Path, top: &Path) -> Read {
             return Read {
                 chart: None,
                 pins: if pinned { Err(problem) } else { Ok(Vec::new()) },
+                text: None,
             };
         }
     };
@@ -179,20 +203,23 @@ fn read_one(path: &Path, top: &Path) -> Read {
     Read {
         chart,
         pins: Ok(pins),
+        text: Some(read),
     }
 }
 
 /// A `Chart.yaml` read: bounded in bytes, nodes and depth, and larger than a
 /// configuration may be (an umbrella chart pins thousands of dependencies).
-fn read_chart_yaml(path: &Path) -> Result<Node, String> {
+fn read_chart_yaml(path: &Path) -> Result<(Node, (String, u64)), String> {
     let bytes = crate::source::read_regular(path, MAX_CHART_YAML_BYTES)
         .map_err(|error| error.to_string())?;
     if bytes.len() > MAX_CHART_YAML_BYTES {
         return Err(format!("larger than {} MiB", MAX_CHART_YAML_BYTES >> 20));
     }
+    let hash = xxhash_rust::xxh3::xxh3_64(&bytes);
     let text = String::from_utf8(bytes).map_err(|_| "not UTF-8".to_string())?;
-    crate::analysis::small_yaml::parse_bounded(&text, 1_000_000, 64)
-        .map_err(|(line, why)| format!("line {line}: {why}"))
+    let node = crate::analysis::small_yaml::parse_bounded(&text, 1_000_000, 64)
+        .map_err(|(line, why)| format!("line {line}: {why}"))?;
+    Ok((node, (text, hash)))
 }
 
 #[cfg(test)]

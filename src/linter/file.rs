@@ -47,18 +47,7 @@ pub(super) fn check_file(
     cache: Option<&Cache>,
     changed_lines: Option<&Changes>,
 ) -> Outcome {
-    // The file's chart read it (a template, `values.yaml`, `Chart.yaml`): its text
-    // is taken from there.
-    let handed = match &surroundings.chart {
-        Some((chart, _)) => chart.take_text(&file.absolute),
-        None if file.absolute.file_name().is_some_and(|name| name == "Chart.yaml") => file
-            .absolute
-            .parent()
-            .and_then(|root| file.project.charts.read_already(root))
-            .and_then(|chart| chart.take_text(&file.absolute)),
-        None => None,
-    };
-    let read = match handed {
+    let read = match handed_text(file, &surroundings) {
         Some((text, hash)) => Ok((text.into_bytes(), hash)),
         None => crate::source::read_regular(&file.absolute, MAX_FILE_BYTES).map(|bytes| {
             let hash = xxhash_rust::xxh3::xxh3_64(&bytes);
@@ -167,6 +156,22 @@ pub fn check_bytes(
         mode,
         surroundings,
     )
+}
+
+/// The text of `file` and the hash of its bytes, when its chart read it (a
+/// template, `values.yaml`, `Chart.yaml`, a file a template renders through
+/// `.Files`): the check takes it from there.
+fn handed_text(file: &FileToCheck, surroundings: &Surroundings) -> Option<(String, u64)> {
+    match &surroundings.chart {
+        Some((chart, _)) => chart.take_text(&file.absolute),
+        // The nearest chart folder above it, if the run read that chart.
+        None => file
+            .absolute
+            .ancestors()
+            .skip(1)
+            .find_map(|folder| file.project.charts.read_already(folder))
+            .and_then(|chart| chart.take_text(&file.absolute)),
+    }
 }
 
 /// [`check_bytes`] with every finding, none held back by the per-file limit: what

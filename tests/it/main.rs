@@ -29,6 +29,7 @@ mod map;
 mod outside;
 mod pre_commit;
 mod properties;
+mod read_once;
 mod readme_generator;
 mod release;
 mod rules;

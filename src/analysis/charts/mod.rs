@@ -386,6 +386,17 @@ impl Charts {
         })
     }
 
+    /// The text of the `Chart.yaml` at `path` and the hash of its bytes, when the
+    /// run's listing of one of the scope's folders read it and no chart took it yet.
+    fn listed_chart_yaml(&self, scope: &Scope, path: &Path) -> Option<(String, u64)> {
+        scope
+            .top
+            .iter()
+            .chain(&scope.chart_paths)
+            .filter(|folder| path.starts_with(folder))
+            .find_map(|folder| self.chart_yamls.get(folder)?.take_text(path))
+    }
+
     /// The `Chart.yaml` files under `folder`, listed and read once per run: the
     /// resolver takes a repository's pins from the same listing.
     pub fn chart_yamls(&self, folder: &Path) -> Arc<ChartYamls> {

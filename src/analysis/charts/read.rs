@@ -1,8 +1,8 @@
 //! Reading a chart: its `Chart.yaml` and `values.yaml` into a [`Chart`], and the
 //! files it lists, from its folder (or an overlay's text) or from its archive.
 
-use std::path::{Path, PathBuf};
 use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use super::dependencies::resolve_dependencies;
@@ -98,23 +98,13 @@ impl Chart {
                 MAX_VALUES_BYTES,
             )
         };
-        let (chart_text, chart_hash) = match read("Chart.yaml") {
-            Read::Text(text, hash) => (text, hash),
-            Read::Absent | Read::Unreadable(_) => return None,
-        };
+        let on_disk = matches!(location, Location::Folder(_)) && overlay.is_none();
+        let (chart_text, chart_hash) = chart_yaml_text(on_disk, charts, scope, &root, read)?;
         let (chart_yaml, chart_problem) = chart_yaml_of(&chart_text);
         let values_read = read("values.yaml");
-        // A command's run checks these two files too: it takes their texts from
-        // here rather than read them again (an editor's are its buffers).
-        let mut handed = HashMap::new();
-        if matches!(location, Location::Folder(_)) && overlay.is_none() {
-            if let Read::Text(text, hash) = &values_read {
-                handed.insert(root.join("values.yaml"), (text.clone(), *hash));
-            }
-            handed.insert(root.join("Chart.yaml"), (chart_text, chart_hash));
-        }
-        let (values_hash, values) =
-            values_of(values_read, &root.join("values.yaml"), charts.memo.as_deref());
+        let handed = handed_texts(on_disk, &root, (chart_text, chart_hash), &values_read);
+        let memo = charts.memo.as_deref();
+        let (values_hash, values) = values_of(values_read, &root.join("values.yaml"), memo);
         let values_unreadable = values.problem.is_some() || chart_problem.is_some();
         problems.extend(chart_problem);
         problems.extend(values.problem);
@@ -375,6 +365,51 @@ fn read_chart_file(
         }
     };
     Read::of_bytes(bytes, limit)
+}
+
+/// The text of the `Chart.yaml` of the chart at `root` and the hash of its bytes:
+/// for a chart folder `on_disk`, from the run's listing of the repository's
+/// `Chart.yaml` files when it read it, else read with `read`; `None` when there is
+/// none tether can read.
+fn chart_yaml_text(
+    on_disk: bool,
+    charts: &Charts,
+    scope: &Scope,
+    root: &Path,
+    read: impl Fn(&str) -> Read,
+) -> Option<(String, u64)> {
+    let listed = on_disk
+        .then(|| charts.listed_chart_yaml(scope, &root.join("Chart.yaml")))
+        .flatten()
+        .filter(|(text, _)| text.len() <= MAX_VALUES_BYTES);
+    match listed {
+        Some(listed) => Some(listed),
+        None => match read("Chart.yaml") {
+            Read::Text(text, hash) => Some((text, hash)),
+            Read::Absent | Read::Unreadable(_) => None,
+        },
+    }
+}
+
+/// The texts of a chart folder's `Chart.yaml` and `values.yaml` as its chart was
+/// read from them `on_disk`: a command's run checks these two files too, and takes
+/// their texts from the chart rather than read them again (an editor's are its
+/// buffers, an archive's are not checked).
+fn handed_texts(
+    on_disk: bool,
+    root: &Path,
+    chart_yaml: (String, u64),
+    values: &Read,
+) -> HashMap<PathBuf, (String, u64)> {
+    let mut handed = HashMap::new();
+    if !on_disk {
+        return handed;
+    }
+    if let Read::Text(text, hash) = values {
+        handed.insert(root.join("values.yaml"), (text.clone(), *hash));
+    }
+    handed.insert(root.join("Chart.yaml"), chart_yaml);
+    handed
 }
 
 /// What the `tpl` strings of a values file read: their reads, and the paths their

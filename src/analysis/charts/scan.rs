@@ -70,6 +70,12 @@ impl Chart {
                     content.add_bytes("file", file.as_os_str().as_encoded_bytes());
                     content.add("bytes", hash);
                     self.add_found(file, &text, &lex_reads(&text), &mut scan);
+                    // Checked too, when it is YAML: the check takes it from here.
+                    if matches!(self.location, Location::Folder(_)) {
+                        let texts = scan.texts.get_mut();
+                        let texts = texts.unwrap_or_else(PoisonError::into_inner);
+                        texts.insert(file.to_path_buf(), (text, hash));
+                    }
                 }
             }
         }

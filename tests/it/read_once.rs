@@ -1,0 +1,63 @@
+//! A check reads each file once: the chart graph reads a chart's `Chart.yaml`,
+//! `values.yaml`, templates and the files its templates render through `.Files`,
+//! the repository's listing reads every `Chart.yaml` for pins and names, and the
+//! check of each of those files takes the text already read. Opens are counted
+//! under the test's own folder, so the tests running beside it do not count.
+
+use std::collections::BTreeMap;
+
+#[test]
+fn a_check_opens_each_file_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let write = |path: &str, text: &str| {
+        let path = root.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write(
+        "charts/lib/Chart.yaml",
+        "apiVersion: v2\nname: lib\nversion: 1.0.0\ntype: library\n",
+    );
+    write(
+        "charts/lib/templates/_helpers.tpl",
+        "{{- define \"lib.name\" -}}\n{{ .Values.name }}\n{{- end -}}\n",
+    );
+    write(
+        "charts/app/Chart.yaml",
+        "apiVersion: v2\nname: app\nversion: 1.0.0\ndependencies:\n  - name: lib\n    version: 1.0.0\n    repository: file://../lib\n",
+    );
+    write(
+        "charts/app/values.yaml",
+        "# The name.\nname: app\n# The port.\nport: 80\n",
+    );
+    write(
+        "charts/app/templates/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\ndata:\n  name: {{ include \"lib.name\" . }}\n  conf: {{ .Files.Get \"files/conf.yaml\" | quote }}\n",
+    );
+    write("charts/app/files/conf.yaml", "port: {{ .Values.port }}\n");
+    write("ci/lint.yaml", "# Not a chart's.\nenabled: true\n");
+    let config = helm_tether::Config::default_for(root.clone());
+    let watch = helm_tether::internals::opens::watch(&root);
+    let report = helm_tether::check_paths(
+        config,
+        &[&root],
+        &helm_tether::CheckOptions::default().cache(false),
+    )
+    .unwrap();
+    let mut opened: BTreeMap<String, usize> = BTreeMap::new();
+    for path in watch.opened() {
+        let shown = path.strip_prefix(&root).unwrap().display().to_string();
+        *opened.entry(shown.replace('\\', "/")).or_default() += 1;
+    }
+    drop(watch);
+    let shown: String = opened
+        .iter()
+        .map(|(path, times)| format!("{times} {path}\n"))
+        .collect();
+    let checked = format!(
+        "{} files checked; opens under the folder:\n{shown}",
+        report.files
+    );
+    crate::common::assert_snapshot("read_once__a_check_opens_each_file_once", &checked);
+}
