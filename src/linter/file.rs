@@ -163,6 +163,11 @@ pub fn check_bytes(
 /// `.Files`): the check takes it from there.
 fn handed_text(file: &FileToCheck, surroundings: &Surroundings) -> Option<(String, u64)> {
     match &surroundings.chart {
+        // A template's chart is scanned first: a library's templates are read by
+        // the scans of the charts that use it, maybe later, on another thread.
+        Some((chart, crate::analysis::charts::Role::Template)) => {
+            chart.take_scanned_text(&file.absolute)
+        }
         Some((chart, _)) => chart.take_text(&file.absolute),
         // The nearest chart folder above it, if the run read that chart.
         None => file

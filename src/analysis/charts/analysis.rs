@@ -169,7 +169,7 @@ impl Chart {
     /// templates loaded too, so a subchart may call its parents' defines and its
     /// siblings') each parent up to the top and the charts it reaches.
     fn reached_defines(&self) -> Namespace {
-        let mut namespace = Namespace::new();
+        let mut namespace = Namespace::default();
         let mut reached = self.reached_charts();
         for chart in self.ancestors() {
             let siblings = chart.reached_charts();
@@ -177,7 +177,7 @@ impl Chart {
             reached.extend(siblings);
         }
         for chart in &reached {
-            add_defines(&mut namespace, chart);
+            namespace.add(chart);
         }
         namespace
     }
@@ -207,8 +207,33 @@ impl Chart {
     }
 }
 
-/// Named templates by name, each with the chart that defines it.
-type Namespace = HashMap<String, (Arc<Define>, Arc<Chart>)>;
+/// The charts whose named templates a chart's calls may reach, nearest first: a
+/// name is the first of them to define it. Looked up chart by chart rather than
+/// merged into one table, so a chart that reaches a library of thousands of
+/// defines does not copy them all.
+#[derive(Default)]
+struct Namespace(Vec<Arc<Chart>>);
+
+impl Namespace {
+    /// Adds `chart` after the others, once.
+    fn add(&mut self, chart: &Arc<Chart>) {
+        if !self.0.iter().any(|known| Arc::ptr_eq(known, chart)) {
+            self.0.push(chart.clone());
+        }
+    }
+
+    /// The define `name` and the chart that defines it.
+    fn get(&self, name: &str) -> Option<(Arc<Define>, Arc<Chart>)> {
+        self.0.iter().find_map(|chart| {
+            let define = chart.scan().defines.get(name)?;
+            Some((define.clone(), chart.clone()))
+        })
+    }
+
+    fn contains_key(&self, name: &str) -> bool {
+        self.0.iter().any(|chart| chart.scan().defines.contains_key(name))
+    }
+}
 
 /// Distinct arguments a define is followed with, per chart: a define that hands
 /// itself ever new arguments ends.
@@ -243,20 +268,11 @@ impl Follow {
         if !self.namespace.contains_key(name) && !self.libraries_read && !self.declared_missing {
             self.libraries_read = true;
             for library in chart.repository_libraries() {
-                add_defines(&mut self.namespace, &library);
+                self.namespace.add(&library);
                 analysis.libraries.push(library);
             }
         }
-        self.namespace.get(name).cloned()
+        self.namespace.get(name)
     }
 }
 
-/// Adds the defines of `chart` to `namespace`, keeping a name that is there already:
-/// charts are added nearest first.
-fn add_defines(namespace: &mut Namespace, chart: &Arc<Chart>) {
-    for (name, define) in &chart.scan().defines {
-        namespace
-            .entry(name.clone())
-            .or_insert_with(|| (define.clone(), chart.clone()));
-    }
-}

@@ -257,6 +257,12 @@ impl Chart {
             .remove(path)
     }
 
+    /// [`Chart::take_text`] of a template, once the chart is scanned.
+    pub fn take_scanned_text(&self, path: &Path) -> Option<(String, u64)> {
+        self.scan();
+        self.take_text(path)
+    }
+
     /// What the template at `path` reads, as the scan found it in bytes whose hash
     /// is `hash`; `None` when it read other bytes (or none).
     pub fn template_reads(&self, path: &Path, hash: u64) -> Option<Arc<Reads>> {
