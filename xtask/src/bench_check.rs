@@ -116,6 +116,7 @@ pub fn run(args: &BenchArgs, parse_all_cores: Duration) -> Result<()> {
             kib as f64 * 1024.0 / 1e6
         );
     }
+    crate::bench_scale::run(&tether, &corpus)?;
     yamllint(&tether, &corpus, args.runs)?;
     crate::bench_idem::run(args)
 }
@@ -239,7 +240,7 @@ pub(crate) fn time_expecting(command: &mut Command, expected: &[i32]) -> Result<
 }
 
 /// Peak RSS of one run, from GNU time when it is installed.
-fn peak_rss_kib(program: &Path, arguments: &[&str]) -> Option<u64> {
+pub(crate) fn peak_rss_kib(program: &Path, arguments: &[&str]) -> Option<u64> {
     let output = Command::new("/usr/bin/time")
         .args(["-f", "%M"])
         .arg(program)

@@ -13,6 +13,8 @@ mod bench_idem;
 #[cfg(feature = "library")]
 mod bench_latency;
 #[cfg(feature = "library")]
+mod bench_scale;
+#[cfg(feature = "library")]
 mod bench_server;
 #[cfg(test)]
 mod build_profile;
@@ -52,6 +54,9 @@ Tasks:
   bench-latency [--corpus DIR]
                          only the editor's latency: keystroke to diagnostics,
                          hover and completion on the corpus's largest chart
+  bench-scale [--corpus DIR]
+                         only check's peak memory on 1, 4 and 16 copies of the
+                         corpus side by side
   bench-idem [--corpus DIR] [--runs N]
                          only the monorepo part of the idem benchmark: the
                          Cozystack corpus plus 20 example packages, against a cp -r
@@ -165,6 +170,7 @@ const LIBRARY_TASKS: &[&str] = &[
     "bench-idem",
     "bench-server",
     "bench-latency",
+    "bench-scale",
     "bench-rss",
     "bench-instructions",
     "bench-phase",
@@ -223,6 +229,8 @@ fn library_task(task: &str, rest: &[String]) -> Result<()> {
         // `tether server` driven over its pipes: edit-to-diagnostics times, memory.
         "bench-server" => bench_server::bench_server(&bench_args(&rest)?.corpus),
         "bench-latency" => bench_latency::bench_latency(&bench_args(&rest)?.corpus),
+        // `check`'s peak memory on 1, 4 and 16 copies of the corpus.
+        "bench-scale" => bench_scale::bench_scale(&bench_args(&rest)?.corpus),
         // Instruction counts under valgrind, immune to the machine's noise.
         "bench-instructions" => bench::bench_instructions(&bench_args(&rest)?),
         // Internal: one phase, once, for `bench-instructions`.

@@ -231,7 +231,9 @@ impl Namespace {
     }
 
     fn contains_key(&self, name: &str) -> bool {
-        self.0.iter().any(|chart| chart.scan().defines.contains_key(name))
+        self.0
+            .iter()
+            .any(|chart| chart.scan().defines.contains_key(name))
     }
 }
 
@@ -275,4 +277,3 @@ impl Follow {
         self.namespace.get(name)
     }
 }
-
