@@ -46,6 +46,14 @@ pub struct ChartYamls {
 }
 
 impl ChartYamls {
+    /// The text of the `Chart.yaml` at `path` as the listing read it, not taken:
+    /// a parent reads its vendored charts' names from it before the chart graph
+    /// reads those charts.
+    pub fn peek_text(&self, path: &Path) -> Option<String> {
+        let texts = self.texts.lock().unwrap_or_else(PoisonError::into_inner);
+        texts.get(path).map(|(text, _)| text.clone())
+    }
+
     /// The text of the `Chart.yaml` at `path` as the listing read it, with the
     /// hash of its bytes, handed over once; `None` when it did not read it, or it
     /// was taken.

@@ -1,7 +1,8 @@
 //! A check reads each file once: the chart graph reads a chart's `Chart.yaml`,
 //! `values.yaml`, templates and the files its templates render through `.Files`,
 //! the repository's listing reads every `Chart.yaml` for pins and names, and the
-//! check of each of those files takes the text already read. Opens are counted
+//! check of each of those files takes the text already read (a vendored chart's
+//! `Chart.yaml`, which its parent reads for its name, too). Opens are counted
 //! under the test's own folder, so the tests running beside it do not count.
 
 use std::collections::BTreeMap;
@@ -36,6 +37,15 @@ fn a_check_opens_each_file_once() {
         "apiVersion: v1\nkind: ConfigMap\ndata:\n  name: {{ include \"lib.name\" . }}\n  conf: {{ .Files.Get \"files/conf.yaml\" | quote }}\n",
     );
     write("charts/app/files/conf.yaml", "port: {{ .Values.port }}\n");
+    // A vendored subchart: its folder's name is read from its `Chart.yaml`.
+    write(
+        "charts/app/charts/sub/Chart.yaml",
+        "apiVersion: v2\nname: sub\nversion: 0.1.0\n",
+    );
+    write(
+        "charts/app/charts/sub/values.yaml",
+        "# Sub's size.\nsize: 1\n",
+    );
     write("ci/lint.yaml", "# Not a chart's.\nenabled: true\n");
     let config = helm_tether::Config::default_for(root.clone());
     let watch = helm_tether::internals::opens::watch(&root);

@@ -225,6 +225,12 @@ impl<K: Eq + std::hash::Hash, V: Clone> OnceMap<K, V> {
         slots.get(key)?.get().cloned()
     }
 
+    /// The first `Some` `find` gives for a value made so far.
+    fn find_map<R>(&self, mut find: impl FnMut(&K, &V) -> Option<R>) -> Option<R> {
+        let slots = self.slots.lock().unwrap_or_else(PoisonError::into_inner);
+        slots.iter().find_map(|(key, slot)| find(key, slot.get()?))
+    }
+
     /// Lets go of the values `keep` refuses; a thread that holds one keeps its copy.
     fn retain(&self, mut keep: impl FnMut(&K, Option<&V>) -> bool) {
         self.slots
@@ -395,6 +401,16 @@ impl Charts {
             .chain(&scope.chart_paths)
             .filter(|folder| path.starts_with(folder))
             .find_map(|folder| self.chart_yamls.get(folder)?.take_text(path))
+    }
+
+    /// The text of the `Chart.yaml` at `path`, when a listing of the run read it
+    /// and no chart took it yet; left for the chart graph.
+    pub(super) fn listed_chart_yaml_peek(&self, path: &Path) -> Option<String> {
+        self.chart_yamls.find_map(|folder, listing| {
+            path.starts_with(folder)
+                .then(|| listing.peek_text(path))
+                .flatten()
+        })
     }
 
     /// The `Chart.yaml` files under `folder`, listed and read once per run: the
