@@ -46,22 +46,15 @@ pub struct ChartYamls {
 }
 
 impl ChartYamls {
-    /// The text of the `Chart.yaml` at `path` as the listing read it, not taken:
-    /// a parent reads its vendored charts' names from it before the chart graph
-    /// reads those charts.
-    pub fn peek_text(&self, path: &Path) -> Option<String> {
-        let texts = self.texts.lock().unwrap_or_else(PoisonError::into_inner);
-        texts.get(path).map(|(text, _)| text.clone())
-    }
-
     /// The text of the `Chart.yaml` at `path` as the listing read it, with the
-    /// hash of its bytes, handed over once; `None` when it did not read it, or it
-    /// was taken.
-    pub fn take_text(&self, path: &Path) -> Option<(String, u64)> {
-        self.texts
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .remove(path)
+    /// hash of its bytes: handed over once when `take`, else a copy left there;
+    /// `None` when it did not read it, or it was taken.
+    pub fn text(&self, path: &Path, take: bool) -> Option<(String, u64)> {
+        let mut texts = self.texts.lock().unwrap_or_else(PoisonError::into_inner);
+        match take {
+            true => texts.remove(path),
+            false => texts.get(path).cloned(),
+        }
     }
 }
 

@@ -430,13 +430,13 @@ fn configurations_of(files: &[FileToCheck]) -> (Vec<Resolved>, Vec<usize>) {
     (configs, config_index)
 }
 
-/// The charts the files belong to, each analysed once and in parallel before any
-/// file is checked (the index every rule that needs a whole chart reads, never
-/// written by a check): those tether could not read whole, with why, and those
-/// whose every value counts as read, by folder.
 /// The charts read in part, and those whose values all count as read.
 type Partial = (Vec<PartialChart>, Vec<PartialChart>);
 
+/// The charts one group's files belong to, each analysed once and in parallel
+/// before any of the files is checked (the index every rule that needs a whole
+/// chart reads, never written by a check): those tether could not read whole, with
+/// why, and those whose every value counts as read, by folder.
 fn partial_charts(surroundings: &[Surroundings], root: &Path) -> Partial {
     let mut seen = std::collections::HashSet::new();
     let charts: Vec<&Arc<crate::analysis::charts::Chart>> = surroundings

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::analysis::charts::Charts;
+use crate::analysis::charts::{Charts, is_chart};
 use crate::linter::walk::FileToCheck;
 
 /// The files of one chart tree, or the files outside every chart.
@@ -77,11 +77,4 @@ impl Outermost {
         self.0.insert(folder.to_path_buf(), found.clone());
         found
     }
-}
-
-fn is_chart(folder: &Path) -> bool {
-    folder
-        .join("Chart.yaml")
-        .symlink_metadata()
-        .is_ok_and(|metadata| metadata.is_file())
 }

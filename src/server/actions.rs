@@ -15,7 +15,6 @@ use super::documents::LineIndex;
 use super::findings::{Failure, request_path, to_lsp};
 use super::world::Batch;
 use crate::diagnostic::Diagnostic;
-use crate::linter::file::SharedModel;
 
 /// The reason a silencing comment is written with, for the user to replace.
 const REASON: &str = "reason";
@@ -40,14 +39,7 @@ pub(crate) fn code_actions(
     if !file.included {
         return Ok(None);
     }
-    let shared = batch.shared_model(&path, &file);
-    let (_, diagnostics) = crate::linter::file::check_buffer(
-        &file.config,
-        &file.project,
-        &file.relative,
-        file.text.as_bytes().to_vec(),
-        shared.as_deref().map(|cell| cell as &dyn SharedModel),
-    );
+    let diagnostics = batch.findings(&path, &file);
     let text: &str = &file.text;
     let index = LineIndex::new(text);
     // A finding counts when one of its lines is in the range: a cursor on the

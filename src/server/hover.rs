@@ -422,39 +422,59 @@ mod tests {
         assert!(!shown.contains("the-secret-value"), "{shown}");
     }
 
-    /// A values file a hover modelled is kept across changes of other files, and
-    /// modelled again when its own text changes.
-    #[test]
-    fn a_values_model_outlives_a_change_of_a_template() {
+    /// A new folder holding a chart `app` (its `Chart.yaml` only): the folder's
+    /// guard and its path.
+    fn app_chart() -> (tempfile::TempDir, std::path::PathBuf) {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().canonicalize().unwrap();
         std::fs::create_dir_all(root.join("app/templates")).unwrap();
         let chart = "apiVersion: v2\nname: app\nversion: 1.0.0\n";
         std::fs::write(root.join("app/Chart.yaml"), chart).unwrap();
+        (dir, root)
+    }
+
+    /// A snapshot of `root` with the file `open` open at `text`, at `generation`,
+    /// keeping its models in `models`.
+    fn snapshot_with(
+        root: &Path,
+        models: &Arc<super::super::world::Models>,
+        (open, text): (&Path, &str),
+        generation: u64,
+    ) -> Snapshot {
+        let mut documents = Documents::new();
+        documents.insert(
+            open.to_path_buf(),
+            Document {
+                uri: uri_of(open).unwrap(),
+                version: Some(generation as i32),
+                text: Arc::from(text),
+            },
+        );
+        Snapshot {
+            documents,
+            resolver: Arc::new(std::sync::Mutex::new(super::super::resolver(root))),
+            workspace: Arc::new(super::super::workspace::Workspace::new(
+                [root.to_path_buf()],
+            )),
+            generation,
+            settings: Arc::default(),
+            memo: Arc::default(),
+            charts: std::sync::OnceLock::new(),
+            models: models.clone(),
+        }
+    }
+
+    /// A values file a hover modelled is kept across changes of other files, and
+    /// modelled again when its own text changes.
+    #[test]
+    fn a_values_model_outlives_a_change_of_a_template() {
+        let (_dir, root) = app_chart();
         let values = root.join("app/values.yaml");
         std::fs::write(&values, "# how many\na: 1\n").unwrap();
         let template = root.join("app/templates/x.yaml");
         let models: Arc<super::super::world::Models> = Arc::default();
         let snapshot = |generation: u64, template_text: &str| {
-            let mut documents = Documents::new();
-            documents.insert(
-                template.clone(),
-                Document {
-                    uri: uri_of(&template).unwrap(),
-                    version: Some(generation as i32),
-                    text: Arc::from(template_text),
-                },
-            );
-            Snapshot {
-                documents,
-                resolver: Arc::new(std::sync::Mutex::new(super::super::resolver(&root))),
-                workspace: Arc::new(super::super::workspace::Workspace::new([root.clone()])),
-                generation,
-                settings: Arc::default(),
-                memo: Arc::default(),
-                charts: std::sync::OnceLock::new(),
-                models: models.clone(),
-            }
+            snapshot_with(&root, &models, (&template, template_text), generation)
         };
         let model = |snapshot: &Snapshot| {
             super::super::graph::model_of(&Batch::new(snapshot), &values).unwrap()
@@ -469,39 +489,16 @@ mod tests {
     }
 
     /// The worker's check of an open `values.yaml` and a hover that quotes it share
-    /// one model of its text: the hover after the check does not model it again,
-    /// and the check after a hover of a new text takes the hover's.
+    /// one model of its text: the hover after the check does not model it again;
+    /// a new text is modelled anew, and the check of it keeps that model.
     #[test]
     fn a_check_and_a_hover_share_the_model_of_a_values_file() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().canonicalize().unwrap();
-        std::fs::create_dir_all(root.join("app/templates")).unwrap();
-        let chart = "apiVersion: v2\nname: app\nversion: 1.0.0\n";
-        std::fs::write(root.join("app/Chart.yaml"), chart).unwrap();
+        let (_dir, root) = app_chart();
         let values = root.join("app/values.yaml");
-        let template = root.join("app/templates/x.yaml");
-        std::fs::write(&template, "x: {{ .Values.a }}\n").unwrap();
+        std::fs::write(root.join("app/templates/x.yaml"), "x: {{ .Values.a }}\n").unwrap();
         let models: Arc<super::super::world::Models> = Arc::default();
         let snapshot = |generation: u64, values_text: &str| {
-            let mut documents = Documents::new();
-            documents.insert(
-                values.clone(),
-                Document {
-                    uri: uri_of(&values).unwrap(),
-                    version: Some(generation as i32),
-                    text: Arc::from(values_text),
-                },
-            );
-            Snapshot {
-                documents,
-                resolver: Arc::new(std::sync::Mutex::new(super::super::resolver(&root))),
-                workspace: Arc::new(super::super::workspace::Workspace::new([root.clone()])),
-                generation,
-                settings: Arc::default(),
-                memo: Arc::default(),
-                charts: std::sync::OnceLock::new(),
-                models: models.clone(),
-            }
+            snapshot_with(&root, &models, (&values, values_text), generation)
         };
         // No rule needs this file's model: it is made for the requests.
         let checked = snapshot(1, "# how many\na: 1\n");
@@ -514,6 +511,7 @@ mod tests {
         let hovered = snapshot(2, "# how many\na: 2\nb: 3\n");
         let batch = Batch::new(&hovered);
         let first = super::super::graph::model_of(&batch, &values).unwrap();
+        assert!(!Arc::ptr_eq(&first.model, &quoted.model));
         assert!(matches!(batch.check(&values), Checked::Findings { .. }));
         let again = super::super::graph::model_of(&batch, &values).unwrap();
         assert!(Arc::ptr_eq(&first.model, &again.model));

@@ -162,42 +162,40 @@ impl<'a> Batch<'a> {
     /// worker's check and the other requests: made by `make` unless it was made
     /// or is being made for this text.
     pub fn model(&self, path: &Path, text: &Arc<str>, make: &dyn Fn() -> FileModel) -> Modelled {
-        let cell = self.cell(path, text, true).unwrap_or_else(|| {
-            Arc::new(ModelCell {
-                path: path.to_path_buf(),
-                text: text.clone(),
-                model: OnceLock::new(),
-            })
-        });
         Modelled {
             path: path.to_path_buf(),
             text: text.clone(),
-            model: cell.model(make),
+            model: self.cell(path, text).model(make),
         }
     }
 
-    /// Where the check of the file at `path` takes its model of `text` from: a
-    /// values file's model, and the model of any file a request modelled, is
-    /// shared; any other file's is the check's own.
-    pub fn shared_model(&self, path: &Path, file: &FileState) -> Option<Arc<ModelCell>> {
-        let kept = FileKind::of(&file.relative).is_values()
-            || self.lock_models().iter().any(|cell| cell.path == path);
-        self.cell(path, &file.text, kept)
+    /// The findings of `file`, the file at `path`, as `check` finds them: its
+    /// model is shared when it is a values file's or one a request modelled (any
+    /// other file's is the check's own).
+    pub fn findings(&self, path: &Path, file: &FileState) -> Vec<Diagnostic> {
+        let modelled_before = self.lock_models().iter().any(|cell| cell.path == path);
+        let shared = (FileKind::of(&file.relative).is_values() || modelled_before)
+            .then(|| self.cell(path, &file.text));
+        let (_, diagnostics) = crate::linter::file::check_buffer(
+            &file.config,
+            &file.project,
+            &file.relative,
+            file.text.as_bytes().to_vec(),
+            shared.as_deref().map(|cell| cell as &dyn SharedModel),
+        );
+        diagnostics
     }
 
-    /// The kept model of `text` at `path`; when there is none and `insert` is
-    /// set, a new one not made yet, kept in place of an older model of the file
-    /// (the oldest goes when there are too many).
-    fn cell(&self, path: &Path, text: &Arc<str>, insert: bool) -> Option<Arc<ModelCell>> {
+    /// The kept model of `text` at `path`, or a new one not made yet, kept in
+    /// place of an older model of the file (the oldest goes when there are too
+    /// many).
+    fn cell(&self, path: &Path, text: &Arc<str>) -> Arc<ModelCell> {
         let mut models = self.lock_models();
         let found = models.iter().find(|cell| {
             cell.path == path && (Arc::ptr_eq(&cell.text, text) || cell.text == *text)
         });
         if let Some(found) = found {
-            return Some(found.clone());
-        }
-        if !insert {
-            return None;
+            return found.clone();
         }
         models.retain(|cell| cell.path != path);
         if models.len() >= MODELS_KEPT {
@@ -209,7 +207,7 @@ impl<'a> Batch<'a> {
             model: OnceLock::new(),
         });
         models.push(cell.clone());
-        Some(cell)
+        cell
     }
 
     fn lock_models(&self) -> std::sync::MutexGuard<'_, Vec<Arc<ModelCell>>> {
@@ -264,14 +262,7 @@ impl<'a> Batch<'a> {
         if !file.included {
             return Checked::Excluded;
         }
-        let shared = self.shared_model(path, &file);
-        let (_, diagnostics) = crate::linter::file::check_buffer(
-            &file.config,
-            &file.project,
-            &file.relative,
-            file.text.as_bytes().to_vec(),
-            shared.as_deref().map(|cell| cell as &dyn SharedModel),
-        );
+        let diagnostics = self.findings(path, &file);
         Checked::Findings {
             text: file.text,
             diagnostics,

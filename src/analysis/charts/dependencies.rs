@@ -312,11 +312,12 @@ fn in_charts_folder(
             let chart_yaml = path.join("Chart.yaml");
             // The run's listing of the repository's `Chart.yaml` files read it.
             let listed = charts
-                .listed_chart_yaml_peek(&chart_yaml)
-                .filter(|text| text.len() <= MAX_VALUES_BYTES)
-                .map(|text| Read::Text(text, 0));
-            let read =
-                listed.unwrap_or_else(|| Read::in_folder(&chart_yaml, boundary, MAX_VALUES_BYTES));
+                .listed_chart_yaml(&chart_yaml, false)
+                .filter(|(text, _)| text.len() <= MAX_VALUES_BYTES);
+            let read = match listed {
+                Some((text, hash)) => Read::Text(text, hash),
+                None => Read::in_folder(&chart_yaml, boundary, MAX_VALUES_BYTES),
+            };
             let manifest = match read {
                 Read::Text(text, _) => manifest_of(&text),
                 // A folder without a `Chart.yaml` is no chart, to Helm too.

@@ -392,23 +392,14 @@ impl Charts {
         })
     }
 
-    /// The text of the `Chart.yaml` at `path` and the hash of its bytes, when the
-    /// run's listing of one of the scope's folders read it and no chart took it yet.
-    fn listed_chart_yaml(&self, scope: &Scope, path: &Path) -> Option<(String, u64)> {
-        scope
-            .top
-            .iter()
-            .chain(&scope.chart_paths)
-            .filter(|folder| path.starts_with(folder))
-            .find_map(|folder| self.chart_yamls.get(folder)?.take_text(path))
-    }
-
-    /// The text of the `Chart.yaml` at `path`, when a listing of the run read it
-    /// and no chart took it yet; left for the chart graph.
-    pub(super) fn listed_chart_yaml_peek(&self, path: &Path) -> Option<String> {
+    /// The text of the `Chart.yaml` at `path` and the hash of its bytes, when a
+    /// listing of the run read it and no chart took it yet; handed over once when
+    /// `take` (to the chart graph, which hands it to the check), else left there (a
+    /// parent reads its vendored charts' names before they are read).
+    pub(super) fn listed_chart_yaml(&self, path: &Path, take: bool) -> Option<(String, u64)> {
         self.chart_yamls.find_map(|folder, listing| {
             path.starts_with(folder)
-                .then(|| listing.peek_text(path))
+                .then(|| listing.text(path, take))
                 .flatten()
         })
     }
@@ -436,7 +427,9 @@ fn chart_root(absolute: &Path) -> Option<(PathBuf, Role)> {
     is_chart(root).then(|| (root.to_path_buf(), Role::Template))
 }
 
-fn is_chart(folder: &Path) -> bool {
+/// Whether `folder` holds a `Chart.yaml` that is a regular file (a link is not
+/// followed).
+pub(crate) fn is_chart(folder: &Path) -> bool {
     folder
         .join("Chart.yaml")
         .symlink_metadata()

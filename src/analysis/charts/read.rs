@@ -99,7 +99,7 @@ impl Chart {
             )
         };
         let on_disk = matches!(location, Location::Folder(_)) && overlay.is_none();
-        let (chart_text, chart_hash) = chart_yaml_text(on_disk, charts, scope, &root, read)?;
+        let (chart_text, chart_hash) = chart_yaml_text(on_disk, charts, &root, read)?;
         let (chart_yaml, chart_problem) = chart_yaml_of(&chart_text);
         let values_read = read("values.yaml");
         let handed = handed_texts(on_disk, &root, (chart_text, chart_hash), &values_read);
@@ -374,12 +374,11 @@ fn read_chart_file(
 fn chart_yaml_text(
     on_disk: bool,
     charts: &Charts,
-    scope: &Scope,
     root: &Path,
     read: impl Fn(&str) -> Read,
 ) -> Option<(String, u64)> {
     let listed = on_disk
-        .then(|| charts.listed_chart_yaml(scope, &root.join("Chart.yaml")))
+        .then(|| charts.listed_chart_yaml(&root.join("Chart.yaml"), true))
         .flatten()
         .filter(|(text, _)| text.len() <= MAX_VALUES_BYTES);
     match listed {

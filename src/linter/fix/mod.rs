@@ -208,8 +208,7 @@ struct Fixing<'a> {
 impl Fixing<'_> {
     /// The comment map of the text as read.
     fn map(&self) -> &Vec<String> {
-        self.map
-            .get_or_init(|| comment_map_signature(self.relative, self.original))
+        map_as_read(&self.map, self.relative, self.original)
     }
 
     /// What the text as read means.
@@ -259,13 +258,13 @@ impl Fixing<'_> {
             }
         }
         if comment_map_signature(relative, &next) != *self.map() {
-            let map = self.map().clone();
+            let map = map_as_read(&self.map, self.relative, self.original);
             let held_moves = &mut self.held_moves;
             let accepted = keep_comment_map(
                 relative,
                 current,
                 diagnostics,
-                &map,
+                map,
                 (unsafe_fixes, self.cancelled),
                 |refused| {
                     held_moves.insert(lines.line_of(refused.range.start));
@@ -275,7 +274,7 @@ impl Fixing<'_> {
             if applied.is_empty() {
                 return Ok(None);
             }
-            if comment_map_signature(relative, &next) != map {
+            if comment_map_signature(relative, &next) != *map {
                 return Err("a fix would change which key a comment documents; the file was left as it was (please report it)".into());
             }
             if Meaning::of(relative, &next) != *self.meaning() {
@@ -289,6 +288,16 @@ impl Fixing<'_> {
 /// [`fix_text`] for a file of a run, with the run's state of its repository; ends
 /// with [`CANCELLED`] between two rounds (or two of a guard's trials) once
 /// `cancelled` is set.
+/// The comment map of `original` (the text as read), made once in `cell`: a field
+/// of its own, so a round can hold it while it records the moves it holds.
+fn map_as_read<'c>(
+    cell: &'c std::cell::OnceCell<Vec<String>>,
+    relative: &Path,
+    original: &str,
+) -> &'c Vec<String> {
+    cell.get_or_init(|| comment_map_signature(relative, original))
+}
+
 pub(crate) fn fix_text_in(
     config: &Config,
     project: &Project,
