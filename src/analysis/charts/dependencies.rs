@@ -27,18 +27,27 @@ impl Chart {
 
     /// The chart whose `charts/` folder holds this one.
     pub(super) fn parent_chart(&self) -> Option<Arc<Chart>> {
-        let parent = self.parent.get_or_init(|| {
-            let Location::Folder(folder) = &self.location else {
-                return None;
-            };
-            let charts_folder = folder.parent()?;
-            if charts_folder.file_name()? != "charts" {
-                return None;
-            }
-            let parent = charts_folder.parent()?;
-            is_chart(parent).then(|| parent.to_path_buf())
-        });
-        self.charts.upgrade()?.chart(parent.as_ref()?, &self.scope)
+        let (folder, chart) = self
+            .parent
+            .get_or_init(|| {
+                let Location::Folder(folder) = &self.location else {
+                    return None;
+                };
+                let charts_folder = folder.parent()?;
+                if charts_folder.file_name()? != "charts" {
+                    return None;
+                }
+                let parent = charts_folder.parent()?;
+                if !is_chart(parent) {
+                    return None;
+                }
+                let chart = self.charts.upgrade()?.chart(parent, &self.scope)?;
+                Some((parent.to_path_buf(), Arc::downgrade(&chart)))
+            })
+            .as_ref()?;
+        chart
+            .upgrade()
+            .or_else(|| self.charts.upgrade()?.chart(folder, &self.scope))
     }
 
     /// Whether the parent chart's values set `path` for this chart: under its

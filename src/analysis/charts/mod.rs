@@ -475,10 +475,11 @@ pub struct Chart {
     /// The run's charts, where dependencies are found (the run holds them; a chart
     /// does not keep them alive).
     charts: std::sync::Weak<Charts>,
-    /// The folder of the chart whose `charts/` folder holds this one, found once
-    /// (its chart is looked up in the run's charts: a parent's analysis holds its
-    /// subcharts, so a subchart holding its parent would keep both alive).
-    parent: OnceLock<Option<PathBuf>>,
+    /// The chart whose `charts/` folder holds this one, found once: its folder,
+    /// and the chart without keeping it alive (a parent's analysis holds its
+    /// subcharts, so a subchart holding its parent would keep both alive); a run
+    /// that let the parent go looks it up again by its folder.
+    parent: OnceLock<Option<(PathBuf, std::sync::Weak<Chart>)>>,
     scan: OnceLock<Scan>,
     analysis: OnceLock<Analysis>,
     content: OnceLock<u64>,
