@@ -12,6 +12,7 @@ use std::sync::{Mutex, PoisonError};
 use ignore::WalkState;
 use rayon::prelude::*;
 
+use crate::analysis::by_hash::ByHash;
 use crate::analysis::pins::{Pin, chart_yaml_pins};
 use crate::analysis::small_yaml::{Node, Value};
 
@@ -73,7 +74,7 @@ pub struct FoundChart {
 /// Lists and reads the `Chart.yaml` files under `top`: what git would list (ignored
 /// and hidden files left out, links not followed), `node_modules` and a chart's
 /// content folders not entered; bounded in entries, files and bytes.
-pub fn list(top: &Path) -> ChartYamls {
+pub fn list(top: &Path, memo: Option<&ByHash<ChartYamlSays>>) -> ChartYamls {
     let entries = AtomicUsize::new(0);
     let found = Mutex::new(Vec::new());
     ignore::WalkBuilder::new(top)
@@ -133,7 +134,10 @@ pub fn list(top: &Path) -> ChartYamls {
             top.display()
         ));
     }
-    let read: Vec<Read> = found.par_iter().map(|path| read_one(path, top)).collect();
+    let read: Vec<Read> = found
+        .par_iter()
+        .map(|path| read_one(path, top, memo))
+        .collect();
     let mut texts = HashMap::new();
     for Read { chart, pins, text } in read {
         if let (Some(chart), Some(text)) = (&chart, text) {
@@ -160,8 +164,17 @@ struct Read {
     text: Option<(String, u64)>,
 }
 
-/// Reads one `Chart.yaml`.
-fn read_one(path: &Path, top: &Path) -> Read {
+/// What one `Chart.yaml`'s bytes say, made once for each text when a memo is
+/// kept across runs (`tether server`).
+#[derive(Debug, Clone)]
+pub(crate) struct ChartYamlSays {
+    chart: Option<(Option<String>, Option<String>, bool)>,
+    pins: Result<Vec<Pin>, String>,
+}
+
+/// Reads one `Chart.yaml`; what its bytes say is taken from `memo` when it holds
+/// them.
+fn read_one(path: &Path, top: &Path, memo: Option<&ByHash<ChartYamlSays>>) -> Read {
     let shown = crate::paths::relative_path(path, top);
     let pinned = !shown.parent().is_some_and(|folder| {
         folder.components().any(|part| {
@@ -170,47 +183,82 @@ fn read_one(path: &Path, top: &Path) -> Read {
                 .any(|content| part.as_os_str() == *content)
         })
     });
-    let (document, read) = match read_chart_yaml(path) {
+    let problem = |why: String| {
+        format!(
+            "stale-version-reference: {} is not read for pins: {why}",
+            shown.display()
+        )
+    };
+    let (text, hash) = match read_chart_yaml(path) {
         Ok(read) => read,
         Err(why) => {
-            let problem = format!(
-                "stale-version-reference: {} is not read for pins: {why}",
-                shown.display()
-            );
             return Read {
                 chart: None,
-                pins: if pinned { Err(problem) } else { Ok(Vec::new()) },
+                pins: if pinned {
+                    Err(problem(why))
+                } else {
+                    Ok(Vec::new())
+                },
                 text: None,
             };
         }
     };
+    let say = || match crate::analysis::small_yaml::parse_bounded(&text, 1_000_000, 64) {
+        Ok(document) => says(&document, path, &shown, pinned),
+        Err((line, why)) => ChartYamlSays {
+            chart: None,
+            pins: if pinned {
+                Err(problem(format!("line {line}: {why}")))
+            } else {
+                Ok(Vec::new())
+            },
+        },
+    };
+    let said = match memo {
+        Some(memo) => memo.get_or_make(path, hash, say),
+        None => say(),
+    };
+    let chart = said.chart.and_then(|(name, version, library)| {
+        Some(FoundChart {
+            folder: path.parent()?.to_path_buf(),
+            name,
+            version,
+            library,
+        })
+    });
+    Read {
+        text: chart.is_some().then_some((text, hash)),
+        chart,
+        pins: said.pins,
+    }
+}
+
+/// What the parsed `Chart.yaml` at `path` says.
+fn says(document: &Node, path: &Path, shown: &Path, pinned: bool) -> ChartYamlSays {
     let text = |key: &str| {
         document.get(key).and_then(|node| match &node.value {
             Value::Scalar(scalar) => scalar.as_text(),
             _ => None,
         })
     };
-    let chart = path.parent().map(|folder| FoundChart {
-        folder: folder.to_path_buf(),
-        name: text("name"),
-        version: text("version"),
-        library: text("type").is_some_and(|kind| kind == "library"),
-    });
-    let pins = if pinned {
-        chart_yaml_pins(&document, path, &shown)
-    } else {
-        Vec::new()
-    };
-    Read {
-        chart,
-        pins: Ok(pins),
-        text: Some(read),
+    ChartYamlSays {
+        chart: Some((
+            text("name"),
+            text("version"),
+            text("type").is_some_and(|kind| kind == "library"),
+        )),
+        pins: Ok(if pinned {
+            chart_yaml_pins(document, path, shown)
+        } else {
+            Vec::new()
+        }),
     }
 }
 
-/// A `Chart.yaml` read: bounded in bytes, nodes and depth, and larger than a
-/// configuration may be (an umbrella chart pins thousands of dependencies).
-fn read_chart_yaml(path: &Path) -> Result<(Node, (String, u64)), String> {
+/// A `Chart.yaml`'s text and the hash of its bytes: bounded in bytes, and larger
+/// than a configuration may be (an umbrella chart pins thousands of dependencies).
+/// It is parsed bounded in nodes and depth.
+fn read_chart_yaml(path: &Path) -> Result<(String, u64), String> {
     let bytes = crate::source::read_regular(path, MAX_CHART_YAML_BYTES)
         .map_err(|error| error.to_string())?;
     if bytes.len() > MAX_CHART_YAML_BYTES {
@@ -218,9 +266,7 @@ fn read_chart_yaml(path: &Path) -> Result<(Node, (String, u64)), String> {
     }
     let hash = xxhash_rust::xxh3::xxh3_64(&bytes);
     let text = String::from_utf8(bytes).map_err(|_| "not UTF-8".to_string())?;
-    let node = crate::analysis::small_yaml::parse_bounded(&text, 1_000_000, 64)
-        .map_err(|(line, why)| format!("line {line}: {why}"))?;
-    Ok((node, (text, hash)))
+    Ok((text, hash))
 }
 
 #[cfg(test)]
@@ -270,7 +316,7 @@ mod tests {
             "node_modules/pkg/Chart.yaml",
             "name: npm\nversion: 1.0.0\n",
         );
-        let listing = list(top);
+        let listing = list(top, None);
         let charts: Vec<(String, Option<String>, bool)> = listing
             .charts
             .iter()
@@ -317,5 +363,34 @@ mod tests {
             listing.pin_problems
         );
         assert_eq!(listing.truncated, None);
+    }
+
+    /// A memo kept across listings (the server lists again for each change) hands
+    /// back what each unchanged `Chart.yaml` said, and reads a changed one anew.
+    #[test]
+    fn a_memo_spares_parsing_an_unchanged_chart_yaml_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let top = dir.path();
+        write(top, "a/Chart.yaml", "name: a\nversion: 1.0.0\n");
+        write(top, "b/Chart.yaml", "name: b\nversion: 1.0.0\n");
+        write(top, "broken/Chart.yaml", "name: [unclosed\n");
+        let memo = ByHash::default();
+        let said = |listing: &ChartYamls| {
+            let charts: Vec<String> = listing
+                .charts
+                .iter()
+                .map(|chart| format!("{:?} {:?}", chart.name, chart.version))
+                .collect();
+            (charts, listing.pins.clone(), listing.pin_problems.clone())
+        };
+        let first = said(&list(top, Some(&memo)));
+        assert_eq!(memo.taken.load(Ordering::Relaxed), 0);
+        assert_eq!(said(&list(top, Some(&memo))), first);
+        assert_eq!(memo.taken.load(Ordering::Relaxed), 3);
+        assert_eq!(said(&list(top, None)), first);
+        write(top, "b/Chart.yaml", "name: b\nversion: 2.0.0\n");
+        let changed = said(&list(top, Some(&memo)));
+        assert_eq!(memo.taken.load(Ordering::Relaxed), 5);
+        assert_eq!(changed.0[1], "Some(\"b\") Some(\"2.0.0\")");
     }
 }

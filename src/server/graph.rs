@@ -35,17 +35,33 @@ pub(crate) enum Site {
 /// for as long as its text stays the same, and shared with the worker's check of
 /// the file (a values file's, or one a request modelled before).
 pub(crate) fn model_of(batch: &Batch, path: &Path) -> Option<Arc<Modelled>> {
+    modelled(batch, path, false)
+}
+
+/// The newest model of the file at `path` for a request that quotes it, not
+/// waiting for the worker's check to model its latest text
+/// ([`Batch::latest_model`]).
+pub(crate) fn latest_model_of(batch: &Batch, path: &Path) -> Option<Arc<Modelled>> {
+    modelled(batch, path, true)
+}
+
+fn modelled(batch: &Batch, path: &Path, latest: bool) -> Option<Arc<Modelled>> {
     let file = batch.file(path).ok()?;
-    let make = || {
-        let bytes = file.text.as_bytes().to_vec();
+    let (relative, text, config) = (file.relative, file.text, file.config);
+    let bytes = text.clone();
+    let make = move || {
         crate::yaml::pipeline::model_as_checked(
-            file.relative.clone(),
-            bytes,
-            &file.config.directives,
+            relative.clone(),
+            bytes.as_bytes().to_vec(),
+            &config.directives,
         )
         .0
     };
-    Some(Arc::new(batch.model(path, &file.text, &make)))
+    Some(Arc::new(if latest {
+        batch.latest_model(path, &text, Arc::new(make))
+    } else {
+        batch.model(path, &text, &make)
+    }))
 }
 
 /// The segments of a key path in helm-unittest notation (`a.b["c.d"][0]`); items
@@ -298,7 +314,7 @@ pub(crate) fn including_charts(batch: &Batch, chart: &Chart) -> Vec<Arc<Chart>> 
 
 fn find_in(batch: &Batch, chart: &Chart, path: &[String]) -> Option<Site> {
     let values = chart.root.join("values.yaml");
-    let file = model_of(batch, &values)?;
+    let file = latest_model_of(batch, &values)?;
     match key_in(&file, path) {
         Some(key) => Some(Site::Found {
             file,

@@ -517,4 +517,54 @@ mod tests {
         assert!(Arc::ptr_eq(&first.model, &again.model));
         assert_eq!(again.model.keys().count(), 2);
     }
+
+    /// A hover that quotes a `values.yaml` whose new text the worker's check is
+    /// modelling answers at once from the model of the text before, not waiting
+    /// for the check; once the new model is made, it answers from that.
+    #[test]
+    fn a_hover_does_not_wait_for_the_model_a_check_makes() {
+        let (_dir, root) = app_chart();
+        let values = root.join("app/values.yaml");
+        std::fs::write(root.join("app/templates/x.yaml"), "x: {{ .Values.a }}\n").unwrap();
+        let models: Arc<super::super::world::Models> = Arc::default();
+        let snapshot = |generation: u64, values_text: &str| {
+            snapshot_with(&root, &models, (&values, values_text), generation)
+        };
+        let before = snapshot(1, "# how many\na: 1\n");
+        let quoted = super::super::graph::latest_model_of(&Batch::new(&before), &values).unwrap();
+        assert!(quoted.text.contains("a: 1"));
+
+        let changed = snapshot(2, "# how many\na: 2\n");
+        let text = changed.documents.get(&values).unwrap().text.clone();
+        let (started, start) = std::sync::mpsc::channel();
+        let (finish, finished) = std::sync::mpsc::channel::<()>();
+        let (changed, values, text) = (&changed, &values, &text);
+        std::thread::scope(|scope| {
+            // The worker's check, modelling the new text until told to finish.
+            let check = scope.spawn(move || {
+                let batch = Batch::new(changed);
+                batch.model(values, text, &|| {
+                    started.send(()).unwrap();
+                    // A hover that waits for this model fails rather than hangs.
+                    let _ = finished.recv_timeout(std::time::Duration::from_secs(5));
+                    crate::yaml::pipeline::model_as_checked(
+                        "app/values.yaml".into(),
+                        text.as_bytes().to_vec(),
+                        &crate::settings::config::Config::default_for(root.clone()).directives,
+                    )
+                    .0
+                })
+            });
+            start.recv().unwrap();
+            let batch = Batch::new(changed);
+            let meanwhile = super::super::graph::latest_model_of(&batch, values).unwrap();
+            assert!(Arc::ptr_eq(&meanwhile.model, &quoted.model));
+            assert!(meanwhile.text.contains("a: 1"), "{}", meanwhile.text);
+            let _ = finish.send(());
+            let made = check.join().unwrap();
+            let after = super::super::graph::latest_model_of(&batch, values).unwrap();
+            assert!(Arc::ptr_eq(&after.model, &made.model));
+            assert!(after.text.contains("a: 2"));
+        });
+    }
 }

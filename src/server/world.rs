@@ -4,6 +4,7 @@
 //! `check` would read the file.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::analysis::charts::{Chart, Charts, UnsavedTexts};
@@ -73,16 +74,28 @@ pub(crate) struct Modelled {
 /// The model of one text of a file, made once by whichever needs it first: the
 /// worker's check of the file or a request that quotes it (a hover on a `.Values`
 /// read quotes the chart's `values.yaml`). The other waits for it rather than make
-/// it again.
+/// it again, unless it only quotes the file and an older text's model is there
+/// ([`Batch::latest_model`]).
 pub(crate) struct ModelCell {
     path: PathBuf,
     text: Arc<str>,
     model: OnceLock<Arc<FileModel>>,
+    /// Set once some thread took on making the model.
+    making: AtomicBool,
+    /// The model of the file's text before this one, when it was made: what a
+    /// request that quotes the file answers from while this text's model is
+    /// being made.
+    before: Option<(Arc<str>, Arc<FileModel>)>,
 }
 
 impl SharedModel for ModelCell {
     fn model(&self, make: &dyn Fn() -> FileModel) -> Arc<FileModel> {
-        self.model.get_or_init(|| Arc::new(make())).clone()
+        self.model
+            .get_or_init(|| {
+                self.making.store(true, Ordering::Release);
+                Arc::new(make())
+            })
+            .clone()
     }
 }
 
@@ -169,6 +182,48 @@ impl<'a> Batch<'a> {
         }
     }
 
+    /// The newest model of the file at `path` for a request that quotes it (a
+    /// hover on a `.Values` read quotes the chart's `values.yaml`): the model of
+    /// `text` once it is made; until then the model of the file's text before,
+    /// when there is one, while the model of `text` is made on another thread
+    /// (the worker's check, or one this starts), so the request never waits for
+    /// a model. The positions in what it returns are in the text it returns. A
+    /// request about a position in the file itself takes [`Batch::model`], whose
+    /// model is always of `text`.
+    pub fn latest_model(
+        &self,
+        path: &Path,
+        text: &Arc<str>,
+        make: Arc<dyn Fn() -> FileModel + Send + Sync>,
+    ) -> Modelled {
+        let cell = self.cell(path, text);
+        if let (None, Some((before, model))) = (cell.model.get(), &cell.before) {
+            let started = cell.making.swap(true, Ordering::AcqRel);
+            let made_elsewhere = started || {
+                let cell = cell.clone();
+                let make = make.clone();
+                std::thread::Builder::new()
+                    .name("tether-lsp-model".into())
+                    .spawn(move || {
+                        cell.model(&*make);
+                    })
+                    .is_ok()
+            };
+            if made_elsewhere {
+                return Modelled {
+                    path: path.to_path_buf(),
+                    text: before.clone(),
+                    model: model.clone(),
+                };
+            }
+        }
+        Modelled {
+            path: path.to_path_buf(),
+            text: text.clone(),
+            model: cell.model(&*make),
+        }
+    }
+
     /// The findings of `file`, the file at `path`, as `check` finds them: its
     /// model is shared when it is a values file's or one a request modelled (any
     /// other file's is the check's own).
@@ -197,7 +252,17 @@ impl<'a> Batch<'a> {
         if let Some(found) = found {
             return found.clone();
         }
-        models.retain(|cell| cell.path != path);
+        let mut before = None;
+        models.retain(|cell| {
+            if cell.path != path {
+                return true;
+            }
+            before = match cell.model.get() {
+                Some(model) => Some((cell.text.clone(), model.clone())),
+                None => cell.before.clone(),
+            };
+            false
+        });
         if models.len() >= MODELS_KEPT {
             models.remove(0);
         }
@@ -205,6 +270,8 @@ impl<'a> Batch<'a> {
             path: path.to_path_buf(),
             text: text.clone(),
             model: OnceLock::new(),
+            making: AtomicBool::new(false),
+            before,
         });
         models.push(cell.clone());
         cell

@@ -108,7 +108,7 @@ pub fn run(tether: &Path, corpus: &Path) -> Result<()> {
         .unwrap_or_default()
         .to_string();
     let (mut hovers, mut completions) = (Vec::new(), Vec::new());
-    for version in 2..2 + (ROUNDS / 3) as i64 {
+    for version in 2..2 + ROUNDS as i64 {
         server.change(&values_uri, version, 0, &typed(&values_line, version))?;
         std::thread::sleep(DEBOUNCE + Duration::from_millis(20));
         hovers.push(server.request("textDocument/hover", hover.clone())?);

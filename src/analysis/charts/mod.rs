@@ -34,6 +34,7 @@ pub use archive::Archive;
 pub use manifest::{Dependency, Manifest};
 pub use values::{Keys, guarded};
 
+use super::by_hash::ByHash;
 use super::chart_yamls::ChartYamls;
 use crate::template::reads::{Arg, Reads, Use};
 use names::DefineIndex;
@@ -116,10 +117,10 @@ pub struct ReadsMemo {
     /// What each values file held: a chart's `values.yaml` is not parsed again
     /// while its bytes stay the same.
     values: ByHash<ValuesRead>,
+    /// What each `Chart.yaml` of a listing said: the repository's charts are
+    /// listed again for each change, and their files seldom change.
+    chart_yamls: ByHash<super::chart_yamls::ChartYamlSays>,
 }
-
-/// How many paths a [`ByHash`] keeps; past it, it starts again.
-const MEMO_PATHS: usize = 20_000;
 
 impl ReadsMemo {
     /// What the template at `path` read when its bytes hashed to `hash`, made by
@@ -133,49 +134,10 @@ impl ReadsMemo {
     fn values(&self, path: &Path, hash: u64, read: impl FnOnce() -> ValuesRead) -> ValuesRead {
         self.values.get_or_make(path, hash, read)
     }
-}
 
-/// The newest value made of each path, with the hash of the bytes it was made of,
-/// for at most [`MEMO_PATHS`] paths; and how many were taken rather than made,
-/// which the tests count.
-#[derive(Debug)]
-struct ByHash<V> {
-    kept: Mutex<HashMap<PathBuf, (u64, V)>>,
-    taken: std::sync::atomic::AtomicUsize,
-}
-
-impl<V> Default for ByHash<V> {
-    fn default() -> Self {
-        ByHash {
-            kept: Mutex::new(HashMap::new()),
-            taken: std::sync::atomic::AtomicUsize::new(0),
-        }
-    }
-}
-
-impl<V: Clone> ByHash<V> {
-    /// The value kept for `path` made of bytes hashing to `hash`, or `make`'s,
-    /// kept in its place (made without the lock held).
-    fn get_or_make(&self, path: &Path, hash: u64, make: impl FnOnce() -> V) -> V {
-        let kept = self
-            .kept
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(path)
-            .filter(|(made_of, _)| *made_of == hash)
-            .map(|(_, kept)| kept.clone());
-        if let Some(kept) = kept {
-            self.taken
-                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            return kept;
-        }
-        let made = make();
-        let mut kept = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
-        if kept.len() >= MEMO_PATHS && !kept.contains_key(path) {
-            kept.clear();
-        }
-        kept.insert(path.to_path_buf(), (hash, made.clone()));
-        made
+    /// What each `Chart.yaml` of a listing said, by its bytes.
+    pub(crate) fn chart_yamls(&self) -> &ByHash<super::chart_yamls::ChartYamlSays> {
+        &self.chart_yamls
     }
 }
 
@@ -408,7 +370,10 @@ impl Charts {
     /// resolver takes a repository's pins from the same listing.
     pub fn chart_yamls(&self, folder: &Path) -> Arc<ChartYamls> {
         self.chart_yamls.get_or_init(folder.to_path_buf(), || {
-            Arc::new(super::chart_yamls::list(folder))
+            Arc::new(super::chart_yamls::list(
+                folder,
+                self.memo.as_deref().map(ReadsMemo::chart_yamls),
+            ))
         })
     }
 }
