@@ -70,6 +70,11 @@ pub enum Command {
         /// exit without checking.
         #[arg(long, value_name = "FILE")]
         show_settings: Option<PathBuf>,
+        /// Print the files a check of PATHS would check, one a line, then exit
+        /// without checking: each configuration's `include`, `exclude` and
+        /// `default-exclude` applied.
+        #[arg(long, conflicts_with_all = ["show_settings", "fix", "diff", "statistics"])]
+        show_files: bool,
         /// Fix what needs no judgement (comment-starting-space, inline-comment-spacing,
         /// comment-indentation) in place, then report what is left. Only whitespace
         /// in the fixed comments' lines changes; line endings stay.

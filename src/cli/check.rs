@@ -82,18 +82,7 @@ pub(super) fn settings(
     explicit: Option<&Path>,
     rules: &RuleChoice,
 ) -> Result<u8, Error> {
-    let configs = match explicit {
-        Some(path) => {
-            let mut config = Config::load(path)?;
-            rules.narrow(&mut config)?;
-            ConfigSource::One(config)
-        }
-        None => ConfigSource::Nearest {
-            fallback: Config::default_for(absolute(Path::new("."))),
-            select: rules.select.clone(),
-            ignore: rules.ignore.clone(),
-        },
-    };
+    let configs = config_source(explicit, rules)?;
     let text = crate::report::settings::show_settings(configs, file)?;
     // Paths below the working directory are shown relative to it.
     let shown = match std::env::current_dir() {
@@ -104,6 +93,69 @@ pub(super) fn settings(
         exit::OK
     } else {
         exit::TROUBLE
+    })
+}
+
+/// `tether check --show-files [PATHS]`: the files a check of `paths` would check,
+/// one a line, sorted, as the check names them (below the working directory,
+/// relative to it); what could not be listed goes to standard error, with exit 2.
+pub(super) fn show_files(
+    paths: &[PathBuf],
+    explicit: Option<&Path>,
+    rules: &RuleChoice,
+) -> Result<u8, Error> {
+    let mut resolver = config_source(explicit, rules)?.resolver()?;
+    let inputs = if paths.is_empty() {
+        vec![PathBuf::from(".")]
+    } else {
+        paths.iter().map(|path| configured_folder(path)).collect()
+    };
+    let walked = crate::linter::walk::files(&mut resolver, &inputs);
+    let current = std::env::current_dir().ok();
+    let mut out = String::new();
+    for file in &walked.files {
+        let shown = current
+            .as_deref()
+            .and_then(|current| file.absolute.strip_prefix(current).ok())
+            .unwrap_or(&file.absolute);
+        out.push_str(&crate::paths::slashed(shown));
+        out.push('\n');
+    }
+    if !print_text(&out) {
+        return Ok(exit::TROUBLE);
+    }
+    for bad in &walked.bad_inputs {
+        eprintln!("error: {bad}");
+    }
+    for (folder, why) in &walked.unreadable {
+        eprintln!(
+            "error: {}: cannot be listed ({why}); the files above leave out what it holds",
+            walked.root.join(folder).display()
+        );
+    }
+    Ok(
+        if walked.bad_inputs.is_empty() && walked.unreadable.is_empty() {
+            exit::OK
+        } else {
+            exit::TROUBLE
+        },
+    )
+}
+
+/// Each file's configuration: the one `--config` names, else the nearest
+/// `tether.toml`; `--select` and `--ignore` applied.
+fn config_source(explicit: Option<&Path>, rules: &RuleChoice) -> Result<ConfigSource, Error> {
+    Ok(match explicit {
+        Some(path) => {
+            let mut config = Config::load(path)?;
+            rules.narrow(&mut config)?;
+            ConfigSource::One(config)
+        }
+        None => ConfigSource::Nearest {
+            fallback: Config::default_for(absolute(Path::new("."))),
+            select: rules.select.clone(),
+            ignore: rules.ignore.clone(),
+        },
     })
 }
 

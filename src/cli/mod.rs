@@ -39,6 +39,17 @@ pub fn run(args: Args) -> ExitCode {
         Command::Check {
             paths,
             config,
+            select,
+            ignore,
+            show_files: true,
+            ..
+        } => or_trouble(
+            check::show_files(&paths, config.as_deref(), &RuleChoice { select, ignore })
+                .map_err(|error| error.to_string()),
+        ),
+        Command::Check {
+            paths,
+            config,
             format,
             color,
             no_cache,
@@ -50,6 +61,7 @@ pub fn run(args: Args) -> ExitCode {
             changed_since,
             changed_lines,
             show_settings: None,
+            show_files: false,
             fix,
             diff,
             unsafe_fixes,

@@ -235,6 +235,62 @@ fn a_configuration_extends_another() {
     );
 }
 
+/// `--show-files` lists the files a check would check, each configuration's
+/// `exclude` and the default excludes applied, relative to the working folder; a
+/// folder it cannot list is said, with exit 2.
+#[test]
+fn show_files_lists_what_a_check_checks() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write_files(
+        root,
+        &[
+            ("tether.toml", "exclude = [\"charts/app/skip.yaml\"]\n"),
+            (
+                "charts/app/Chart.yaml",
+                "apiVersion: v2\nname: app\nversion: 1.0.0\n",
+            ),
+            ("charts/app/values.yaml", "replicas: 1\n"),
+            ("charts/app/skip.yaml", "a: 1\n"),
+            ("charts/app/templates/a.yaml", "a: {{ .Values.replicas }}\n"),
+            (
+                "charts/app/templates/_helpers.tpl",
+                "{{- define \"x\" }}{{ end }}\n",
+            ),
+            (
+                "charts/app/charts/vendored/Chart.yaml",
+                "apiVersion: v2\nname: vendored\nversion: 1.0.0\n",
+            ),
+            ("charts/app/charts/vendored/values.yaml", "a: 1\n"),
+            ("charts/app/README.md", "# app\n"),
+        ],
+    );
+    let all = run_in(root, &["check", "--show-files"]);
+    let chart = run_in(
+        &root.join("charts"),
+        &["check", "--show-files", "app/templates"],
+    );
+    let both = run_in(root, &["check", "--show-files", "--fix"]);
+    let mut out = format!(
+        "### the repository\n{all}\n### from charts/, one folder\n{chart}\n### with --fix\n{both}"
+    );
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let locked = root.join("charts/app/templates");
+        std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).unwrap();
+        // Root reads any folder: there is nothing to say then.
+        if std::fs::read_dir(&locked).is_err() {
+            let unreadable = run_in(root, &["check", "--show-files"]);
+            out.push_str(&format!("\n### an unreadable folder\n{unreadable}"));
+        } else {
+            out.push_str("\n### an unreadable folder\n(read as root: not tried)\n");
+        }
+        std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    common::assert_snapshot("surface__show_files", &out);
+}
+
 /// A nested configuration without `extend` under one with `[[require]]` or
 /// `[[idem]]` entries gets a note on every run, the cached one too: a note said
 /// once is missed by the next person to run it (issue 35, surprise 6).
