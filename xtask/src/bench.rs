@@ -18,19 +18,27 @@ use crate::BenchArgs;
 /// the debug build.
 pub fn bench(args: &BenchArgs) -> Result<()> {
     if !cfg!(debug_assertions) {
+        if let Some(repo) = &args.repo {
+            return crate::bench_paired::run(&crate::bench_check::tether()?, repo, args.runs);
+        }
         bench_run(args)?;
         return crate::bench_server::bench_server(&args.corpus);
     }
     let release = crate::profiling_xtask()?;
     let status = Command::new(&release)
         .arg("bench-run")
-        .arg("--corpus")
-        .arg(&args.corpus)
+        .args(match &args.repo {
+            Some(repo) => ["--repo", &repo.to_string_lossy()].map(String::from),
+            None => ["--corpus", &args.corpus.to_string_lossy()].map(String::from),
+        })
         .arg("--runs")
         .arg(args.runs.to_string())
         .status()
         .with_context(|| format!("cannot run {}", release.display()))?;
     ensure!(status.success(), "{} bench-run failed", release.display());
+    if args.repo.is_some() {
+        return Ok(());
+    }
     // The language server, driven as an editor drives it.
     crate::bench_server::bench_server(&args.corpus)
 }
@@ -52,6 +60,9 @@ struct Prepared<'a> {
 pub fn bench_run(args: &BenchArgs) -> Result<()> {
     if cfg!(debug_assertions) {
         eprintln!("warning: debug build, numbers are meaningless; use `cargo xtask bench`");
+    }
+    if let Some(repo) = &args.repo {
+        return crate::bench_paired::run(&crate::bench_check::tether()?, repo, args.runs);
     }
     let corpus = &args.corpus;
     let files = read_corpus(corpus)?;
@@ -211,7 +222,7 @@ pub fn bench_run(args: &BenchArgs) -> Result<()> {
             println!("- {}", path.display());
         }
     }
-    crate::bench_check::run(args, parse_n)
+    crate::bench_check::run(args)
 }
 
 /// Counts instructions (valgrind's callgrind) of a fresh process running one phase

@@ -13,6 +13,8 @@ mod bench_idem;
 #[cfg(feature = "library")]
 mod bench_latency;
 #[cfg(feature = "library")]
+mod bench_paired;
+#[cfg(feature = "library")]
 mod bench_scale;
 #[cfg(feature = "library")]
 mod bench_server;
@@ -45,7 +47,11 @@ Tasks:
   bench [--corpus DIR] [--runs N]
                          build xtask in release mode and time the pipeline phases
                          over a corpus (default: ../shared/corpus next to the repo),
-                         best of N runs (default 3)
+                         best of N runs (default 3); then `tether check` against
+                         `cat`, a tree-sitter parse and yamllint on the files it
+                         checks, N paired rounds (medians, ranges, the load)
+  bench --repo PATH [--runs N]
+                         only that paired comparison, on any repository
   bench-server [--corpus DIR]
                          only the language server part of the benchmark: a
                          didChange of a 2 MB values.yaml and of a template until
@@ -170,6 +176,7 @@ const LIBRARY_TASKS: &[&str] = &[
     "bench-idem",
     "bench-server",
     "bench-latency",
+    "bench-parse-list",
     "bench-scale",
     "bench-rss",
     "bench-instructions",
@@ -229,6 +236,11 @@ fn library_task(task: &str, rest: &[String]) -> Result<()> {
         // `tether server` driven over its pipes: edit-to-diagnostics times, memory.
         "bench-server" => bench_server::bench_server(&bench_args(&rest)?.corpus),
         "bench-latency" => bench_latency::bench_latency(&bench_args(&rest)?.corpus),
+        // Internal: the parse baseline of the paired bench, a process of its own.
+        "bench-parse-list" => match rest.as_slice() {
+            [list] => bench_paired::parse_list(Path::new(list)),
+            _ => bail!("usage: cargo xtask bench-parse-list LIST"),
+        },
         // `check`'s peak memory on 1, 4 and 16 copies of the corpus.
         "bench-scale" => bench_scale::bench_scale(&bench_args(&rest)?.corpus),
         // Instruction counts under valgrind, immune to the machine's noise.
@@ -249,6 +261,8 @@ fn library_task(task: &str, rest: &[String]) -> Result<()> {
 #[cfg(feature = "library")]
 pub struct BenchArgs {
     pub corpus: PathBuf,
+    /// `--repo PATH`: only the paired comparison of `check`, on that repository.
+    pub repo: Option<PathBuf>,
     /// Runs per phase; the best is kept.
     pub runs: usize,
 }
@@ -256,13 +270,19 @@ pub struct BenchArgs {
 /// `[--corpus DIR] [--runs N]`; the corpus defaults to `<repo>/../shared/corpus`.
 #[cfg(feature = "library")]
 fn bench_args(args: &[String]) -> Result<BenchArgs> {
-    const USAGE: &str = "usage: cargo xtask bench [--corpus DIR] [--runs N]";
+    const USAGE: &str = "usage: cargo xtask bench [--corpus DIR | --repo PATH] [--runs N]";
     let mut corpus = project_root().join("../shared/corpus");
+    let mut repo = None;
     let mut runs = 3;
     let mut args = args.iter();
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--corpus" => corpus = args.next().context(USAGE)?.into(),
+            "--repo" => {
+                let path: PathBuf = args.next().context(USAGE)?.into();
+                corpus = path.clone();
+                repo = Some(path);
+            }
             "--runs" => runs = args.next().context(USAGE)?.parse().context(USAGE)?,
             _ => bail!("unexpected argument `{arg}`\n{USAGE}"),
         }
@@ -273,7 +293,7 @@ fn bench_args(args: &[String]) -> Result<BenchArgs> {
         "corpus directory not found: {} (pass --corpus DIR)",
         corpus.display()
     );
-    Ok(BenchArgs { corpus, runs })
+    Ok(BenchArgs { corpus, repo, runs })
 }
 
 /// The workspace root: the parent of this crate's directory.
