@@ -10,7 +10,7 @@ use crate::linter::changes::Changes;
 use crate::linter::suppress::Suppressions;
 use crate::linter::surroundings::Surroundings;
 use crate::linter::walk::FileToCheck;
-use crate::rules::rule::Verdict;
+use crate::rules::rule::{Fixable, Verdict};
 use crate::rules::{CommentInfo, FileContext, RULES, Reporter, RuleId};
 use crate::settings::config::Config;
 use crate::settings::project::Project;
@@ -179,24 +179,22 @@ fn handed_text(file: &FileToCheck, surroundings: &Surroundings) -> Option<(Strin
     }
 }
 
-/// [`check_bytes`] with every finding, none held back by the per-file limit: what
-/// `--fix` applies in one round.
-pub(crate) fn check_bytes_uncapped(
+/// What `--fix` applies in one round: the findings of the rules that fix what they
+/// report, every one (none held back by the per-file limit), as [`check_bytes`]
+/// finds them; the other rules do not run, and the chart is not read.
+pub(crate) fn check_fixable(
     config: &Config,
     project: &Project,
     relative: &Path,
     bytes: Vec<u8>,
-    mode: Mode,
 ) -> (SourceFile, Vec<Diagnostic>) {
-    let mut surroundings = Surroundings::of(config, project, relative);
-    surroundings.cap = false;
     check_source(
         config,
         project,
         relative,
         Source::new(bytes, None),
-        mode,
-        surroundings,
+        Mode::Lazy,
+        Surroundings::for_fixing(config, relative),
     )
 }
 
@@ -257,6 +255,7 @@ pub(super) fn check_source(
     surroundings: Surroundings,
 ) -> (SourceFile, Vec<Diagnostic>) {
     let (surroundings_cap, embeddable) = (surroundings.cap, surroundings.embeddable);
+    let fixable_only = surroundings.fixable_only;
     let settings = config.settings_for(relative);
     if let Some(offset) = binary_offset(&bytes) {
         return binary_file(relative, offset, &settings);
@@ -285,7 +284,10 @@ pub(super) fn check_source(
     let template_comments = template_comments(&source, &front.actions, &directive_lines);
     let scanned_comments = comment_infos(&source, scanned.iter(), &template_comments);
 
-    let enabled = enabled_rules(&settings);
+    let mut enabled = enabled_rules(&settings);
+    if fixable_only {
+        enabled.retain(|(registered, _)| registered.rule.fixable() == Fixable::Always);
+    }
     let chart = surroundings.chart.filter(|_| rules_on(&settings));
     let mut context = FileContext {
         path: relative,

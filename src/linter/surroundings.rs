@@ -26,6 +26,9 @@ pub(super) struct Surroundings {
     /// A file of a chart that a template may embed with `.Files.Get`: its bytes are
     /// data, so no fix of it is safe.
     pub(super) embeddable: bool,
+    /// Only the rules that fix what they report run (a round of `--fix`, which
+    /// reads only the findings with a fix).
+    pub(super) fixable_only: bool,
 }
 
 impl Surroundings {
@@ -37,6 +40,22 @@ impl Surroundings {
             values: values_file(config, project, relative, kind),
             cap: true,
             embeddable: embeddable(config, relative, kind),
+            fixable_only: false,
+        }
+    }
+
+    /// What a round of `--fix` needs: the rules that fix what they report read
+    /// neither the chart nor what the documentation generators make of a values
+    /// file, so neither is looked up; every finding is seen.
+    pub(super) fn for_fixing(config: &Config, relative: &Path) -> Surroundings {
+        let kind = FileKind::of(relative);
+        Surroundings {
+            kind,
+            chart: None,
+            values: None,
+            cap: false,
+            embeddable: embeddable(config, relative, kind),
+            fixable_only: true,
         }
     }
 }

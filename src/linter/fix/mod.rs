@@ -20,8 +20,7 @@ use rayon::prelude::*;
 
 use crate::diagnostic::Diagnostic;
 use crate::linter::check::ConfigSource;
-use crate::linter::file::Mode;
-use crate::linter::file::check_bytes_uncapped as check_bytes;
+use crate::linter::file::check_fixable;
 use crate::rules::RuleId;
 use crate::settings::config::Config;
 use crate::settings::project::Project;
@@ -257,7 +256,14 @@ impl Fixing<'_> {
                 return Ok(None);
             }
         }
-        if comment_map_signature(relative, &next) != *self.map() {
+        // Only a fix that moves a comment (as its rule says) can change which key
+        // a comment documents: one that changes the spaces inside a line leaves
+        // every comment on its line and column, and the data guard above holds a
+        // `#` that was not a comment before.
+        let moves = diagnostics.iter().any(|diagnostic| {
+            diagnostic.fix_applies(unsafe_fixes) && guard::moves_comments(diagnostic)
+        });
+        if moves && comment_map_signature(relative, &next) != *self.map() {
             let map = map_as_read(&self.map, self.relative, self.original);
             let held_moves = &mut self.held_moves;
             let accepted = keep_comment_map(
@@ -325,13 +331,8 @@ pub(crate) fn fix_text_in(
             return Err(CANCELLED.into());
         }
         worked(current.len());
-        let (_, diagnostics) = check_bytes(
-            config,
-            project,
-            relative,
-            current.as_bytes().to_vec(),
-            Mode::Lazy,
-        );
+        let (_, diagnostics) =
+            check_fixable(config, project, relative, current.as_bytes().to_vec());
         // Fixes that `--unsafe-fixes` would apply and this run does not.
         let unsafe_left = diagnostics
             .iter()
