@@ -32,6 +32,45 @@ pub(crate) fn git_ls_files(folder: &Path) -> Option<(Vec<PathBuf>, String)> {
     Some((names, String::from_utf8_lossy(&output.stderr).into_owned()))
 }
 
+/// A repository's files as `git ls-files` lists them at its top level, once for a
+/// run that reads them twice (`tether idem`: the configurations below its folder,
+/// then the files its sandboxes copy).
+#[derive(Debug, Clone)]
+pub(crate) struct Listed {
+    /// The repository's top level, as git names it.
+    pub root: PathBuf,
+    /// Relative to `root`, as [`git_ls_files`] lists them.
+    pub names: Vec<PathBuf>,
+    /// git's warnings (a folder it could not open).
+    pub warnings: String,
+}
+
+impl Listed {
+    /// The repository around `folder`, listed; `None` outside a work tree, or when
+    /// git cannot list it.
+    pub(crate) fn around(folder: &Path) -> Option<Listed> {
+        let root = top_level(folder)?;
+        let (names, warnings) = git_ls_files(&root)?;
+        Some(Listed {
+            root,
+            names,
+            warnings,
+        })
+    }
+}
+
+/// The top level of the work tree holding `folder`, as git names it.
+pub(crate) fn top_level(folder: &Path) -> Option<PathBuf> {
+    let output = git(folder)
+        .args(["rev-parse", "--show-toplevel"])
+        .output()
+        .ok()?;
+    output
+        .status
+        .success()
+        .then(|| PathBuf::from(String::from_utf8_lossy(&output.stdout).trim()))
+}
+
 /// `git` run in `folder` on that folder's repository, whatever the environment says
 /// (a hook exports `GIT_DIR`), and without running programs the repository's own
 /// configuration names (`core.fsmonitor`).

@@ -108,6 +108,7 @@ pub(super) fn idem(args: IdemArgs) -> Result<u8, String> {
         targets,
         broken,
         not_run,
+        listed,
     } = idem_targets(&args, &dir)?;
     for reason in &not_run {
         eprintln!("note: {}", crate::report::human::escape_controls(reason));
@@ -120,6 +121,7 @@ pub(super) fn idem(args: IdemArgs) -> Result<u8, String> {
     }
     let cwd = absolute(Path::new("."));
     let mut options = idem_options(&args, &cwd);
+    options.listed = listed;
     if args.list {
         return idem_list(&targets, &options, &cwd, &broken);
     }
@@ -209,6 +211,8 @@ struct Targets {
     targets: Vec<crate::idem::IdemTarget>,
     broken: Vec<String>,
     not_run: Vec<String>,
+    /// The repository as listed to find the targets, for their sandboxes.
+    listed: Option<std::sync::Arc<crate::git::Listed>>,
 }
 
 /// The targets of `tether idem`: `--run`'s, or the `[[idem]]` entries of DIR's
@@ -244,8 +248,12 @@ fn idem_targets(args: &IdemArgs, dir: &Path) -> Result<Targets, String> {
         ..Targets::default()
     };
     // The configurations `tether check` finds below, through its resolver.
-    let (configs, broken) = crate::linter::check::configurations_under(dir);
+    // The repository is listed once: here, to find the configurations below, and
+    // its sandboxes are made from the same listing.
+    let listed = crate::git::Listed::around(dir).map(std::sync::Arc::new);
+    let (configs, broken) = crate::linter::check::configurations_under(dir, listed.as_deref());
     found.broken = broken;
+    found.listed = listed;
     let mut refused: std::collections::BTreeMap<NotRun, Vec<PathBuf>> = Default::default();
     for nested in configs {
         if nested.file == config.file {

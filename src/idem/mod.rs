@@ -136,6 +136,7 @@ fn run_unix(targets: &[IdemTarget], options: &IdemOptions) -> Result<IdemReport,
             confine: matches!(containment, Containment::Landlock { .. }),
             sandbox: options.sandbox,
         },
+        options.listed.as_deref(),
         containment,
         &progress,
     )?;

@@ -33,6 +33,9 @@ pub struct IdemOptions {
     /// What the commands run in (`--sandbox`). Default: [`SandboxKind::Auto`].
     pub sandbox: SandboxKind,
     pub(super) progress: Option<ProgressFn>,
+    /// The repository as the command line listed it to find the targets: its
+    /// sandboxes are made from that listing, not from a second one.
+    pub(crate) listed: Option<std::sync::Arc<crate::git::Listed>>,
 }
 
 /// What `tether idem` runs commands in.
@@ -77,6 +80,7 @@ impl Default for IdemOptions {
             changed_since: None,
             sandbox: SandboxKind::Auto,
             progress: None,
+            listed: None,
         }
     }
 }

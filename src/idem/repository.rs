@@ -30,6 +30,7 @@ pub(super) fn run_checks(
     targets: &[IdemTarget],
     display_root: &Path,
     options: Settings,
+    listed: Option<&crate::git::Listed>,
     containment: Containment,
     progress: &(dyn Fn(Progress) + Sync),
 ) -> Result<IdemReport, IdemError> {
@@ -50,7 +51,7 @@ pub(super) fn run_checks(
     contain::become_subreaper();
     command::STOPPING.store(false, std::sync::atomic::Ordering::SeqCst);
     let mut outcomes: Vec<Option<Outcome>> = vec![None; targets.len()];
-    let repos = repositories(targets, options, &mut report.sandbox, &mut outcomes);
+    let repos = repositories(targets, options, listed, &mut report.sandbox, &mut outcomes);
     for repo in &repos {
         for (index, outcome) in run_repository(repo, targets, display_root, options, progress) {
             outcomes[index] = Some(outcome);
@@ -94,6 +95,7 @@ struct Repo {
 fn repositories(
     targets: &[IdemTarget],
     options: Settings,
+    listed: Option<&crate::git::Listed>,
     sandboxing: &mut Sandboxing,
     outcomes: &mut [Option<Outcome>],
 ) -> Vec<Repo> {
@@ -119,7 +121,13 @@ fn repositories(
             repo.targets.push(index);
             continue;
         }
-        let source = match Source::around(&target.dir) {
+        // The listing the command line made to find the targets, when it is of
+        // this repository.
+        let source = match listed.filter(|listed| listed.root == root) {
+            Some(listed) => Ok(Source::from_listed(listed)),
+            None => Source::around(&target.dir),
+        };
+        let source = match source {
             Ok(source) => source,
             Err(error) => {
                 outcomes[index] = Some(Err(sandbox_error(&target.dir, error)));

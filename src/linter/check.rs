@@ -605,13 +605,17 @@ impl ConfigSource {
 /// The configurations `tether check` finds for the files under `folder` (the
 /// nearest `tether.toml` of every folder that holds a file, and those they extend),
 /// each once, sorted by path; and why each broken one cannot be read. This is
-/// where `tether idem` finds the `[[idem]]` entries of a monorepo.
+/// where `tether idem` finds the `[[idem]]` entries of a monorepo, from the
+/// listing of its repository (`listed`) when it has one.
 #[cfg_attr(not(unix), allow(dead_code))] // `tether idem` is a Unix command
-pub(crate) fn configurations_under(folder: impl AsRef<Path>) -> (Vec<Config>, Vec<String>) {
+pub(crate) fn configurations_under(
+    folder: impl AsRef<Path>,
+    listed: Option<&crate::git::Listed>,
+) -> (Vec<Config>, Vec<String>) {
     let folder = crate::paths::absolute(folder.as_ref());
     let mut resolver =
         Resolver::discover(Config::default_for(folder.clone()), Vec::new(), Vec::new());
-    let _ = walk::files(&mut resolver, std::slice::from_ref(&folder));
+    let _ = walk::files_listed(&mut resolver, std::slice::from_ref(&folder), listed);
     let mut configs: Vec<Config> = Vec::new();
     let mut broken: Vec<String> = Vec::new();
     for found in resolver.found() {

@@ -7,7 +7,7 @@
 //! folder are skipped either way; a file named on the command line is always checked.
 //! Folders that cannot be read are reported, never dropped.
 
-use crate::git::git_ls_files;
+use crate::git::{Listed, git_ls_files};
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -58,6 +58,16 @@ pub struct Walked {
 /// command line follows `include` and `exclude` too (pre-commit and CI pass every
 /// changed file); the ones left out are counted.
 pub fn files(resolver: &mut Resolver, inputs: &[PathBuf]) -> Walked {
+    files_listed(resolver, inputs, None)
+}
+
+/// [`files`], the folders inside the repository `listed` names taken from that
+/// listing rather than listed again.
+pub(crate) fn files_listed(
+    resolver: &mut Resolver,
+    inputs: &[PathBuf],
+    listed: Option<&Listed>,
+) -> Walked {
     let mut walked = Walked::default();
     let mut collected = Collected::default();
     let mut unreadable: Vec<(PathBuf, String)> = Vec::new();
@@ -79,7 +89,7 @@ pub fn files(resolver: &mut Resolver, inputs: &[PathBuf]) -> Walked {
         let inputs_resolved = scope.spawn(|| resolver.resolve(&folders));
         let listings = inputs
             .iter()
-            .map(|input| list_input(input, &mut walked))
+            .map(|input| list_input(input, listed, &mut walked))
             .collect();
         // A panic in the resolution is the bug it is, not a silent default.
         if let Err(panic) = inputs_resolved.join() {
@@ -207,7 +217,11 @@ fn output_root(resolver: &Resolver, found: &[(PathBuf, Resolved, PathBuf)]) -> P
 
 /// What one input holds: a folder's listing, the input itself when it is a file
 /// (`Err`), or `None` when it cannot be checked (said in `walked`).
-fn list_input(input: &Path, walked: &mut Walked) -> Option<Result<Listing, PathBuf>> {
+fn list_input(
+    input: &Path,
+    listed: Option<&Listed>,
+    walked: &mut Walked,
+) -> Option<Result<Listing, PathBuf>> {
     let absolute = absolute(input);
     let metadata = match std::fs::metadata(&absolute) {
         Ok(metadata) => metadata,
@@ -228,9 +242,10 @@ fn list_input(input: &Path, walked: &mut Walked) -> Option<Result<Listing, PathB
     if !metadata.is_dir() {
         return Some(Err(absolute));
     }
-    Some(Ok(
-        git_listing(&absolute).unwrap_or_else(|| walk_folder(&absolute))
-    ))
+    let from_listed = listed.and_then(|listed| listed_under(listed, &absolute));
+    Some(Ok(from_listed
+        .or_else(|| git_listing(&absolute))
+        .unwrap_or_else(|| walk_folder(&absolute))))
 }
 
 /// The files a walk keeps, and the errors of the configurations it met.
@@ -284,8 +299,36 @@ struct Listing {
 fn git_listing(folder: &Path) -> Option<Listing> {
     crate::paths::repository_top(folder)?;
     let (names, stderr) = git_ls_files(folder)?;
+    Some(listing_of(
+        folder,
+        names.iter().map(PathBuf::as_path),
+        warned_folders(&stderr).map(|(name, reason)| (folder.join(name), reason)),
+    ))
+}
+
+/// The part of a repository's listing under `folder` (a folder inside it), as
+/// [`git_listing`] lists it; `None` when `folder` is not inside.
+fn listed_under(listed: &Listed, folder: &Path) -> Option<Listing> {
+    let inside = folder.strip_prefix(&listed.root).ok()?;
+    let names = listed
+        .names
+        .iter()
+        .filter_map(|name| name.strip_prefix(inside).ok());
+    let unreadable = warned_folders(&listed.warnings)
+        .map(|(name, reason)| (listed.root.join(name), reason))
+        .filter(|(path, _)| path.starts_with(folder));
+    Some(listing_of(folder, names, unreadable))
+}
+
+/// The files to check among `names` (relative to `folder`) and the folders git
+/// could not open.
+fn listing_of<'a>(
+    folder: &Path,
+    names: impl Iterator<Item = &'a Path>,
+    unreadable: impl Iterator<Item = (PathBuf, String)>,
+) -> Listing {
     let mut listing = Listing::default();
-    for relative in &names {
+    for relative in names {
         // A nested repository is listed as a folder.
         if relative.as_os_str().as_encoded_bytes().ends_with(b"/") {
             continue;
@@ -303,17 +346,18 @@ fn git_listing(folder: &Path) -> Option<Listing> {
             listing.files.push(path);
         }
     }
-    // git warns and goes on when it cannot open a folder.
-    for line in stderr.lines() {
-        if let Some(rest) = line.strip_prefix("warning: could not open directory '") {
-            if let Some((name, reason)) = rest.split_once("': ") {
-                listing
-                    .unreadable
-                    .push((folder.join(name), reason.to_string()));
-            }
-        }
-    }
-    Some(listing)
+    listing.unreadable.extend(unreadable);
+    listing
+}
+
+/// The folders git warned it could not open (it goes on without them), as it
+/// names them, with the reason.
+fn warned_folders(stderr: &str) -> impl Iterator<Item = (&str, String)> {
+    stderr.lines().filter_map(|line| {
+        let rest = line.strip_prefix("warning: could not open directory '")?;
+        let (name, reason) = rest.split_once("': ")?;
+        Some((name, reason.to_string()))
+    })
 }
 
 fn is_hidden(name: &OsStr) -> bool {

@@ -578,8 +578,8 @@ fn targets_are_named_and_skipped_plainly() {
 }
 
 /// `tether idem` lists a repository's files once per run, whatever the number of
-/// its targets: git is run through a wrapper that logs every call, and among
-/// twelve targets of one repository only the first one's sandbox lists it.
+/// its targets: git is run through a wrapper that logs every call, and the one
+/// listing that finds the twelve targets' configurations makes their sandboxes.
 #[test]
 fn the_repository_is_listed_once_for_all_its_targets() {
     if !tools_present() {
@@ -645,7 +645,7 @@ fn the_repository_is_listed_once_for_all_its_targets() {
         .collect();
     assert_eq!(
         listings.len(),
-        2,
-        "one listing to find the targets, one for the sandboxes:\n{calls}"
+        1,
+        "one listing finds the targets and makes the sandboxes:\n{calls}"
     );
 }

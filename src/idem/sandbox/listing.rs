@@ -25,6 +25,14 @@ impl Source {
         }
     }
 
+    /// The repository git listed as `listed`.
+    pub(crate) fn from_listed(listed: &crate::git::Listed) -> Source {
+        Source {
+            root: listed.root.clone(),
+            files: existing(&listed.root, listed.names.clone()),
+        }
+    }
+
     /// The repository around `folder`: its git top level when there is one.
     pub fn around(folder: &Path) -> std::io::Result<Source> {
         if let Some(root) = git_top_level(folder) {
@@ -39,18 +47,17 @@ impl Source {
 }
 
 fn git_top_level(folder: &Path) -> Option<PathBuf> {
-    let output = crate::git::git(folder)
-        .args(["rev-parse", "--show-toplevel"])
-        .output()
-        .ok()?;
-    output
-        .status
-        .success()
-        .then(|| PathBuf::from(String::from_utf8_lossy(&output.stdout).trim()))
+    crate::git::top_level(folder)
 }
 
 fn git_files(root: &Path) -> Option<Vec<PathBuf>> {
     let (names, _) = crate::git::git_ls_files(root)?;
+    Some(existing(root, names))
+}
+
+/// The names of a listing of `root` that are there (a file deleted from the work
+/// tree but still in the index is not), sorted, each once.
+fn existing(root: &Path, names: Vec<PathBuf>) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = names
         .into_iter()
         // A file deleted from the work tree but still in the index is not there.
@@ -58,7 +65,7 @@ fn git_files(root: &Path) -> Option<Vec<PathBuf>> {
         .collect();
     files.sort();
     files.dedup();
-    Some(files)
+    files
 }
 
 /// Files under `root`, relative to it, sorted; with `gitignore`, `.gitignore` rules
