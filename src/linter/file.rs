@@ -169,13 +169,21 @@ fn handed_text(file: &FileToCheck, surroundings: &Surroundings) -> Option<(Strin
             chart.take_scanned_text(&file.absolute)
         }
         Some((chart, _)) => chart.take_text(&file.absolute),
-        // The nearest chart folder above it, if the run read that chart.
+        // The nearest chart folder above it, if the run read that chart; a
+        // `Chart.yaml` no chart of the run read (a chart without templates or
+        // values, which nothing reads for its values) from the repository's
+        // listing, which read it for the pins.
         None => file
             .absolute
             .ancestors()
             .skip(1)
             .find_map(|folder| file.project.charts.read_already(folder))
-            .and_then(|chart| chart.take_text(&file.absolute)),
+            .and_then(|chart| chart.take_text(&file.absolute))
+            .or_else(|| {
+                (file.absolute.file_name()? == "Chart.yaml")
+                    .then(|| file.project.charts.listed_chart_yaml(&file.absolute, true))
+                    .flatten()
+            }),
     }
 }
 

@@ -47,6 +47,12 @@ fn a_check_opens_each_file_once() {
         "# Sub's size.\nsize: 1\n",
     );
     write("ci/lint.yaml", "# Not a chart's.\nenabled: true\n");
+    // A chart of a `Chart.yaml` alone, which no chart of the run reads for its
+    // values: the check takes the text the repository's listing read.
+    write(
+        "charts/bare/Chart.yaml",
+        "apiVersion: v2\nname: bare\nversion: 0.0.0\n",
+    );
     let config = helm_tether::Config::default_for(root.clone());
     let watch = helm_tether::internals::opens::watch(&root);
     let report = helm_tether::check_paths(

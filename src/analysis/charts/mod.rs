@@ -358,7 +358,7 @@ impl Charts {
     /// listing of the run read it and no chart took it yet; handed over once when
     /// `take` (to the chart graph, which hands it to the check), else left there (a
     /// parent reads its vendored charts' names before they are read).
-    pub(super) fn listed_chart_yaml(&self, path: &Path, take: bool) -> Option<(String, u64)> {
+    pub(crate) fn listed_chart_yaml(&self, path: &Path, take: bool) -> Option<(String, u64)> {
         self.chart_yamls.find_map(|folder, listing| {
             path.starts_with(folder)
                 .then(|| listing.text(path, take))
