@@ -48,6 +48,7 @@ pub(crate) struct Listed {
 impl Listed {
     /// The repository around `folder`, listed; `None` outside a work tree, or when
     /// git cannot list it.
+    #[cfg_attr(not(unix), allow(dead_code))] // `tether idem` is a Unix command
     pub(crate) fn around(folder: &Path) -> Option<Listed> {
         let root = top_level(folder)?;
         let (names, warnings) = git_ls_files(&root)?;
@@ -60,6 +61,7 @@ impl Listed {
 }
 
 /// The top level of the work tree holding `folder`, as git names it.
+#[cfg_attr(not(unix), allow(dead_code))] // `tether idem` is a Unix command
 pub(crate) fn top_level(folder: &Path) -> Option<PathBuf> {
     let output = git(folder)
         .args(["rev-parse", "--show-toplevel"])

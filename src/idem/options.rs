@@ -35,6 +35,7 @@ pub struct IdemOptions {
     pub(super) progress: Option<ProgressFn>,
     /// The repository as the command line listed it to find the targets: its
     /// sandboxes are made from that listing, not from a second one.
+    #[cfg_attr(not(unix), allow(dead_code))] // `tether idem` runs on Unix only
     pub(crate) listed: Option<std::sync::Arc<crate::git::Listed>>,
 }
 
