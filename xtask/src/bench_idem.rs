@@ -153,14 +153,11 @@ pub fn monorepo(args: &BenchArgs) -> Result<()> {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     // 2 (no-op, fixpoint) + 6 blocks + all = 9 runs per package.
     let runs_per_package = 9;
-    let (mut tether_all, mut tether_rss, mut baseline, mut one, mut one_by_hand) = (
-        Duration::MAX,
-        0,
-        Duration::MAX,
-        Duration::MAX,
-        Duration::MAX,
-    );
-    let (mut copies_all, mut copies_rss, mut one_copy) = (Duration::MAX, 0, Duration::MAX);
+    // Each round runs every command once; ratios are taken within a round, and the
+    // medians and ranges over the rounds are printed.
+    let (mut tether_all, mut tether_rss, mut baseline, mut one, mut one_by_hand) =
+        (Vec::new(), 0, Vec::new(), Vec::new(), Vec::new());
+    let (mut copies_all, mut copies_rss, mut one_copy) = (Vec::new(), 0, Vec::new());
     let sandbox = Command::new(&tether)
         .args([
             "idem",
@@ -172,12 +169,13 @@ pub fn monorepo(args: &BenchArgs) -> Result<()> {
         .current_dir(&repo)
         .output()?;
     let sandbox: serde_json::Value = serde_json::from_slice(&sandbox.stdout)?;
+    let load_before = load();
     for _ in 0..args.runs {
         let (wall, rss) = time_and_rss(&tether, &["idem"], &repo)?;
-        tether_all = tether_all.min(wall);
+        tether_all.push(wall);
         tether_rss = tether_rss.max(rss);
         let (wall, rss) = time_and_rss(&tether, &["idem", "--sandbox", "copy"], &repo)?;
-        copies_all = copies_all.min(wall);
+        copies_all.push(wall);
         copies_rss = copies_rss.max(rss);
         let (wall, _) = time_and_rss(
             &tether,
@@ -190,7 +188,7 @@ pub fn monorepo(args: &BenchArgs) -> Result<()> {
             ],
             &repo,
         )?;
-        one_copy = one_copy.min(wall);
+        one_copy.push(wall);
         // The baseline: one copy of the tree, then the runs over the cores.
         let copy = work.path().join("by-hand");
         let _ = std::fs::remove_dir_all(&copy);
@@ -202,44 +200,52 @@ pub fn monorepo(args: &BenchArgs) -> Result<()> {
             .status()?;
         ensure!(status.success(), "cp -r failed");
         run_by_hand(&copy, PACKAGES, runs_per_package, cores)?;
-        baseline = baseline.min(start.elapsed());
+        baseline.push(start.elapsed());
         let (wall, _) = time_and_rss(
             &tether,
             &["idem", "--target", "packages/bench/kubevirt-00"],
             &repo,
         )?;
-        one = one.min(wall);
+        one.push(wall);
         let start = Instant::now();
         run_by_hand(&copy, 1, runs_per_package, 1)?;
-        one_by_hand = one_by_hand.min(start.elapsed());
+        one_by_hand.push(start.elapsed());
     }
     println!(
-        "\n## tether idem on a monorepo\n\nThe Cozystack corpus plus {PACKAGES} copies of `examples/kubevirt` as packages (a git repository of {file_count} files), one `[[idem]] dirs` entry: {} targets × {runs_per_package} runs of `make update`. Best of {} (peak RSS: the largest):\n",
-        PACKAGES, args.runs
+        "\n## tether idem on a monorepo\n\nThe Cozystack corpus plus {PACKAGES} copies of `examples/kubevirt` as packages (a git repository of {file_count} files), one `[[idem]] dirs` entry: {} targets × {runs_per_package} runs of `make update`. {} paired rounds, load average {load_before} before and {} after (peak RSS: the largest):\n",
+        PACKAGES,
+        args.runs,
+        load()
     );
-    println!("| run | seconds | × baseline |\n|---|---:|---:|");
-    let ratio = |time: Duration| time.as_secs_f64() / baseline.as_secs_f64();
-    println!(
-        "| baseline: `cp -r` of the tree + the {} runs by hand over {cores} cores | {:.3} | 1.00 |",
-        PACKAGES * runs_per_package,
-        baseline.as_secs_f64()
-    );
-    println!(
-        "| `tether idem`, all targets | {:.3} | {:.2} |",
-        tether_all.as_secs_f64(),
-        ratio(tether_all)
-    );
-    println!(
-        "| `tether idem --sandbox copy`, all targets | {:.3} | {:.2} |",
-        copies_all.as_secs_f64(),
-        ratio(copies_all)
-    );
+    println!("| run | median s | range s | ÷ baseline, per round: median (range) |\n|---|---:|---:|---:|");
+    for (name, times) in [
+        (
+            format!(
+                "baseline: `cp -r` of the tree + the {} runs by hand over {cores} cores",
+                PACKAGES * runs_per_package
+            ),
+            &baseline,
+        ),
+        ("`tether idem`, all targets".to_string(), &tether_all),
+        (
+            "`tether idem --sandbox copy`, all targets".to_string(),
+            &copies_all,
+        ),
+    ] {
+        let (median, low, high) = spread(times);
+        println!(
+            "| {name} | {median:.3} | {low:.3}–{high:.3} | {} |",
+            ratios(times, &baseline)
+        );
+    }
     println!("\n`tether idem` ran in: {}", sandbox["sandbox"]);
     println!(
         "\npeak RSS of `tether idem`: {:.1} MB, with copies {:.1} MB (target < 150 MB)",
         tether_rss as f64 / 1024.0,
         copies_rss as f64 / 1024.0
     );
+    let (one, one_by_hand, one_copy) =
+        (spread(&one).0, spread(&one_by_hand).0, spread(&one_copy).0);
     // The floor no copy can beat: creating that many files where the copies go.
     let floor = {
         let folder = tempfile::tempdir()?;
@@ -254,15 +260,12 @@ pub fn monorepo(args: &BenchArgs) -> Result<()> {
         floor.as_secs_f64()
     );
     println!(
-        "one target (`--target packages/bench/kubevirt-00`) on the whole tree: {:.3} s, of which its {runs_per_package} runs by hand take {:.3} s: {:.3} s of tether (target < 0.5 s)",
-        one.as_secs_f64(),
-        one_by_hand.as_secs_f64(),
-        one.as_secs_f64() - one_by_hand.as_secs_f64()
+        "one target (`--target packages/bench/kubevirt-00`) on the whole tree, medians: {one:.3} s, of which its {runs_per_package} runs by hand take {one_by_hand:.3} s: {:.3} s of tether (target < 0.5 s)",
+        one - one_by_hand
     );
     println!(
-        "the same target with `--sandbox copy`: {:.3} s: {:.3} s of tether",
-        one_copy.as_secs_f64(),
-        one_copy.as_secs_f64() - one_by_hand.as_secs_f64()
+        "the same target with `--sandbox copy`: {one_copy:.3} s: {:.3} s of tether",
+        one_copy - one_by_hand
     );
     Ok(())
 }
@@ -326,4 +329,43 @@ fn time_and_rss(
         .and_then(|line| line.trim().parse().ok())
         .context("GNU time printed no peak RSS")?;
     Ok((wall, rss))
+}
+
+/// The median, lowest and highest of `times`, in seconds.
+fn spread(times: &[Duration]) -> (f64, f64, f64) {
+    let mut sorted = times.to_vec();
+    sorted.sort();
+    (
+        sorted[sorted.len() / 2].as_secs_f64(),
+        sorted[0].as_secs_f64(),
+        sorted[sorted.len() - 1].as_secs_f64(),
+    )
+}
+
+/// `times[i] ÷ baseline[i]` for each round: the median and range.
+fn ratios(times: &[Duration], baseline: &[Duration]) -> String {
+    let mut each: Vec<f64> = times
+        .iter()
+        .zip(baseline)
+        .map(|(time, base)| time.as_secs_f64() / base.as_secs_f64())
+        .collect();
+    each.sort_by(f64::total_cmp);
+    format!(
+        "{:.2}× ({:.2}–{:.2})",
+        each[each.len() / 2],
+        each[0],
+        each[each.len() - 1]
+    )
+}
+
+/// The 1, 5 and 15 minute load averages.
+fn load() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|text| {
+            text.split_whitespace()
+                .take(3)
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .unwrap_or_else(|_| "unknown".into())
 }
