@@ -72,7 +72,7 @@ pub const MAX_LINKS: usize = 40;
 /// (a link above it) counts as outside.
 pub fn confine(path: &Path, top: &Path) -> Confined {
     let given = in_working_folder(top);
-    let top = canonical_top(&given);
+    let top = absolute(&given);
     let path = in_working_folder(path);
     let Some(rest) = below(&path, &top, &given) else {
         return Confined::Outside;
@@ -129,50 +129,6 @@ fn in_working_folder(path: &Path) -> PathBuf {
     std::env::current_dir()
         .map(|current| current.join(path))
         .unwrap_or_else(|_| path.to_path_buf())
-}
-
-/// The canonical form of the folder `given` (absolute), as [`absolute`] makes it,
-/// remembered for the last folders asked: a run confines every file it reads to
-/// the same repository, and canonicalizing it looks at each of its ancestors. The
-/// remembered form is taken only while `given` is still the same folder (its
-/// device and inode), so a folder renamed or a link retargeted is looked up again.
-fn canonical_top(given: &Path) -> PathBuf {
-    use std::sync::Mutex;
-    type Remembered = Vec<(PathBuf, (u64, u64), PathBuf)>;
-    static REMEMBERED: Mutex<Remembered> = Mutex::new(Vec::new());
-    let Some(identity) = folder_identity(given) else {
-        return absolute(given);
-    };
-    let mut remembered = REMEMBERED
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    if let Some((_, _, canonical)) = remembered
-        .iter()
-        .find(|(folder, seen, _)| folder == given && *seen == identity)
-    {
-        return canonical.clone();
-    }
-    let canonical = absolute(given);
-    remembered.retain(|(folder, _, _)| folder != given);
-    if remembered.len() >= 8 {
-        remembered.remove(0);
-    }
-    remembered.push((given.to_path_buf(), identity, canonical.clone()));
-    canonical
-}
-
-/// The device and inode of the folder at `path`, links followed.
-#[cfg(unix)]
-fn folder_identity(path: &Path) -> Option<(u64, u64)> {
-    use std::os::unix::fs::MetadataExt;
-    let metadata = std::fs::metadata(path).ok()?;
-    Some((metadata.dev(), metadata.ino()))
-}
-
-/// Elsewhere nothing is remembered.
-#[cfg(not(unix))]
-fn folder_identity(_: &Path) -> Option<(u64, u64)> {
-    None
 }
 
 /// The components of `path` below `top` (canonical) or `given` (as written), by
@@ -307,9 +263,8 @@ mod tests {
         assert_eq!(confine(&top.join("loop/x"), &top), Confined::Loop);
     }
 
-    /// The canonical form of the folder confined to is remembered only while the
-    /// folder stays the one it was: a repository moved away and a link put in its
-    /// place is resolved anew.
+    /// The folder confined to is resolved on each call: a repository moved away
+    /// and a link put in its place is followed to where the link now leads.
     #[cfg(unix)]
     #[test]
     fn confine_sees_a_folder_replaced_by_a_link() {

@@ -105,11 +105,7 @@ pub(super) fn show_files(
     rules: &RuleChoice,
 ) -> Result<u8, Error> {
     let mut resolver = config_source(explicit, rules)?.resolver()?;
-    let inputs = if paths.is_empty() {
-        vec![PathBuf::from(".")]
-    } else {
-        paths.iter().map(|path| configured_folder(path)).collect()
-    };
+    let inputs = inputs_of(paths);
     let walked = crate::linter::walk::files(&mut resolver, &inputs);
     let current = std::env::current_dir().ok();
     let mut out = String::new();
@@ -217,13 +213,7 @@ pub(super) fn check(
     if flags.statistics && matches!(format, CheckFormat::Github | CheckFormat::Sarif) {
         return trouble("--statistics prints a table or, with --format json, a JSON array; it does not go with --format github or sarif".into());
     }
-    // No path is the working directory, as ruff and yamllint have it: in a chart
-    // folder under a repository's `tether.toml`, that chart, not the repository.
-    let inputs = if paths.is_empty() {
-        vec![PathBuf::from(".")]
-    } else {
-        paths.iter().map(|path| configured_folder(path)).collect()
-    };
+    let inputs = inputs_of(paths);
     let mut options = CheckOptions::default()
         .full(flags.full)
         .cache(!flags.no_cache);
@@ -277,6 +267,18 @@ pub(super) fn check(
         exit::FINDINGS
     } else {
         exit::OK
+    }
+}
+
+/// What a check of `paths` walks: the working directory when none is named (as
+/// ruff and yamllint have it: in a chart folder under a repository's
+/// `tether.toml`, that chart, not the repository), each named `tether.toml` as its
+/// folder.
+fn inputs_of(paths: &[PathBuf]) -> Vec<PathBuf> {
+    if paths.is_empty() {
+        vec![PathBuf::from(".")]
+    } else {
+        paths.iter().map(|path| configured_folder(path)).collect()
     }
 }
 

@@ -8,6 +8,7 @@ use anyhow::{ensure, Context, Result};
 use helm_tether::internals::SandboxCopy;
 
 use crate::bench_check::{copy_tree, time_expecting};
+use crate::bench_paired::{load, ratios, spread};
 use crate::BenchArgs;
 
 pub fn run(args: &BenchArgs) -> Result<()> {
@@ -329,43 +330,4 @@ fn time_and_rss(
         .and_then(|line| line.trim().parse().ok())
         .context("GNU time printed no peak RSS")?;
     Ok((wall, rss))
-}
-
-/// The median, lowest and highest of `times`, in seconds.
-fn spread(times: &[Duration]) -> (f64, f64, f64) {
-    let mut sorted = times.to_vec();
-    sorted.sort();
-    (
-        sorted[sorted.len() / 2].as_secs_f64(),
-        sorted[0].as_secs_f64(),
-        sorted[sorted.len() - 1].as_secs_f64(),
-    )
-}
-
-/// `times[i] ÷ baseline[i]` for each round: the median and range.
-fn ratios(times: &[Duration], baseline: &[Duration]) -> String {
-    let mut each: Vec<f64> = times
-        .iter()
-        .zip(baseline)
-        .map(|(time, base)| time.as_secs_f64() / base.as_secs_f64())
-        .collect();
-    each.sort_by(f64::total_cmp);
-    format!(
-        "{:.2}× ({:.2}–{:.2})",
-        each[each.len() / 2],
-        each[0],
-        each[each.len() - 1]
-    )
-}
-
-/// The 1, 5 and 15 minute load averages.
-fn load() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .map(|text| {
-            text.split_whitespace()
-                .take(3)
-                .collect::<Vec<_>>()
-                .join(" ")
-        })
-        .unwrap_or_else(|_| "unknown".into())
 }

@@ -103,11 +103,9 @@ pub fn run(tether: &Path, repo: &Path, rounds: usize) -> Result<()> {
     println!("\n| command | median s | range s | `check --no-cache` ÷ it, median (range) |");
     println!("|---|---:|---:|---:|");
     for ((name, _), times) in runners.iter().zip(&times) {
+        let (median, low, high) = spread(times);
         println!(
-            "| {name} | {:.3} | {:.3}–{:.3} | {} |",
-            median(times),
-            min(times),
-            max(times),
+            "| {name} | {median:.3} | {low:.3}–{high:.3} | {} |",
             ratios(check, times)
         );
     }
@@ -188,12 +186,8 @@ fn against_yamllint(tether: &Path, repo: &Path, files: &[PathBuf], rounds: usize
     println!("| command | median s | range s |");
     println!("|---|---:|---:|");
     for ((name, _), times) in runners.iter().zip(&times) {
-        println!(
-            "| {name} | {:.3} | {:.3}–{:.3} |",
-            median(times),
-            min(times),
-            max(times)
-        );
+        let (median, low, high) = spread(times);
+        println!("| {name} | {median:.3} | {low:.3}–{high:.3} |");
     }
     println!(
         "\nyamllint's time ÷ tether's, per round: {}",
@@ -276,7 +270,7 @@ fn nul_separated(files: &[PathBuf]) -> Vec<u8> {
 }
 
 /// `numerator[i] ÷ denominator[i]` for each round: the median and range.
-fn ratios(numerator: &[Duration], denominator: &[Duration]) -> String {
+pub(crate) fn ratios(numerator: &[Duration], denominator: &[Duration]) -> String {
     let mut each: Vec<f64> = numerator
         .iter()
         .zip(denominator)
@@ -291,22 +285,19 @@ fn ratios(numerator: &[Duration], denominator: &[Duration]) -> String {
     )
 }
 
-fn median(times: &[Duration]) -> f64 {
+/// The median, lowest and highest of `times`, in seconds.
+pub(crate) fn spread(times: &[Duration]) -> (f64, f64, f64) {
     let mut sorted = times.to_vec();
     sorted.sort();
-    sorted[sorted.len() / 2].as_secs_f64()
-}
-
-fn min(times: &[Duration]) -> f64 {
-    times.iter().min().map_or(0.0, Duration::as_secs_f64)
-}
-
-fn max(times: &[Duration]) -> f64 {
-    times.iter().max().map_or(0.0, Duration::as_secs_f64)
+    (
+        sorted[sorted.len() / 2].as_secs_f64(),
+        sorted[0].as_secs_f64(),
+        sorted[sorted.len() - 1].as_secs_f64(),
+    )
 }
 
 /// The 1, 5 and 15 minute load averages.
-fn load() -> String {
+pub(crate) fn load() -> String {
     std::fs::read_to_string("/proc/loadavg")
         .map(|text| {
             text.split_whitespace()
