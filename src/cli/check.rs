@@ -120,13 +120,19 @@ pub(super) fn show_files(
     if !print_text(&out) {
         return Ok(exit::TROUBLE);
     }
+    // File names come from the repository: their control characters are shown,
+    // not sent to the terminal.
+    let escape = crate::report::human::escape_controls;
     for bad in &walked.bad_inputs {
-        eprintln!("error: {bad}");
+        eprintln!("error: {}", escape(bad));
     }
     for (folder, why) in &walked.unreadable {
         eprintln!(
-            "error: {}: cannot be listed ({why}); the files above leave out what it holds",
-            walked.root.join(folder).display()
+            "error: {}",
+            escape(&format!(
+                "{}: cannot be listed ({why}); the files above leave out what it holds",
+                walked.root.join(folder).display()
+            ))
         );
     }
     Ok(

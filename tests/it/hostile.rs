@@ -333,8 +333,8 @@ fn a_backslash_in_a_name_is_shown_as_it_is() {
 }
 
 /// A file's escape sequences (`ESC ]0;title BEL` sets a terminal's title, `ESC [2J`
-/// clears it) reach no terminal from `map`, `--show-settings` or an error: they are
-/// shown as `\x1b`.
+/// clears it) reach no terminal from `map`, `--show-settings`, `--show-files` or an
+/// error: they are shown as `\x1b`.
 #[cfg(unix)]
 #[test]
 fn escape_sequences_of_a_file_are_shown_not_sent() {
@@ -346,7 +346,11 @@ fn escape_sequences_of_a_file_are_shown_not_sent() {
         "# \u{1b}[2J cleared\nkey: 1 # \u{1b}[31m red\n",
     )
     .unwrap();
-    for args in [vec!["map", name], vec!["check", "--show-settings", name]] {
+    for args in [
+        vec!["map", name],
+        vec!["check", "--show-settings", name],
+        vec!["check", "--show-files", "."],
+    ] {
         let output = tether(dir.path(), &args);
         let shown = text(&output);
         assert!(!shown.contains('\u{1b}'), "{args:?}: {shown:?}");
@@ -355,7 +359,9 @@ fn escape_sequences_of_a_file_are_shown_not_sent() {
     }
     // An error naming a file that is not there.
     let missing = "gone\u{1b}[2J.yaml";
-    let output = tether(dir.path(), &["map", missing]);
-    let shown = text(&output);
-    assert!(!shown.contains('\u{1b}'), "{shown:?}");
+    for args in [vec!["map", missing], vec!["check", "--show-files", missing]] {
+        let shown = text(&tether(dir.path(), &args));
+        assert!(!shown.contains('\u{1b}'), "{args:?}: {shown:?}");
+        assert!(shown.contains("\\x1b"), "{args:?}: {shown:?}");
+    }
 }
