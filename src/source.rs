@@ -150,11 +150,19 @@ impl SourceFile {
 /// the run), and at most `limit` bytes plus one, so `/dev/zero` or a 50 GB file cannot
 /// exhaust memory. The result is longer than `limit` when the file is.
 pub fn read_regular(path: &Path, limit: usize) -> std::io::Result<Vec<u8>> {
+    read_regular_with_metadata(path, limit).map(|(bytes, _)| bytes)
+}
+
+/// [`read_regular`], with the metadata of the file read (of its open handle).
+pub fn read_regular_with_metadata(
+    path: &Path,
+    limit: usize,
+) -> std::io::Result<(Vec<u8>, std::fs::Metadata)> {
     use std::io::Read;
     let (file, metadata) = open_regular(path)?;
     let mut bytes = Vec::with_capacity((metadata.len() as usize).min(limit) + 1);
     file.take(limit as u64 + 1).read_to_end(&mut bytes)?;
-    Ok(bytes)
+    Ok((bytes, metadata))
 }
 
 /// [`read_regular`] of a file that must lie inside the folder `top` (a repository):

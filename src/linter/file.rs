@@ -319,7 +319,7 @@ pub(super) fn check_source(
     // there when the index read these very bytes.
     if let Some((chart, crate::analysis::charts::Role::Template)) = &chart {
         let hash = bytes_hash.unwrap_or_else(|| xxhash_rust::xxh3::xxh3_64(source.text.as_bytes()));
-        if let Some(found) = chart.template_reads(&config.root.join(relative), hash) {
+        if let Some(found) = chart.template_reads(&config.root.join(relative), &source.text, hash) {
             let _ = context.value_reads.set(found);
         }
     }

@@ -21,7 +21,7 @@ impl Chart {
     fn analyse(&self) -> Analysis {
         let scan = self.scan();
         let mut analysis = Analysis {
-            reads: scan.reads.clone(),
+            reads: scan.reads().cloned().collect(),
             ..Analysis::default()
         };
         if let Some((file, why)) = &scan.opaque {
@@ -48,7 +48,7 @@ impl Chart {
         // The calls of the chart's files; those inside its own defines as the
         // define's body spells them for the root context (how tether reads a
         // define's `.Values`), and again below with what each call hands it.
-        for call in &scan.calls {
+        for call in scan.calls() {
             let argument = call.argument.bind(&Arg::Root);
             let root = call.root || argument.carries_root();
             follow.queue.push_back((call.clone(), argument, root));

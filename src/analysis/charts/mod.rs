@@ -34,7 +34,7 @@ pub use archive::Archive;
 pub use manifest::{Dependency, Manifest};
 pub use values::{Keys, guarded};
 
-use super::by_hash::ByHash;
+use super::by_hash::{ByHash, ByStamp};
 use super::chart_yamls::ChartYamls;
 use crate::template::reads::{Arg, Reads, Use};
 use names::DefineIndex;
@@ -112,8 +112,11 @@ pub struct Charts {
 /// or parsed again.
 #[derive(Debug, Default)]
 pub struct ReadsMemo {
-    /// What each template read.
-    templates: ByHash<Arc<Reads>>,
+    /// What each template (or file a template renders) read and defines.
+    files: ByHash<Arc<FileScan>>,
+    /// The hash of each template's bytes on disk, under the file's stamp: an
+    /// unchanged template is not read again for the next change's charts.
+    stamps: ByStamp,
     /// What each values file held: a chart's `values.yaml` is not parsed again
     /// while its bytes stay the same.
     values: ByHash<ValuesRead>,
@@ -123,10 +126,20 @@ pub struct ReadsMemo {
 }
 
 impl ReadsMemo {
-    /// What the template at `path` read when its bytes hashed to `hash`, made by
-    /// `read` when it is not kept.
-    fn template(&self, path: &Path, hash: u64, read: impl FnOnce() -> Arc<Reads>) -> Arc<Reads> {
-        self.templates.get_or_make(path, hash, read)
+    /// A memo that trusts the stamps of files however recently they changed: for
+    /// tests, whose files are all new.
+    #[cfg(test)]
+    fn trusting_new_files() -> ReadsMemo {
+        ReadsMemo {
+            stamps: ByStamp::trusting_new_files(),
+            ..ReadsMemo::default()
+        }
+    }
+
+    /// What the file at `path` read and defines when its bytes hashed to `hash`,
+    /// made by `scan` when it is not kept.
+    fn file(&self, path: &Path, hash: u64, scan: impl FnOnce() -> FileScan) -> Arc<FileScan> {
+        self.files.get_or_make(path, hash, || Arc::new(scan()))
     }
 
     /// What the values file at `path` held when its bytes hashed to `hash`, made
@@ -508,18 +521,17 @@ impl ResolvedDependency {
 pub struct Scan {
     /// Whether the chart has templates at all (a chart without any reads nothing).
     pub has_templates: bool,
-    /// Every read of every file of the chart (templates and their defines, `files/`
-    /// when a template uses `.Files`, `tpl` strings of `values.yaml`), with the
-    /// conditions of `Chart.yaml`.
-    pub reads: Vec<(Vec<String>, Use)>,
+    /// The conditions and tags of the chart's dependencies, which read values.
+    conditions: Vec<(Vec<String>, Use)>,
+    /// What each file of the chart read (the `tpl` strings of `values.yaml`, each
+    /// template, the files a template renders through `.Files`), in that order.
+    files: Vec<Arc<FileScan>>,
     /// A template reads `.Values` by a computed key, or renders a file that is not
     /// there: what it reads is unknown. Where, and why.
     pub opaque: Option<(PathBuf, String)>,
     /// A template uses `.Values` whole (`toYaml .Values`): every value is read.
     /// Where, and how.
     pub everything: Option<(PathBuf, String)>,
-    /// Every call of a named template in the chart's files.
-    calls: Vec<Call>,
     /// A template tether did not read (too large, not UTF-8), and why: what it
     /// defines is unknown.
     unread_template: Option<String>,
@@ -537,6 +549,28 @@ pub struct Scan {
     texts: Mutex<HashMap<PathBuf, (String, u64)>>,
 }
 
+/// What one file of a chart adds to the chart's [`Scan`], made once for its bytes
+/// (and kept across an editor's changes in the [`ReadsMemo`]).
+#[derive(Debug)]
+struct FileScan {
+    /// What the file reads, in and out of its defines, each once.
+    reads: Vec<(Vec<String>, Use)>,
+    /// Its calls of named templates, in and out of its defines.
+    calls: Vec<Call>,
+    /// The named templates it defines, in its order.
+    defines: Vec<(String, Arc<Define>)>,
+    /// The line of its first read of `.Values` by a key computed at render time.
+    computed: Option<usize>,
+    /// The line of its first use of `.Values` whole.
+    whole: Option<usize>,
+    /// The files it renders with `tpl` by name.
+    rendered: Vec<String>,
+    /// It uses `.Files`.
+    uses_files: bool,
+    /// What it reads, as the lexer found it: the check of a template takes it.
+    found: Arc<Reads>,
+}
+
 /// A call of a named template, as the analysis follows it.
 #[derive(Debug, Clone)]
 struct Call {
@@ -551,7 +585,7 @@ struct Call {
 
 /// A named template: what its body reads of the values of the context it is
 /// given, and what it calls.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 struct Define {
     reads: Vec<(Vec<String>, Use)>,
     /// What its body reads of what it is handed, other than through `.Values`
@@ -598,22 +632,29 @@ impl Read {
     /// so, the same whether or not its target exists: the value rules would
     /// otherwise tell, key by key, what a file anywhere on the machine holds.
     fn in_folder(path: &Path, boundary: &Path, limit: usize) -> Read {
+        Read::in_folder_with_metadata(path, boundary, limit).0
+    }
+
+    /// [`Read::in_folder`], with the metadata of the file read when it was read.
+    fn in_folder_with_metadata(
+        path: &Path,
+        boundary: &Path,
+        limit: usize,
+    ) -> (Read, Option<std::fs::Metadata>) {
         let resolved = match crate::paths::confine(path, boundary) {
             crate::paths::Confined::Inside(resolved) => resolved,
             crate::paths::Confined::Outside => {
-                return Read::Unreadable(
-                    "leads outside the repository through a link, so tether does not read it"
-                        .into(),
-                );
+                let why = "leads outside the repository through a link, so tether does not read it";
+                return (Read::Unreadable(why.into()), None);
             }
             crate::paths::Confined::Loop => {
-                return Read::Unreadable("is a loop of symbolic links".into());
+                return (Read::Unreadable("is a loop of symbolic links".into()), None);
             }
         };
-        match crate::source::read_regular(&resolved, limit) {
-            Ok(bytes) => Read::of_bytes(bytes, limit),
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => Read::Absent,
-            Err(error) => Read::Unreadable(format!("cannot be read: {error}")),
+        match crate::source::read_regular_with_metadata(&resolved, limit) {
+            Ok((bytes, metadata)) => (Read::of_bytes(bytes, limit), Some(metadata)),
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => (Read::Absent, None),
+            Err(error) => (Read::Unreadable(format!("cannot be read: {error}")), None),
         }
     }
 

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, PoisonError};
 
-use super::{Call, Chart, Define, Location, Read, Scan};
+use super::{Call, Chart, Define, FileScan, Location, Read, ReadsMemo, Scan};
 use crate::cache_key::CacheKey;
 use crate::template::reads::{Opacity, Reads, Use};
 
@@ -21,13 +21,13 @@ impl Chart {
     fn read_files(&self) -> Scan {
         let mut scan = Scan::default();
         for dependency in &self.manifest.dependencies {
-            scan.reads.extend(
+            scan.conditions.extend(
                 dependency
                     .conditions
                     .iter()
                     .map(|path| (path.clone(), Use::Touch)),
             );
-            scan.reads.extend(
+            scan.conditions.extend(
                 dependency
                     .tags
                     .iter()
@@ -35,12 +35,9 @@ impl Chart {
             );
         }
         // `tpl` strings of values.yaml read values too.
-        self.add_found(
-            &self.root.join("values.yaml"),
-            "",
-            &self.values_reads,
-            &mut scan,
-        );
+        let values = self.root.join("values.yaml");
+        let values_scan = FileScan::of(&values, "", self.values_reads.clone());
+        self.add_file(&values, Arc::new(values_scan), &mut scan);
         let super::ChartFiles {
             templates: in_templates,
             others,
@@ -52,8 +49,9 @@ impl Chart {
         let mut uses_files = false;
         // Over the names and bytes of the files read, in listing order.
         let mut content = CacheKey::new("chart-files");
+        let memo = self.charts.upgrade().and_then(|charts| charts.memo.clone());
         for file in in_templates.iter() {
-            uses_files |= self.read_template(file, &mut scan, &mut content);
+            uses_files |= self.read_template(file, memo.as_deref(), &mut scan, &mut content);
         }
         // A folder tether cannot list may hold files that read any value (a
         // template, or outside `templates/` one a template renders through
@@ -69,7 +67,8 @@ impl Chart {
                 if let Some((text, hash)) = self.text_of(file) {
                     content.add_bytes("file", file.as_os_str().as_encoded_bytes());
                     content.add("bytes", hash);
-                    self.add_found(file, &text, &lex_reads(&text), &mut scan);
+                    let found = file_scan(memo.as_deref(), file, &text, hash);
+                    self.add_file(file, found, &mut scan);
                     // Checked too, when it is YAML: the check takes it from here.
                     if matches!(self.location, Location::Folder(_)) {
                         let texts = scan.texts.get_mut();
@@ -80,19 +79,55 @@ impl Chart {
             }
         }
         scan.content = content.finish();
-        // Charts read the same values in many places: keep each once.
-        scan.reads.sort_unstable();
-        scan.reads.dedup();
-        scan.reads.shrink_to_fit();
         scan
     }
 
     /// Reads one template of the chart into `scan`, and its name and bytes into
     /// `content`: what it reads, calls and defines, and, in a chart folder, its text,
     /// which the check of that template takes instead of reading it again. Returns
-    /// whether it uses `.Files`.
-    fn read_template(&self, file: &Path, scan: &mut Scan, content: &mut CacheKey) -> bool {
-        let (text, hash) = match self.read_file(file) {
+    /// whether it uses `.Files`. With an editor's `memo`, a template on disk whose
+    /// stamp did not change since it was read is taken from the memo unread.
+    fn read_template(
+        &self,
+        file: &Path,
+        memo: Option<&ReadsMemo>,
+        scan: &mut Scan,
+        content: &mut CacheKey,
+    ) -> bool {
+        let on_disk = matches!(self.location, Location::Folder(_))
+            && self
+                .overlay
+                .as_ref()
+                .is_none_or(|overlay| !overlay.contains_key(file));
+        let unchanged = memo.filter(|_| on_disk).and_then(|memo| {
+            let hash = memo.stamps.hash_of(file)?;
+            Some((hash, memo.files.get(file, hash)?))
+        });
+        if let Some((hash, found)) = unchanged {
+            content.add_bytes("template", file.as_os_str().as_encoded_bytes());
+            content.add("bytes", hash);
+            scan.template_reads
+                .insert(file.to_path_buf(), (hash, found.found.clone()));
+            let uses_files = found.uses_files;
+            self.add_file(file, found, scan);
+            return uses_files;
+        }
+        let read = match memo.filter(|_| on_disk) {
+            Some(memo) => {
+                let path = file.strip_prefix(&self.root).unwrap_or(file);
+                let (read, metadata) = Read::in_folder_with_metadata(
+                    &self.root.join(path),
+                    &self.boundary,
+                    super::MAX_FILE_BYTES as usize,
+                );
+                if let (Read::Text(_, hash), Some(metadata)) = (&read, metadata) {
+                    memo.stamps.keep(file, &metadata, *hash);
+                }
+                read
+            }
+            None => self.read_file(file),
+        };
+        let (text, hash) = match read {
             Read::Text(text, hash) => (text, hash),
             Read::Absent => return false,
             // A template tether cannot read may read any value: the limit is
@@ -104,16 +139,11 @@ impl Chart {
         };
         content.add_bytes("template", file.as_os_str().as_encoded_bytes());
         content.add("bytes", hash);
-        let uses_files = text.contains(".Files");
-        let memo = self.charts.upgrade().and_then(|charts| charts.memo.clone());
-        let read = || Arc::new(lex_reads(&text));
-        let found = match &memo {
-            Some(memo) => memo.template(file, hash, read),
-            None => read(),
-        };
-        self.add_found(file, &text, &found, scan);
+        let found = file_scan(memo, file, &text, hash);
+        let uses_files = found.uses_files;
         scan.template_reads
-            .insert(file.to_path_buf(), (hash, found));
+            .insert(file.to_path_buf(), (hash, found.found.clone()));
+        self.add_file(file, found, scan);
         if matches!(self.location, Location::Folder(_)) {
             scan.texts
                 .get_mut()
@@ -137,51 +167,14 @@ impl Chart {
         }
     }
 
-    /// Adds what one file of the chart reads, calls and defines (`found`, from
-    /// `text`) to `scan`, each read and call also to the define it is in.
-    fn add_found(&self, path: &Path, text: &str, found: &Reads, scan: &mut Scan) {
-        self.note_opaque(path, text, found, scan);
-        let mut defines: Vec<Define> = found.defines.iter().map(|_| Define::default()).collect();
-        for read in &found.reads {
-            let entry = (read.path.clone(), read.use_);
-            if let Some(define) = define_at(&mut defines, read.define) {
-                define.reads.push(entry.clone());
-            }
-            scan.reads.push(entry);
+    /// Adds what one file of the chart reads, calls and defines (`found`) to
+    /// `scan`.
+    fn add_file(&self, path: &Path, found: Arc<FileScan>, scan: &mut Scan) {
+        self.note_opaque(path, &found, scan);
+        for (name, define) in &found.defines {
+            define_once(&mut scan.defines, name, define);
         }
-        for read in &found.handed {
-            if let Some(define) = define_at(&mut defines, read.define) {
-                define.handed.push((read.path.clone(), read.use_));
-            }
-        }
-        for include in &found.includes {
-            let call = Call {
-                name: include.name.clone(),
-                root: include.root,
-                literals: include.literals.clone(),
-                argument: include.argument.clone(),
-            };
-            if let Some(define) = define_at(&mut defines, include.define) {
-                define.calls.push(call.clone());
-            }
-            scan.calls.push(call);
-        }
-        for used in &found.opaque_uses {
-            if used.kind == Opacity::Whole {
-                if let Some(define) = define_at(&mut defines, used.define) {
-                    let line = line_of(text, used.offset);
-                    define.whole.get_or_insert((path.to_path_buf(), line));
-                }
-            }
-        }
-        for &at in &found.sets_values {
-            if let Some(define) = define_at(&mut defines, at) {
-                define.sets_values = true;
-            }
-        }
-        for (name, define) in found.defines.iter().zip(defines) {
-            define_once(&mut scan.defines, name.clone(), define);
-        }
+        scan.files.push(found);
     }
 
     /// Notes in `scan`, unless it holds one already, what the file at `path` makes
@@ -189,36 +182,21 @@ impl Chart {
     /// `.Values` by a computed key or a file rendered with `tpl` that tether did not
     /// find; everything ([`Scan::everything`]) for a template that uses `.Values`
     /// whole.
-    fn note_opaque(&self, path: &Path, text: &str, found: &Reads, scan: &mut Scan) {
+    fn note_opaque(&self, path: &Path, found: &FileScan, scan: &mut Scan) {
         let in_templates = path.starts_with(self.root.join("templates"));
         // Outside `templates/`, a file is rendered only if a template hands it to
         // `tpl`: its reads count, its whole uses of `.Values` do not.
-        let first = |kind: Opacity| {
-            found
-                .opaque_uses
-                .iter()
-                .filter(|used| used.kind == kind)
-                .map(|used| used.offset)
-                .min()
-        };
-        if in_templates && scan.opaque.is_none() {
-            if let Some(offset) = first(Opacity::Computed) {
-                scan.opaque = Some((
-                    path.to_path_buf(),
-                    format!(
-                        "reads `.Values` by a key computed at render time at line {}",
-                        line_of(text, offset)
-                    ),
-                ));
-            }
+        if let (true, None, Some(line)) = (in_templates, &scan.opaque, found.computed) {
+            scan.opaque = Some((
+                path.to_path_buf(),
+                format!("reads `.Values` by a key computed at render time at line {line}"),
+            ));
         }
-        if in_templates && scan.everything.is_none() {
-            if let Some(offset) = first(Opacity::Whole) {
-                scan.everything = Some((
-                    path.to_path_buf(),
-                    format!("uses `.Values` whole at line {}", line_of(text, offset)),
-                ));
-            }
+        if let (true, None, Some(line)) = (in_templates, &scan.everything, found.whole) {
+            scan.everything = Some((
+                path.to_path_buf(),
+                format!("uses `.Values` whole at line {line}"),
+            ));
         }
         // A file a template renders with `tpl` that is not there: what it reads
         // is unknown. Read as data, it reads nothing.
@@ -263,11 +241,120 @@ impl Chart {
         self.take_text(path)
     }
 
-    /// What the template at `path` reads, as the scan found it in bytes whose hash
-    /// is `hash`; `None` when it read other bytes (or none).
-    pub fn template_reads(&self, path: &Path, hash: u64) -> Option<Arc<Reads>> {
+    /// What the template at `path` reads, in `text`, whose bytes hash to `hash`:
+    /// from an editor's memo when the chart is not scanned yet (a keystroke's
+    /// check of its template needs no scan of the chart's other templates for
+    /// it), else as the scan found it; `None` when the scan read other bytes (or
+    /// none).
+    pub fn template_reads(&self, path: &Path, text: &str, hash: u64) -> Option<Arc<Reads>> {
+        if self.scan.get().is_none() {
+            if let Some(memo) = self.charts.upgrade().and_then(|charts| charts.memo.clone()) {
+                return Some(file_scan(Some(&memo), path, text, hash).found.clone());
+            }
+        }
         let (found_in, found) = self.scan().template_reads.get(path)?;
         (*found_in == hash).then(|| found.clone())
+    }
+}
+
+/// What the file at `path` with `text` (whose bytes hash to `hash`) adds to its
+/// chart's scan: from the editor's `memo` when it made it for these bytes.
+fn file_scan(memo: Option<&ReadsMemo>, path: &Path, text: &str, hash: u64) -> Arc<FileScan> {
+    let scan = || FileScan::of(path, text, Arc::new(lex_reads(text)));
+    match memo {
+        Some(memo) => memo.file(path, hash, scan),
+        None => Arc::new(scan()),
+    }
+}
+
+impl FileScan {
+    /// What the file at `path` with `text` adds to its chart's scan, from what the
+    /// lexer `found` it read: each read and call also in the define it is in.
+    fn of(path: &Path, text: &str, found: Arc<Reads>) -> FileScan {
+        let mut defines: Vec<Define> = found.defines.iter().map(|_| Define::default()).collect();
+        let mut reads = Vec::with_capacity(found.reads.len());
+        for read in &found.reads {
+            let entry = (read.path.clone(), read.use_);
+            if let Some(define) = define_at(&mut defines, read.define) {
+                define.reads.push(entry.clone());
+            }
+            reads.push(entry);
+        }
+        for read in &found.handed {
+            if let Some(define) = define_at(&mut defines, read.define) {
+                define.handed.push((read.path.clone(), read.use_));
+            }
+        }
+        let mut calls = Vec::with_capacity(found.includes.len());
+        for include in &found.includes {
+            let call = Call {
+                name: include.name.clone(),
+                root: include.root,
+                literals: include.literals.clone(),
+                argument: include.argument.clone(),
+            };
+            if let Some(define) = define_at(&mut defines, include.define) {
+                define.calls.push(call.clone());
+            }
+            calls.push(call);
+        }
+        for used in &found.opaque_uses {
+            if used.kind == Opacity::Whole {
+                if let Some(define) = define_at(&mut defines, used.define) {
+                    let line = line_of(text, used.offset);
+                    define.whole.get_or_insert((path.to_path_buf(), line));
+                }
+            }
+        }
+        for &at in &found.sets_values {
+            if let Some(define) = define_at(&mut defines, at) {
+                define.sets_values = true;
+            }
+        }
+        // Templates read the same values in many places: keep each once.
+        reads.sort_unstable();
+        reads.dedup();
+        let first = |kind: Opacity| {
+            found
+                .opaque_uses
+                .iter()
+                .filter(|used| used.kind == kind)
+                .map(|used| used.offset)
+                .min()
+                .map(|offset| line_of(text, offset))
+        };
+        FileScan {
+            reads,
+            calls,
+            defines: found
+                .defines
+                .iter()
+                .cloned()
+                .zip(defines.into_iter().map(Arc::new))
+                .collect(),
+            computed: first(Opacity::Computed),
+            whole: first(Opacity::Whole),
+            rendered: found.rendered.clone(),
+            uses_files: text.contains(".Files"),
+            found,
+        }
+    }
+}
+
+impl Scan {
+    /// Every read of every file of the chart (templates and their defines, the
+    /// files a template renders through `.Files`, the `tpl` strings of
+    /// `values.yaml`), with the conditions of `Chart.yaml`; the same read may come
+    /// more than once.
+    pub fn reads(&self) -> impl Iterator<Item = &(Vec<String>, Use)> {
+        self.conditions
+            .iter()
+            .chain(self.files.iter().flat_map(|file| file.reads.iter()))
+    }
+
+    /// Every call of a named template in the chart's files.
+    pub(super) fn calls(&self) -> impl Iterator<Item = &Call> {
+        self.files.iter().flat_map(|file| file.calls.iter())
     }
 }
 
@@ -283,18 +370,17 @@ fn line_of(text: &str, offset: usize) -> usize {
 
 /// Keeps the first define of a name, as Helm keeps one template per name (the
 /// later file wins there; which one is rarely meant, both are read here).
-fn define_once(defines: &mut HashMap<String, Arc<Define>>, name: String, define: Define) {
-    match defines.get_mut(&name) {
+fn define_once(defines: &mut HashMap<String, Arc<Define>>, name: &str, define: &Arc<Define>) {
+    match defines.get_mut(name) {
         Some(existing) => {
-            if let Some(existing) = Arc::get_mut(existing) {
-                existing.reads.extend(define.reads);
-                existing.calls.extend(define.calls);
-                existing.whole = existing.whole.take().or(define.whole);
-                existing.sets_values |= define.sets_values;
-            }
+            let existing = Arc::make_mut(existing);
+            existing.reads.extend(define.reads.iter().cloned());
+            existing.calls.extend(define.calls.iter().cloned());
+            existing.whole = existing.whole.take().or_else(|| define.whole.clone());
+            existing.sets_values |= define.sets_values;
         }
         None => {
-            defines.insert(name, Arc::new(define));
+            defines.insert(name.to_string(), define.clone());
         }
     }
 }

@@ -276,9 +276,7 @@ fn unchanged_templates_are_not_read_again_across_changes() {
     };
     let taken = || {
         (
-            memo.templates
-                .taken
-                .load(std::sync::atomic::Ordering::Relaxed),
+            memo.files.taken.load(std::sync::atomic::Ordering::Relaxed),
             memo.values.taken.load(std::sync::atomic::Ordering::Relaxed),
         )
     };
@@ -296,4 +294,51 @@ fn unchanged_templates_are_not_read_again_across_changes() {
     overlay.insert(top.join("app/values.yaml"), Arc::from("a: 1\nb: 2\n"));
     assert!(unused(overlay).is_empty());
     assert_eq!(taken(), (8, 2));
+}
+
+/// An editor's next change reads no template on disk whose stamp (inode, size and
+/// times) stayed the same; one written since is read again, whatever the memo
+/// holds for it. (Stamps are kept where metadata tells: Unix.)
+#[cfg(unix)]
+#[test]
+fn templates_on_disk_with_the_same_stamp_are_not_read_again() {
+    let folder = tempfile::tempdir().unwrap();
+    let top = folder.path().canonicalize().unwrap();
+    write(
+        &top,
+        "app/Chart.yaml",
+        "apiVersion: v2\nname: app\nversion: 1.0.0\n",
+    );
+    write(&top, "app/values.yaml", "a: 1\nb: 2\nc: 3\n");
+    for name in ["a", "b", "c"] {
+        write(
+            &top,
+            &format!("app/templates/{name}.yaml"),
+            &format!("{name}: {{{{ .Values.{name} }}}}\n"),
+        );
+    }
+    let memo = Arc::new(ReadsMemo::trusting_new_files());
+    let unused = || {
+        let charts = Arc::new(Charts::with_overlay(Arc::default(), memo.clone()));
+        let chart = charts.chart(&top.join("app"), &scope(&top)).unwrap();
+        let unused: Vec<String> = chart
+            .unused()
+            .into_iter()
+            .map(|(path, _)| path.join("."))
+            .collect();
+        unused
+    };
+    let unread = || memo.stamps.taken.load(std::sync::atomic::Ordering::Relaxed);
+    assert!(unused().is_empty());
+    assert_eq!(unread(), 0);
+    assert!(unused().is_empty());
+    assert_eq!(unread(), 3, "no template is read again");
+    // Written since: read again, and what it reads now counts.
+    write(&top, "app/templates/b.yaml", "b: {{ .Values.a }}\n");
+    assert_eq!(unused(), ["b"]);
+    assert_eq!(unread(), 5, "the two others are not read");
+    // Rewritten in place with as many bytes: its times tell.
+    write(&top, "app/templates/c.yaml", "c: {{ .Values.a }}\n");
+    assert_eq!(unused(), ["b", "c"]);
+    assert_eq!(unread(), 7, "the two others are not read");
 }
