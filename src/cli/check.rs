@@ -104,8 +104,9 @@ pub(super) fn show_files(
     explicit: Option<&Path>,
     rules: &RuleChoice,
 ) -> Result<u8, Error> {
-    let mut resolver = config_source(explicit, rules)?.resolver()?;
     let inputs = inputs_of(paths);
+    let mut resolver =
+        config_source(explicit, rules)?.resolver(crate::linter::walk::covered(&inputs))?;
     let walked = crate::linter::walk::files(&mut resolver, &inputs);
     let current = std::env::current_dir().ok();
     let mut out = String::new();

@@ -17,8 +17,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::diagnostic::Diagnostic;
+use crate::linter::project::Project;
 use crate::settings::config::Config;
-use crate::settings::project::Project;
 
 /// The folder, relative to the configuration's.
 pub const FOLDER: &str = ".tether_cache";

@@ -16,12 +16,12 @@ use crate::linter::cache::Cache;
 use crate::linter::changes::Changes;
 use crate::linter::file::{Mode, Outcome, check_file};
 use crate::linter::groups;
+use crate::linter::project::Resolved;
+use crate::linter::resolve::Resolver;
 use crate::linter::surroundings::Surroundings;
 use crate::linter::walk::{self, FileToCheck};
 use crate::rules::RuleId;
 use crate::settings::config::Config;
-use crate::settings::project::Resolved;
-use crate::settings::resolve::Resolver;
 use crate::source::SourceFile;
 use std::sync::Arc;
 
@@ -248,7 +248,7 @@ pub fn check_paths<P: AsRef<Path>>(
     options: &CheckOptions,
 ) -> Result<CheckReport, crate::error::Error> {
     let inputs: Vec<PathBuf> = paths.iter().map(|p| p.as_ref().to_path_buf()).collect();
-    let mut resolver = configs.into().resolver()?;
+    let mut resolver = configs.into().resolver(walk::covered(&inputs))?;
     let changes = match &options.changed_since {
         Some(since) => Some(
             Changes::since(&since.repository, &since.revision)
@@ -583,8 +583,12 @@ fn run_notes(
 }
 
 impl ConfigSource {
-    /// What chooses each file's configuration, `--select` applied.
-    pub(crate) fn resolver(self) -> Result<Resolver, crate::error::Error> {
+    /// What chooses each file's configuration, `--select` applied, for a run that
+    /// covers the folder `covered` ([`walk::covered`] of its inputs).
+    pub(crate) fn resolver(
+        self,
+        covered: Option<PathBuf>,
+    ) -> Result<Resolver, crate::error::Error> {
         Ok(match self {
             ConfigSource::One(config) => Resolver::one(config),
             ConfigSource::Nearest {
@@ -596,7 +600,7 @@ impl ConfigSource {
                     fallback.select(&select)?;
                 }
                 fallback.ignore(&ignore)?;
-                Resolver::discover(fallback, select, ignore)
+                Resolver::discover(fallback, select, ignore, covered)
             }
         })
     }
@@ -613,8 +617,12 @@ pub(crate) fn configurations_under(
     listed: Option<&crate::git::Listed>,
 ) -> (Vec<Config>, Vec<String>) {
     let folder = crate::paths::absolute(folder.as_ref());
-    let mut resolver =
-        Resolver::discover(Config::default_for(folder.clone()), Vec::new(), Vec::new());
+    let mut resolver = Resolver::discover(
+        Config::default_for(folder.clone()),
+        Vec::new(),
+        Vec::new(),
+        Some(folder.clone()),
+    );
     let _ = walk::files_listed(&mut resolver, std::slice::from_ref(&folder), listed);
     let mut configs: Vec<Config> = Vec::new();
     let mut broken: Vec<String> = Vec::new();

@@ -88,7 +88,11 @@ pub(crate) fn each_comment_map<P: AsRef<Path>>(
     mut each: impl FnMut(PathBuf, Result<crate::yaml::model::FileModel, crate::error::Error>),
 ) -> Result<Vec<String>, crate::error::Error> {
     use rayon::prelude::*;
-    let mut resolver = configs.into().resolver()?;
+    let inputs: Vec<PathBuf> = paths
+        .iter()
+        .map(|path| path.as_ref().to_path_buf())
+        .collect();
+    let mut resolver = configs.into().resolver(walk::covered(&inputs))?;
     let mut errors = Vec::new();
     let mut named: Vec<(PathBuf, Arc<Config>)> = Vec::new();
     for path in paths.iter().map(AsRef::as_ref) {

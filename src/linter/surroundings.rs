@@ -3,10 +3,10 @@
 
 use std::path::Path;
 
+use crate::linter::project::Project;
 use crate::paths::FileKind;
 use crate::rules::RULES;
 use crate::settings::config::Config;
-use crate::settings::project::Project;
 
 /// What a file's findings depend on besides its bytes, looked up once per file.
 pub(super) struct Surroundings {

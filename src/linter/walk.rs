@@ -17,10 +17,10 @@ use rayon::prelude::*;
 
 use std::sync::Arc;
 
+use crate::linter::project::{Project, Resolved};
+use crate::linter::resolve::Resolver;
 use crate::paths::{absolute, relative_to};
 use crate::settings::config::Config;
-use crate::settings::project::{Project, Resolved};
-use crate::settings::resolve::Resolver;
 
 /// A file to check: where it is, its configuration, its path relative to that
 /// configuration's folder (what globs match) and its path as output shows it.
@@ -71,18 +71,7 @@ pub(crate) fn files_listed(
     let mut walked = Walked::default();
     let mut collected = Collected::default();
     let mut unreadable: Vec<(PathBuf, String)> = Vec::new();
-    // What the run covers: outside a repository, the pins of the files are read from
-    // here (`stale-version-reference`), not from the working directory.
     let folders = input_folders(inputs);
-    if let Some(first) = folders.first() {
-        let covered = folders
-            .iter()
-            .skip(1)
-            .fold(first.clone(), |common, folder| {
-                common_ancestor(&common, folder)
-            });
-        resolver.set_input_root(covered);
-    }
     // A configuration's pins come from a walk of its repository: the input folders
     // are resolved while the inputs are listed, not after.
     let listings: Vec<Option<Result<Listing, PathBuf>>> = std::thread::scope(|scope| {
@@ -182,6 +171,22 @@ fn folders_holding(listings: &[Option<Result<Listing, PathBuf>>]) -> Vec<PathBuf
 }
 
 /// What the run covers: each input folder, and the folder of each input file.
+/// The folder a run over `inputs` covers: their folders' common folder; `None`
+/// without inputs. Outside a repository, the pins of the files are read from there
+/// (`stale-version-reference`), not from the working directory.
+pub(crate) fn covered(inputs: &[PathBuf]) -> Option<PathBuf> {
+    let folders = input_folders(inputs);
+    let first = folders.first()?;
+    Some(
+        folders
+            .iter()
+            .skip(1)
+            .fold(first.clone(), |common, folder| {
+                common_ancestor(&common, folder)
+            }),
+    )
+}
+
 fn input_folders(inputs: &[PathBuf]) -> Vec<PathBuf> {
     inputs
         .iter()

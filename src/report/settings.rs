@@ -13,7 +13,7 @@ pub(crate) fn show_settings(
     file: impl AsRef<Path>,
 ) -> Result<String, crate::error::Error> {
     let file = file.as_ref();
-    let mut resolver = configs.resolver()?;
+    let mut resolver = configs.resolver(None)?;
     let absolute = crate::paths::absolute(file);
     if std::fs::symlink_metadata(&absolute).is_err() {
         return Err(crate::error::Error::NotFound {

@@ -33,8 +33,8 @@ use lsp_server::{ErrorCode, Message, Notification, Request, Response};
 use lsp_types::notification::Notification as _;
 
 use crate::linter::check::ConfigSource;
+use crate::linter::resolve::Resolver;
 use crate::settings::config::Config;
-use crate::settings::resolve::Resolver;
 use diagnostics::{Current, Job, Worker};
 use documents::{Document, Documents};
 use requests::{Lane, Method, Pending, Queued};
@@ -697,15 +697,15 @@ fn resolver(root: &Path) -> Resolver {
         select: Vec::new(),
         ignore: Vec::new(),
     };
-    let mut resolver = source.resolver().unwrap_or_else(|_| {
+    let covered = Some(root.to_path_buf());
+    source.resolver(covered.clone()).unwrap_or_else(|_| {
         Resolver::discover(
             Config::default_for(root.to_path_buf()),
             Vec::new(),
             Vec::new(),
+            covered,
         )
-    });
-    resolver.set_input_root(root.to_path_buf());
-    resolver
+    })
 }
 
 /// The workspace the client names: its workspace folders, or where it names none,

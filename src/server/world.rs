@@ -10,10 +10,10 @@ use std::sync::{Arc, Mutex, OnceLock};
 use crate::analysis::charts::{Chart, Charts, UnsavedTexts};
 use crate::diagnostic::Diagnostic;
 use crate::linter::file::SharedModel;
+use crate::linter::project::{Project, Resolved};
+use crate::linter::resolve::Resolver;
 use crate::paths::FileKind;
 use crate::settings::config::Config;
-use crate::settings::project::{Project, Resolved};
-use crate::settings::resolve::Resolver;
 use crate::yaml::model::FileModel;
 
 use super::documents::Documents;

@@ -150,9 +150,18 @@ fn paths_in(code: &str, children: &BTreeSet<String>) -> Vec<String> {
     }
     let inline = Regex::new(r"\b(?:crate|super|self)(?:::[A-Za-z_][A-Za-z0-9_]*)+").unwrap();
     paths.extend(inline.find_iter(code).map(|m| m.as_str().to_string()));
+    // A child module named at the start of a path (`charts::Chart`), not inside a
+    // longer one (`crate::analysis::by_hash` in a folder with a child `analysis`).
     for child in children {
-        let through = Regex::new(&format!(r"\b{child}(?:::[A-Za-z_][A-Za-z0-9_]*)+")).unwrap();
-        paths.extend(through.find_iter(code).map(|m| m.as_str().to_string()));
+        let through = Regex::new(&format!(
+            r"(?m)(?:^|[^:A-Za-z0-9_])({child}(?:::[A-Za-z_][A-Za-z0-9_]*)+)"
+        ))
+        .unwrap();
+        paths.extend(
+            through
+                .captures_iter(code)
+                .map(|captures| captures[1].to_string()),
+        );
     }
     paths
 }
@@ -310,6 +319,54 @@ fn folders_import_only_downwards() {
         LAYERS.join(" < "),
         LEAVES.join(", "),
         back.join("\n  ")
+    );
+}
+
+/// The files holding a run's state, which no file of `settings/` (configuration as
+/// data) may import: the chart graph and the repository's listing of `Chart.yaml`
+/// files live in `analysis/`, below `settings/`, so the layers alone would let it.
+const RUN_STATE: [&str; 2] = ["analysis/charts/mod.rs", "analysis/chart_yamls.rs"];
+
+/// The files of `settings/` that import one of `run_state`, with what they import.
+fn settings_importing_run_state(
+    edges: &BTreeMap<String, BTreeSet<String>>,
+    run_state: &[&str],
+) -> Vec<String> {
+    edges
+        .iter()
+        .filter(|(file, _)| file.starts_with("settings/"))
+        .flat_map(|(file, targets)| {
+            targets
+                .iter()
+                .filter(|target| run_state.contains(&target.as_str()))
+                .map(move |target| format!("{file} → {target}"))
+        })
+        .collect()
+}
+
+/// `settings/` is configuration as data: what a run knows (its resolved
+/// configurations, their projects, the chart graph, the pins) is the linter's:
+/// `Resolver` and `Project` live in `linter/`, above `settings/`, which the layers
+/// keep from importing them. A settings file names a pin (a `[[pin]]` entry is one),
+/// never the run's charts or listing.
+#[test]
+fn settings_hold_no_run_state() {
+    let edges = file_edges(&repo().join("src"));
+    let found = settings_importing_run_state(&edges, &RUN_STATE);
+    assert!(
+        found.is_empty(),
+        "settings importing run state:\n  {}",
+        found.join("\n  ")
+    );
+    // The check finds one planted.
+    let mut planted = edges.clone();
+    planted
+        .entry("settings/config.rs".to_string())
+        .or_default()
+        .insert("analysis/charts/mod.rs".to_string());
+    assert_eq!(
+        settings_importing_run_state(&planted, &RUN_STATE),
+        ["settings/config.rs → analysis/charts/mod.rs"]
     );
 }
 

@@ -21,9 +21,9 @@ use rayon::prelude::*;
 use crate::diagnostic::Diagnostic;
 use crate::linter::check::ConfigSource;
 use crate::linter::file::check_fixable;
+use crate::linter::project::Project;
 use crate::rules::RuleId;
 use crate::settings::config::Config;
-use crate::settings::project::Project;
 pub use apply::apply;
 use guard::{Lines, Meaning, comment_map_signature, keep_comment_map, keep_data};
 #[cfg(feature = "internals")]
@@ -392,7 +392,9 @@ pub fn fix_paths<P: AsRef<Path>>(
     options: FixOptions,
 ) -> Result<FixReport, crate::error::Error> {
     let inputs: Vec<PathBuf> = paths.iter().map(|p| p.as_ref().to_path_buf()).collect();
-    let mut resolver = configs.into().resolver()?;
+    let mut resolver = configs
+        .into()
+        .resolver(crate::linter::walk::covered(&inputs))?;
     let walked = crate::linter::walk::files(&mut resolver, &inputs);
     // A file named through a link is checked where the link points; it is never
     // written.

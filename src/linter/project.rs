@@ -1,5 +1,5 @@
 //! What a run learns of the repository a configuration checks: its pins and the
-//! charts of the run. State of one run, kept apart from the settings (`config.rs`),
+//! charts of the run. State of one run, kept apart from the settings (`settings/config.rs`),
 //! which are data read from files and never change during a run.
 
 use std::path::PathBuf;

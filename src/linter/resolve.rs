@@ -25,8 +25,8 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use crate::analysis::pins::PinIndex;
+use crate::linter::project::{Project, Resolved};
 use crate::settings::config::{Config, FILE_NAME};
-use crate::settings::project::{Project, Resolved};
 use crate::settings::yamllint::Yamllint;
 
 /// A folder's yamllint configuration, once looked up.
@@ -64,7 +64,7 @@ pub struct Resolver {
 impl Resolver {
     /// One configuration for every file.
     pub fn one(config: Config) -> Resolver {
-        let mut resolver = Resolver::discover(config.clone(), Vec::new(), Vec::new());
+        let mut resolver = Resolver::discover(config.clone(), Vec::new(), Vec::new(), None);
         let top = resolver.top_of(&config);
         let resolved = resolver.attach(config, top);
         let explicit = if resolved.config.yamllint_named {
@@ -82,8 +82,15 @@ impl Resolver {
     }
 
     /// The nearest `tether.toml` of each file, `fallback` where there is none, and
-    /// `select` (`--select`) and `ignore` (`--ignore`) applied to each.
-    pub fn discover(fallback: Config, select: Vec<String>, ignore: Vec<String>) -> Resolver {
+    /// `select` (`--select`) and `ignore` (`--ignore`) applied to each. `covered` is
+    /// the folder the run covers (its inputs' common folder, [`crate::linter::walk::covered`]), where
+    /// the pins of files outside any repository and any `tether.toml` are read from.
+    pub fn discover(
+        fallback: Config,
+        select: Vec<String>,
+        ignore: Vec<String>,
+        covered: Option<PathBuf>,
+    ) -> Resolver {
         Resolver {
             explicit: None,
             fallback: Arc::new(fallback),
@@ -93,7 +100,7 @@ impl Resolver {
             yamllint: HashMap::new(),
             pins: HashMap::new(),
             fallback_pinned: None,
-            input_root: None,
+            input_root: covered,
             charts: Arc::default(),
         }
     }
@@ -101,13 +108,6 @@ impl Resolver {
     /// The folder of the configuration used where no `tether.toml` is found.
     pub fn fallback_root(&self) -> &Path {
         &self.fallback.root
-    }
-
-    /// The folder the run covers (the inputs' common folder), where the pins of files
-    /// outside any repository and any `tether.toml` are read from. Set before the
-    /// first [`Resolver::resolve`]; later calls keep the first.
-    pub fn set_input_root(&mut self, root: PathBuf) {
-        self.input_root.get_or_insert(root);
     }
 
     /// The configuration of the file at `absolute`, resolved on the spot: for a
