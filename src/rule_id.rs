@@ -27,3 +27,56 @@ macro_rules! rule_ids {
 }
 
 with_rules!(rule_ids);
+
+/// A value for every rule, indexed by [`RuleId`], in the registry's order: the
+/// settings' tables (levels, option tables, options read) hold one per rule, so a
+/// rule is never looked up by a bare position.
+#[derive(Clone, PartialEq, Eq)]
+pub struct PerRule<T>(Vec<T>);
+
+impl<T> PerRule<T> {
+    /// `value(rule)` for every rule.
+    pub fn from_fn(value: impl FnMut(RuleId) -> T) -> PerRule<T> {
+        PerRule(RuleId::ALL.iter().copied().map(value).collect())
+    }
+
+    /// Every rule with its value, in the registry's order.
+    pub fn iter(&self) -> impl Iterator<Item = (RuleId, &T)> {
+        RuleId::ALL.iter().copied().zip(&self.0)
+    }
+
+    /// Every rule with its value, to change, in the registry's order.
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = (RuleId, &mut T)> {
+        RuleId::ALL.iter().copied().zip(&mut self.0)
+    }
+
+    /// The values in the registry's order.
+    pub fn values(&self) -> std::slice::Iter<'_, T> {
+        self.0.iter()
+    }
+
+    /// A value for every rule made from this one's.
+    pub fn map<U>(&self, mut value: impl FnMut(RuleId, &T) -> U) -> PerRule<U> {
+        PerRule(self.iter().map(|(rule, old)| value(rule, old)).collect())
+    }
+}
+
+impl<T> std::ops::Index<RuleId> for PerRule<T> {
+    type Output = T;
+
+    fn index(&self, rule: RuleId) -> &T {
+        &self.0[rule as usize]
+    }
+}
+
+impl<T> std::ops::IndexMut<RuleId> for PerRule<T> {
+    fn index_mut(&mut self, rule: RuleId) -> &mut T {
+        &mut self.0[rule as usize]
+    }
+}
+
+impl<T: std::fmt::Debug> std::fmt::Debug for PerRule<T> {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.debug_map().entries(self.iter()).finish()
+    }
+}

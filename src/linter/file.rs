@@ -12,7 +12,7 @@ use crate::linter::suppress::Suppressions;
 use crate::linter::surroundings::Surroundings;
 use crate::linter::walk::FileToCheck;
 use crate::rules::rule::{Fixable, Verdict};
-use crate::rules::{CommentInfo, FileContext, RULES, Reporter, RuleId};
+use crate::rules::{CommentInfo, FileContext, Reporter, RuleId};
 use crate::settings::config::Config;
 use crate::source::{MAX_FILE_BYTES, Problem, SourceFile, binary_offset};
 use crate::template::{self, lex::ActionKind};
@@ -367,11 +367,13 @@ fn too_large(source: &SourceFile) -> Option<Problem> {
 pub(super) fn enabled_rules(
     settings: &crate::rules::RuleSettings,
 ) -> Vec<(&'static crate::rules::Registered, Severity)> {
-    RULES
+    settings
+        .levels
         .iter()
-        .zip(&settings.levels)
-        .filter_map(|(registered, (_, level))| {
-            level.severity().map(|severity| (registered, severity))
+        .filter_map(|(rule, level)| {
+            level
+                .severity()
+                .map(|severity| (rule.registered(), severity))
         })
         .collect()
 }
@@ -477,10 +479,10 @@ pub(super) fn lint(
 
 /// Whether a rule that reads the whole chart is on in `settings`.
 pub(super) fn rules_on(settings: &crate::rules::RuleSettings) -> bool {
-    RULES
+    settings
+        .levels
         .iter()
-        .zip(&settings.levels)
-        .any(|(registered, (_, level))| registered.rule.needs_chart() && level.severity().is_some())
+        .any(|(rule, level)| rule.registered().rule.needs_chart() && level.severity().is_some())
 }
 
 /// At most this many findings are reported for one file; the rest are counted in one

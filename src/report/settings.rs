@@ -54,14 +54,14 @@ pub(crate) fn show_settings(
         out.push_str("  (the configuration's `include`/`exclude` leave this file out: `tether check` skips it)\n");
     }
     out.push('\n');
-    for (rule, level) in &settings.levels {
-        let head = format!("{rule} = {}", level.as_str());
+    for (rule, level) in settings.levels.iter() {
+        let head = format!("{} = {}", rule.name(), level.as_str());
         out.push_str(&format!(
             "{head:<36} {}\n",
             trace.origin(rule, "level").unwrap_or_default()
         ));
         for (r, setting, value, origin) in &trace.entries {
-            if r == rule && setting != "level" {
+            if *r == rule && setting != "level" {
                 let line = format!("  {setting} = {value}");
                 out.push_str(&format!("{line:<36} {origin}\n"));
             }

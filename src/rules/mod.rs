@@ -28,7 +28,7 @@ pub mod values;
 pub mod options;
 pub mod rule;
 
-pub use crate::rule_id::RuleId;
+pub use crate::rule_id::{PerRule, RuleId};
 use crate::rule_list::with_rules;
 
 pub use options::{Level, PlacementSetting, Require, RuleSettings};
@@ -294,29 +294,45 @@ impl RuleSettings {
     /// These settings with every rule's options table read into its options type,
     /// once: what the rules of every file that shares them read.
     pub fn sealed(self) -> RuleSettings {
-        self.sealed_by(|index, table| match RULES.get(index) {
-            Some(registered) => registered.rule.read_options(table),
-            None => std::sync::Arc::new(()),
-        })
+        self.sealed_by(|rule, table| rule.registered().rule.read_options(table))
     }
 }
 
 /// Every rule at its default level, with default options.
 pub fn default_settings() -> RuleSettings {
     RuleSettings::new(
-        RULES
-            .iter()
-            .map(|registered| (registered.rule.name(), registered.rule.default_level()))
-            .collect(),
-        RULES
-            .iter()
-            .map(|registered| registered.rule.default_options())
-            .collect(),
+        PerRule::from_fn(|rule| rule.registered().rule.default_level()),
+        PerRule::from_fn(|rule| rule.registered().rule.default_options()),
     )
 }
 
 #[cfg(test)]
 mod tests {
+    use super::{PerRule, RuleId, default_settings};
+
+    /// A table of settings holds each rule's value at that rule: the registry's
+    /// defaults land on the rule they belong to, and a change of one rule changes
+    /// only it.
+    #[test]
+    fn per_rule_tables_are_indexed_by_the_rule() {
+        let rules = PerRule::from_fn(|rule| rule);
+        assert!(rules.iter().all(|(rule, value)| rule == *value));
+        assert!(RuleId::ALL.iter().all(|rule| rule.registered().id == *rule));
+        let mut settings = default_settings();
+        for (rule, level) in settings.levels.iter() {
+            assert_eq!(*level, rule.registered().rule.default_level(), "{rule}");
+        }
+        let before = settings.clone();
+        settings.set_level(RuleId::UnusedValue, super::Level::Off);
+        let changed: Vec<RuleId> = settings
+            .levels
+            .iter()
+            .filter(|(rule, level)| before.levels[*rule] != **level)
+            .map(|(rule, _)| rule)
+            .collect();
+        assert_eq!(changed, [RuleId::UnusedValue]);
+    }
+
     #[test]
     fn a_mistyped_rule_name_gets_the_nearest_rule() {
         assert_eq!(super::closest_rule("detached"), Some("detached-comment"));

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::diagnostic::Severity;
 use crate::key_pattern::KeyPattern;
-use crate::rule_id::RuleId;
+use crate::rule_id::{PerRule, RuleId};
 use crate::yaml::model::Placement;
 
 /// A compiled `[[require]]` entry.
@@ -73,14 +73,14 @@ pub fn options_from<T: serde::de::DeserializeOwned + Default>(table: &toml::Tabl
 /// configuration.
 #[derive(Clone)]
 pub struct RuleSettings {
-    /// Every rule's name and level, in the order of `RULES` (indexed by [`RuleId`]).
-    pub levels: Vec<(&'static str, Level)>,
-    /// Every rule's options, as merged tables (a later layer's keys win), in the
-    /// order of `RULES`.
-    pub options: Vec<toml::Table>,
+    /// Every rule's level.
+    pub levels: PerRule<Level>,
+    /// Every rule's options, as merged tables (a later layer's keys win).
+    pub options: PerRule<toml::Table>,
     /// The tables read into each rule's options type by [`RuleSettings::sealed`]:
     /// a configuration reads them once for all the files its layers treat alike.
-    typed: Vec<TypedOptions>,
+    /// `None` until sealed, and again once an option changes.
+    typed: Option<PerRule<TypedOptions>>,
 }
 
 impl std::fmt::Debug for RuleSettings {
@@ -101,11 +101,11 @@ impl PartialEq for RuleSettings {
 
 impl RuleSettings {
     /// Settings of these levels and option tables, not yet read ([`RuleSettings::sealed`]).
-    pub fn new(levels: Vec<(&'static str, Level)>, options: Vec<toml::Table>) -> RuleSettings {
+    pub fn new(levels: PerRule<Level>, options: PerRule<toml::Table>) -> RuleSettings {
         RuleSettings {
             levels,
             options,
-            typed: Vec::new(),
+            typed: None,
         }
     }
 
@@ -113,14 +113,9 @@ impl RuleSettings {
     /// `RuleSettings::sealed` passes each rule's reader), once.
     pub(crate) fn sealed_by(
         mut self,
-        read: impl Fn(usize, &toml::Table) -> TypedOptions,
+        read: impl Fn(RuleId, &toml::Table) -> TypedOptions,
     ) -> RuleSettings {
-        self.typed = self
-            .options
-            .iter()
-            .enumerate()
-            .map(|(index, table)| read(index, table))
-            .collect();
+        self.typed = Some(self.options.map(read));
         self
     }
 
@@ -132,8 +127,8 @@ impl RuleSettings {
     {
         match self
             .typed
-            .get(rule as usize)
-            .and_then(|typed| typed.downcast_ref::<T>())
+            .as_ref()
+            .and_then(|typed| typed[rule].downcast_ref::<T>())
         {
             Some(options) => std::borrow::Cow::Borrowed(options),
             None => std::borrow::Cow::Owned(options_from(self.options(rule))),
@@ -142,33 +137,24 @@ impl RuleSettings {
 
     /// The level of `rule`.
     pub fn level(&self, rule: RuleId) -> Level {
-        self.levels
-            .get(rule as usize)
-            .map_or(Level::Off, |(_, level)| *level)
+        self.levels[rule]
     }
 
     /// Sets the level of `rule`.
     pub fn set_level(&mut self, rule: RuleId, level: Level) {
-        if let Some((_, set)) = self.levels.get_mut(rule as usize) {
-            *set = level;
-        }
+        self.levels[rule] = level;
     }
 
     /// The options table of `rule`.
     pub fn options(&self, rule: RuleId) -> &toml::Table {
-        static EMPTY: std::sync::OnceLock<toml::Table> = std::sync::OnceLock::new();
-        self.options
-            .get(rule as usize)
-            .unwrap_or_else(|| EMPTY.get_or_init(toml::Table::new))
+        &self.options[rule]
     }
 
     /// Sets one option of `rule` (its read options are read again on the next
     /// [`RuleSettings::typed`], unless sealed again).
     pub fn set_option(&mut self, rule: RuleId, key: &str, value: toml::Value) {
-        if let Some(table) = self.options.get_mut(rule as usize) {
-            table.insert(key.to_string(), value);
-            self.typed.clear();
-        }
+        self.options[rule].insert(key.to_string(), value);
+        self.typed = None;
     }
 }
 

@@ -73,9 +73,9 @@ pub struct Config {
     /// Whether `yamllint-config` named it (else it is the one found for the folder).
     pub(crate) yamllint_named: bool,
     /// `--select`: the only rules that run.
-    selected: Option<Vec<usize>>,
+    selected: Option<Vec<RuleId>>,
     /// The rules `--ignore` turned off, by index in `RULES`.
-    ignored: Vec<usize>,
+    ignored: Vec<RuleId>,
     /// The `[[pin]]` entries, read.
     pub(crate) configured_pins: Vec<Pin>,
     /// `chart-paths`, absolute: folders of the repository its search leaves out
@@ -403,10 +403,8 @@ impl Config {
         self
     }
 
-    /// Runs only the named rules: each at its configured level, or `warn` where it is
-    /// off; every other rule off, overrides included.
-    /// Runs only the rules `names` (as `--select`): every other rule is off, and a
-    /// selected rule that is off runs as `warn`.
+    /// Runs only the rules `names` (as `--select`): each at its configured level, or
+    /// `warn` where it is off; every other rule off, overrides included.
     pub fn select(&mut self, names: &[String]) -> Result<(), crate::error::Error> {
         self.select_rules(names)
             .map_err(crate::error::Error::UnknownRule)
@@ -428,8 +426,8 @@ impl Config {
                     "rule `{name}` cannot be ignored: a run that hid it would pass what it never read or showed"
                 ));
             }
-            if !self.ignored.contains(&(id as usize)) {
-                self.ignored.push(id as usize);
+            if !self.ignored.contains(&id) {
+                self.ignored.push(id);
             }
         }
         self.ignored.sort_unstable();
@@ -440,13 +438,12 @@ impl Config {
     pub(crate) fn select_rules(&mut self, names: &[String]) -> Result<(), String> {
         let mut selected = Vec::new();
         for name in names {
-            let index = RuleId::from_name(name)
-                .map(|id| id as usize)
-                .ok_or_else(|| rules::unknown_rule(name, " in --select"))?;
-            selected.push(index);
+            let rule =
+                RuleId::from_name(name).ok_or_else(|| rules::unknown_rule(name, " in --select"))?;
+            selected.push(rule);
         }
         for (_, rules) in &mut self.overrides {
-            rules.retain(|(index, ..)| selected.contains(index));
+            rules.retain(|(rule, ..)| selected.contains(rule));
         }
         self.selected = Some(selected);
         self.common = std::sync::OnceLock::new();
@@ -459,15 +456,15 @@ impl Config {
     pub(crate) fn fingerprint(&self, pins: Option<u64>) -> u64 {
         let ignored = (!self.ignored.is_empty()).then(|| {
             let mut key = CacheKey::new("ignored");
-            for &index in &self.ignored {
-                key.add("rule", index as u64);
+            for &rule in &self.ignored {
+                key.add("rule", rule as u64);
             }
             key.finish()
         });
         let selected = self.selected.as_ref().map(|selected| {
             let mut key = CacheKey::new("selected");
-            for &index in selected {
-                key.add("rule", index as u64);
+            for &rule in selected {
+                key.add("rule", rule as u64);
             }
             key.finish()
         });
@@ -581,19 +578,18 @@ impl Config {
     /// default or named by `[rules]` or an override, and not left out by
     /// `--select`. Cheap, and never `false` where the rule runs.
     pub(crate) fn may_run(&self, rule: RuleId) -> bool {
-        let index = rule as usize;
-        if self.ignored.contains(&index) {
+        if self.ignored.contains(&rule) {
             return false;
         }
         if let Some(selected) = &self.selected {
-            return selected.contains(&index);
+            return selected.contains(&rule);
         }
-        self.settings.levels[index].1.severity().is_some()
-            || self.rules.iter().any(|(rule, ..)| *rule == index)
+        self.settings.levels[rule].severity().is_some()
+            || self.rules.iter().any(|(set, ..)| *set == rule)
             || self
                 .overrides
                 .iter()
-                .any(|(_, rules)| rules.iter().any(|(rule, ..)| *rule == index))
+                .any(|(_, rules)| rules.iter().any(|(set, ..)| *set == rule))
     }
 
     /// The rule settings for one file (relative to [`Config::root`]): the defaults,
@@ -636,10 +632,10 @@ impl Config {
     fn layered(&self, relative: Option<&Path>, mut trace: Option<&mut Trace>) -> RuleSettings {
         let mut settings = self.settings.clone();
         if let Some(trace) = trace.as_deref_mut() {
-            for (rule, level) in &settings.levels {
+            for (rule, level) in settings.levels.iter() {
                 trace.set(rule, "level", level.as_str(), "the rule's default");
             }
-            for ((rule, _), options) in settings.levels.iter().zip(&settings.options) {
+            for (rule, options) in settings.options.iter() {
                 for (key, value) in options {
                     trace.set(rule, key, &value.to_string(), "the rule's default");
                 }
@@ -649,21 +645,21 @@ impl Config {
             let absolute = relative.map(|relative| self.root.join(relative));
             yamllint.apply(absolute.as_deref(), &mut settings, &mut trace);
         }
-        for (index, setting, origin) in &self.rules {
-            apply(&mut settings, *index, setting, origin, &mut trace);
+        for (rule, setting, origin) in &self.rules {
+            apply(&mut settings, *rule, setting, origin, &mut trace);
         }
         for (files, rules) in &self.overrides {
             if relative.is_some_and(|relative| files.is_match(relative)) {
-                for (index, setting, origin) in rules {
-                    apply(&mut settings, *index, setting, origin, &mut trace);
+                for (rule, setting, origin) in rules {
+                    apply(&mut settings, *rule, setting, origin, &mut trace);
                 }
             }
         }
         if let Some(selected) = &self.selected {
-            for (index, (rule, level)) in settings.levels.iter_mut().enumerate() {
-                let new = if rules::RULES[index].id.always_on() {
+            for (rule, level) in settings.levels.iter_mut() {
+                let new = if rule.always_on() {
                     continue;
-                } else if !selected.contains(&index) {
+                } else if !selected.contains(&rule) {
                     Level::Off
                 } else if *level == Level::Off {
                     Level::Warn
@@ -676,12 +672,10 @@ impl Config {
                 }
             }
         }
-        for &index in &self.ignored {
-            if let Some((rule, level)) = settings.levels.get_mut(index) {
-                *level = Level::Off;
-                if let Some(trace) = trace.as_deref_mut() {
-                    trace.set(rule, "level", "off", "--ignore");
-                }
+        for &rule in &self.ignored {
+            settings.levels[rule] = Level::Off;
+            if let Some(trace) = trace.as_deref_mut() {
+                trace.set(rule, "level", "off", "--ignore");
             }
         }
         settings
@@ -701,12 +695,11 @@ impl Config {
 
 fn apply(
     settings: &mut RuleSettings,
-    index: usize,
+    rule: RuleId,
     setting: &RuleSetting,
     origin: &str,
     trace: &mut Option<&mut Trace>,
 ) {
-    let rule = settings.levels[index].0;
     let mut record = |what: &str, value: String| {
         if let Some(trace) = trace.as_deref_mut() {
             trace.set(rule, what, &value, origin);
@@ -714,16 +707,16 @@ fn apply(
     };
     match setting {
         RuleSetting::Level(level) => {
-            settings.levels[index].1 = *level;
+            settings.levels[rule] = *level;
             record("level", level.as_str().to_string());
         }
         RuleSetting::Table(level, options) => {
             if let Some(level) = level {
-                settings.levels[index].1 = *level;
+                settings.levels[rule] = *level;
                 record("level", level.as_str().to_string());
             }
             for (key, value) in options {
-                settings.options[index].insert(key.clone(), value.clone());
+                settings.options[rule].insert(key.clone(), value.clone());
                 record(key, value.to_string());
             }
         }

@@ -229,9 +229,9 @@ pub(super) fn default_include() -> GlobSet {
     builder.build().unwrap_or_else(|_| GlobSet::empty())
 }
 
-/// A rule setting of `tether.toml`: the rule's index in `RULES`, the setting, and
-/// where it is written (for `--show-settings`).
-pub(crate) type CompiledSetting = (usize, RuleSetting, String);
+/// A rule setting of `tether.toml`: the rule, the setting, and where it is written
+/// (for `--show-settings`).
+pub(crate) type CompiledSetting = (RuleId, RuleSetting, String);
 
 pub(super) fn compile_rules(
     rules: &BTreeMap<Spanned<String>, RuleSetting>,
@@ -240,14 +240,14 @@ pub(super) fn compile_rules(
 ) -> Result<Vec<CompiledSetting>, ConfigError> {
     let mut compiled = Vec::new();
     for (name, setting) in rules {
-        let Some(index) = RuleId::from_name(name.get_ref()).map(|id| id as usize) else {
+        let Some(id) = RuleId::from_name(name.get_ref()) else {
             return Err(errors.at(name.span(), rules::unknown_rule(name.get_ref(), "")));
         };
         let level = match setting {
             RuleSetting::Level(level) | RuleSetting::Table(Some(level), _) => Some(*level),
             RuleSetting::Table(None, _) => None,
         };
-        if level == Some(Level::Off) && rules::RULES[index].id.always_on() {
+        if level == Some(Level::Off) && id.always_on() {
             return Err(errors.at(
                 name.span(),
                 format!(
@@ -257,7 +257,7 @@ pub(super) fn compile_rules(
             ));
         }
         if let RuleSetting::Table(_, options) = setting {
-            let rule = rules::RULES[index].rule;
+            let rule = id.registered().rule;
             if let Some(option) = options
                 .keys()
                 .next()
@@ -288,7 +288,7 @@ pub(super) fn compile_rules(
             errors.path.display(),
             errors.line_of(&name.span())
         );
-        compiled.push((index, setting.clone(), origin));
+        compiled.push((id, setting.clone(), origin));
     }
     Ok(compiled)
 }

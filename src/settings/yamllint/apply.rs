@@ -77,7 +77,7 @@ impl Yamllint {
 fn off(settings: &mut RuleSettings, trace: &mut Option<&mut Trace>, rule: RuleId, why: &str) {
     settings.set_level(rule, Level::Off);
     if let Some(trace) = trace.as_deref_mut() {
-        trace.set(rule.name(), "level", "off", why);
+        trace.set(rule, "level", "off", why);
     }
 }
 
@@ -90,7 +90,7 @@ fn set(
     origin: &str,
 ) {
     if let Some(trace) = trace.as_deref_mut() {
-        trace.set(rule.name(), option, &value.to_string(), origin);
+        trace.set(rule, option, &value.to_string(), origin);
     }
     settings.set_option(rule, option, value);
 }

@@ -1,19 +1,21 @@
 //! [`Trace`]: where each setting of a file came from, for `--show-settings`.
 
+use crate::rule_id::RuleId;
+
 /// Where each setting of a file came from, for `tether check --show-settings`.
 #[derive(Debug, Default, Clone)]
 pub struct Trace {
     /// (rule, setting, value, origin), the last one of a (rule, setting) winning.
-    pub entries: Vec<(String, String, String, String)>,
+    pub entries: Vec<(RuleId, String, String, String)>,
 }
 
 impl Trace {
     /// Records that `rule`'s `setting` is `value` because of `origin`.
-    pub fn set(&mut self, rule: &str, setting: &str, value: &str, origin: &str) {
+    pub fn set(&mut self, rule: RuleId, setting: &str, value: &str, origin: &str) {
         self.entries
-            .retain(|(r, s, ..)| !(r == rule && s == setting));
+            .retain(|(r, s, ..)| !(*r == rule && s == setting));
         self.entries.push((
-            rule.to_string(),
+            rule,
             setting.to_string(),
             value.to_string(),
             origin.to_string(),
@@ -21,10 +23,10 @@ impl Trace {
     }
 
     /// The origin of `rule`'s `setting`, if anything set it.
-    pub fn origin(&self, rule: &str, setting: &str) -> Option<&str> {
+    pub fn origin(&self, rule: RuleId, setting: &str) -> Option<&str> {
         self.entries
             .iter()
-            .find(|(r, s, ..)| r == rule && s == setting)
+            .find(|(r, s, ..)| *r == rule && s == setting)
             .map(|(.., origin)| origin.as_str())
     }
 }
