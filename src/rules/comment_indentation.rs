@@ -1,6 +1,8 @@
 //! `comment-indentation`: comment lines indented like the content around them.
 
-use super::rule::{CommentInfo, FileContext, NoOptions, Reporter, Rule, declare_rule};
+use super::rule::{
+    CommentInfo, FileContext, NoOptions, Reporter, Rule, YamllintMapping, declare_rule,
+};
 use crate::diagnostic::{Edit, Fix};
 use crate::lines::{code_before_comment, count_spaces};
 use crate::yaml::directives::is_ytt_annotation;
@@ -65,10 +67,16 @@ declare_rule! {
         name: "comment-indentation",
         level: Warn,
         fix: Always,
-        yamllint: "comments-indentation",
+        yamllint: &YAMLLINT,
         options: NoOptions,
     }
 }
+
+/// yamllint's `comments-indentation` rule, which has no options.
+static YAMLLINT: YamllintMapping = YamllintMapping {
+    rule: "comments-indentation",
+    options: &[],
+};
 
 impl Rule for CommentIndentation {
     fn check(&self, context: &FileContext, reporter: &mut Reporter) {

@@ -1,6 +1,9 @@
 //! `comment-starting-space`: `#` must be followed by a space.
 
-use super::rule::{FileContext, Reporter, Rule, declare_rule};
+use super::rule::{
+    FileContext, Reporter, Rule, YamllintMapping, YamllintOption, YamllintSets, YamllintValue,
+    declare_rule,
+};
 use crate::diagnostic::{Edit, Fix};
 use crate::rule_id::RuleId;
 use crate::yaml::directives::is_ytt_annotation;
@@ -70,10 +73,28 @@ declare_rule! {
         name: "comment-starting-space",
         level: Warn,
         fix: Always,
-        yamllint: "comments",
+        yamllint: &YAMLLINT,
         options: Options,
     }
 }
+
+/// yamllint's `comments` rule: `require-starting-space: false` turns this rule off,
+/// and its `ignore-shebangs` is this rule's.
+static YAMLLINT: YamllintMapping = YamllintMapping {
+    rule: "comments",
+    options: &[
+        YamllintOption {
+            key: "require-starting-space",
+            default: YamllintValue::Bool(true),
+            sets: YamllintSets::OffWhen(YamllintValue::Bool(false)),
+        },
+        YamllintOption {
+            key: "ignore-shebangs",
+            default: YamllintValue::Bool(true),
+            sets: YamllintSets::Option("ignore-shebangs"),
+        },
+    ],
+};
 
 impl Rule for CommentStartingSpace {
     fn check(&self, context: &FileContext, reporter: &mut Reporter) {

@@ -1,6 +1,9 @@
 //! `inline-comment-spacing`: enough spaces between content and an inline comment.
 
-use super::rule::{FileContext, Reporter, Rule, declare_rule};
+use super::rule::{
+    FileContext, Reporter, Rule, YamllintMapping, YamllintOption, YamllintSets, YamllintValue,
+    declare_rule,
+};
 use crate::diagnostic::{Edit, Fix};
 use crate::rule_id::RuleId;
 use crate::yaml::model::CommentStyle;
@@ -60,10 +63,21 @@ declare_rule! {
         name: "inline-comment-spacing",
         level: Warn,
         fix: Always,
-        yamllint: "comments",
+        yamllint: &YAMLLINT,
         options: Options,
     }
 }
+
+/// yamllint's `comments` rule: its `min-spaces-from-content` is this rule's
+/// `min-spaces`.
+static YAMLLINT: YamllintMapping = YamllintMapping {
+    rule: "comments",
+    options: &[YamllintOption {
+        key: "min-spaces-from-content",
+        default: YamllintValue::Int(2),
+        sets: YamllintSets::Option("min-spaces"),
+    }],
+};
 
 impl Rule for InlineCommentSpacing {
     fn check(&self, context: &FileContext, reporter: &mut Reporter) {

@@ -333,6 +333,34 @@ mod tests {
         assert_eq!(changed, [RuleId::UnusedValue]);
     }
 
+    /// A rule that follows a yamllint option into one of its own names an option
+    /// it has, of the type of yamllint's default.
+    #[test]
+    fn yamllint_options_land_on_options_the_rule_has() {
+        use super::rule::{YamllintSets, YamllintValue};
+        let mut followed = 0;
+        for registered in super::RULES {
+            let Some(mapping) = registered.rule.yamllint() else {
+                continue;
+            };
+            for option in mapping.options {
+                let YamllintSets::Option(name) = option.sets else {
+                    continue;
+                };
+                let defaults = registered.rule.default_options();
+                let own = defaults.get(name);
+                let fits = match (own, option.default) {
+                    (Some(toml::Value::Boolean(_)), YamllintValue::Bool(_)) => true,
+                    (Some(toml::Value::Integer(_)), YamllintValue::Int(_)) => true,
+                    _ => false,
+                };
+                assert!(fits, "{}: {} → {name}", registered.rule.name(), option.key);
+                followed += 1;
+            }
+        }
+        assert!(followed >= 2);
+    }
+
     #[test]
     fn a_mistyped_rule_name_gets_the_nearest_rule() {
         assert_eq!(super::closest_rule("detached"), Some("detached-comment"));

@@ -31,6 +31,46 @@ pub trait Rule: Sync + Described {
     }
 }
 
+/// How a rule follows a yamllint rule, declared once in the rule's own file: the
+/// yamllint reader applies it, and `# yamllint disable` comments of that rule
+/// apply to it. The yamllint rule disabled, or ignoring a file, turns the rule off
+/// there.
+#[derive(Debug)]
+pub struct YamllintMapping {
+    /// The yamllint rule (`comments`).
+    pub rule: &'static str,
+    /// The options of that rule the tether rule follows.
+    pub options: &'static [YamllintOption],
+}
+
+/// One option of a yamllint rule, as a tether rule follows it.
+#[derive(Debug)]
+pub struct YamllintOption {
+    /// yamllint's name for it (`min-spaces-from-content`).
+    pub key: &'static str,
+    /// yamllint's default, which holds where no file of the configuration sets it.
+    pub default: YamllintValue,
+    /// What its value does to the tether rule.
+    pub sets: YamllintSets,
+}
+
+/// A value of a yamllint option tether follows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum YamllintValue {
+    Bool(bool),
+    Int(i64),
+}
+
+/// What a yamllint option's value does to the tether rule that follows it.
+#[derive(Debug, Clone, Copy)]
+pub enum YamllintSets {
+    /// Sets the rule's option of this name to the same value (a negative number
+    /// to 0).
+    Option(&'static str),
+    /// Turns the rule off when the value is this one.
+    OffWhen(YamllintValue),
+}
+
 /// What a rule's `declare_rule!` says of it, in the rule's own file: name, default
 /// level, documentation, whether it fixes, and its options' type.
 pub trait Described {
@@ -42,9 +82,13 @@ pub trait Described {
     fn documentation(&self) -> &'static str;
     /// Whether `tether check --fix` fixes its findings.
     fn fixable(&self) -> Fixable;
-    /// The yamllint rule it follows (its settings and `# yamllint disable` comments
-    /// apply to it), if one.
-    fn yamllint_rule(&self) -> Option<&'static str>;
+    /// How it follows a yamllint rule (that rule's settings and `# yamllint
+    /// disable` comments apply to it), if it does.
+    fn yamllint(&self) -> Option<&'static YamllintMapping>;
+    /// The yamllint rule it follows, if one.
+    fn yamllint_rule(&self) -> Option<&'static str> {
+        self.yamllint().map(|mapping| mapping.rule)
+    }
     /// Checks an options table of `[rules.NAME]` (without `level`) against the
     /// rule's options type; the message says what is wrong.
     fn check_options(&self, table: &toml::Table) -> Result<(), String>;
@@ -98,7 +142,7 @@ macro_rules! declare_rule {
             name: $name:literal,
             level: $level:ident,
             fix: $fix:ident,
-            $(yamllint: $yamllint:literal,)?
+            $(yamllint: $yamllint:expr,)?
             options: $options:ty $(,)?
         }
     ) => {
@@ -118,7 +162,7 @@ macro_rules! declare_rule {
             fn fixable(&self) -> $crate::rules::rule::Fixable {
                 $crate::rules::rule::Fixable::$fix
             }
-            fn yamllint_rule(&self) -> Option<&'static str> {
+            fn yamllint(&self) -> Option<&'static $crate::rules::rule::YamllintMapping> {
                 None $(.or(Some($yamllint)))?
             }
             fn check_options(&self, table: &toml::Table) -> Result<(), String> {

@@ -1,23 +1,20 @@
-//! A [`Yamllint`] applied to tether's comment rules for one file: levels and
-//! options set, each with where it came from.
+//! A [`Yamllint`] applied to the tether rules that follow a yamllint rule, as each
+//! rule's `declare_rule!` declares it ([`YamllintMapping`]): levels and options
+//! set, each with where it came from.
 
 use std::path::Path;
 
-use super::configuration::{Ignore, Yamllint};
+use super::configuration::{Ignore, Yamllint, scalar_of};
 use super::trace::Trace;
 use crate::analysis::small_yaml::Scalar;
-use crate::rules::{Level, RuleId, RuleSettings};
-
-/// The tether rules fed by yamllint's `comments` rule.
-pub const COMMENTS_RULES: [RuleId; 2] =
-    [RuleId::CommentStartingSpace, RuleId::InlineCommentSpacing];
-/// The tether rule fed by yamllint's `comments-indentation` rule.
-pub const INDENTATION_RULE: RuleId = RuleId::CommentIndentation;
+use crate::rules::rule::{YamllintMapping, YamllintOption, YamllintSets, YamllintValue};
+use crate::rules::{Level, RULES, RuleId, RuleSettings};
 
 impl Yamllint {
-    /// Sets the levels and options of tether's comment rules for the file at
-    /// `absolute` (`None`: a file no `ignore` matches), recording where each came
-    /// from in `trace`.
+    /// Sets the levels and options of the rules that follow a yamllint rule, for
+    /// the file at `absolute` (`None`: a file no `ignore` matches), recording where
+    /// each came from in `trace`: yamllint's rules in turn, each option in the order
+    /// its configuration sets them.
     pub fn apply(
         &self,
         absolute: Option<&Path>,
@@ -26,51 +23,48 @@ impl Yamllint {
     ) {
         let matches = |ignore: &Ignore| absolute.is_some_and(|absolute| ignore.matches(absolute));
         if let Some(ignore) = self.ignore.as_ref().filter(|ignore| matches(ignore)) {
-            for rule in COMMENTS_RULES.into_iter().chain([INDENTATION_RULE]) {
-                off(
-                    settings,
-                    trace,
-                    rule,
-                    &format!("yamllint ignores this file ({})", ignore.origin),
-                );
+            let why = format!("yamllint ignores this file ({})", ignore.origin);
+            for (rule, _) in followers(None) {
+                off(settings, trace, rule, &why);
             }
             return;
         }
-        match (&self.comments.options, &self.comments.ignore) {
-            (None, _) => {
-                for rule in COMMENTS_RULES {
-                    off(settings, trace, rule, &self.comments.origin);
+        for (name, conf) in &self.rules {
+            match (&conf.options, &conf.ignore) {
+                (None, _) => {
+                    for (rule, _) in followers(Some(name)) {
+                        off(settings, trace, rule, &conf.origin);
+                    }
+                }
+                (Some(_), Some(ignore)) if matches(ignore) => {
+                    let why = format!("yamllint's `{name}` ignores this file ({})", ignore.origin);
+                    for (rule, _) in followers(Some(name)) {
+                        off(settings, trace, rule, &why);
+                    }
+                }
+                (Some(options), _) => {
+                    for (key, value, origin) in options {
+                        for (rule, mapping) in followers(Some(name)) {
+                            let option = mapping.options.iter().find(|option| option.key == key);
+                            if let Some(option) = option {
+                                apply_option(rule, option, value, origin, settings, trace);
+                            }
+                        }
+                    }
                 }
             }
-            (Some(_), Some(ignore)) if matches(ignore) => {
-                for rule in COMMENTS_RULES {
-                    off(
-                        settings,
-                        trace,
-                        rule,
-                        &format!(
-                            "yamllint's `comments` ignores this file ({})",
-                            ignore.origin
-                        ),
-                    );
-                }
-            }
-            (Some(options), _) => apply_comments_options(options, settings, trace),
-        }
-        match (&self.indentation.options, &self.indentation.ignore) {
-            (None, _) => off(settings, trace, INDENTATION_RULE, &self.indentation.origin),
-            (Some(_), Some(ignore)) if matches(ignore) => off(
-                settings,
-                trace,
-                INDENTATION_RULE,
-                &format!(
-                    "yamllint's `comments-indentation` ignores this file ({})",
-                    ignore.origin
-                ),
-            ),
-            (Some(_), _) => {}
         }
     }
+}
+
+/// The rules that follow the yamllint rule `name` (any, for `None`), with how, in
+/// the registry's order.
+fn followers(name: Option<&str>) -> impl Iterator<Item = (RuleId, &'static YamllintMapping)> + '_ {
+    RULES.iter().filter_map(move |registered| {
+        let mapping = registered.rule.yamllint()?;
+        name.is_none_or(|name| mapping.rule == name)
+            .then_some((registered.id, mapping))
+    })
 }
 
 /// Turns `rule` off, saying why in `trace`.
@@ -81,46 +75,35 @@ fn off(settings: &mut RuleSettings, trace: &mut Option<&mut Trace>, rule: RuleId
     }
 }
 
-/// Sets `option` of `rule` to `value`, saying where it came from in `trace`.
-fn set(
-    settings: &mut RuleSettings,
-    trace: &mut Option<&mut Trace>,
-    (rule, option): (RuleId, &str),
-    value: toml::Value,
+/// The value of one of a yamllint rule's options (set at `origin`), as `rule`
+/// follows it.
+fn apply_option(
+    rule: RuleId,
+    option: &YamllintOption,
+    value: &Scalar,
     origin: &str,
-) {
-    if let Some(trace) = trace.as_deref_mut() {
-        trace.set(rule, option, &value.to_string(), origin);
-    }
-    settings.set_option(rule, option, value);
-}
-
-/// yamllint's `comments` options, as tether's comment rules take them.
-fn apply_comments_options(
-    options: &[(String, Scalar, String)],
     settings: &mut RuleSettings,
     trace: &mut Option<&mut Trace>,
 ) {
-    for (key, value, origin) in options {
-        match (key.as_str(), value) {
-            ("require-starting-space", Scalar::Bool(false)) => {
-                off(settings, trace, COMMENTS_RULES[0], origin);
+    match option.sets {
+        YamllintSets::OffWhen(off_value) if *value == scalar_of(off_value) => {
+            off(settings, trace, rule, origin);
+        }
+        YamllintSets::OffWhen(_) => {}
+        YamllintSets::Option(name) => {
+            // A value of another type than yamllint's default is yamllint's
+            // error, not an option.
+            let value = match (value, option.default) {
+                (Scalar::Bool(value), YamllintValue::Bool(_)) => toml::Value::Boolean(*value),
+                (Scalar::Int(value), YamllintValue::Int(_)) => {
+                    toml::Value::Integer((*value).max(0))
+                }
+                _ => return,
+            };
+            if let Some(trace) = trace.as_deref_mut() {
+                trace.set(rule, name, &value.to_string(), origin);
             }
-            ("ignore-shebangs", Scalar::Bool(value)) => set(
-                settings,
-                trace,
-                (COMMENTS_RULES[0], "ignore-shebangs"),
-                toml::Value::Boolean(*value),
-                origin,
-            ),
-            ("min-spaces-from-content", Scalar::Int(value)) => set(
-                settings,
-                trace,
-                (COMMENTS_RULES[1], "min-spaces"),
-                toml::Value::Integer((*value).max(0)),
-                origin,
-            ),
-            _ => {}
+            settings.set_option(rule, name, value);
         }
     }
 }

@@ -9,6 +9,7 @@ use super::chain::{RuleValue, read_chain};
 use super::inside::within;
 use crate::analysis::small_yaml::Scalar;
 use crate::error::ConfigError;
+use crate::rules::rule::YamllintValue;
 
 /// A yamllint configuration, its `extends` chain resolved, as far as tether's rules
 /// are concerned.
@@ -20,8 +21,8 @@ pub struct Yamllint {
     pub found: String,
     /// Hash of the text of every file of the chain, for the findings cache.
     pub fingerprint: u64,
-    pub(super) comments: RuleConf,
-    pub(super) indentation: RuleConf,
+    /// Each yamllint rule a tether rule follows ([`followed`]), as the chain sets it.
+    pub(super) rules: Vec<(&'static str, RuleConf)>,
     /// The top-level `ignore`: yamllint lints no file it matches.
     pub(super) ignore: Option<Ignore>,
 }
@@ -54,12 +55,44 @@ impl Ignore {
     }
 }
 
-/// The options of yamllint's `comments` rule and their defaults.
-const COMMENTS_DEFAULTS: [(&str, Scalar); 3] = [
-    ("require-starting-space", Scalar::Bool(true)),
-    ("ignore-shebangs", Scalar::Bool(true)),
-    ("min-spaces-from-content", Scalar::Int(2)),
-];
+/// The yamllint rules tether's rules follow, each once, in the registry's order,
+/// as each rule's `declare_rule!` declares it.
+pub(super) fn followed() -> Vec<&'static str> {
+    let mut names: Vec<&'static str> = Vec::new();
+    for registered in crate::rules::RULES {
+        if let Some(mapping) = registered.rule.yamllint() {
+            if !names.contains(&mapping.rule) {
+                names.push(mapping.rule);
+            }
+        }
+    }
+    names
+}
+
+/// The options of the yamllint rule `name` that tether's rules follow, with
+/// yamllint's defaults, as the rules declare them.
+fn defaults_of(name: &str) -> Vec<(&'static str, Scalar)> {
+    let mut defaults: Vec<(&'static str, Scalar)> = Vec::new();
+    for registered in crate::rules::RULES {
+        let Some(mapping) = registered.rule.yamllint().filter(|m| m.rule == name) else {
+            continue;
+        };
+        for option in mapping.options {
+            if !defaults.iter().any(|(key, _)| *key == option.key) {
+                defaults.push((option.key, scalar_of(option.default)));
+            }
+        }
+    }
+    defaults
+}
+
+/// A yamllint value as the chain reads values.
+pub(super) fn scalar_of(value: YamllintValue) -> Scalar {
+    match value {
+        YamllintValue::Bool(value) => Scalar::Bool(value),
+        YamllintValue::Int(value) => Scalar::Int(value),
+    }
+}
 
 impl Yamllint {
     /// Reads `path` and the files it extends. `ignore` patterns match paths relative
@@ -127,15 +160,13 @@ impl Yamllint {
                             )
                         })
                         .collect();
-                    if name == "comments" {
-                        for (key, value) in COMMENTS_DEFAULTS {
-                            if !set.iter().any(|(k, ..)| k == key) {
-                                set.push((
-                                    key.into(),
-                                    value,
-                                    format!("yamllint's default for `comments.{key}`"),
-                                ));
-                            }
+                    for (key, value) in defaults_of(name) {
+                        if !set.iter().any(|(k, ..)| k == key) {
+                            set.push((
+                                key.into(),
+                                value,
+                                format!("yamllint's default for `{name}.{key}`"),
+                            ));
                         }
                     }
                     RuleConf {
@@ -148,8 +179,10 @@ impl Yamllint {
                 }
             }
         };
-        let comments = rule("comments");
-        let indentation = rule("comments-indentation");
+        let rules = followed()
+            .into_iter()
+            .map(|name| (name, rule(name)))
+            .collect();
         let ignore = chain
             .ignore
             .as_ref()
@@ -158,8 +191,7 @@ impl Yamllint {
             path,
             found: found.into(),
             fingerprint: chain.fingerprint,
-            comments,
-            indentation,
+            rules,
             ignore,
         })
     }
@@ -167,13 +199,9 @@ impl Yamllint {
     /// Whether an `ignore` of this configuration (the top-level one, or one of
     /// the comment rules') matches the file at `absolute`.
     pub fn ignores(&self, absolute: &Path) -> bool {
-        [
-            &self.ignore,
-            &self.comments.ignore,
-            &self.indentation.ignore,
-        ]
-        .into_iter()
-        .flatten()
-        .any(|ignore| ignore.matches(absolute))
+        std::iter::once(&self.ignore)
+            .chain(self.rules.iter().map(|(_, conf)| &conf.ignore))
+            .flatten()
+            .any(|ignore| ignore.matches(absolute))
     }
 }
