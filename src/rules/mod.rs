@@ -349,11 +349,11 @@ mod tests {
                 };
                 let defaults = registered.rule.default_options();
                 let own = defaults.get(name);
-                let fits = match (own, option.default) {
-                    (Some(toml::Value::Boolean(_)), YamllintValue::Bool(_)) => true,
-                    (Some(toml::Value::Integer(_)), YamllintValue::Int(_)) => true,
-                    _ => false,
-                };
+                let fits = matches!(
+                    (own, option.default),
+                    (Some(toml::Value::Boolean(_)), YamllintValue::Bool(_))
+                        | (Some(toml::Value::Integer(_)), YamllintValue::Int(_))
+                );
                 assert!(fits, "{}: {} → {name}", registered.rule.name(), option.key);
                 followed += 1;
             }

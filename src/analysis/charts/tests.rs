@@ -342,3 +342,52 @@ fn templates_on_disk_with_the_same_stamp_are_not_read_again() {
     assert_eq!(unused(), ["b", "c"]);
     assert_eq!(unread(), 7, "the two others are not read");
 }
+
+/// A run lets go of a chart tree's charts once its files are checked; a chart of
+/// a tree let go of earlier and read again as another tree's dependency is let go
+/// of with that tree, not kept to the end of the run. A library is kept.
+#[test]
+fn a_dependency_read_again_after_its_tree_is_let_go_of_with_the_next_tree() {
+    let folder = tempfile::tempdir().unwrap();
+    let top = folder.path().canonicalize().unwrap();
+    write(
+        &top,
+        "a/Chart.yaml",
+        "apiVersion: v2\nname: a\nversion: 1.0.0\n",
+    );
+    write(&top, "a/values.yaml", "x: 1\n");
+    write(
+        &top,
+        "lib/Chart.yaml",
+        "apiVersion: v2\nname: lib\nversion: 1.0.0\ntype: library\n",
+    );
+    write(
+        &top,
+        "b/Chart.yaml",
+        "apiVersion: v2\nname: b\nversion: 1.0.0\ndependencies:\n  - name: a\n    version: 1.0.0\n    repository: file://../a\n  - name: lib\n    version: 1.0.0\n    repository: file://../lib\n",
+    );
+    write(&top, "b/values.yaml", "a:\n  x: 2\n");
+    write(&top, "b/templates/cm.yaml", "x: {{ .Values.a.x }}\n");
+    let charts = Arc::new(Charts::default());
+    let scope = scope(&top);
+    charts.chart(&top.join("a"), &scope).unwrap();
+    charts.chart(&top.join("lib"), &scope).unwrap();
+    charts.release_under(&top.join("a"));
+    charts.release_under(&top.join("lib"));
+    assert!(charts.read_already(&top.join("a")).is_none());
+    assert!(
+        charts.read_already(&top.join("lib")).is_some(),
+        "a library is kept"
+    );
+    // `b`'s analysis reads `a` again, as its dependency.
+    let b = charts.chart(&top.join("b"), &scope).unwrap();
+    assert!(b.unused().is_empty());
+    assert!(charts.read_already(&top.join("a")).is_some());
+    charts.release_under(&top.join("b"));
+    assert!(charts.read_already(&top.join("b")).is_none());
+    assert!(
+        charts.read_already(&top.join("a")).is_none(),
+        "`a`, read again for `b`, is let go of with `b`"
+    );
+    assert!(charts.read_already(&top.join("lib")).is_some());
+}
