@@ -15,6 +15,7 @@ mod findings;
 mod graph;
 mod hover;
 mod navigation;
+mod notifications;
 mod outline;
 mod poll;
 mod requests;
@@ -451,86 +452,6 @@ impl Server {
         let _ = self
             .out
             .send(transport::value_of(&Message::Request(request)));
-    }
-
-    fn notification(&mut self, notification: Notification) {
-        use lsp_types::notification::{
-            Cancel, DidChangeConfiguration, DidChangeTextDocument, DidChangeWatchedFiles,
-            DidCloseTextDocument, DidOpenTextDocument, DidSaveTextDocument, Initialized,
-        };
-        if !self.initialized {
-            return;
-        }
-        let method = notification.method.clone();
-        let params = notification.params;
-        // Unknown notifications, and known ones whose parameters do not parse, are
-        // ignored: a notification has no answer to carry an error.
-        match method.as_str() {
-            Cancel::METHOD => {
-                if let Ok(params) = serde_json::from_value::<lsp_types::CancelParams>(params) {
-                    let id = match params.id {
-                        lsp_types::NumberOrString::Number(number) => number.into(),
-                        lsp_types::NumberOrString::String(string) => string.into(),
-                    };
-                    self.pending.cancel(&id);
-                }
-            }
-            Initialized::METHOD => {
-                if self.client_watches {
-                    self.register_watchers();
-                }
-                if self.client_configures {
-                    self.ask_configuration();
-                }
-            }
-            // A client that answers `workspace/configuration` is asked again (the
-            // pull model: what it sends here may be nothing); another's settings
-            // are taken as sent.
-            DidChangeConfiguration::METHOD => {
-                if self.client_configures {
-                    self.ask_configuration();
-                } else if let Some(settings) = params.get("settings").filter(|s| !s.is_null()) {
-                    self.configure(settings);
-                }
-            }
-            DidOpenTextDocument::METHOD => {
-                if let Ok(params) = serde_json::from_value(params) {
-                    self.opened(params);
-                }
-            }
-            DidChangeTextDocument::METHOD => {
-                if let Ok(params) = serde_json::from_value(params) {
-                    self.changed(params);
-                }
-            }
-            DidCloseTextDocument::METHOD => {
-                if let Ok(params) = serde_json::from_value(params) {
-                    self.closed(params);
-                }
-            }
-            DidSaveTextDocument::METHOD => {
-                if let Ok(params) =
-                    serde_json::from_value::<lsp_types::DidSaveTextDocumentParams>(params)
-                {
-                    if let Some(path) = self.document_path(&params.text_document.uri) {
-                        self.files_changed(vec![path]);
-                    }
-                }
-            }
-            DidChangeWatchedFiles::METHOD => {
-                if let Ok(params) =
-                    serde_json::from_value::<lsp_types::DidChangeWatchedFilesParams>(params)
-                {
-                    let paths = params
-                        .changes
-                        .iter()
-                        .filter_map(|change| self.document_path(&change.uri))
-                        .collect();
-                    self.files_changed(paths);
-                }
-            }
-            _ => {}
-        }
     }
 
     fn opened(&mut self, params: lsp_types::DidOpenTextDocumentParams) {
