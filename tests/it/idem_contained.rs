@@ -255,6 +255,7 @@ fn an_inherited_descriptor_does_not_reach_the_command() {
 /// A process the command detaches with `setsid` dies with the run: it neither writes
 /// later nor keeps the output open past the timeout.
 #[test]
+#[ignore = "waits seconds to see that no process outlives the run: `cargo xtask ci` runs it"]
 fn detached_processes_end_with_the_run() {
     if !tools_present() {
         return;
@@ -581,6 +582,7 @@ fn idem_entries_are_validated() {
 /// SIGINT, SIGTERM and SIGHUP, mid-copy and mid-command: the commands die and no
 /// sandbox folder is left.
 #[test]
+#[ignore = "waits seconds to see that no process outlives the run: `cargo xtask ci` runs it"]
 fn signals_leave_no_sandbox_behind() {
     if !tools_present() {
         return;
@@ -1082,6 +1084,7 @@ if os.fork() == 0:
 /// tether could see it. Each command is the first process of a PID namespace of its
 /// own, so the kernel ends them all with it, and none can see or signal tether.
 #[test]
+#[ignore = "waits seconds to see that no process outlives the run: `cargo xtask ci` runs it"]
 fn processes_that_leave_the_command_end_with_it() {
     if !tools_present() || !common::tools_present(&["python3"]) {
         return;
@@ -1124,6 +1127,7 @@ fn processes_that_leave_the_command_end_with_it() {
 /// starts a session of its own) and a 30-deep chain of `setsid` processes, each
 /// waiting to write outside. None writes after the run, and none is left running.
 #[test]
+#[ignore = "waits seconds to see that no process outlives the run: `cargo xtask ci` runs it"]
 fn processes_a_copy_sandbox_command_leaves_end_with_it() {
     if !tools_present() || !common::tools_present(&["python3", "setpriv"]) {
         return;
@@ -1430,6 +1434,7 @@ fn metadata_and_type_changes_are_reported() {
 /// line changed (each diff would take its full 2 seconds) are not all diffed under
 /// `--timeout 3s`; the report says how many were left out.
 #[test]
+#[ignore = "waits seconds to see that no process outlives the run: `cargo xtask ci` runs it"]
 fn diffs_share_the_timeout() {
     if !tools_present() || !common::tools_present(&["sed"]) {
         return;
