@@ -83,7 +83,7 @@ const RACY: std::time::Duration = std::time::Duration::from_secs(2);
 /// stamp are the bytes of any file with the same stamp (as git's index trusts).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(not(unix), allow(dead_code))]
-pub(crate) struct Stamp {
+pub(crate) struct ReadStamp {
     device: u64,
     inode: u64,
     size: u64,
@@ -91,12 +91,12 @@ pub(crate) struct Stamp {
     changed: (i64, i64),
 }
 
-impl Stamp {
+impl ReadStamp {
     /// The stamp of a file with `metadata`.
     #[cfg(unix)]
-    fn of(metadata: &std::fs::Metadata) -> Stamp {
+    fn of(metadata: &std::fs::Metadata) -> ReadStamp {
         use std::os::unix::fs::MetadataExt;
-        Stamp {
+        ReadStamp {
             device: metadata.dev(),
             inode: metadata.ino(),
             size: metadata.size(),
@@ -114,13 +114,13 @@ impl Stamp {
     }
 }
 
-/// The hash of the bytes each file was read with, under the file's [`Stamp`] then,
+/// The hash of the bytes each file was read with, under the file's [`ReadStamp`] then,
 /// for at most [`MEMO_PATHS`] paths: a file whose stamp is the same is not read
 /// again. Kept only where metadata tells (Unix).
 #[derive(Debug)]
 #[cfg_attr(not(unix), allow(dead_code))]
 pub(crate) struct ByStamp {
-    kept: Mutex<HashMap<PathBuf, (Stamp, u64)>>,
+    kept: Mutex<HashMap<PathBuf, (ReadStamp, u64)>>,
     /// How recent a change makes a stamp untrustworthy: [`RACY`].
     racy: std::time::Duration,
     /// How many hashes were taken rather than the file read.
@@ -144,11 +144,12 @@ impl ByStamp {
     pub(crate) fn keep(&self, path: &Path, metadata: &std::fs::Metadata, hash: u64) {
         #[cfg(unix)]
         {
-            let stamp = Stamp::of(metadata);
+            let stamp = ReadStamp::of(metadata);
+            let mut kept = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
             if stamp.racy(std::time::SystemTime::now(), self.racy) {
+                kept.remove(path);
                 return;
             }
-            let mut kept = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
             if kept.len() >= MEMO_PATHS && !kept.contains_key(path) {
                 kept.clear();
             }
@@ -177,7 +178,7 @@ impl ByStamp {
                 .unwrap_or_else(PoisonError::into_inner)
                 .get(path)?;
             let now = std::fs::symlink_metadata(path).ok()?;
-            let same = now.is_file() && Stamp::of(&now) == stamp;
+            let same = now.is_file() && ReadStamp::of(&now) == stamp;
             if same {
                 self.taken
                     .fetch_add(1, std::sync::atomic::Ordering::Relaxed);

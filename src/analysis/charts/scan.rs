@@ -104,22 +104,12 @@ impl Chart {
             Some((hash, memo.files.get(file, hash)?))
         });
         if let Some((hash, found)) = unchanged {
-            content.add_bytes("template", file.as_os_str().as_encoded_bytes());
-            content.add("bytes", hash);
-            scan.template_reads
-                .insert(file.to_path_buf(), (hash, found.found.clone()));
-            let uses_files = found.uses_files;
-            self.add_file(file, found, scan);
-            return uses_files;
+            return self.add_template(file, (hash, found), scan, content);
         }
         let read = match memo.filter(|_| on_disk) {
             Some(memo) => {
-                let path = file.strip_prefix(&self.root).unwrap_or(file);
-                let (read, metadata) = Read::in_folder_with_metadata(
-                    &self.root.join(path),
-                    &self.boundary,
-                    super::MAX_FILE_BYTES as usize,
-                );
+                let limit = super::MAX_FILE_BYTES as usize;
+                let (read, metadata) = Read::in_folder_with_metadata(file, &self.boundary, limit);
                 if let (Read::Text(_, hash), Some(metadata)) = (&read, metadata) {
                     memo.stamps.keep(file, &metadata, *hash);
                 }
@@ -137,19 +127,33 @@ impl Chart {
                 return false;
             }
         };
-        content.add_bytes("template", file.as_os_str().as_encoded_bytes());
-        content.add("bytes", hash);
         let found = file_scan(memo, file, &text, hash);
-        let uses_files = found.uses_files;
-        scan.template_reads
-            .insert(file.to_path_buf(), (hash, found.found.clone()));
-        self.add_file(file, found, scan);
+        let uses_files = self.add_template(file, (hash, found), scan, content);
         if matches!(self.location, Location::Folder(_)) {
             scan.texts
                 .get_mut()
                 .unwrap_or_else(PoisonError::into_inner)
                 .insert(file.to_path_buf(), (text, hash));
         }
+        uses_files
+    }
+
+    /// Adds the template `file`, whose bytes hash to `hash`, to `scan` with what it
+    /// reads, calls and defines (`found`), and its name and bytes to `content`.
+    /// Returns whether it uses `.Files`.
+    fn add_template(
+        &self,
+        file: &Path,
+        (hash, found): (u64, Arc<FileScan>),
+        scan: &mut Scan,
+        content: &mut CacheKey,
+    ) -> bool {
+        content.add_bytes("template", file.as_os_str().as_encoded_bytes());
+        content.add("bytes", hash);
+        scan.template_reads
+            .insert(file.to_path_buf(), (hash, found.found.clone()));
+        let uses_files = found.uses_files;
+        self.add_file(file, found, scan);
         uses_files
     }
 
