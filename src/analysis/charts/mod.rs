@@ -104,8 +104,6 @@ pub struct Charts {
     overlay: Option<Arc<UnsavedTexts>>,
     /// What templates read in an earlier set of charts of the same process.
     memo: Option<Arc<ReadsMemo>>,
-    /// The folders whose charts the run let go of ([`Charts::release_under`]).
-    released: Mutex<HashSet<PathBuf>>,
 }
 
 /// What each template read and each values file held, by path with the hash of
@@ -298,18 +296,10 @@ impl Charts {
     /// the run has checked their files: a run's memory then follows the largest
     /// chart tree, not the repository. A library chart is kept, for the charts
     /// that use it later. A chart asked for again is read again.
-    ///
-    /// A chart of a tree let go of earlier, read again since for a chart of this
-    /// tree (an umbrella chart's dependency found elsewhere in the repository), is
-    /// let go of too: nothing of its own tree is left to check, and memory would
-    /// otherwise grow with every such dependency of the repository.
     pub fn release_under(&self, folder: &Path) {
-        let mut released = self.released.lock().unwrap_or_else(PoisonError::into_inner);
-        released.insert(folder.to_path_buf());
         self.charts.retain(|root, chart| {
-            let library =
-                chart.is_some_and(|chart| chart.as_ref().is_some_and(|chart| chart.library));
-            library || !root.ancestors().any(|above| released.contains(above))
+            !root.starts_with(folder)
+                || chart.is_some_and(|chart| chart.as_ref().is_some_and(|chart| chart.library))
         });
         self.archives.retain(|path, archive| {
             let keep = !path.starts_with(folder);
