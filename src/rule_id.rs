@@ -50,11 +50,6 @@ impl<T> PerRule<T> {
         RuleId::ALL.iter().copied().zip(&mut self.0)
     }
 
-    /// The values in the registry's order.
-    pub fn values(&self) -> std::slice::Iter<'_, T> {
-        self.0.iter()
-    }
-
     /// A value for every rule made from this one's.
     pub fn map<U>(&self, mut value: impl FnMut(RuleId, &T) -> U) -> PerRule<U> {
         PerRule(self.iter().map(|(rule, old)| value(rule, old)).collect())

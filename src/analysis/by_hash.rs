@@ -32,16 +32,7 @@ impl<V: Clone> ByHash<V> {
     /// The value kept for `path` made of bytes hashing to `hash`, or `make`'s,
     /// kept in its place (made without the lock held).
     pub(crate) fn get_or_make(&self, path: &Path, hash: u64, make: impl FnOnce() -> V) -> V {
-        let kept = self
-            .kept
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(path)
-            .filter(|(made_of, _)| *made_of == hash)
-            .map(|(_, kept)| kept.clone());
-        if let Some(kept) = kept {
-            self.taken
-                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if let Some(kept) = self.get(path, hash) {
             return kept;
         }
         let made = make();
@@ -52,10 +43,9 @@ impl<V: Clone> ByHash<V> {
         kept.insert(path.to_path_buf(), (hash, made.clone()));
         made
     }
-}
 
-impl<V: Clone> ByHash<V> {
-    /// The value kept for `path` made of bytes hashing to `hash`, if there is one.
+    /// The value kept for `path` made of bytes hashing to `hash`, if there is one
+    /// (counted as taken).
     pub(crate) fn get(&self, path: &Path, hash: u64) -> Option<V> {
         let kept = self
             .kept

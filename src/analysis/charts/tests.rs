@@ -243,11 +243,9 @@ fn unreadable_values_are_reported() {
     );
 }
 
-/// The charts of an editor's successive changes share a memo: a template or a
-/// values file whose bytes did not change is taken from it, not read again; a
-/// changed one is read.
-#[test]
-fn unchanged_templates_are_not_read_again_across_changes() {
+/// A folder with the chart `app`: values `a`, `b` and `c`, each read by a template
+/// of its name. The folder goes when the first value is dropped.
+fn three_reads_chart() -> (tempfile::TempDir, PathBuf) {
     let folder = tempfile::tempdir().unwrap();
     let top = folder.path().canonicalize().unwrap();
     write(
@@ -263,17 +261,33 @@ fn unchanged_templates_are_not_read_again_across_changes() {
             &format!("{name}: {{{{ .Values.{name} }}}}\n"),
         );
     }
+    (folder, top)
+}
+
+/// The unused values of `app` under `top` as a new generation of an editor's charts
+/// (with `overlay`, sharing `memo`) finds them.
+fn unused_in_a_new_generation(
+    top: &Path,
+    overlay: UnsavedTexts,
+    memo: &Arc<ReadsMemo>,
+) -> Vec<String> {
+    let charts = Arc::new(Charts::with_overlay(Arc::new(overlay), memo.clone()));
+    let chart = charts.chart(&top.join("app"), &scope(top)).unwrap();
+    chart
+        .unused()
+        .into_iter()
+        .map(|(path, _)| path.join("."))
+        .collect()
+}
+
+/// The charts of an editor's successive changes share a memo: a template or a
+/// values file whose bytes did not change is taken from it, not read again; a
+/// changed one is read.
+#[test]
+fn unchanged_templates_are_not_read_again_across_changes() {
+    let (_folder, top) = three_reads_chart();
     let memo = Arc::new(ReadsMemo::default());
-    let unused = |overlay: UnsavedTexts| {
-        let charts = Arc::new(Charts::with_overlay(Arc::new(overlay), memo.clone()));
-        let chart = charts.chart(&top.join("app"), &scope(&top)).unwrap();
-        let unused: Vec<String> = chart
-            .unused()
-            .into_iter()
-            .map(|(path, _)| path.join("."))
-            .collect();
-        unused
-    };
+    let unused = |overlay: UnsavedTexts| unused_in_a_new_generation(&top, overlay, &memo);
     let taken = || {
         (
             memo.files.taken.load(std::sync::atomic::Ordering::Relaxed),
@@ -302,32 +316,9 @@ fn unchanged_templates_are_not_read_again_across_changes() {
 #[cfg(unix)]
 #[test]
 fn templates_on_disk_with_the_same_stamp_are_not_read_again() {
-    let folder = tempfile::tempdir().unwrap();
-    let top = folder.path().canonicalize().unwrap();
-    write(
-        &top,
-        "app/Chart.yaml",
-        "apiVersion: v2\nname: app\nversion: 1.0.0\n",
-    );
-    write(&top, "app/values.yaml", "a: 1\nb: 2\nc: 3\n");
-    for name in ["a", "b", "c"] {
-        write(
-            &top,
-            &format!("app/templates/{name}.yaml"),
-            &format!("{name}: {{{{ .Values.{name} }}}}\n"),
-        );
-    }
+    let (_folder, top) = three_reads_chart();
     let memo = Arc::new(ReadsMemo::trusting_new_files());
-    let unused = || {
-        let charts = Arc::new(Charts::with_overlay(Arc::default(), memo.clone()));
-        let chart = charts.chart(&top.join("app"), &scope(&top)).unwrap();
-        let unused: Vec<String> = chart
-            .unused()
-            .into_iter()
-            .map(|(path, _)| path.join("."))
-            .collect();
-        unused
-    };
+    let unused = || unused_in_a_new_generation(&top, UnsavedTexts::new(), &memo);
     let unread = || memo.stamps.taken.load(std::sync::atomic::Ordering::Relaxed);
     assert!(unused().is_empty());
     assert_eq!(unread(), 0);
@@ -341,4 +332,18 @@ fn templates_on_disk_with_the_same_stamp_are_not_read_again() {
     write(&top, "app/templates/c.yaml", "c: {{ .Values.a }}\n");
     assert_eq!(unused(), ["b", "c"]);
     assert_eq!(unread(), 7, "the two others are not read");
+    // `a.yaml` replaced by a link to a file outside the repository that reads `b`:
+    // the file it replaced is gone, and a chart's listing follows no link, so
+    // nothing outside is read and `b` stays unused. The two others are taken by
+    // their stamps.
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("a.yaml"), "x: {{ .Values.b }}\n").unwrap();
+    std::fs::remove_file(top.join("app/templates/a.yaml")).unwrap();
+    std::os::unix::fs::symlink(
+        outside.path().join("a.yaml"),
+        top.join("app/templates/a.yaml"),
+    )
+    .unwrap();
+    assert_eq!(unused(), ["b", "c"]);
+    assert_eq!(unread(), 9);
 }
