@@ -77,6 +77,8 @@ pub struct FoundChart {
 pub fn list(top: &Path, memo: Option<&ByHash<ChartYamlSays>>) -> ChartYamls {
     let entries = AtomicUsize::new(0);
     let found = Mutex::new(Vec::new());
+    // The first folder or entry that could not be listed: charts there are unknown.
+    let unread = Mutex::new(None);
     ignore::WalkBuilder::new(top)
         .standard_filters(true)
         .require_git(false)
@@ -99,14 +101,22 @@ pub fn list(top: &Path, memo: Option<&ByHash<ChartYamlSays>>) -> ChartYamls {
                 if entries.fetch_add(1, Ordering::Relaxed) >= MAX_ENTRIES {
                     return WalkState::Quit;
                 }
-                if let Ok(entry) = entry {
-                    if entry.file_name() == "Chart.yaml"
-                        && entry.file_type().is_some_and(|kind| kind.is_file())
-                    {
-                        found
+                match entry {
+                    Ok(entry) => {
+                        if entry.file_name() == "Chart.yaml"
+                            && entry.file_type().is_some_and(|kind| kind.is_file())
+                        {
+                            found
+                                .lock()
+                                .unwrap_or_else(PoisonError::into_inner)
+                                .push(entry.into_path());
+                        }
+                    }
+                    Err(error) => {
+                        unread
                             .lock()
                             .unwrap_or_else(PoisonError::into_inner)
-                            .push(entry.into_path());
+                            .get_or_insert_with(|| error.to_string());
                     }
                 }
                 WalkState::Continue
@@ -120,6 +130,14 @@ pub fn list(top: &Path, memo: Option<&ByHash<ChartYamlSays>>) -> ChartYamls {
         listing.pin_problems.push(format!(
             "stale-version-reference: more than {MAX_ENTRIES} entries under {}; the pins of the rest are not read",
             top.display()
+        ));
+    }
+    if let Some(error) = unread.into_inner().unwrap_or_else(PoisonError::into_inner) {
+        listing
+            .truncated
+            .get_or_insert_with(|| format!("the repository was listed only in part ({error})"));
+        listing.pin_problems.push(format!(
+            "stale-version-reference: {error}; the pins of the `Chart.yaml` files there are not read"
         ));
     }
     let mut found = found.into_inner().unwrap_or_else(PoisonError::into_inner);

@@ -124,6 +124,7 @@ fn run_unix(targets: &[IdemTarget], options: &IdemOptions) -> Result<IdemReport,
             sandbox: Sandboxing::Copies(None),
             skipped,
             user_tree_changes: Vec::new(),
+            unwatched: Vec::new(),
             display_root,
         });
     }

@@ -186,29 +186,36 @@ impl Overlay {
     /// upper layer holds, and the listed files a whiteout or an opaque folder hides.
     pub fn changed(&self, manifest: &TreeManifest) -> BTreeSet<PathBuf> {
         let mut changed = BTreeSet::new();
-        let mut folders = vec![PathBuf::new()];
-        while let Some(folder) = folders.pop() {
-            let Ok(entries) = std::fs::read_dir(self.upper.join(&folder)) else {
-                continue;
+        let walked = crate::folders::walk_unsorted(&self.upper, |entry| {
+            let Ok(relative) = entry
+                .path()
+                .strip_prefix(&self.upper)
+                .map(Path::to_path_buf)
+            else {
+                return crate::folders::Step::Over;
             };
-            for entry in entries.flatten() {
-                let relative = folder.join(entry.file_name());
-                let Ok(kind) = entry.file_type() else {
-                    continue;
-                };
-                if kind.is_dir() {
-                    if manifest.entries.contains_key(&relative) {
-                        changed.insert(relative.clone());
-                    }
-                    if is_opaque(&entry.path()) {
-                        changed.extend(listed_under(manifest, &relative));
-                    }
-                    folders.push(relative);
-                } else {
-                    // A whiteout, or a file where the tree had a folder, hides what the
-                    // folder held.
+            if entry.is_dir() {
+                if manifest.entries.contains_key(&relative) {
+                    changed.insert(relative.clone());
+                }
+                if is_opaque(&entry.path()) {
                     changed.extend(listed_under(manifest, &relative));
-                    changed.insert(relative);
+                }
+            } else {
+                // A whiteout, or a file where the tree had a folder, hides what the
+                // folder held.
+                changed.extend(listed_under(manifest, &relative));
+                changed.insert(relative);
+            }
+            crate::folders::Step::Into
+        });
+        // A folder of the upper layer a command left unlistable may hold any change
+        // to what the tree lists there.
+        for unread in walked.unread {
+            if let Ok(relative) = unread.path.strip_prefix(&self.upper) {
+                changed.extend(listed_under(manifest, relative));
+                if !relative.as_os_str().is_empty() {
+                    changed.insert(relative.to_path_buf());
                 }
             }
         }

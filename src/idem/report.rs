@@ -93,6 +93,9 @@ pub struct IdemReport {
     /// Files of the user's tree that changed while tether ran (it never writes there:
     /// a change means the command escaped its sandbox, or someone else wrote).
     pub user_tree_changes: Vec<String>,
+    /// Folders of the user's tree that could not be listed: a change inside them
+    /// would not be among [`user_tree_changes`](Self::user_tree_changes).
+    pub unwatched: Vec<String>,
     /// The folder the targets' folders are shown relative to
     /// ([`IdemOptions::display_root`](super::IdemOptions::display_root), else the
     /// working directory).

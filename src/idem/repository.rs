@@ -45,6 +45,7 @@ pub(super) fn run_checks(
         sandbox: Sandboxing::Copies(None),
         skipped: Vec::new(),
         user_tree_changes: Vec::new(),
+        unwatched: Vec::new(),
         display_root: display_root.to_path_buf(),
     };
     // Processes a command detaches come back to tether, which kills them.
@@ -61,6 +62,11 @@ pub(super) fn run_checks(
             report.errors.push(message);
         }
         let after = sandbox::fingerprint(&repo.manifest.root);
+        report.unwatched.extend(
+            sandbox::unread(&repo.before)
+                .into_iter()
+                .map(|path| repo.manifest.root.join(path).display().to_string()),
+        );
         report.user_tree_changes.extend(
             sandbox::tree_changes(&repo.manifest, &repo.before, &after)
                 .into_iter()

@@ -75,6 +75,15 @@ pub fn human(report: &IdemReport) -> String {
             let _ = writeln!(out, "  {path}");
         }
     }
+    if !report.unwatched.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nnote: tether could not list these folders of your tree, so a change a command made inside them would go unseen:"
+        );
+        for path in &report.unwatched {
+            let _ = writeln!(out, "  {path}");
+        }
+    }
     if report.discovered {
         discovered(&mut out, report);
     }
@@ -209,6 +218,8 @@ struct JsonReport<'a> {
     sandbox: &'a crate::idem::Sandboxing,
     skipped: &'a [crate::idem::Skipped],
     user_tree_changes: &'a [String],
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    unwatched: &'a [String],
 }
 
 #[derive(Serialize)]
@@ -237,6 +248,7 @@ pub fn json(report: &IdemReport) -> String {
         sandbox: &report.sandbox,
         skipped: &report.skipped,
         user_tree_changes: &report.user_tree_changes,
+        unwatched: &report.unwatched,
     })
     .unwrap_or_default()
         + "\n"
@@ -315,6 +327,14 @@ pub fn github(report: &IdemReport, cwd: &std::path::Path, base: &std::path::Path
         out.push_str(&format!(
             "::error title=tether idem::{}\n",
             crate::report::github::data(&format!("your tree changed during the run: {change}"))
+        ));
+    }
+    for folder in &report.unwatched {
+        out.push_str(&format!(
+            "::warning title=tether idem::{}\n",
+            crate::report::github::data(&format!(
+                "tether could not list {folder}: a change a command made inside it would go unseen"
+            ))
         ));
     }
     out.push_str(&format!(

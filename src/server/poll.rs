@@ -139,30 +139,24 @@ fn look(folders: &[PathBuf]) -> BTreeMap<PathBuf, Seen> {
 }
 
 /// The files under a chart's `templates/` (links not followed), up to
-/// [`MAX_TEMPLATES`].
+/// [`MAX_TEMPLATES`] entries. A folder that cannot be listed is watched as
+/// absent, so the look after it becomes readable sees its files as new.
 fn templates(folder: &Path, seen: &mut BTreeMap<PathBuf, Seen>) {
-    let mut pending = vec![folder.to_path_buf()];
     let mut count = 0;
-    while let Some(folder) = pending.pop() {
-        let Ok(entries) = std::fs::read_dir(&folder) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            count += 1;
-            if count > MAX_TEMPLATES {
-                return;
-            }
-            let Ok(kind) = entry.file_type() else {
-                continue;
-            };
-            if kind.is_dir() {
-                pending.push(entry.path());
-            } else if kind.is_file() {
-                let path = entry.path();
-                let now = seen_now(&path);
-                seen.insert(path, now);
-            }
+    let walked = crate::folders::walk(folder, |entry| {
+        count += 1;
+        if count > MAX_TEMPLATES {
+            return crate::folders::Step::Stop;
         }
+        if entry.is_file() {
+            let path = entry.path();
+            let now = seen_now(&path);
+            seen.insert(path, now);
+        }
+        crate::folders::Step::Into
+    });
+    for unread in walked.unread {
+        seen.entry(unread.path).or_insert(None);
     }
 }
 

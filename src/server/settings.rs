@@ -73,32 +73,28 @@ impl EditorSettings {
             return Vec::new();
         }
         let mut found = Vec::new();
-        let mut folders = vec![root.to_path_buf()];
-        let mut at = 0;
-        while let Some(folder) = folders.get(at).cloned() {
-            at += 1;
-            let Ok(entries) = std::fs::read_dir(&folder) else {
-                continue;
-            };
-            for entry in entries.flatten() {
-                let path = entry.path();
-                let Ok(kind) = entry.file_type() else {
-                    continue;
-                };
-                let relative = path.strip_prefix(root).unwrap_or(&path).to_path_buf();
-                if kind.is_dir() {
-                    let name = entry.file_name();
-                    if folder == root && !NOT_VALUES_FOLDERS.iter().any(|skip| name == *skip) {
-                        folders.push(path);
-                    }
-                } else if kind.is_file()
-                    && relative != Path::new("values.yaml")
-                    && self.matcher.is_match(&relative)
+        // A folder that cannot be listed leaves its files out: completion and
+        // navigation offer what could be read, and `check` reports the folder.
+        let _partial = crate::folders::walk(root, |entry| {
+            let path = entry.path();
+            if entry.is_dir() {
+                let name = entry.name();
+                return if entry.depth() == 1 && !NOT_VALUES_FOLDERS.iter().any(|skip| name == *skip)
                 {
-                    found.push(path);
-                }
+                    crate::folders::Step::Into
+                } else {
+                    crate::folders::Step::Over
+                };
             }
-        }
+            let relative = path.strip_prefix(root).unwrap_or(&path);
+            if entry.is_file()
+                && relative != Path::new("values.yaml")
+                && self.matcher.is_match(relative)
+            {
+                found.push(path.clone());
+            }
+            crate::folders::Step::Into
+        });
         found.sort();
         found
     }

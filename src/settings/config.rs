@@ -233,23 +233,6 @@ impl Config {
             .find(|candidate| std::fs::symlink_metadata(candidate).is_ok())
     }
 
-    /// Every `tether.toml` below `folder` (not `folder`'s own), in path order, as
-    /// the walk of `tether check` would meet them: hidden folders, what git ignores
-    /// and links are left out. A monorepo's packages, each with its own
-    /// configuration.
-    pub fn find_below(folder: &Path) -> Vec<PathBuf> {
-        let mut found: Vec<PathBuf> = ignore::WalkBuilder::new(folder)
-            .follow_links(false)
-            .require_git(false)
-            .build()
-            .flatten()
-            .filter(|entry| entry.depth() > 1 && entry.file_name() == FILE_NAME)
-            .map(ignore::DirEntry::into_path)
-            .collect();
-        found.sort();
-        found
-    }
-
     /// Reads and compiles a configuration file, and the files it `extend`s.
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
         Config::load_extending(path, &mut Vec::new())

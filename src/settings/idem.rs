@@ -166,7 +166,27 @@ pub(super) fn compile_idem(
     let run = entry.run.as_deref().unwrap_or("make update");
     let make_target = make_target(run);
     let mut targets = Vec::new();
-    for folder in folders_under(root) {
+    let (folders, unread) = folders_under(root);
+    // A folder tether cannot list may hold targets: said where the entry is
+    // written, never a run that leaves them out unsaid.
+    if let Some(unread) = unread.iter().find(|unread| {
+        let relative = unread.path.strip_prefix(root).unwrap_or(&unread.path);
+        entry
+            .dirs
+            .iter()
+            .any(|glob| may_match_inside(glob.get_ref(), relative))
+    }) {
+        let span = entry.dirs[0].span().start..entry.dirs[entry.dirs.len() - 1].span().end;
+        return Err(errors.at(
+            span,
+            format!(
+                "`dirs` may match folders inside {}, which {}: make it readable, or write globs that cannot reach it",
+                unread.path.display(),
+                unread.why
+            ),
+        ));
+    }
+    for folder in folders {
         let Ok(relative) = folder.strip_prefix(root) else {
             continue;
         };
@@ -215,24 +235,40 @@ fn make_target(run: &str) -> Option<String> {
 }
 
 /// Every folder under `root`, hidden ones and `.git` left out, symlinks not
-/// followed, in path order.
-fn folders_under(root: &Path) -> Vec<PathBuf> {
+/// followed, in path order; and the folders that could not be listed.
+fn folders_under(root: &Path) -> (Vec<PathBuf>, Vec<crate::folders::Unread>) {
+    use crate::folders::Step;
     let mut found = Vec::new();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(folder) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&folder) else {
-            continue;
+    let walked = crate::folders::walk(root, |entry| {
+        if entry.is_hidden() || !entry.is_dir() {
+            return Step::Over;
+        }
+        found.push(entry.path());
+        Step::Into
+    });
+    found.sort();
+    (found, walked.unread)
+}
+
+/// Whether the glob `glob` (slashed, relative, `*` within one component) may
+/// match a folder inside `folder`: each of the folder's components may match the
+/// glob's component there (a wildcard may, a literal must be equal), and the glob
+/// goes on below it. `**` or `{…}` may match anything from where they stand.
+fn may_match_inside(glob: &str, folder: &Path) -> bool {
+    let mut parts = glob.split('/').filter(|part| !part.is_empty());
+    for component in folder.components() {
+        let Some(part) = parts.next() else {
+            return false;
         };
-        for entry in entries.flatten() {
-            let hidden = entry.file_name().to_string_lossy().starts_with('.');
-            if !hidden && entry.file_type().is_ok_and(|kind| kind.is_dir()) {
-                found.push(entry.path());
-                stack.push(entry.path());
-            }
+        if part.contains("**") || part.contains('{') {
+            return true;
+        }
+        let wildcard = part.contains(['*', '?', '[', '\\']);
+        if !wildcard && component.as_os_str() != part {
+            return false;
         }
     }
-    found.sort();
-    found
+    parts.next().is_some()
 }
 
 fn compile_idem_dir(
@@ -312,4 +348,25 @@ fn compile_idem_dir(
         timeout,
         env,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Only a glob that goes on below the folder, through components that may
+    /// match its own, may match inside it.
+    #[test]
+    fn a_glob_may_match_inside_a_folder_only_through_it() {
+        let inside = |glob: &str, folder: &str| may_match_inside(glob, Path::new(folder));
+        assert!(inside("packages/*/*", "packages/locked"));
+        assert!(inside("packages/**", "packages/locked/deep"));
+        assert!(inside("**/charts", "anything"));
+        assert!(inside("{a,b}/c", "x"));
+        assert!(inside("p?ckages/x", "packages"));
+        assert!(!inside("packages/*", "packages/locked"));
+        assert!(!inside("apps/*/*", "packages/locked"));
+        assert!(!inside("packages/a", "packages/a"));
+        assert!(!inside("packages/a/b", "packages/c"));
+    }
 }

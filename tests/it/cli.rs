@@ -642,6 +642,12 @@ fn unreadable_folder_is_a_finding() {
         "{stdout}"
     );
     assert!(stdout.contains("--> chart/locked"), "{stdout}");
+    // The listing of the repository's charts says it is partial too (it skipped
+    // the folder silently): a chart there is unknown to the dependency rules.
+    assert!(
+        stderr.contains("chart/locked: Permission denied (os error 13); the pins of the `Chart.yaml` files there are not read"),
+        "{stderr}"
+    );
 }
 
 /// A template folder that cannot be listed may hold templates reading any value:

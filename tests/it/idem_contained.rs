@@ -772,6 +772,43 @@ fn modes_the_command_leaves_do_not_leak_or_confuse() {
     assert!(left_behind(temporary.path()).is_empty());
 }
 
+/// A folder of the user's tree that tether cannot list is named as unwatched (a
+/// change a command made inside it would go unseen), in the human and the JSON
+/// report; the run still passes. It was skipped silently.
+#[test]
+fn an_unlistable_folder_of_the_tree_is_said_unwatched() {
+    use std::os::unix::fs::PermissionsExt;
+    if !tools_present() {
+        return;
+    }
+    let (repo, temporary) = unprivileged_repository(&[("a.yaml", TEMPLATE)]);
+    let root = repo.path().canonicalize().unwrap();
+    let locked = root.join("data");
+    std::fs::create_dir(&locked).unwrap();
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).unwrap();
+    let args = ["--run", "true", "--files", "*.yaml", "--sandbox", "copy"];
+    let human = idem_unprivileged(&root, temporary.path(), &args);
+    let json_run = idem_unprivileged(
+        &root,
+        temporary.path(),
+        &[&args[..], &["--format", "json"]].concat(),
+    );
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o755)).unwrap();
+    assert_eq!(human.status.code(), Some(0), "{human:?}");
+    let stdout = String::from_utf8_lossy(&human.stdout);
+    assert!(
+        stdout.contains(&format!(
+            "note: tether could not list these folders of your tree, so a change a command made inside them would go unseen:\n  {}\n",
+            locked.display()
+        )),
+        "{stdout}"
+    );
+    assert_eq!(
+        json(&json_run)["unwatched"],
+        serde_json::json!([locked.display().to_string()])
+    );
+}
+
 /// A nested repository (git lists it as one entry) is copied as a folder, its own
 /// `.git` left out; a file with a name that is not UTF-8 is copied too.
 #[test]

@@ -117,3 +117,47 @@ fn dirs_that_match_no_folder_are_an_error_at_their_line() {
         .replace(&root_shown, "[REPO]"),
     );
 }
+
+/// A folder that cannot be listed may hold targets: when `dirs` may reach inside
+/// it, the entry is an error at its line naming the folder (the folders listed
+/// around it were once taken as every target, silently); globs that cannot reach
+/// inside it list the targets as before. Run as `nobody`: root lists any folder.
+#[test]
+fn dirs_that_may_reach_an_unlistable_folder_are_an_error() {
+    use std::os::unix::fs::PermissionsExt;
+    if !common::tools_present(&["git", "make", "setpriv"]) {
+        return;
+    }
+    let repo = monorepo();
+    let root = repo.path();
+    std::fs::set_permissions(root, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let locked = root.join("packages/locked");
+    std::fs::create_dir_all(locked.join("d")).unwrap();
+    std::fs::write(locked.join("d/Makefile"), "update:\n\ttrue\n").unwrap();
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).unwrap();
+    let run = |dirs: &str| {
+        std::fs::write(
+            root.join("tether.toml"),
+            format!("[[idem]]\ndirs = [{dirs}]\nfiles = [\"*.yaml\"]\n"),
+        )
+        .unwrap();
+        let output = common::tether_unprivileged()
+            .args(["idem", "--list"])
+            .current_dir(root)
+            .output()
+            .unwrap();
+        format!(
+            "$ (dirs = [{dirs}]) tether idem --list\nexit code: {}\n{}{}",
+            output.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    };
+    let reaching = run("\"packages/*/*\"");
+    let beside = run("\"packages/a\", \"hack/*/*\"");
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o755)).unwrap();
+    common::assert_snapshot(
+        "idem__dirs_reach_an_unlistable_folder",
+        &format!("{reaching}\n{beside}").replace(&root.display().to_string(), "[REPO]"),
+    );
+}

@@ -235,55 +235,36 @@ impl Chart {
 /// and entries below the chart's folder that could not be listed, with why.
 fn chart_files(root: &Path) -> (Vec<PathBuf>, Vec<(PathBuf, String)>) {
     let mut files = Vec::new();
-    let mut unreadable = Vec::new();
-    let mut folders = vec![root.to_path_buf()];
-    while let Some(folder) = folders.pop() {
-        let entries = match std::fs::read_dir(&folder) {
-            Ok(entries) => entries,
-            // Not the chart's own folder: a chart that is not there is read
-            // elsewhere as missing.
-            Err(error) if folder != root => {
-                unreadable.push((folder, format!("cannot be listed ({error})")));
-                continue;
+    let walked = crate::folders::walk(root, |entry| {
+        let name = entry.name();
+        let name = name.to_string_lossy();
+        let at_top = entry.depth() == 1;
+        if entry.is_hidden() || files.len() >= MAX_FILES {
+            crate::folders::Step::Over
+        } else if entry.is_dir() {
+            // Subcharts are charts of their own; Helm never renders `crds/`.
+            if at_top && (name == "charts" || name == "crds") {
+                crate::folders::Step::Over
+            } else {
+                crate::folders::Step::Into
             }
-            Err(_) => continue,
-        };
-        let mut listed = Vec::new();
-        for entry in entries {
-            match entry {
-                Ok(entry) => listed.push(entry),
-                Err(error) => {
-                    unreadable.push((folder.clone(), format!("cannot be listed ({error})")));
-                }
-            }
-        }
-        listed.sort_by_key(std::fs::DirEntry::file_name);
-        for entry in listed {
-            let name = entry.file_name();
-            let name = name.to_string_lossy();
-            if name.starts_with('.') || files.len() >= MAX_FILES {
-                continue;
-            }
-            let kind = match entry.file_type() {
-                Ok(kind) => kind,
-                Err(error) => {
-                    unreadable.push((entry.path(), format!("cannot be read ({error})")));
-                    continue;
-                }
-            };
-            let path = entry.path();
-            if kind.is_dir() {
-                // Subcharts are charts of their own; Helm never renders `crds/`.
-                if !(folder == root && (name == "charts" || name == "crds")) {
-                    folders.push(path);
-                }
-            } else if kind.is_file() && keeps_file(&name, folder == root) {
+        } else {
+            if entry.is_file() && keeps_file(&name, at_top) {
                 // Listed whatever its size: reading it says when it is too large.
-                files.push(path);
+                files.push(entry.path());
             }
+            crate::folders::Step::Into
         }
-    }
+    });
     files.sort();
+    let unreadable = walked
+        .unread
+        .into_iter()
+        // Not the chart's own folder: a chart that is not there is read elsewhere
+        // as missing.
+        .filter(|unread| unread.path != root)
+        .map(|unread| (unread.path, unread.why))
+        .collect();
     (files, unreadable)
 }
 

@@ -396,18 +396,15 @@ fn remove_unlisted_folders(root: &Path, manifest: &TreeManifest) {
     }
 }
 
+/// `path` and every folder under it, links not followed. A folder that cannot be
+/// listed keeps what is inside it: nothing there is removed.
 fn walkdir_all(path: &Path) -> Vec<PathBuf> {
     let mut out = vec![path.to_path_buf()];
-    let mut index = 0;
-    while index < out.len() {
-        if let Ok(entries) = std::fs::read_dir(&out[index]) {
-            for entry in entries.flatten() {
-                if entry.file_type().is_ok_and(|kind| kind.is_dir()) {
-                    out.push(entry.path());
-                }
-            }
+    let _kept = crate::folders::walk_unsorted(path, |entry| {
+        if entry.is_dir() {
+            out.push(entry.path());
         }
-        index += 1;
-    }
+        crate::folders::Step::Into
+    });
     out
 }

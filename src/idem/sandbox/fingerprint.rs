@@ -25,6 +25,9 @@ pub struct Stamp {
     links: u64,
     /// A hash of the extended attributes' names and values (0: none, or unreadable).
     xattrs: u64,
+    /// A folder that could not be listed, or an entry whose metadata could not be
+    /// read: what is inside it is not in the fingerprint.
+    unread: bool,
 }
 
 impl Stamp {
@@ -48,6 +51,22 @@ impl Stamp {
                 i128::from(metadata.ctime()) * 1_000_000_000 + i128::from(metadata.ctime_nsec())
             },
             inode: metadata.ino(),
+            unread: false,
+        }
+    }
+
+    /// The stamp of an entry that could not be read: equal only to another such.
+    fn unread() -> Stamp {
+        Stamp {
+            mode: 0,
+            size: 0,
+            modified: 0,
+            changed: 0,
+            inode: 0,
+            owner: (0, 0),
+            links: 0,
+            xattrs: 0,
+            unread: true,
         }
     }
 }
@@ -58,31 +77,46 @@ pub type Fingerprint = std::collections::HashMap<PathBuf, Stamp>;
 
 /// Fingerprints everything under `root`, never following a symlink and never
 /// opening a file: a command that writes anywhere in the repository, `.git` and
-/// ignored files included, changes a stamp.
+/// ignored files included, changes a stamp. A folder that cannot be listed is
+/// stamped as unread ([`unread`] lists them): a change inside it is unseen, which
+/// the caller says or counts as a change.
 pub fn fingerprint(root: &Path) -> Fingerprint {
     let mut stamps = Fingerprint::new();
-    let mut folders = vec![root.to_path_buf()];
-    while let Some(folder) = folders.pop() {
-        let Ok(entries) = std::fs::read_dir(&folder) else {
-            continue;
+    let walked = crate::folders::walk_unsorted(root, |entry| {
+        let path = entry.path();
+        let Ok(relative) = path.strip_prefix(root) else {
+            return crate::folders::Step::Over;
         };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            // `fstatat` on the folder's handle, never following a link: no walk of
-            // the whole path per entry.
-            let Ok(metadata) = entry.metadata() else {
-                continue;
-            };
-            let is_dir = metadata.file_type().is_dir();
-            if let Ok(relative) = path.strip_prefix(root) {
-                stamps.insert(relative.to_path_buf(), Stamp::of(&path, &metadata));
-            }
-            if is_dir {
-                folders.push(path);
-            }
+        // `fstatat` on the folder's handle, never following a link: no walk of the
+        // whole path per entry.
+        let stamp = match entry.metadata() {
+            Ok(metadata) => Stamp::of(&path, &metadata),
+            Err(_) => Stamp::unread(),
+        };
+        stamps.insert(relative.to_path_buf(), stamp);
+        crate::folders::Step::Into
+    });
+    for unread in walked.unread {
+        if let Ok(relative) = unread.path.strip_prefix(root) {
+            let stamp = stamps
+                .entry(relative.to_path_buf())
+                .or_insert_with(Stamp::unread);
+            stamp.unread = true;
         }
     }
     stamps
+}
+
+/// The folders of a fingerprint that could not be listed (or entries not read),
+/// sorted.
+pub fn unread(stamps: &Fingerprint) -> Vec<PathBuf> {
+    let mut unread: Vec<PathBuf> = stamps
+        .iter()
+        .filter(|(_, stamp)| stamp.unread)
+        .map(|(path, _)| path.clone())
+        .collect();
+    unread.sort();
+    unread
 }
 
 /// A hash of the extended attributes of the entry at `path` (never following a link):
@@ -189,9 +223,11 @@ pub fn changed_paths(before: &Fingerprint, after: &Fingerprint) -> BTreeSet<Path
         .into_iter()
         // A folder appearing or going is seen through its files; a file that became
         // a folder, or the reverse, is a change of the path.
+        // A folder that could no longer be listed may hide any change.
         .filter(|path| {
             let folder_or_none = |stamp: Option<&Stamp>| stamp.is_none_or(Stamp::is_dir);
-            !(folder_or_none(before.get(path)) && folder_or_none(after.get(path)))
+            after.get(path).is_some_and(|stamp| stamp.unread)
+                || !(folder_or_none(before.get(path)) && folder_or_none(after.get(path)))
         })
         .collect()
 }

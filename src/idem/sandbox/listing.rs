@@ -41,7 +41,7 @@ impl Source {
             }
         }
         let root = folder.canonicalize()?;
-        let files = walk_files(&root, true);
+        let files = walk_files(&root, true)?;
         Ok(Source { root, files })
     }
 }
@@ -69,20 +69,33 @@ fn existing(root: &Path, names: Vec<PathBuf>) -> Vec<PathBuf> {
 }
 
 /// Files under `root`, relative to it, sorted; with `gitignore`, `.gitignore` rules
-/// apply (also outside a repository). `.git` is never listed.
-pub fn walk_files(root: &Path, gitignore: bool) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = ignore::WalkBuilder::new(root)
+/// apply (also outside a repository). `.git` is never listed. A folder or entry
+/// that cannot be read is an error naming it: a sandbox without it would not be
+/// the tree.
+pub fn walk_files(root: &Path, gitignore: bool) -> std::io::Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    for entry in ignore::WalkBuilder::new(root)
         .standard_filters(gitignore)
         .hidden(false)
         .require_git(false)
         .filter_entry(|entry| entry.file_name() != ".git")
         .build()
-        .flatten()
-        .filter(|entry| entry.file_type().is_some_and(|kind| !kind.is_dir()))
-        .filter_map(|entry| entry.path().strip_prefix(root).ok().map(Path::to_path_buf))
-        .collect();
+    {
+        let entry = entry.map_err(|error| {
+            let kind = error.io_error().map_or(std::io::ErrorKind::Other, std::io::Error::kind);
+            std::io::Error::new(
+                kind,
+                format!("{error}: tether copies every file of the tree; make it readable, or ignore it in .gitignore"),
+            )
+        })?;
+        if entry.file_type().is_some_and(|kind| !kind.is_dir()) {
+            if let Ok(relative) = entry.path().strip_prefix(root) {
+                files.push(relative.to_path_buf());
+            }
+        }
+    }
     files.sort();
-    files
+    Ok(files)
 }
 
 /// The content of a tree: relative path → file bytes (a symlink's target for links).

@@ -34,7 +34,7 @@ impl TreeManifest {
     /// repositories expanded to their files; FIFOs, sockets and devices left out and
     /// never opened). Memory holds one file per thread at a time.
     pub fn read(source: &Source) -> std::io::Result<TreeManifest> {
-        let listed = expand_folders(&source.root, &source.files);
+        let listed = expand_folders(&source.root, &source.files)?;
         let read: Vec<Option<(PathBuf, Listed)>> = listed
             .par_iter()
             .map(|relative| {
@@ -110,13 +110,13 @@ impl TreeManifest {
 
 /// The listing with folders (submodules, nested repositories) replaced by the files
 /// under them, their `.git` left out.
-fn expand_folders(root: &Path, files: &[PathBuf]) -> Vec<PathBuf> {
+fn expand_folders(root: &Path, files: &[PathBuf]) -> std::io::Result<Vec<PathBuf>> {
     let mut listed = Vec::with_capacity(files.len());
     for relative in files {
         let path = root.join(relative);
         if path.symlink_metadata().is_ok_and(|m| m.is_dir()) {
             listed.extend(
-                walk_files(&path, false)
+                walk_files(&path, false)?
                     .into_iter()
                     .map(|inside| relative.join(inside)),
             );
@@ -124,7 +124,7 @@ fn expand_folders(root: &Path, files: &[PathBuf]) -> Vec<PathBuf> {
             listed.push(relative.clone());
         }
     }
-    listed
+    Ok(listed)
 }
 
 /// The first symlink of `contents` that points outside the tree: an absolute

@@ -24,7 +24,9 @@ pub(super) use beneath::write_contents;
 pub(super) use copy::Sandbox;
 #[cfg(feature = "internals")]
 pub use copy::SandboxCopy;
-pub(super) use fingerprint::{Fingerprint, changed_paths, fingerprint, restamp, tree_changes};
+pub(super) use fingerprint::{
+    Fingerprint, changed_paths, fingerprint, restamp, tree_changes, unread,
+};
 #[cfg(target_os = "linux")]
 pub(super) use listing::read_entry;
 pub(super) use listing::{Entry, Source};

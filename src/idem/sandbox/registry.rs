@@ -202,17 +202,17 @@ fn remove_folder(path: &Path) {
 /// (a command may leave `chmod 000` folders).
 pub(crate) fn make_writable(path: &Path) {
     use std::os::unix::fs::PermissionsExt;
-    let mut folders = vec![path.to_path_buf()];
-    while let Some(folder) = folders.pop() {
-        let _ = std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o755));
-        if let Ok(entries) = std::fs::read_dir(&folder) {
-            for entry in entries.flatten() {
-                if entry.file_type().is_ok_and(|kind| kind.is_dir()) {
-                    folders.push(entry.path());
-                }
-            }
+    let open = |folder: &Path| {
+        let _ = std::fs::set_permissions(folder, std::fs::Permissions::from_mode(0o755));
+    };
+    open(path);
+    // A folder still unlistable is said by the removal that follows, which fails.
+    let _said_by_removal = crate::folders::walk_unsorted(path, |entry| {
+        if entry.is_dir() {
+            open(&entry.path());
         }
-    }
+        crate::folders::Step::Into
+    });
 }
 
 /// Stops a run from a signal handler: no copy or command starts any more, running
