@@ -86,7 +86,7 @@ mod template;
 mod yaml;
 
 pub use diagnostic::{Applicability, Diagnostic, Edit, Fix, Label, Severity};
-pub use error::{ConfigError, Error};
+pub use error::{ChangesError, ConfigError, Error, RuleNameError, SnapshotError, SnapshotStep};
 pub use linter::check::{
     ChangedSince, CheckOptions, CheckReport, ConfigSource, PartialChart, check_paths,
 };

@@ -23,7 +23,7 @@ pub(super) fn rules(name: Option<&str>) -> Result<u8, String> {
         }
         Some(name) => {
             let rule = crate::rules::RuleInfo::named(name)
-                .ok_or_else(|| crate::rules::unknown_rule(name, ""))?;
+                .ok_or_else(|| crate::rules::unknown_rule(name, "").to_string())?;
             print!("{}", rule.page);
             Ok(exit::OK)
         }

@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
+use crate::error::ChangesError;
 use crate::git::git;
 
 /// The changed files (absolute paths) and, per file, its changed lines (0-based,
@@ -20,11 +21,11 @@ pub struct Changes {
 impl Changes {
     /// What changed in the repository holding `folder` since `revision`'s merge base
     /// with `HEAD`.
-    pub fn since(folder: &Path, revision: &str) -> Result<Changes, String> {
+    pub fn since(folder: &Path, revision: &str) -> Result<Changes, ChangesError> {
         if revision.starts_with('-') {
-            return Err(format!(
-                "--changed-since {revision:?}: a revision cannot start with `-`"
-            ));
+            return Err(ChangesError::OptionLike {
+                revision: revision.into(),
+            });
         }
         let top = run(folder, &["rev-parse", "--show-toplevel"])?;
         let top = PathBuf::from(top.trim());
@@ -95,11 +96,11 @@ impl Changes {
     /// since `revision`'s merge base with `HEAD`, untracked files included: what
     /// `tether idem --changed-since` decides which targets run from.
     #[cfg_attr(not(unix), allow(dead_code))] // Only `idem`, which is Unix-only, asks.
-    pub fn paths_since(folder: &Path, revision: &str) -> Result<Vec<PathBuf>, String> {
+    pub fn paths_since(folder: &Path, revision: &str) -> Result<Vec<PathBuf>, ChangesError> {
         if revision.starts_with('-') {
-            return Err(format!(
-                "--changed-since {revision:?}: a revision cannot start with `-`"
-            ));
+            return Err(ChangesError::OptionLike {
+                revision: revision.into(),
+            });
         }
         let top = PathBuf::from(run(folder, &["rev-parse", "--show-toplevel"])?.trim());
         let base = merge_base(folder, revision)?;
@@ -141,27 +142,29 @@ impl Changes {
     }
 }
 
-/// The new side of a hunk header `-a,b +c,d @@`: lines `c-1 .. c-1+d` (0-based); a
-/// deletion (`d = 0`) marks the line it happened before.
 /// The merge base of `revision` and `HEAD`; in a shallow clone that lacks it, an
 /// error that says to fetch more history.
-fn merge_base(folder: &Path, revision: &str) -> Result<String, String> {
+fn merge_base(folder: &Path, revision: &str) -> Result<String, ChangesError> {
     match run(folder, &["merge-base", revision, "HEAD"]) {
         Ok(base) => Ok(base.trim().to_string()),
         Err(error) => {
             let shallow = run(folder, &["rev-parse", "--is-shallow-repository"])
                 .is_ok_and(|answer| answer.trim() == "true");
+            let revision = revision.to_string();
             Err(if shallow {
-                format!(
-                    "--changed-since {revision}: this clone is shallow and lacks the history back to where `{revision}` and HEAD meet; fetch more (`git fetch --unshallow`, or `fetch-depth: 0` in actions/checkout)"
-                )
+                ChangesError::Shallow { revision }
             } else {
-                format!("--changed-since {revision}: {error}")
+                ChangesError::NoMergeBase {
+                    revision,
+                    source: Box::new(error),
+                }
             })
         }
     }
 }
 
+/// The new side of a hunk header `-a,b +c,d @@`: lines `c-1 .. c-1+d` (0-based); a
+/// deletion (`d = 0`) marks the line it happened before.
 fn new_side(hunk: &str) -> Option<Range<usize>> {
     let plus = hunk.split_whitespace().find(|part| part.starts_with('+'))?;
     let mut numbers = plus[1..].split(',');
@@ -175,17 +178,18 @@ fn new_side(hunk: &str) -> Option<Range<usize>> {
     })
 }
 
-fn run(folder: &Path, args: &[&str]) -> Result<String, String> {
+fn run(folder: &Path, args: &[&str]) -> Result<String, ChangesError> {
     let output = git(folder)
         .args(args)
         .output()
-        .map_err(|error| format!("cannot run git: {error}; --changed-since needs git"))?;
+        .map_err(|error| ChangesError::NoGit {
+            message: error.to_string(),
+        })?;
     if !output.status.success() {
-        return Err(format!(
-            "git {} failed: {}",
-            args.join(" "),
-            String::from_utf8_lossy(&output.stderr).trim()
-        ));
+        return Err(ChangesError::Git {
+            args: args.join(" "),
+            stderr: String::from_utf8_lossy(&output.stderr).trim().to_string(),
+        });
     }
     Ok(String::from_utf8_lossy(&output.stdout).into_owned())
 }

@@ -252,7 +252,7 @@ pub fn check_paths<P: AsRef<Path>>(
     let changes = match &options.changed_since {
         Some(since) => Some(
             Changes::since(&since.repository, &since.revision)
-                .map_err(crate::error::Error::Changes)?,
+                .map_err(crate::error::Error::from)?,
         ),
         None => None,
     };
@@ -640,8 +640,9 @@ pub(crate) fn configurations_under(
                 }
             }
             Err(error) => {
-                if !broken.contains(error) {
-                    broken.push(error.clone());
+                let error = error.to_string();
+                if !broken.contains(&error) {
+                    broken.push(error);
                 }
             }
         }

@@ -99,7 +99,7 @@ pub(crate) fn each_comment_map<P: AsRef<Path>>(
         if !path.is_dir() {
             match resolver.config_for(&crate::paths::absolute(path)) {
                 Ok(resolved) => named.push((path.to_path_buf(), resolved.config)),
-                Err(message) => errors.push(message),
+                Err(error) => errors.push(error.to_string()),
             }
             continue;
         }

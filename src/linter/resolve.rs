@@ -25,15 +25,16 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use crate::analysis::pins::PinIndex;
+use crate::error::ConfigurationError;
 use crate::linter::project::{Project, Resolved};
 use crate::settings::config::{Config, FILE_NAME};
 use crate::settings::yamllint::Yamllint;
 
 /// A folder's yamllint configuration, once looked up.
-type FoundYamllint = Result<Option<Arc<Yamllint>>, String>;
+type FoundYamllint = Result<Option<Arc<Yamllint>>, ConfigurationError>;
 
 /// A folder's configuration, once looked up, or why it cannot be used.
-type Found = Result<Resolved, String>;
+type Found = Result<Resolved, ConfigurationError>;
 
 /// Chooses the configuration of each file.
 #[derive(Debug)]
@@ -126,10 +127,9 @@ impl Resolver {
         }
         let folder = absolute.parent().unwrap_or(absolute);
         self.found.get(folder).cloned().unwrap_or_else(|| {
-            Err(format!(
-                "{}: the folder was never resolved (a bug in tether; please report it)",
-                folder.display()
-            ))
+            Err(ConfigurationError::Unresolved {
+                folder: folder.to_path_buf(),
+            })
         })
     }
 
@@ -158,7 +158,7 @@ impl Resolver {
         if chain.is_empty() {
             return;
         }
-        let mut read: HashMap<PathBuf, Result<Config, String>> = chain
+        let mut read: HashMap<PathBuf, Result<Config, ConfigurationError>> = chain
             .par_iter()
             .filter(|(_, has)| has.is_some())
             .map(|(folder, _)| (folder.clone(), self.read_config(folder)))
@@ -174,9 +174,9 @@ impl Resolver {
     }
 
     /// `folder`'s own `tether.toml`, with `--select` and `--ignore`.
-    fn read_config(&self, folder: &Path) -> Result<Config, String> {
+    fn read_config(&self, folder: &Path) -> Result<Config, ConfigurationError> {
         Config::load(&folder.join(FILE_NAME))
-            .map_err(|error| error.to_string())
+            .map_err(ConfigurationError::from)
             .and_then(|mut config| {
                 if !self.select.is_empty() {
                     config.select_rules(&self.select)?;
@@ -190,7 +190,7 @@ impl Resolver {
     /// (and the fallback, when a folder has no configuration above it) belong to.
     fn read_pins<'a>(
         &mut self,
-        read: impl Iterator<Item = &'a Result<Config, String>>,
+        read: impl Iterator<Item = &'a Result<Config, ConfigurationError>>,
         reaches_the_fallback: bool,
     ) {
         let mut tops: Vec<PathBuf> = read
@@ -223,7 +223,7 @@ impl Resolver {
     /// The configuration of `folder`: its own (`own`), else its parent's, else the
     /// fallback's; with the folder's yamllint configuration where `tether.toml` names
     /// none.
-    fn settle(&mut self, folder: &Path, own: Option<Result<Config, String>>) -> Found {
+    fn settle(&mut self, folder: &Path, own: Option<Result<Config, ConfigurationError>>) -> Found {
         let resolved = match own {
             Some(Ok(config)) => {
                 let top = self.top_of(&config);
@@ -232,7 +232,9 @@ impl Resolver {
             Some(Err(error)) => Err(error),
             None => match folder.parent() {
                 Some(parent) => self.found.get(parent).cloned().unwrap_or_else(|| {
-                    Err(format!("{}: resolved before its parent", folder.display()))
+                    Err(ConfigurationError::BeforeItsParent {
+                        folder: folder.to_path_buf(),
+                    })
                 }),
                 None => Ok(self.fallback_with_pins()),
             },
@@ -305,7 +307,7 @@ impl Resolver {
             crate::settings::yamllint::decided_in(folder).map(|found| {
                 found
                     .map(|yamllint| yamllint.map(Arc::new))
-                    .map_err(|error| error.to_string())
+                    .map_err(ConfigurationError::from)
             })
         });
         for (folder, decided) in chain {

@@ -263,7 +263,11 @@ struct Collected {
 impl Collected {
     /// Keeps the file if its configuration includes it; else the setting that left
     /// it out. A broken configuration is an error, said once.
-    fn keep(&mut self, path: PathBuf, resolved: Result<Resolved, String>) -> Option<String> {
+    fn keep(
+        &mut self,
+        path: PathBuf,
+        resolved: Result<Resolved, crate::error::ConfigurationError>,
+    ) -> Option<String> {
         match resolved {
             Ok(resolved) => {
                 let relative = relative_to(&path, &resolved.config.root);
@@ -274,6 +278,7 @@ impl Collected {
                 exclusion
             }
             Err(error) => {
+                let error = error.to_string();
                 if !self.config_errors.contains(&error) {
                     self.config_errors.push(error);
                 }

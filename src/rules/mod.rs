@@ -276,11 +276,12 @@ pub(crate) fn closest_rule(name: &str) -> Option<&'static str> {
 
 /// What to say of a rule name no rule has, written at `place` (`" in --select"`, or
 /// `""`): the suggestion of [`closest_rule`] and where the rules are listed.
-pub(crate) fn unknown_rule(name: &str, place: &str) -> String {
-    let suggestion = closest_rule(name)
-        .map(|close| format!("did you mean `{close}`? "))
-        .unwrap_or_default();
-    format!("unknown rule `{name}`{place}; {suggestion}`tether rules` lists every rule")
+pub(crate) fn unknown_rule(name: &str, place: &'static str) -> crate::error::RuleNameError {
+    crate::error::RuleNameError::Unknown {
+        name: name.to_string(),
+        place,
+        nearest: closest_rule(name),
+    }
 }
 
 /// Looks a rule up by name.
@@ -367,7 +368,7 @@ mod tests {
         assert_eq!(super::closest_rule("unused-valeu"), Some("unused-value"));
         assert_eq!(super::closest_rule("zzz"), None);
         assert_eq!(
-            super::unknown_rule("detached", " in --select"),
+            super::unknown_rule("detached", " in --select").to_string(),
             "unknown rule `detached` in --select; did you mean `detached-comment`? `tether rules` lists every rule"
         );
     }

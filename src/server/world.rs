@@ -50,7 +50,10 @@ pub(crate) type SharedResolver = Arc<Mutex<Resolver>>;
 
 /// The configuration of the file at `path` (absolute), its folder resolved on
 /// first sight.
-pub(crate) fn configuration_of(resolver: &SharedResolver, path: &Path) -> Result<Resolved, String> {
+pub(crate) fn configuration_of(
+    resolver: &SharedResolver,
+    path: &Path,
+) -> Result<Resolved, crate::error::ConfigurationError> {
     resolver
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -290,7 +293,8 @@ impl<'a> Batch<'a> {
     /// it resolves to, links followed), or its configuration broken.
     pub fn file(&self, path: &Path) -> Result<FileState, String> {
         let path = &self.inside(path)?;
-        let resolved = configuration_of(&self.snapshot.resolver, path)?;
+        let resolved =
+            configuration_of(&self.snapshot.resolver, path).map_err(|error| error.to_string())?;
         let relative = crate::paths::relative_to(path, &resolved.config.root);
         let text = match self.snapshot.documents.get(path) {
             Some(document) => document.text.clone(),

@@ -390,24 +390,25 @@ impl Config {
     /// `warn` where it is off; every other rule off, overrides included.
     pub fn select(&mut self, names: &[String]) -> Result<(), crate::error::Error> {
         self.select_rules(names)
-            .map_err(crate::error::Error::UnknownRule)
+            .map_err(crate::error::Error::RuleName)
     }
 
     /// Turns the rules `names` off (as `--ignore`), overrides included; `read-error`
     /// and `finding-limit` cannot be.
     pub fn ignore(&mut self, names: &[String]) -> Result<(), crate::error::Error> {
         self.ignore_rules(names)
-            .map_err(crate::error::Error::UnknownRule)
+            .map_err(crate::error::Error::RuleName)
     }
 
-    pub(crate) fn ignore_rules(&mut self, names: &[String]) -> Result<(), String> {
+    pub(crate) fn ignore_rules(
+        &mut self,
+        names: &[String],
+    ) -> Result<(), crate::error::RuleNameError> {
         for name in names {
             let id =
                 RuleId::from_name(name).ok_or_else(|| rules::unknown_rule(name, " in --ignore"))?;
             if id.always_on() {
-                return Err(format!(
-                    "rule `{name}` cannot be ignored: a run that hid it would pass what it never read or showed"
-                ));
+                return Err(crate::error::RuleNameError::AlwaysOn { name: name.clone() });
             }
             if !self.ignored.contains(&id) {
                 self.ignored.push(id);
@@ -418,7 +419,10 @@ impl Config {
         Ok(())
     }
 
-    pub(crate) fn select_rules(&mut self, names: &[String]) -> Result<(), String> {
+    pub(crate) fn select_rules(
+        &mut self,
+        names: &[String],
+    ) -> Result<(), crate::error::RuleNameError> {
         let mut selected = Vec::new();
         for name in names {
             let rule =

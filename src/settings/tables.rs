@@ -241,7 +241,10 @@ pub(super) fn compile_rules(
     let mut compiled = Vec::new();
     for (name, setting) in rules {
         let Some(id) = RuleId::from_name(name.get_ref()) else {
-            return Err(errors.at(name.span(), rules::unknown_rule(name.get_ref(), "")));
+            return Err(errors.at(
+                name.span(),
+                rules::unknown_rule(name.get_ref(), "").to_string(),
+            ));
         };
         let level = match setting {
             RuleSetting::Level(level) | RuleSetting::Table(Some(level), _) => Some(*level),

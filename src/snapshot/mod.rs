@@ -563,10 +563,10 @@ pub fn update(config: &Config, options: &SnapshotOptions) -> Result<SnapshotRepo
             // silent skip, if that ever does not hold.
             ChangeKind::Changed | ChangeKind::Missing => match state.expected.get(&change.source) {
                 Some(lines) => store::write_snapshot(config, &target, &joined(lines)),
-                None => Err(Error::Snapshot(format!(
-                    "{}: nothing to write (please report it)",
-                    change.snapshot.display()
-                ))),
+                None => Err(crate::error::SnapshotError::NothingToWrite {
+                    path: change.snapshot.clone(),
+                }
+                .into()),
             },
         };
         match done {

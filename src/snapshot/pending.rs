@@ -35,7 +35,7 @@ pub fn pending(config: &Config, options: &SnapshotOptions) -> Result<Vec<Pending
     store::refuse_symlinks(config, &config.snapshot_dir)?;
     store::read_snapshots(config, &config.snapshot_dir, &mut stored, &mut failures)?;
     if let Some(failure) = failures.into_iter().next() {
-        return Err(Error::Snapshot(failure));
+        return Err(crate::error::SnapshotError::Refused(failure).into());
     }
     Ok(stored
         .pending
@@ -71,11 +71,12 @@ pub fn accept(config: &Config, pending: &Pending) -> Result<(), Error> {
         store::check_ours(config, &to)?;
     }
     std::fs::rename(&from, &to).map_err(|error| {
-        Error::Snapshot(format!(
-            "cannot move {} to {}: {error}",
-            pending.file.display(),
-            pending.snapshot.display()
-        ))
+        crate::error::SnapshotError::Move {
+            from: pending.file.clone(),
+            to: pending.snapshot.clone(),
+            source: error,
+        }
+        .into()
     })
 }
 

@@ -48,17 +48,14 @@ impl Selection {
         for path in &options.only {
             let absolute = crate::paths::absolute(path);
             if std::fs::symlink_metadata(&absolute).is_err() {
-                return Err(Error::Snapshot(format!(
-                    "{} does not exist; name a chart folder or a file in it",
-                    path.display()
-                )));
+                return Err(crate::error::SnapshotError::Missing { path: path.clone() }.into());
             }
             let Ok(relative) = absolute.strip_prefix(&config.root) else {
-                return Err(Error::Snapshot(format!(
-                    "{} is outside {}, the folder of the configuration in use; run tether snapshot there, or pass its --config",
-                    path.display(),
-                    config.root.display()
-                )));
+                return Err(crate::error::SnapshotError::NotCovered {
+                    path: path.clone(),
+                    root: config.root.clone(),
+                }
+                .into());
             };
             only.push(relative.to_path_buf());
         }

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::io::Write as _;
 use std::path::{Component, Path, PathBuf};
 
-use crate::error::Error;
+use crate::error::{Error, SnapshotError, SnapshotStep};
 use crate::paths::relative_to;
 use crate::settings::config::Config;
 use crate::source::{MAX_FILE_BYTES, read_regular};
@@ -44,21 +44,27 @@ pub(super) fn read_snapshots(
         Ok(entries) => entries,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(()),
         Err(error) => {
-            return Err(Error::Snapshot(format!(
-                "cannot read the snapshot folder {}: {error}",
-                relative_to(folder, &config.root).display()
-            )));
+            return Err(SnapshotError::Io {
+                doing: SnapshotStep::ReadFolder,
+                path: relative_to(folder, &config.root),
+                source: error,
+            }
+            .into());
         }
     };
     for entry in entries {
-        let entry = entry.map_err(|error| {
-            Error::Snapshot(format!("cannot list {}: {error}", folder.display()))
+        let entry = entry.map_err(|error| SnapshotError::Io {
+            doing: SnapshotStep::List,
+            path: folder.to_path_buf(),
+            source: error,
         })?;
         let path = entry.path();
         let relative = relative_to(&path, &config.root);
-        let kind = entry
-            .file_type()
-            .map_err(|error| Error::Snapshot(format!("{}: {error}", relative.display())))?;
+        let kind = entry.file_type().map_err(|error| SnapshotError::Io {
+            doing: SnapshotStep::Inspect,
+            path: relative.clone(),
+            source: error,
+        })?;
         if kind.is_symlink() {
             // Never followed: a link could make the diff print any file it points at.
             failures.push(format!(
@@ -122,11 +128,11 @@ pub(super) fn refuse_symlinks(config: &Config, folder: &Path) -> Result<(), Erro
     for component in relative.components() {
         current.push(component);
         if std::fs::symlink_metadata(&current).is_ok_and(|m| m.file_type().is_symlink()) {
-            return Err(Error::Snapshot(format!(
-                "{} is a symlink; tether reads and writes snapshots only in real folders inside {}",
-                relative_to(&current, &config.root).display(),
-                config.root.display()
-            )));
+            return Err(SnapshotError::Link {
+                path: relative_to(&current, &config.root),
+                root: config.root.clone(),
+            }
+            .into());
         }
     }
     Ok(())
@@ -135,37 +141,45 @@ pub(super) fn refuse_symlinks(config: &Config, folder: &Path) -> Result<(), Erro
 /// Creates the folders from the configuration's folder down to `folder`, refusing
 /// any that is a symlink or not a folder.
 fn ensure_folder(config: &Config, folder: &Path) -> Result<(), Error> {
-    let relative = folder.strip_prefix(&config.root).map_err(|_| {
-        Error::Snapshot(format!(
-            "{} is outside {}; tether writes snapshots only inside the configuration's folder",
-            folder.display(),
-            config.root.display()
-        ))
-    })?;
+    let relative = folder
+        .strip_prefix(&config.root)
+        .map_err(|_| SnapshotError::Outside {
+            path: folder.to_path_buf(),
+            root: config.root.clone(),
+        })?;
     let mut current = config.root.clone();
     for component in relative.components() {
         let Component::Normal(name) = component else {
-            return Err(Error::Snapshot(format!(
-                "{} is not a plain path inside {}",
-                folder.display(),
-                config.root.display()
-            )));
+            return Err(SnapshotError::NotPlain {
+                path: folder.to_path_buf(),
+                root: config.root.clone(),
+            }
+            .into());
         };
         current.push(name);
         match std::fs::symlink_metadata(&current) {
             Ok(metadata) if metadata.is_dir() => {}
             Ok(_) => {
-                return Err(Error::Snapshot(format!(
-                    "{} is not a folder (a symlink or a file); tether writes snapshots only into real folders",
-                    relative_to(&current, &config.root).display()
-                )));
+                return Err(SnapshotError::NotAFolder {
+                    path: relative_to(&current, &config.root),
+                }
+                .into());
             }
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-                std::fs::create_dir(&current).map_err(|error| {
-                    Error::Snapshot(format!("cannot create {}: {error}", current.display()))
+                std::fs::create_dir(&current).map_err(|error| SnapshotError::Io {
+                    doing: SnapshotStep::Create,
+                    path: current.clone(),
+                    source: error,
                 })?;
             }
-            Err(error) => return Err(Error::Snapshot(format!("{}: {error}", current.display()))),
+            Err(error) => {
+                return Err(SnapshotError::Io {
+                    doing: SnapshotStep::Inspect,
+                    path: current,
+                    source: error,
+                }
+                .into());
+            }
         }
     }
     Ok(())
@@ -179,21 +193,20 @@ pub(super) fn write_snapshot(config: &Config, target: &Path, text: &str) -> Resu
     // A file of that name that tether did not write is another tool's: kept.
     if let Ok(bytes) = read_regular(target, MARK.len()) {
         if !is_ours(&bytes) {
-            return Err(Error::Snapshot(format!(
-                "{} exists and is not a tether snapshot (it does not start with `# tether snapshot of`); move it, or set another snapshot folder (`[snapshot] dir` in tether.toml)",
-                relative_to(target, &config.root).display()
-            )));
+            return Err(SnapshotError::NotOursToWrite {
+                path: relative_to(target, &config.root),
+            }
+            .into());
         }
     }
-    let failed = |error: &dyn std::fmt::Display| {
-        Error::Snapshot(format!(
-            "cannot write {}: {error}",
-            relative_to(target, &config.root).display()
-        ))
+    let failed = |error: std::io::Error| SnapshotError::Io {
+        doing: SnapshotStep::Write,
+        path: relative_to(target, &config.root),
+        source: error,
     };
-    let mut file = new_file_in(folder).map_err(|e| failed(&e))?;
-    file.write_all(text.as_bytes()).map_err(|e| failed(&e))?;
-    file.persist(target).map_err(|e| failed(&e.error))?;
+    let mut file = new_file_in(folder).map_err(failed)?;
+    file.write_all(text.as_bytes()).map_err(failed)?;
+    file.persist(target).map_err(|e| failed(e.error))?;
     Ok(())
 }
 
@@ -220,8 +233,10 @@ fn new_file_in(folder: &Path) -> std::io::Result<tempfile::NamedTempFile> {
 /// snapshot folder, nothing else.
 pub(super) fn remove_snapshot(config: &Config, target: &Path) -> Result<(), Error> {
     if written_by_tether(config, target) {
-        std::fs::remove_file(target).map_err(|error| {
-            Error::Snapshot(format!("cannot remove {}: {error}", target.display()))
+        std::fs::remove_file(target).map_err(|error| SnapshotError::Io {
+            doing: SnapshotStep::Remove,
+            path: target.to_path_buf(),
+            source: error,
         })?;
         remove_empty_folders(config, target);
     }
@@ -251,10 +266,10 @@ pub(super) fn check_ours(config: &Config, target: &Path) -> Result<(), Error> {
     if written_by_tether(config, target) {
         Ok(())
     } else {
-        Err(Error::Snapshot(format!(
-            "{} is not a snapshot tether wrote (a regular file in the snapshot folder starting with `# tether snapshot of`); left as it is",
-            relative_to(target, &config.root).display()
-        )))
+        Err(SnapshotError::NotOursToRemove {
+            path: relative_to(target, &config.root),
+        }
+        .into())
     }
 }
 

@@ -25,6 +25,7 @@ mod idem_contained;
 mod idem_sandboxes;
 mod idem_select;
 mod imports;
+mod library;
 mod map;
 mod outside;
 mod pre_commit;
