@@ -24,13 +24,13 @@ impl std::fmt::Display for Unread {
 
 /// One entry met by a walk.
 #[derive(Debug)]
-pub struct Entry {
+pub struct FolderEntry {
     entry: DirEntry,
     kind: FileType,
     depth: usize,
 }
 
-impl Entry {
+impl FolderEntry {
     /// The entry's path: the walk's root joined with the names below it.
     pub fn path(&self) -> PathBuf {
         self.entry.path()
@@ -78,7 +78,7 @@ pub enum Step {
 /// What a walk could not read, and whether it was stopped before the end.
 #[derive(Debug, Default)]
 #[must_use = "a walk's unread folders are reported, or make its result partial"]
-pub struct Walked {
+pub struct TreeWalk {
     pub unread: Vec<Unread>,
     pub stopped: bool,
 }
@@ -86,18 +86,18 @@ pub struct Walked {
 /// Walks the folder `root`: each folder's entries in name order, a folder's
 /// entries before those of the folders in it, links never followed. The root
 /// itself is not visited; a root that cannot be listed is the first [`Unread`].
-pub fn walk(root: &Path, visit: impl FnMut(&Entry) -> Step) -> Walked {
+pub fn walk(root: &Path, visit: impl FnMut(&FolderEntry) -> Step) -> TreeWalk {
     walk_in(root, true, visit)
 }
 
 /// [`walk`] in the order the system lists entries: for a walk that keeps no order
 /// (a fingerprint of a whole tree), without sorting every folder.
-pub fn walk_unsorted(root: &Path, visit: impl FnMut(&Entry) -> Step) -> Walked {
+pub fn walk_unsorted(root: &Path, visit: impl FnMut(&FolderEntry) -> Step) -> TreeWalk {
     walk_in(root, false, visit)
 }
 
-fn walk_in(root: &Path, sorted: bool, mut visit: impl FnMut(&Entry) -> Step) -> Walked {
-    let mut walked = Walked::default();
+fn walk_in(root: &Path, sorted: bool, mut visit: impl FnMut(&FolderEntry) -> Step) -> TreeWalk {
+    let mut walked = TreeWalk::default();
     let mut pending = vec![(root.to_path_buf(), 1)];
     while let Some((folder, depth)) = pending.pop() {
         let listed = match list(&folder, &mut walked.unread) {
@@ -107,7 +107,7 @@ fn walk_in(root: &Path, sorted: bool, mut visit: impl FnMut(&Entry) -> Step) -> 
         let mut entries = Vec::with_capacity(listed.len());
         for entry in listed {
             match entry.file_type() {
-                Ok(kind) => entries.push(Entry { entry, kind, depth }),
+                Ok(kind) => entries.push(FolderEntry { entry, kind, depth }),
                 Err(error) => walked.unread.push(Unread {
                     path: entry.path(),
                     why: format!("cannot be read ({error})"),
@@ -173,7 +173,7 @@ mod tests {
         dir
     }
 
-    fn names(root: &Path, step: impl Fn(&Entry) -> Step) -> Vec<String> {
+    fn names(root: &Path, step: impl Fn(&FolderEntry) -> Step) -> Vec<String> {
         let mut seen = Vec::new();
         let walked = walk(root, |entry| {
             seen.push(format!(
