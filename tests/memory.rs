@@ -268,3 +268,53 @@ fn memory_follows_the_largest_chart_not_the_repository() {
         peaks[2] as f64 / peaks[0] as f64
     );
 }
+
+/// Counts the bytes written to it and keeps none.
+struct CountingSink(usize);
+
+impl std::io::Write for CountingSink {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0 += bytes.len();
+        Ok(bytes.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// `check --format json` writes its findings as it makes them: writing a report
+/// of 6,000 findings (about 3 MB of JSON) holds a small fraction of the text at
+/// once. It held the whole text, and a copy of every finding, before a byte was
+/// written.
+#[test]
+fn the_json_report_is_written_as_it_is_made() {
+    let dir = tempfile::tempdir().unwrap();
+    for file in 0..60 {
+        std::fs::write(
+            dir.path().join(format!("values-{file}.yaml")),
+            "#c\n".repeat(100),
+        )
+        .unwrap();
+    }
+    let config = helm_tether::Config::from_toml("").unwrap();
+    let report = helm_tether::check_paths(&config, &[dir.path()], &Default::default()).unwrap();
+    assert!(
+        report.diagnostics.len() >= 6_000,
+        "{}",
+        report.diagnostics.len()
+    );
+    let _measuring = MEASURING
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let before = CURRENT.load(Ordering::Relaxed);
+    PEAK.store(before, Ordering::Relaxed);
+    let mut sink = CountingSink(0);
+    report.write(&helm_tether::Format::Json, &mut sink).unwrap();
+    let peak = PEAK.load(Ordering::Relaxed) - before;
+    eprintln!(
+        "{} bytes of JSON written holding at most {peak} bytes",
+        sink.0
+    );
+    assert!(sink.0 > 2_000_000, "{}", sink.0);
+    assert!(peak * 20 < sink.0, "{peak} bytes held to write {}", sink.0);
+}

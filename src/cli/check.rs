@@ -259,7 +259,16 @@ pub(super) fn check(
         Ok(report) => report,
         Err(error) => return trouble(error.to_string()),
     };
-    if !print_out(&check_output(&report, format, &flags)) {
+    let streamed = format == CheckFormat::Json && !flags.statistics;
+    let printed = if streamed {
+        // Written as it is made: the whole text of a large report is never held.
+        report
+            .write(&Format::Json, &mut std::io::stdout().lock())
+            .is_ok()
+    } else {
+        print_out(&check_output(&report, format, &flags))
+    };
+    if !printed {
         return exit::TROUBLE;
     }
     eprint!("{}", report.render_messages());

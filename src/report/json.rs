@@ -1,6 +1,8 @@
 //! JSON output of `tether check`, the stable contract documented in docs/src/check.md:
 //! 1-based lines and columns (columns in characters), sorted findings, a summary.
 
+use std::io::Write as _;
+
 use serde::Serialize;
 
 use crate::diagnostic::{Diagnostic, Severity};
@@ -9,7 +11,7 @@ use crate::source::SourceFile;
 
 #[derive(Serialize)]
 struct Output<'a> {
-    diagnostics: Vec<JsonDiagnostic<'a>>,
+    diagnostics: Diagnostics<'a>,
     summary: Summary,
     /// What kept tether from doing its whole job (exit 2): a bad configuration, an
     /// input that does not exist or cannot be read. Empty on exit 0 and 1.
@@ -65,46 +67,60 @@ struct Summary {
     warnings: usize,
 }
 
-pub fn render(report: &CheckReport) -> String {
-    let diagnostics = report
-        .diagnostics
-        .iter()
-        .map(|diagnostic| {
-            let (line, column, end_line, end_column) = region(report, diagnostic);
-            JsonDiagnostic {
-                rule: diagnostic.rule.name(),
-                severity: diagnostic.severity.as_str(),
-                path: crate::paths::slashed(&diagnostic.path),
-                line,
-                column,
-                end_line,
-                end_column,
-                message: &diagnostic.message,
-                help: diagnostic.help.as_deref(),
-                fix: diagnostic.fix.as_ref().map(|fix| JsonFix {
-                    applicability: fix.applicability,
-                    edits: fix
-                        .edits
-                        .iter()
-                        .map(|edit| {
-                            let source = report.sources.get(&diagnostic.path);
-                            let (line, column) = position(source, edit.range.start);
-                            let (end_line, end_column) = position(source, edit.range.end);
-                            JsonEdit {
-                                line,
-                                column,
-                                end_line,
-                                end_column,
-                                content: &edit.content,
-                            }
-                        })
-                        .collect(),
-                }),
-            }
-        })
-        .collect();
+/// The findings of a report, each made as it is written.
+struct Diagnostics<'a>(&'a CheckReport);
+
+impl Serialize for Diagnostics<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let report = self.0;
+        serializer.collect_seq(
+            report
+                .diagnostics
+                .iter()
+                .map(|diagnostic| json_diagnostic(report, diagnostic)),
+        )
+    }
+}
+
+fn json_diagnostic<'a>(report: &'a CheckReport, diagnostic: &'a Diagnostic) -> JsonDiagnostic<'a> {
+    let (line, column, end_line, end_column) = region(report, diagnostic);
+    JsonDiagnostic {
+        rule: diagnostic.rule.name(),
+        severity: diagnostic.severity.as_str(),
+        path: crate::paths::slashed(&diagnostic.path),
+        line,
+        column,
+        end_line,
+        end_column,
+        message: &diagnostic.message,
+        help: diagnostic.help.as_deref(),
+        fix: diagnostic.fix.as_ref().map(|fix| JsonFix {
+            applicability: fix.applicability,
+            edits: fix
+                .edits
+                .iter()
+                .map(|edit| {
+                    let source = report.sources.get(&diagnostic.path);
+                    let (line, column) = position(source, edit.range.start);
+                    let (end_line, end_column) = position(source, edit.range.end);
+                    JsonEdit {
+                        line,
+                        column,
+                        end_line,
+                        end_column,
+                        content: &edit.content,
+                    }
+                })
+                .collect(),
+        }),
+    }
+}
+
+/// Writes the JSON report to `out`, one finding at a time (buffered), then a
+/// newline: the bytes `serde_json::to_string_pretty` would make, never held whole.
+pub fn write(report: &CheckReport, out: &mut dyn std::io::Write) -> std::io::Result<()> {
     let output = Output {
-        diagnostics,
+        diagnostics: Diagnostics(report),
         summary: Summary {
             files: report.files,
             errors: report.count(Severity::Error),
@@ -120,7 +136,13 @@ pub fn render(report: &CheckReport) -> String {
             })
             .collect(),
     };
-    serde_json::to_string_pretty(&output).unwrap_or_default() + "\n"
+    let mut buffered = std::io::BufWriter::new(out);
+    let mut serializer = serde_json::Serializer::pretty(&mut buffered);
+    output
+        .serialize(&mut serializer)
+        .map_err(std::io::Error::other)?;
+    buffered.write_all(b"\n")?;
+    buffered.flush()
 }
 
 /// Where a finding is: 1-based start line and column, end line and column (the

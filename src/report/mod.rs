@@ -64,6 +64,16 @@ impl CheckReport {
     /// assert!(json.starts_with('{'));
     /// ```
     pub fn render(&self, format: &Format) -> String {
+        let mut out = Vec::new();
+        // Writing into memory cannot fail, and every format writes UTF-8.
+        let _ = self.write(format, &mut out);
+        String::from_utf8(out)
+            .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned())
+    }
+
+    /// [`CheckReport::render`] written to `out` as it is made: the JSON format
+    /// writes one finding at a time, never the whole text in memory.
+    pub fn write(&self, format: &Format, out: &mut dyn std::io::Write) -> std::io::Result<()> {
         // A message names the configuration that asks for something
         // (`…/tether.toml:8 requires it`) by its absolute path; each format shows it
         // as it shows files: from the working directory for people, from its
@@ -88,7 +98,7 @@ impl CheckReport {
                 .any(|file| message.contains(file.as_str()))
         });
         if !named {
-            return self.render_as(format);
+            return self.write_as(format, out);
         }
         let from = |root: &Path| {
             let root = root.to_path_buf();
@@ -102,17 +112,18 @@ impl CheckReport {
             Format::Json => configurations(&from(&self.root)),
             Format::Github { root } | Format::Sarif { root } => configurations(&from(root)),
         };
-        shown.render_as(format)
+        shown.write_as(format, out)
     }
 
-    fn render_as(&self, format: &Format) -> String {
-        match format {
+    fn write_as(&self, format: &Format, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        let text = match format {
+            Format::Json => return json::write(self, out),
             Format::Human { color } => human::render(self, *color),
             Format::Concise { color } => human::render_concise(self, *color),
-            Format::Json => json::render(self),
             Format::Github { root } => github::render(self, root),
             Format::Sarif { root } => sarif::render(self, root),
-        }
+        };
+        out.write_all(text.as_bytes())
     }
 
     /// The 1-based line and column where a finding starts, and where it ends.
