@@ -17,6 +17,8 @@ struct Counting;
 
 static CURRENT: AtomicUsize = AtomicUsize::new(0);
 static PEAK: AtomicUsize = AtomicUsize::new(0);
+/// Every byte ever allocated: the work a run does in copies.
+static ALLOCATED: AtomicUsize = AtomicUsize::new(0);
 
 // SAFETY: every call is passed to the system allocator unchanged; only sizes are
 // counted.
@@ -24,6 +26,7 @@ unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         let now = CURRENT.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
         PEAK.fetch_max(now, Ordering::Relaxed);
+        ALLOCATED.fetch_add(layout.size(), Ordering::Relaxed);
         // SAFETY: the caller's layout, as the trait requires.
         unsafe { System.alloc(layout) }
     }
@@ -37,6 +40,7 @@ unsafe impl GlobalAlloc for Counting {
             let now = CURRENT.fetch_add(new_size - layout.size(), Ordering::Relaxed) + new_size
                 - layout.size();
             PEAK.fetch_max(now, Ordering::Relaxed);
+            ALLOCATED.fetch_add(new_size - layout.size(), Ordering::Relaxed);
         } else {
             CURRENT.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
         }
@@ -288,6 +292,9 @@ impl std::io::Write for CountingSink {
 /// written.
 #[test]
 fn the_json_report_is_written_as_it_is_made() {
+    let _measuring = MEASURING
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let dir = tempfile::tempdir().unwrap();
     for file in 0..60 {
         std::fs::write(
@@ -303,9 +310,6 @@ fn the_json_report_is_written_as_it_is_made() {
         "{}",
         report.diagnostics.len()
     );
-    let _measuring = MEASURING
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let before = CURRENT.load(Ordering::Relaxed);
     PEAK.store(before, Ordering::Relaxed);
     let mut sink = CountingSink(0);
@@ -317,4 +321,92 @@ fn the_json_report_is_written_as_it_is_made() {
     );
     assert!(sink.0 > 2_000_000, "{}", sink.0);
     assert!(peak * 20 < sink.0, "{peak} bytes held to write {}", sink.0);
+}
+
+/// A repository of `charts` charts and one library whose `charts` defines include
+/// each other in a ring (`lib.d0` includes `lib.d1`, …, the last `lib.d0`), each
+/// chart including one of them: every chart reaches every define, and each has
+/// one value (`extra`) that nothing reads.
+fn define_ring(root: &std::path::Path, charts: usize) {
+    let library = root.join("lib");
+    std::fs::create_dir_all(library.join("templates")).unwrap();
+    std::fs::write(
+        library.join("Chart.yaml"),
+        "apiVersion: v2\nname: lib\ntype: library\nversion: 1.0.0\n",
+    )
+    .unwrap();
+    let ring: String = (0..charts)
+        .map(|at| {
+            format!(
+                "{{{{- define \"lib.d{at}\" -}}}}\nk{at}: {{{{ .Values.k{at} }}}}\n{{{{ include \"lib.d{}\" . }}}}\n{{{{- end -}}}}\n",
+                (at + 1) % charts
+            )
+        })
+        .collect();
+    std::fs::write(library.join("templates/_ring.tpl"), ring).unwrap();
+    for at in 0..charts {
+        let folder = root.join(format!("app{at}"));
+        std::fs::create_dir_all(folder.join("templates")).unwrap();
+        std::fs::write(
+            folder.join("Chart.yaml"),
+            format!("apiVersion: v2\nname: app{at}\nversion: 1.0.0\ndependencies:\n  - name: lib\n    version: 1.0.0\n    repository: file://../lib\n"),
+        )
+        .unwrap();
+        std::fs::write(
+            folder.join("values.yaml"),
+            format!("# Read by lib.d{at}.\nk{at}: 1\n# Read by no template.\nextra: 1\n"),
+        )
+        .unwrap();
+        std::fs::write(
+            folder.join("templates/cm.yaml"),
+            format!("data:\n{{{{ include \"lib.d{at}\" . }}}}\n"),
+        )
+        .unwrap();
+    }
+}
+
+/// The bytes a check of a define ring of `charts` charts allocated in all.
+fn define_ring_work(charts: usize) -> usize {
+    let folder = tempfile::tempdir().unwrap();
+    let root = folder.path().canonicalize().unwrap();
+    define_ring(&root, charts);
+    let config = helm_tether::Config::default_for(root.clone());
+    let before = ALLOCATED.load(Ordering::Relaxed);
+    let report = helm_tether::check_paths(
+        config,
+        &[&root],
+        &helm_tether::CheckOptions::default().cache(false),
+    )
+    .unwrap();
+    let work = ALLOCATED.load(Ordering::Relaxed) - before;
+    assert_eq!(report.files, 3 * charts + 2);
+    // Every `k` is read through the ring; no `extra` is.
+    let unused: Vec<&str> = report
+        .diagnostics
+        .iter()
+        .filter(|diagnostic| diagnostic.rule.name() == "unused-value")
+        .map(|diagnostic| diagnostic.message.as_str())
+        .collect();
+    assert_eq!(unused.len(), charts, "{unused:#?}");
+    assert!(
+        unused.iter().all(|message| message.contains("`extra`")),
+        "{unused:#?}"
+    );
+    drop(report);
+    work
+}
+
+/// A library whose defines include each other is followed once, not once per
+/// chart that includes it: 16 times the charts (and defines) cost at most 20
+/// times the bytes allocated. Each chart copied every define's reads and names
+/// before (the 16-times ring allocated 95 times as much).
+#[test]
+fn a_ring_of_defines_costs_linear_work() {
+    let _measuring = MEASURING
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let one = define_ring_work(50);
+    let sixteen = define_ring_work(800);
+    eprintln!("define ring: 50 charts {one} bytes allocated, 800 charts {sixteen}");
+    assert!(sixteen < 20 * one, "{sixteen} bytes against {one}");
 }

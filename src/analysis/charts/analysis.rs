@@ -8,6 +8,14 @@ use super::manifest::split_path;
 use super::{Analysis, Call, Chart, Define, DependencySource, Keys, names};
 use crate::template::reads::{Arg, Use};
 
+impl Analysis {
+    /// The chart's reads indexed for `unused-value`, with the parts of other
+    /// charts' defines it shares.
+    pub(super) fn used(&self) -> super::values::Used<'_> {
+        super::values::Used::new(&self.reads).with_shared(self.shared.iter().map(|part| &part.used))
+    }
+}
+
 impl Chart {
     /// The chart's reads with the named templates it reaches in its dependencies,
     /// made on first use.
@@ -44,6 +52,8 @@ impl Chart {
             visited: HashSet::new(),
             bindings: HashMap::new(),
             literals: Vec::new(),
+            parts_taken: HashSet::new(),
+            unshadowed: HashMap::new(),
         };
         // The calls of the chart's files; those inside its own defines as the
         // define's body spells them for the root context (how tether reads a
@@ -109,6 +119,12 @@ impl Chart {
                 }
             },
         };
+        if let Some(chart) = &chart {
+            if root && argument == Arg::Root && self.unshadowed(chart, follow) {
+                self.take_parts(chart, name, follow, analysis);
+                return;
+            }
+        }
         if let (Some(chart), true) = (&chart, root) {
             analysis.reads.extend(define.reads.iter().cloned());
             if let (Some((file, line)), None) = (&define.whole, &analysis.everything) {
@@ -138,6 +154,83 @@ impl Chart {
             let bound = inner.argument.bind(&argument);
             let inner_root = bound.carries_root() || (inner.root && root);
             follow.queue.push_back((inner.clone(), bound, inner_root));
+        }
+    }
+
+    /// Whether no define of `chart` is shadowed for this chart's calls: no chart
+    /// whose defines come first (this one, and those before `chart` in the
+    /// namespace) defines a name `chart` defines. Then a call with the root
+    /// context into `chart` reaches what `chart`'s own parts say.
+    fn unshadowed(&self, chart: &Arc<Chart>, follow: &mut Follow) -> bool {
+        let key = Arc::as_ptr(chart) as usize;
+        if let Some(known) = follow.unshadowed.get(&key) {
+            return *known;
+        }
+        let defines = &chart.scan().defines;
+        let before = follow
+            .namespace
+            .0
+            .iter()
+            .take_while(|known| !Arc::ptr_eq(known, chart))
+            .filter(|known| !std::ptr::eq(Arc::as_ptr(known), self));
+        let free = std::iter::once(self)
+            .chain(before.map(|known| &**known))
+            .all(|earlier| {
+                earlier
+                    .scan()
+                    .defines
+                    .keys()
+                    .all(|name| !defines.contains_key(name))
+            });
+        follow.unshadowed.insert(key, free);
+        free
+    }
+
+    /// Takes the parts of `chart`'s defines that a call of `name` with the root
+    /// context reaches, once each: their reads by reference, what they use whole
+    /// or merge, and their calls that leave them, queued.
+    fn take_parts(
+        &self,
+        chart: &Arc<Chart>,
+        name: &str,
+        follow: &mut Follow,
+        analysis: &mut Analysis,
+    ) {
+        let parts = chart.parts();
+        let Some(&first) = parts.part_of.get(name) else {
+            return;
+        };
+        let key = Arc::as_ptr(chart) as usize;
+        let mut pending = VecDeque::from([first]);
+        while let Some(at) = pending.pop_front() {
+            if !follow.parts_taken.insert((key, at)) {
+                continue;
+            }
+            let part = &parts.parts[at];
+            if let (Some((define, file, line)), None) = (&part.whole, &analysis.everything) {
+                analysis.everything = Some(format!(
+                    "`{define}` of chart `{}` ({}) uses `.Values` whole at line {line}",
+                    chart.name(),
+                    self.shown(file)
+                ));
+            }
+            if part.sets_values
+                && !analysis
+                    .merged
+                    .iter()
+                    .any(|known| Arc::ptr_eq(known, chart))
+            {
+                analysis.merged.push(chart.clone());
+            }
+            if let (Some(define), None) = (&part.handed_whole, &analysis.everything) {
+                analysis.everything = Some(format!(
+                    "`{define}` uses whole the `.Values` the chart hands it"
+                ));
+            }
+            follow.literals.extend(part.literals.iter().cloned());
+            follow.queue.extend(part.exits.iter().cloned());
+            pending.extend(part.next.iter().copied());
+            analysis.shared.push(part.clone());
         }
     }
 
@@ -255,6 +348,10 @@ struct Follow {
     bindings: HashMap<String, usize>,
     /// The string literals of every call followed.
     literals: Vec<String>,
+    /// The parts of other charts' defines taken, by chart and index.
+    parts_taken: HashSet<(usize, usize)>,
+    /// Whether each chart's defines are shadowed for this chart, once known.
+    unshadowed: HashMap<usize, bool>,
 }
 
 impl Follow {

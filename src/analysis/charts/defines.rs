@@ -50,10 +50,7 @@ impl Chart {
                 continue;
             }
             let scan = library.scan();
-            gathering
-                .index
-                .libraries
-                .extend(scan.defines.keys().cloned());
+            gathering.index.libraries.add(scan.defines.clone());
             gathering.index.searched_libraries = true;
             gathering.key.add("library-files", scan.content);
             gathering.key.add("library", library.fingerprint);
@@ -121,7 +118,7 @@ impl Gathering {
             self.index.searched.push(name.clone());
         }
         let scan = chart.scan();
-        self.index.graph.extend(scan.defines.keys().cloned());
+        self.index.graph.add(scan.defines.clone());
         self.key.add("files", scan.content);
         self.key.add("chart", chart.fingerprint);
         if let Some(why) = &scan.unread_template {

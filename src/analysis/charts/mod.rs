@@ -16,6 +16,7 @@
 
 mod analysis;
 mod archive;
+mod closures;
 mod defines;
 mod dependencies;
 mod manifest;
@@ -460,6 +461,8 @@ pub struct Chart {
     parent: OnceLock<Option<(PathBuf, std::sync::Weak<Chart>)>>,
     scan: OnceLock<Scan>,
     analysis: OnceLock<Analysis>,
+    /// Its defines in the parts their root-context calls make (`closures.rs`).
+    parts: OnceLock<Parts>,
     content: OnceLock<u64>,
     files: OnceLock<ChartFiles>,
     /// The named templates its rendering can call (`defines.rs`).
@@ -535,8 +538,9 @@ pub struct Scan {
     /// A template tether did not read (too large, not UTF-8), and why: what it
     /// defines is unknown.
     unread_template: Option<String>,
-    /// The chart's named templates.
-    defines: HashMap<String, Arc<Define>>,
+    /// The chart's named templates (shared with the define indexes of the charts
+    /// that reach them).
+    defines: Arc<HashMap<String, Arc<Define>>>,
     /// Over the bytes and names of the files read: what the chart's findings
     /// depend on besides its manifest and values.
     content: u64,
@@ -598,6 +602,40 @@ struct Define {
     sets_values: bool,
 }
 
+/// What following a chart's defines from the root context reaches
+/// (`closures.rs`): one strongly connected part of a chart's root-context calls.
+#[derive(Debug, Default)]
+struct Part {
+    /// What its defines read, as the root context's values, and read of what
+    /// they are handed (the root context); sorted, each once.
+    reads: Vec<(Vec<String>, Use)>,
+    /// The same, indexed for `unused-value`.
+    used: values::OwnedUsed,
+    /// The first of its defines (by name) that uses `.Values` whole: its name,
+    /// file and line.
+    whole: Option<(String, PathBuf, usize)>,
+    /// The first of its defines (by name) that uses whole what it is handed.
+    handed_whole: Option<String>,
+    /// One of its defines merges into the root's values.
+    sets_values: bool,
+    /// The string literals of the calls between its defines.
+    literals: Vec<String>,
+    /// The calls that leave it: to a define of another chart, or with another
+    /// argument than the root context, each with what it hands and whether that
+    /// holds the root; followed by the calling chart, in its namespace.
+    exits: Vec<(Call, crate::template::reads::Arg, bool)>,
+    /// The parts its calls reach, by index.
+    next: Vec<usize>,
+}
+
+/// A chart's defines in parts.
+#[derive(Debug, Default)]
+struct Parts {
+    /// Each define's part, by name.
+    part_of: HashMap<String, usize>,
+    parts: Vec<Arc<Part>>,
+}
+
 /// A chart's reads with the defines it reaches in its dependencies.
 #[derive(Debug, Default)]
 pub struct Analysis {
@@ -615,6 +653,10 @@ pub struct Analysis {
     merged: Vec<Arc<Chart>>,
     /// Library charts of the repository read for defines no dependency has.
     libraries: Vec<Arc<Chart>>,
+    /// The parts of other charts' defines the chart's calls reach with the root
+    /// context, shared with every chart that reaches them: their reads are the
+    /// chart's reads too ([`Analysis::used`]).
+    shared: Vec<Arc<Part>>,
 }
 
 /// A chart file, read.

@@ -3,17 +3,18 @@
 //! found and read). A leaf: [`super::Chart`] builds it (`defines.rs`), and
 //! `undefined-template` and the values notes ask it.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 /// The defines of a chart graph (the chart, its dependencies, its parents and what
 /// they reach) and of the repository's library charts.
 #[derive(Debug, Default)]
 pub struct DefineIndex {
     /// Every define of the charts of the graph.
-    pub(super) graph: HashSet<String>,
+    pub(super) graph: DefineNames,
     /// Every define of the repository's library charts outside the graph, which a
     /// build step may put under `charts/`.
-    pub(super) libraries: HashSet<String>,
+    pub(super) libraries: DefineNames,
     /// The names of the graph's charts, in the order they were searched, each once.
     pub(super) searched: Vec<String>,
     /// Whether library charts outside the graph were searched too.
@@ -29,6 +30,53 @@ pub struct DefineIndex {
     /// Over the files and manifests of every chart searched: what a finding of
     /// `undefined-template` depends on besides the file.
     pub fingerprint: u64,
+}
+
+/// The names of the defines of some charts: each chart's table, shared with the
+/// chart's scan, never copied (a repository of N charts that each reach a library
+/// of N defines would otherwise hold N² names).
+#[derive(Default)]
+pub(super) struct DefineNames(Vec<Arc<dyn Names>>);
+
+/// A chart's table of defines, by name.
+pub(super) trait Names: Send + Sync {
+    fn has(&self, name: &str) -> bool;
+    fn all(&self) -> Box<dyn Iterator<Item = &String> + '_>;
+}
+
+impl<V: Send + Sync> Names for HashMap<String, V> {
+    fn has(&self, name: &str) -> bool {
+        self.contains_key(name)
+    }
+    fn all(&self) -> Box<dyn Iterator<Item = &String> + '_> {
+        Box::new(self.keys())
+    }
+}
+
+impl std::fmt::Debug for DefineNames {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_set().entries(self.iter()).finish()
+    }
+}
+
+impl DefineNames {
+    /// Adds a chart's defines, once.
+    pub(super) fn add(&mut self, defines: Arc<dyn Names>) {
+        let same =
+            |known: &Arc<dyn Names>| std::ptr::addr_eq(Arc::as_ptr(known), Arc::as_ptr(&defines));
+        if !self.0.iter().any(same) {
+            self.0.push(defines);
+        }
+    }
+
+    pub(super) fn contains(&self, name: &str) -> bool {
+        self.0.iter().any(|defines| defines.has(name))
+    }
+
+    /// Every name, once per chart that defines it.
+    fn iter(&self) -> impl Iterator<Item = &String> {
+        self.0.iter().flat_map(|defines| defines.all())
+    }
 }
 
 /// A dependency of the graph tether did not find.
@@ -79,7 +127,7 @@ impl DefineIndex {
             .chain(
                 self.libraries
                     .iter()
-                    .filter(|name| !self.graph.contains(*name)),
+                    .filter(|name| !self.graph.contains(name)),
             )
             .map(String::as_str)
     }
@@ -231,7 +279,7 @@ impl MissingDependency {
 /// The define of `names` most like `name`: by edit distance over the whole name, or
 /// over what follows the first dot when only the prefix differs (`wordpress.port`
 /// for `blog.port`), within about a quarter of the name's length.
-fn nearest<'a>(name: &str, names: &'a HashSet<String>) -> Option<&'a str> {
+fn nearest<'a>(name: &str, names: &'a DefineNames) -> Option<&'a str> {
     let limit = (name.chars().count() / 4).max(2);
     names
         .iter()
@@ -272,8 +320,12 @@ fn quoted(names: &[String], most: usize) -> String {
 mod tests {
     use super::*;
 
-    fn names(list: &[&str]) -> HashSet<String> {
-        list.iter().map(|name| (*name).to_string()).collect()
+    fn names(list: &[&str]) -> DefineNames {
+        let defines: HashMap<String, ()> =
+            list.iter().map(|name| ((*name).to_string(), ())).collect();
+        let mut names = DefineNames::default();
+        names.add(Arc::new(defines));
+        names
     }
 
     #[test]

@@ -6,9 +6,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::values::{Used, missing_in, unused_under};
-use super::{Chart, Keys, Location};
+use super::{Analysis, Chart, Keys, Location};
 use crate::cache_key::CacheKey;
-use crate::template::reads::Use;
 
 impl Chart {
     /// The chart's name for messages: `name` of `Chart.yaml`, else its folder.
@@ -249,7 +248,7 @@ impl Chart {
             return Vec::new();
         }
         let mut found = Vec::new();
-        let own = Used::new(&analysis.reads);
+        let own = analysis.used();
         for (name, line, value) in self.values.entries_in_file_order() {
             let path = vec![name.clone()];
             // `enabled` at the top: the switch a parent's `condition: NAME.enabled`
@@ -258,7 +257,7 @@ impl Chart {
                 continue;
             }
             if name == "global" {
-                self.unused_global(value, *line, &analysis.reads, &mut found);
+                self.unused_global(value, *line, analysis, &mut found);
                 continue;
             }
             match self
@@ -280,12 +279,7 @@ impl Chart {
                         continue;
                     }
                     let mut inner = Vec::new();
-                    unused_under(
-                        value,
-                        &mut Vec::new(),
-                        &Used::new(&inner_analysis.reads),
-                        &mut inner,
-                    );
+                    unused_under(value, &mut Vec::new(), &inner_analysis.used(), &mut inner);
                     for (inner, line) in inner {
                         let mut whole = path.clone();
                         whole.extend(inner);
@@ -313,7 +307,7 @@ impl Chart {
         &self,
         value: &Keys,
         line: usize,
-        own: &[(Vec<String>, Use)],
+        own: &Analysis,
         found: &mut Vec<(Vec<String>, usize)>,
     ) {
         let mut charts = Vec::new();
@@ -331,13 +325,22 @@ impl Chart {
             charts.push(chart);
         }
         // Only reads under `global` reach a path under it.
-        let global = charts
+        let analyses: Vec<&Analysis> = charts
             .iter()
-            .flat_map(|chart| &chart.analysis().reads)
-            .chain(own)
+            .map(|chart| chart.analysis())
+            .chain(std::iter::once(own))
+            .collect();
+        let global = analyses
+            .iter()
+            .flat_map(|analysis| &analysis.reads)
             .filter(|(path, _)| path.first().is_some_and(|name| name == "global"));
         let path = vec!["global".to_string()];
-        let all = Used::new(global);
+        let all = Used::new(global).with_shared(
+            analyses
+                .iter()
+                .flat_map(|analysis| &analysis.shared)
+                .map(|part| &part.used),
+        );
         if all.reaches(&path) {
             unused_under(value, &mut path.clone(), &all, found);
         } else {

@@ -159,6 +159,7 @@ impl Chart {
             parent: OnceLock::new(),
             scan: OnceLock::new(),
             analysis: OnceLock::new(),
+            parts: OnceLock::new(),
             content: OnceLock::new(),
             files: OnceLock::new(),
             define_index: OnceLock::new(),

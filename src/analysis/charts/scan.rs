@@ -176,7 +176,7 @@ impl Chart {
     fn add_file(&self, path: &Path, found: Arc<FileScan>, scan: &mut Scan) {
         self.note_opaque(path, &found, scan);
         for (name, define) in &found.defines {
-            define_once(&mut scan.defines, name, define);
+            define_once(Arc::make_mut(&mut scan.defines), name, define);
         }
         scan.files.push(found);
     }

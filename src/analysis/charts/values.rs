@@ -117,10 +117,40 @@ pub fn unused_under(
 }
 
 /// Reads indexed for [`Used::reaches`]: every read path and each of its prefixes,
-/// and the paths read whole, as slices of the reads (no path is copied).
+/// and the paths read whole, as slices of the reads (no path is copied); with the
+/// indexes of reads shared between charts (`closures.rs`).
 pub struct Used<'a> {
     touched: FastSet<&'a [String]>,
     whole: FastSet<&'a [String]>,
+    shared: Vec<&'a OwnedUsed>,
+}
+
+/// [`Used`] owning its paths: the index of reads many charts share, made once.
+#[derive(Debug, Default)]
+pub struct OwnedUsed {
+    touched: FastSet<Vec<String>>,
+    whole: FastSet<Vec<String>>,
+}
+
+impl OwnedUsed {
+    pub fn new<'a>(reads: impl IntoIterator<Item = &'a (Vec<String>, Use)>) -> OwnedUsed {
+        let mut used = OwnedUsed::default();
+        for (path, use_) in reads {
+            for end in 1..=path.len() {
+                if !used.touched.contains(&path[..end]) {
+                    used.touched.insert(path[..end].to_vec());
+                }
+            }
+            if *use_ == Use::Whole {
+                used.whole.insert(path.clone());
+            }
+        }
+        used
+    }
+
+    fn whole_above(&self, path: &[String]) -> bool {
+        (1..=path.len()).any(|end| self.whole.contains(&path[..end]))
+    }
 }
 
 /// A set hashed by foldhash (seeded per process): the read paths of a large chart
@@ -139,18 +169,34 @@ impl<'a> Used<'a> {
                 whole.insert(path.as_slice());
             }
         }
-        Used { touched, whole }
+        Used {
+            touched,
+            whole,
+            shared: Vec::new(),
+        }
+    }
+
+    /// These reads with the shared ones of `shared`.
+    pub fn with_shared(mut self, shared: impl IntoIterator<Item = &'a OwnedUsed>) -> Used<'a> {
+        self.shared.extend(shared);
+        self
     }
 
     /// Whether a read reaches `path`: the path itself, something under it, or
     /// something above it read whole.
     pub fn reaches(&self, path: &[String]) -> bool {
-        self.touched.contains(path) || self.whole_above(path)
+        self.touched.contains(path)
+            || self
+                .shared
+                .iter()
+                .any(|shared| shared.touched.contains(path))
+            || self.whole_above(path)
     }
 
     /// Whether `path` or a key above it is read whole.
     pub fn whole_above(&self, path: &[String]) -> bool {
         (1..=path.len()).any(|end| self.whole.contains(&path[..end]))
+            || self.shared.iter().any(|shared| shared.whole_above(path))
     }
 }
 
