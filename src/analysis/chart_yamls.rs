@@ -69,6 +69,8 @@ pub struct FoundChart {
     pub version: Option<String>,
     /// `type: library`.
     pub library: bool,
+    /// The `name` of each of its `dependencies:`.
+    pub depends_on: Vec<String>,
 }
 
 /// Lists and reads the `Chart.yaml` files under `top`: what git would list (ignored
@@ -187,6 +189,7 @@ struct Read {
 #[derive(Debug, Clone)]
 pub(crate) struct ChartYamlSays {
     chart: Option<(Option<String>, Option<String>, bool)>,
+    depends_on: Vec<String>,
     pins: Result<Vec<Pin>, String>,
 }
 
@@ -225,6 +228,7 @@ fn read_one(path: &Path, top: &Path, memo: Option<&ByHash<ChartYamlSays>>) -> Re
         Ok(document) => says(&document, path, &shown, pinned),
         Err((line, why)) => ChartYamlSays {
             chart: None,
+            depends_on: Vec::new(),
             pins: if pinned {
                 Err(problem(format!("line {line}: {why}")))
             } else {
@@ -242,6 +246,7 @@ fn read_one(path: &Path, top: &Path, memo: Option<&ByHash<ChartYamlSays>>) -> Re
             name,
             version,
             library,
+            depends_on: said.depends_on,
         })
     });
     Read {
@@ -259,12 +264,23 @@ fn says(document: &Node, path: &Path, shown: &Path, pinned: bool) -> ChartYamlSa
             _ => None,
         })
     };
+    let depends_on = match document.get("dependencies").map(|node| &node.value) {
+        Some(Value::Seq(dependencies)) => dependencies
+            .iter()
+            .filter_map(|dependency| match &dependency.get("name")?.value {
+                Value::Scalar(scalar) => scalar.as_text(),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
     ChartYamlSays {
         chart: Some((
             text("name"),
             text("version"),
             text("type").is_some_and(|kind| kind == "library"),
         )),
+        depends_on,
         pins: Ok(if pinned {
             chart_yaml_pins(document, path, shown)
         } else {

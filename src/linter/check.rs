@@ -313,14 +313,20 @@ pub fn check_resolved(
         .filter(|changed| changed.lines_only)
         .map(|changed| changed.changes);
     // One chart tree at a time (two, on two threads), its charts let go once its
-    // files are checked.
-    let checked: Vec<(Vec<(usize, Outcome)>, Partial)> = groups::chart_groups(&files)
-        .par_iter()
-        .map(|group| {
-            check_group(group, &files, &root, |index, surroundings| {
-                let cache = caches[config_index[index]].as_ref();
-                check_file(&files[index], surroundings, mode, cache, lines)
-            })
+    // files are checked; the trees other charts depend on last.
+    let rounds = groups::in_rounds(groups::chart_groups(&files), &files);
+    let checked: Vec<(Vec<(usize, Outcome)>, Partial)> = rounds
+        .iter()
+        .flat_map(|round| {
+            round
+                .par_iter()
+                .map(|group| {
+                    check_group(group, &files, &root, |index, surroundings| {
+                        let cache = caches[config_index[index]].as_ref();
+                        check_file(&files[index], surroundings, mode, cache, lines)
+                    })
+                })
+                .collect::<Vec<_>>()
         })
         .collect();
     let (outcomes, (partial_charts, read_whole)) = in_file_order(checked, files.len());

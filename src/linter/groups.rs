@@ -1,9 +1,11 @@
 //! A run's files in chart trees: each tree (a chart with everything under it, its
 //! subcharts included) is checked as one group, and the charts read for it are let
 //! go once its files are checked, so a run holds the charts of the trees being
-//! checked, not of the whole repository.
+//! checked, not of the whole repository. A tree whose chart another chart of the
+//! repository depends on is checked in a second round, after the charts that read
+//! it as a dependency: it is then read once, not again after it was let go.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -36,6 +38,49 @@ impl Group {
             }
         }
     }
+}
+
+/// `groups` in two rounds: first the trees whose chart no chart of its repository
+/// names in its `dependencies:`, then the others, each round in its order.
+pub(super) fn in_rounds(groups: Vec<Group>, files: &[FileToCheck]) -> [Vec<Group>; 2] {
+    // Per repository listing (the run's charts and the repository's top): the
+    // names some chart depends on, and each chart's name by folder.
+    type Listing = (HashSet<String>, HashMap<PathBuf, String>);
+    let mut listings: HashMap<(usize, PathBuf), Listing> = HashMap::new();
+    let [mut first, mut second] = [Vec::new(), Vec::new()];
+    for group in groups {
+        let depended = group.root.as_ref().is_some_and(|root| {
+            let Some(file) = group.files.first().map(|&index| &files[index]) else {
+                return false;
+            };
+            let Some(top) = &file.project.chart_scope.top else {
+                return false;
+            };
+            let charts = &file.project.charts;
+            let key = (Arc::as_ptr(charts) as usize, top.clone());
+            let (depended, names) = listings.entry(key).or_insert_with(|| {
+                let listing = charts.chart_yamls(top);
+                let depended = listing
+                    .charts
+                    .iter()
+                    .flat_map(|chart| chart.depends_on.iter().cloned())
+                    .collect();
+                let names = listing
+                    .charts
+                    .iter()
+                    .filter_map(|chart| Some((chart.folder.clone(), chart.name.clone()?)))
+                    .collect();
+                (depended, names)
+            });
+            names.get(root).is_some_and(|name| depended.contains(name))
+        });
+        if depended {
+            second.push(group);
+        } else {
+            first.push(group);
+        }
+    }
+    [first, second]
 }
 
 /// `files` grouped by the outermost chart folder above each (a folder with a

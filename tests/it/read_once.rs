@@ -2,7 +2,8 @@
 //! `values.yaml`, templates and the files its templates render through `.Files`,
 //! the repository's listing reads every `Chart.yaml` for pins and names, and the
 //! check of each of those files takes the text already read (a vendored chart's
-//! `Chart.yaml`, which its parent reads for its name, too). Opens are counted
+//! `Chart.yaml`, which its parent reads for its name, too; a chart another tree
+//! depends on, checked after it). Opens are counted
 //! under the test's own folder, so the tests running beside it do not count.
 
 use std::collections::BTreeMap;
@@ -53,6 +54,23 @@ fn a_check_opens_each_file_once() {
         "charts/bare/Chart.yaml",
         "apiVersion: v2\nname: bare\nversion: 0.0.0\n",
     );
+    // A chart another chart of the repository depends on by name, in a tree of
+    // its own checked first in path order: it is checked after `web`, which reads
+    // it as a dependency, not let go and read again for it.
+    write(
+        "charts/base/Chart.yaml",
+        "apiVersion: v2\nname: base\nversion: 1.0.0\n",
+    );
+    write("charts/base/values.yaml", "# The size.\nsize: 1\n");
+    write(
+        "charts/base/templates/cm.yaml",
+        "data:\n  size: {{ .Values.size }}\n",
+    );
+    write(
+        "charts/web/Chart.yaml",
+        "apiVersion: v2\nname: web\nversion: 1.0.0\ndependencies:\n  - name: base\n    version: 1.0.0\n    repository: https://charts.example.com\n",
+    );
+    write("charts/web/templates/cm.yaml", "data: {}\n");
     let config = helm_tether::Config::default_for(root.clone());
     let watch = helm_tether::internals::opens::watch(&root);
     let report = helm_tether::check_paths(
