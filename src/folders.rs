@@ -9,16 +9,26 @@ use std::fs::{DirEntry, FileType, Metadata};
 use std::path::{Path, PathBuf};
 
 /// A folder that could not be listed, or an entry whose kind could not be read.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug)]
 pub struct Unread {
     pub path: PathBuf,
-    /// What failed, as the system said it: `cannot be listed (Permission denied …)`.
-    pub why: String,
+    /// A folder that could not be listed (else an entry not read).
+    pub folder: bool,
+    /// What the system said.
+    pub error: std::io::Error,
+}
+
+impl Unread {
+    /// What failed, in words: `cannot be listed (Permission denied …)`.
+    pub fn why(&self) -> String {
+        let what = if self.folder { "listed" } else { "read" };
+        format!("cannot be {what} ({})", self.error)
+    }
 }
 
 impl std::fmt::Display for Unread {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}", self.path.display(), self.why)
+        write!(f, "{}: {}", self.path.display(), self.why())
     }
 }
 
@@ -51,6 +61,10 @@ impl FolderEntry {
 
     pub fn is_file(&self) -> bool {
         self.kind.is_file()
+    }
+
+    pub fn is_symlink(&self) -> bool {
+        self.kind.is_symlink()
     }
 
     /// 1 for an entry of the root, 2 for one of its folders' entries, ….
@@ -110,7 +124,8 @@ fn walk_in(root: &Path, sorted: bool, mut visit: impl FnMut(&FolderEntry) -> Ste
                 Ok(kind) => entries.push(FolderEntry { entry, kind, depth }),
                 Err(error) => walked.unread.push(Unread {
                     path: entry.path(),
-                    why: format!("cannot be read ({error})"),
+                    folder: false,
+                    error,
                 }),
             }
         }
@@ -141,7 +156,8 @@ fn list(folder: &Path, unread: &mut Vec<Unread>) -> Option<Vec<DirEntry>> {
         Err(error) => {
             unread.push(Unread {
                 path: folder.to_path_buf(),
-                why: format!("cannot be listed ({error})"),
+                folder: true,
+                error,
             });
             return None;
         }
@@ -152,7 +168,8 @@ fn list(folder: &Path, unread: &mut Vec<Unread>) -> Option<Vec<DirEntry>> {
             Ok(entry) => listed.push(entry),
             Err(error) => unread.push(Unread {
                 path: folder.to_path_buf(),
-                why: format!("cannot be listed ({error})"),
+                folder: true,
+                error,
             }),
         }
     }
@@ -242,7 +259,7 @@ mod tests {
 
         let missing = walk(&dir.path().join("missing"), |_| Step::Into);
         assert_eq!(missing.unread.len(), 1);
-        assert!(missing.unread[0].why.starts_with("cannot be listed ("));
+        assert!(missing.unread[0].why().starts_with("cannot be listed ("));
 
         let closed = dir.path().join("a/x");
         std::fs::set_permissions(&closed, std::fs::Permissions::from_mode(0o000)).unwrap();

@@ -182,7 +182,7 @@ pub(super) fn compile_idem(
             format!(
                 "`dirs` may match folders inside {}, which {}: make it readable, or write globs that cannot reach it",
                 unread.path.display(),
-                unread.why
+                unread.why()
             ),
         ));
     }

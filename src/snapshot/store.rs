@@ -40,39 +40,18 @@ pub(super) fn read_snapshots(
     stored: &mut Stored,
     failures: &mut Vec<String>,
 ) -> Result<(), Error> {
-    let entries = match std::fs::read_dir(folder) {
-        Ok(entries) => entries,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(error) => {
-            return Err(SnapshotError::Io {
-                doing: SnapshotStep::ReadFolder,
-                path: relative_to(folder, &config.root),
-                source: error,
-            }
-            .into());
-        }
-    };
-    for entry in entries {
-        let entry = entry.map_err(|error| SnapshotError::Io {
-            doing: SnapshotStep::List,
-            path: folder.to_path_buf(),
-            source: error,
-        })?;
+    let walked = crate::folders::walk_unsorted(folder, |entry| {
         let path = entry.path();
         let relative = relative_to(&path, &config.root);
-        let kind = entry.file_type().map_err(|error| SnapshotError::Io {
-            doing: SnapshotStep::Inspect,
-            path: relative.clone(),
-            source: error,
-        })?;
-        if kind.is_symlink() {
+        if entry.is_dir() {
+            return crate::folders::Step::Into;
+        }
+        if entry.is_symlink() {
             // Never followed: a link could make the diff print any file it points at.
             failures.push(format!(
                 "{} is a symlink in the snapshot folder; remove it (tether reads and writes only real files there)",
                 relative.display()
             ));
-        } else if kind.is_dir() {
-            read_snapshots(config, &path, stored, failures)?;
         } else if let Some(pending) = is_snapshot_name(&path) {
             match read_regular(&path, MAX_FILE_BYTES) {
                 // Another tool's `.snap` file (insta's, Jest's) is none of tether's
@@ -91,8 +70,26 @@ pub(super) fn read_snapshots(
                 )),
             }
         }
+        crate::folders::Step::Into
+    });
+    // A snapshot folder not made yet holds no snapshot; any other folder or entry
+    // that cannot be read stops the comparison.
+    let unread = walked.unread.into_iter().find(|unread| {
+        !(unread.path == folder && unread.error.kind() == std::io::ErrorKind::NotFound)
+    });
+    match unread {
+        None => Ok(()),
+        Some(unread) => Err(SnapshotError::Io {
+            doing: if unread.folder {
+                SnapshotStep::ReadFolder
+            } else {
+                SnapshotStep::Inspect
+            },
+            path: relative_to(&unread.path, &config.root),
+            source: unread.error,
+        }
+        .into()),
     }
-    Ok(())
 }
 
 /// The first words of every snapshot tether writes: the mark that a `.snap` file is

@@ -264,7 +264,10 @@ fn chart_files(root: &Path) -> (Vec<PathBuf>, Vec<(PathBuf, String)>) {
         // Not the chart's own folder: a chart that is not there is read elsewhere
         // as missing.
         .filter(|unread| unread.path != root)
-        .map(|unread| (unread.path, unread.why))
+        .map(|unread| {
+            let why = unread.why();
+            (unread.path, why)
+        })
         .collect();
     (files, unreadable)
 }
