@@ -178,3 +178,48 @@ fn no_file_in_src_is_longer_than_800_lines() {
     // The count stops at the test module.
     assert_eq!(lines_outside_tests("a\n#[cfg(test)]\nmod tests {\n}\n"), 1);
 }
+
+/// The files of `src/` that may list a folder themselves: the walker, the walks
+/// `ignore` drives (they honour `.gitignore`, and each reports what it could not
+/// read), and the listings of one folder that are no walk (a chart's `charts/`,
+/// the temporary folder's sandboxes, `/proc`).
+const LISTS_FOLDERS: &[&str] = &[
+    "src/folders.rs",
+    "src/linter/walk.rs",
+    "src/analysis/chart_yamls.rs",
+    "src/idem/sandbox/listing.rs",
+    "src/analysis/charts/mod.rs",
+    "src/idem/sandbox/registry.rs",
+    "src/idem/command.rs",
+    "src/idem/contain.rs",
+];
+
+/// Every other walk of a folder tree goes through `src/folders.rs`, which hands
+/// back what it could not read (issue 40: five hand-written walks skipped
+/// unreadable folders silently, one making a false `unused-value`).
+#[test]
+fn folders_are_walked_one_way() {
+    let mut files = Vec::new();
+    files_with_extension(&repo().join("src"), "rs", &mut files);
+    files.sort();
+    let mut listing = Vec::new();
+    for path in &files {
+        let relative = path.strip_prefix(repo()).unwrap().display().to_string();
+        if path.file_name().is_some_and(|name| name == "tests.rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(path).unwrap();
+        let code: Vec<&str> = text.lines().take(lines_outside_tests(&text)).collect();
+        let lists = code.iter().any(|line| {
+            !line.trim_start().starts_with("//")
+                && (line.contains("read_dir(") || line.contains("WalkBuilder::new("))
+        });
+        if lists && !LISTS_FOLDERS.contains(&relative.as_str()) {
+            listing.push(relative);
+        }
+    }
+    assert!(
+        listing.is_empty(),
+        "files that list folders themselves (walk with crate::folders::walk): {listing:?}"
+    );
+}
