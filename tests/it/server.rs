@@ -10,6 +10,7 @@ use std::process::{Command, Stdio};
 
 /// pytest-lsp's client against the binary cargo built.
 #[test]
+#[ignore = "pytest-lsp's suite takes 9 s in the edit loop: `cargo xtask ci` runs it"]
 fn the_lsp_client_tests_pass() {
     let Some(pytest) = common::installed_tool("target/ci-venv/bin/pytest") else {
         return;
