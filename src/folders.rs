@@ -73,6 +73,7 @@ impl FolderEntry {
     }
 
     /// Its metadata, not following a link (`fstatat` on the listed folder).
+    #[cfg_attr(not(unix), allow(dead_code))] // Only idem's fingerprint, Unix-only, asks.
     pub fn metadata(&self) -> std::io::Result<Metadata> {
         self.entry.metadata()
     }

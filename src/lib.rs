@@ -86,7 +86,10 @@ mod template;
 mod yaml;
 
 pub use diagnostic::{Applicability, Diagnostic, Edit, Fix, Label, Severity};
-pub use error::{ChangesError, ConfigError, Error, RuleNameError, SnapshotError, SnapshotStep};
+pub use error::{
+    ChangesError, ConfigError, ConfigurationError, Error, RuleNameError, SnapshotError,
+    SnapshotStep,
+};
 pub use linter::check::{
     ChangedSince, CheckOptions, CheckReport, ConfigSource, PartialChart, check_paths,
 };

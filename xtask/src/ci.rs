@@ -266,8 +266,10 @@ pub fn step(name: &str) -> Result<()> {
 }
 
 /// The most public items the library's documentation may list (its `all.html`):
-/// what a release freezes is kept small enough to read in one sitting.
-const MAX_PUBLIC_ITEMS: usize = 60;
+/// what a release freezes is kept small enough to read in one sitting. 64 since
+/// the errors are typed (issue 40): `ConfigurationError`, `RuleNameError`,
+/// `ChangesError`, `SnapshotError` and `SnapshotStep`, which a caller matches on.
+const MAX_PUBLIC_ITEMS: usize = 64;
 
 /// `cargo doc` of the library: every public item documented, no broken link, and at
 /// most [`MAX_PUBLIC_ITEMS`] of them.

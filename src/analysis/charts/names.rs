@@ -119,9 +119,10 @@ impl DefineIndex {
         self.missing.is_empty() && self.gaps.is_empty()
     }
 
-    /// Every name the index holds: the graph's defines, then the repository's
-    /// library charts' outside it.
+    /// Every name the index holds, once: the graph's defines, then the
+    /// repository's library charts' outside it.
     pub fn names(&self) -> impl Iterator<Item = &str> {
+        let mut seen = HashSet::new();
         self.graph
             .iter()
             .chain(
@@ -130,6 +131,7 @@ impl DefineIndex {
                     .filter(|name| !self.graph.contains(name)),
             )
             .map(String::as_str)
+            .filter(move |name| seen.insert(*name))
     }
 
     /// Whether the index is that of a graph holding the chart at `root`.

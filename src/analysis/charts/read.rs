@@ -236,11 +236,13 @@ impl Chart {
 /// and entries below the chart's folder that could not be listed, with why.
 fn chart_files(root: &Path) -> (Vec<PathBuf>, Vec<(PathBuf, String)>) {
     let mut files = Vec::new();
+    let mut full = false;
     let walked = crate::folders::walk(root, |entry| {
         let name = entry.name();
         let name = name.to_string_lossy();
         let at_top = entry.depth() == 1;
-        if entry.is_hidden() || files.len() >= MAX_FILES {
+        full |= files.len() >= MAX_FILES;
+        if entry.is_hidden() || full {
             crate::folders::Step::Over
         } else if entry.is_dir() {
             // Subcharts are charts of their own; Helm never renders `crds/`.
@@ -258,7 +260,7 @@ fn chart_files(root: &Path) -> (Vec<PathBuf>, Vec<(PathBuf, String)>) {
         }
     });
     files.sort();
-    let unreadable = walked
+    let mut unreadable: Vec<(PathBuf, String)> = walked
         .unread
         .into_iter()
         // Not the chart's own folder: a chart that is not there is read elsewhere
@@ -269,6 +271,13 @@ fn chart_files(root: &Path) -> (Vec<PathBuf>, Vec<(PathBuf, String)>) {
             (unread.path, why)
         })
         .collect();
+    // What lies past the bound is unknown, as an unreadable folder is.
+    if full {
+        unreadable.push((
+            root.to_path_buf(),
+            format!("has more than {MAX_FILES} files; tether reads the first"),
+        ));
+    }
     (files, unreadable)
 }
 
