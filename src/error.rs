@@ -357,10 +357,8 @@ pub enum SnapshotError {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum SnapshotStep {
-    /// Reading the snapshot folder.
+    /// Reading the snapshot folder, or a folder inside it.
     ReadFolder,
-    /// Listing a folder inside it.
-    List,
     /// Asking what an entry is.
     Inspect,
     /// Creating a folder.
@@ -375,7 +373,6 @@ impl std::fmt::Display for SnapshotStep {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
             SnapshotStep::ReadFolder => "cannot read the snapshot folder ",
-            SnapshotStep::List => "cannot list ",
             SnapshotStep::Inspect => "",
             SnapshotStep::Create => "cannot create ",
             SnapshotStep::Write => "cannot write ",
