@@ -55,6 +55,14 @@ static ALLOCATOR: Counting = Counting;
 /// Taken by each test while it measures.
 static MEASURING: Mutex<()> = Mutex::new(());
 
+/// [`MEASURING`], taken for the rest of the calling test (a test that failed while
+/// holding it does not stop the others).
+fn measuring() -> std::sync::MutexGuard<'static, ()> {
+    MEASURING
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 /// The most memory `check` held at once for `text` as a template, beyond what was
 /// held before.
 fn peak_of(config: &helm_tether::Config, text: &str) -> usize {
@@ -85,9 +93,7 @@ const HOSTILE: &[(&str, &str)] = &[
 
 #[test]
 fn memory_is_linear_in_the_input_with_a_small_constant() {
-    let _measuring = MEASURING
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let _measuring = measuring();
     let folder = tempfile::tempdir().unwrap();
     let config = helm_tether::Config::default_for(folder.path().to_path_buf());
     let mut failures = Vec::new();
@@ -187,9 +193,7 @@ fn hostile_messages(size: usize) -> Vec<(&'static str, String)> {
 
 #[test]
 fn a_server_message_takes_a_few_times_its_size() {
-    let _measuring = MEASURING
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let _measuring = measuring();
     let size = 30 * 1024 * 1024;
     let mut failures = Vec::new();
     for (name, body) in hostile_messages(size) {
@@ -261,9 +265,7 @@ fn monorepo_peak(charts: usize) -> usize {
 /// repository: at 16 times the charts it takes at most 1.5 times the memory.
 #[test]
 fn memory_follows_the_largest_chart_not_the_repository() {
-    let _measuring = MEASURING
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let _measuring = measuring();
     let peaks: Vec<usize> = [2, 8, 32].into_iter().map(monorepo_peak).collect();
     eprintln!("peak memory of a check at 1×, 4×, 16× the charts: {peaks:?} bytes");
     assert!(
@@ -292,9 +294,7 @@ impl std::io::Write for CountingSink {
 /// written.
 #[test]
 fn the_json_report_is_written_as_it_is_made() {
-    let _measuring = MEASURING
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let _measuring = measuring();
     let dir = tempfile::tempdir().unwrap();
     for file in 0..60 {
         std::fs::write(
@@ -402,9 +402,7 @@ fn define_ring_work(charts: usize) -> usize {
 /// before (the 16-times ring allocated 52 times as much).
 #[test]
 fn a_ring_of_defines_costs_linear_work() {
-    let _measuring = MEASURING
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let _measuring = measuring();
     let one = define_ring_work(25);
     let sixteen = define_ring_work(400);
     eprintln!("define ring: 25 charts {one} bytes allocated, 400 charts {sixteen}");

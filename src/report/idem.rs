@@ -66,24 +66,16 @@ pub fn human(report: &IdemReport) -> String {
             );
         }
     }
-    if !report.user_tree_changes.is_empty() {
-        let _ = writeln!(
-            out,
-            "\nerror: files of your tree changed while tether ran; tether never writes there, so the command wrote outside its sandbox (or something else did):"
-        );
-        for path in &report.user_tree_changes {
-            let _ = writeln!(out, "  {path}");
-        }
-    }
-    if !report.unwatched.is_empty() {
-        let _ = writeln!(
-            out,
-            "\nnote: tether could not list these folders of your tree, so a change a command made inside them would go unseen:"
-        );
-        for path in &report.unwatched {
-            let _ = writeln!(out, "  {path}");
-        }
-    }
+    paths_under(
+        &mut out,
+        "error: files of your tree changed while tether ran; tether never writes there, so the command wrote outside its sandbox (or something else did):",
+        &report.user_tree_changes,
+    );
+    paths_under(
+        &mut out,
+        "note: tether could not list these folders of your tree, so a change a command made inside them would go unseen:",
+        &report.unwatched,
+    );
     if report.discovered {
         discovered(&mut out, report);
     }
@@ -227,6 +219,18 @@ struct JsonTarget<'a> {
     dir: &'a str,
     run: &'a str,
     checks: &'a [CheckResult],
+}
+
+/// `heading` after a blank line, then each of `paths` indented; nothing when there
+/// are none.
+fn paths_under(out: &mut String, heading: &str, paths: &[String]) {
+    if paths.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "\n{heading}");
+    for path in paths {
+        let _ = writeln!(out, "  {path}");
+    }
 }
 
 /// The JSON report (the contract in docs/src/idem.md).

@@ -87,11 +87,11 @@ impl EditorSettings {
                 };
             }
             let relative = path.strip_prefix(root).unwrap_or(&path);
-            if entry.is_file()
+            let matched = entry.is_file()
                 && relative != Path::new("values.yaml")
-                && self.matcher.is_match(relative)
-            {
-                found.push(path.clone());
+                && self.matcher.is_match(relative);
+            if matched {
+                found.push(path);
             }
             crate::folders::Step::Into
         });

@@ -9,6 +9,25 @@ use super::{Analysis, Call, Chart, Define, DependencySource, Keys, names};
 use crate::template::reads::{Arg, Use};
 
 impl Analysis {
+    /// The define `name` of `chart` uses `.Values` whole, in `shown` at `line`:
+    /// every value counts as read (said once, for the first such define met).
+    fn used_whole(&mut self, name: &str, chart: &Chart, shown: &str, line: usize) {
+        if self.everything.is_none() {
+            self.everything = Some(format!(
+                "`{name}` of chart `{}` ({shown}) uses `.Values` whole at line {line}",
+                chart.name()
+            ));
+        }
+    }
+
+    /// A define of `chart` merges into the root's values: its values count as the
+    /// chart's (each chart once).
+    fn merges(&mut self, chart: &Arc<Chart>) {
+        if !self.merged.iter().any(|known| Arc::ptr_eq(known, chart)) {
+            self.merged.push(chart.clone());
+        }
+    }
+
     /// The chart's reads indexed for `unused-value`, with the parts of other
     /// charts' defines it shares.
     pub(super) fn used(&self) -> super::values::Used<'_> {
@@ -127,20 +146,11 @@ impl Chart {
         }
         if let (Some(chart), true) = (&chart, root) {
             analysis.reads.extend(define.reads.iter().cloned());
-            if let (Some((file, line)), None) = (&define.whole, &analysis.everything) {
-                analysis.everything = Some(format!(
-                    "`{name}` of chart `{}` ({}) uses `.Values` whole at line {line}",
-                    chart.name(),
-                    self.shown(file)
-                ));
+            if let Some((file, line)) = &define.whole {
+                analysis.used_whole(name, chart, &self.shown(file), *line);
             }
-            if define.sets_values
-                && !analysis
-                    .merged
-                    .iter()
-                    .any(|known| Arc::ptr_eq(known, chart))
-            {
-                analysis.merged.push(chart.clone());
+            if define.sets_values {
+                analysis.merges(chart);
             }
         }
         for (path, use_) in &define.handed {
@@ -207,20 +217,11 @@ impl Chart {
                 continue;
             }
             let part = &parts.parts[at];
-            if let (Some((define, file, line)), None) = (&part.whole, &analysis.everything) {
-                analysis.everything = Some(format!(
-                    "`{define}` of chart `{}` ({}) uses `.Values` whole at line {line}",
-                    chart.name(),
-                    self.shown(file)
-                ));
+            if let Some((define, file, line)) = &part.whole {
+                analysis.used_whole(define, chart, &self.shown(file), *line);
             }
-            if part.sets_values
-                && !analysis
-                    .merged
-                    .iter()
-                    .any(|known| Arc::ptr_eq(known, chart))
-            {
-                analysis.merged.push(chart.clone());
+            if part.sets_values {
+                analysis.merges(chart);
             }
             if let (Some(define), None) = (&part.handed_whole, &analysis.everything) {
                 analysis.everything = Some(format!(
