@@ -65,6 +65,7 @@ mod cache_key;
 mod cli;
 mod diagnostic;
 mod error;
+mod excerpt;
 mod folders;
 mod git;
 mod globs;

@@ -211,16 +211,18 @@ fn a_server_message_takes_a_few_times_its_size() {
 }
 
 /// A generated monorepo of `charts` charts, each with a 60 kB `values.yaml` of
-/// documented keys and a template that reads them all: nothing to report, so the
-/// report does not grow with the charts.
+/// documented keys and a template that reads them all. Each `values.yaml` has one
+/// finding on its first line: the report holds that line, not the file, so it
+/// grows with the findings, not with the text of the files they are in.
 fn monorepo(root: &std::path::Path, charts: usize) {
     for chart in 0..charts {
         let folder = root.join(format!("charts/app{chart}"));
         std::fs::create_dir_all(folder.join("templates")).unwrap();
         let manifest = format!("apiVersion: v2\nname: app{chart}\nversion: 1.0.0\n");
         std::fs::write(folder.join("Chart.yaml"), manifest).unwrap();
-        let mut values = String::new();
-        let mut template = String::from("apiVersion: v1\nkind: ConfigMap\ndata:\n");
+        let mut values = String::from("# The first key.\nfirst: 1 # one space before\n");
+        let mut template =
+            String::from("apiVersion: v1\nkind: ConfigMap\ndata:\n  first: {{ .Values.first }}\n");
         for key in 0..1000 {
             values.push_str(&format!(
                 "# How key {key} is used.\nkey{key}:\n  on: true\n"
@@ -256,7 +258,8 @@ fn monorepo_peak(charts: usize) -> usize {
     });
     let peak = PEAK.load(Ordering::Relaxed) - before;
     assert_eq!(report.files, 3 * charts);
-    assert_eq!(report.diagnostics, Vec::new());
+    let rules: Vec<&str> = report.diagnostics.iter().map(|d| d.rule.name()).collect();
+    assert_eq!(rules, vec!["inline-comment-spacing"; charts]);
     drop(report);
     peak
 }

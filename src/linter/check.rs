@@ -8,10 +8,12 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::PoisonError;
 
 use rayon::prelude::*;
 
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::excerpt::Excerpt;
 use crate::linter::cache::Cache;
 use crate::linter::changes::Changes;
 use crate::linter::file::{Mode, Outcome, check_file};
@@ -22,7 +24,6 @@ use crate::linter::surroundings::Surroundings;
 use crate::linter::walk::{self, FileToCheck};
 use crate::rules::RuleId;
 use crate::settings::config::Config;
-use crate::source::SourceFile;
 use std::sync::Arc;
 
 /// Everything a check found. [`CheckReport::render`] prints it in the formats of
@@ -34,10 +35,10 @@ pub struct CheckReport {
     pub files: usize,
     /// Sorted by path, position, rule.
     pub diagnostics: Vec<Diagnostic>,
-    /// The text of every file with a finding, for rendering snippets.
+    /// The lines of every file with a finding that its findings show.
     /// Shared, so a renderer's copy of the report (`render` names configurations
     /// from where paths are shown) copies the findings, never the texts.
-    pub(crate) sources: Arc<BTreeMap<PathBuf, SourceFile>>,
+    pub(crate) sources: Arc<BTreeMap<PathBuf, Excerpt>>,
     /// Inputs that do not exist, files that could not be read: tether could not do
     /// its whole job.
     pub failures: Vec<String>,
@@ -298,6 +299,7 @@ pub fn check_resolved(
         unreadable,
         excluded,
     } = walk::files(resolver, inputs);
+    resolver.forget_folders();
     if let Some(changed) = changed {
         files.retain(|file| changed.changes.contains(&file.absolute));
     }
@@ -313,47 +315,59 @@ pub fn check_resolved(
         .filter(|changed| changed.lines_only)
         .map(|changed| changed.changes);
     // One chart tree at a time (two, on two threads), its charts let go once its
-    // files are checked; the trees other charts depend on last.
-    let rounds = groups::in_rounds(groups::chart_groups(&files), &files);
-    let checked: Vec<(Vec<(usize, Outcome)>, Partial)> = rounds
-        .iter()
-        .flat_map(|round| {
-            round
-                .par_iter()
-                .map(|group| {
-                    check_group(group, &files, &root, |index, surroundings| {
-                        let cache = caches[config_index[index]].as_ref();
-                        check_file(&files[index], surroundings, mode, cache, lines)
-                    })
-                })
-                .collect::<Vec<_>>()
-        })
-        .collect();
-    let (outcomes, (partial_charts, read_whole)) = in_file_order(checked, files.len());
-    let mut report = CheckReport {
-        files: files.len(),
-        excluded,
-        partial_charts,
-        read_whole,
-        root,
-        failures: bad_inputs,
-        ..CheckReport::default()
-    };
-    let unreadable = unreadable.into_iter().map(|(path, message)| {
-        let outcome = Outcome::Unreadable {
-            path,
-            message,
-            folder: true,
-        };
-        (usize::MAX, outcome)
-    });
-    let mut fresh: Vec<Vec<Stored>> = vec![Vec::new(); configs.len()];
+    // files are checked; the trees other charts depend on last. Each tree's
+    // outcomes go into the report as it ends, so a run holds the findings, not
+    // every file's outcome.
     let keep_fresh = !changed.is_some_and(|changed| changed.lines_only);
-    for (index, outcome) in config_index.iter().copied().zip(outcomes).chain(unreadable) {
+    let taking = std::sync::Mutex::new(Taking {
+        report: CheckReport {
+            files: files.len(),
+            excluded,
+            root: root.clone(),
+            failures: bad_inputs,
+            ..CheckReport::default()
+        },
+        unreadable: Vec::new(),
         // Findings kept for changed lines only are not the file's findings.
-        let fresh = fresh.get_mut(index).filter(|_| keep_fresh);
-        report.take(outcome, fresh);
+        fresh: caches
+            .iter()
+            .map(|cache| (cache.is_some() && keep_fresh).then(Vec::new))
+            .collect(),
+    });
+    for round in groups::in_rounds(groups::chart_groups(&files), &files) {
+        round.par_iter().for_each(|group| {
+            let (outcomes, partial) = check_group(group, &files, &root, |index, surroundings| {
+                let cache = caches[config_index[index]].as_ref();
+                check_file(&files[index], surroundings, mode, cache, lines)
+            });
+            let mut taking = taking.lock().unwrap_or_else(PoisonError::into_inner);
+            for (index, outcome) in outcomes {
+                taking.take(outcome, index, &files[index], config_index[index]);
+            }
+            let (partial_charts, read_whole) = partial;
+            taking.report.partial_charts.extend(partial_charts);
+            taking.report.read_whole.extend(read_whole);
+        });
     }
+    let Taking {
+        mut report,
+        fresh,
+        unreadable: mut unreadable_files,
+    } = taking.into_inner().unwrap_or_else(PoisonError::into_inner);
+    // In the order of the files, then the folders, whichever tree ended first.
+    unreadable_files.sort_by_key(|(index, ..)| *index);
+    let unreadable_folders = unreadable
+        .into_iter()
+        .map(|(path, message)| (path, message, true));
+    for (path, message, folder) in unreadable_files
+        .into_iter()
+        .map(|(_, path, message, folder)| (path, message, folder))
+        .chain(unreadable_folders)
+    {
+        report.take_unreadable(path, message, folder);
+    }
+    report.partial_charts.sort_by(|a, b| a.chart.cmp(&b.chart));
+    report.read_whole.sort_by(|a, b| a.chart.cmp(&b.chart));
     report.keep_configurations(&configs);
     report
         .diagnostics
@@ -389,26 +403,6 @@ fn check_group(
         .collect();
     group.release(files);
     (outcomes, partial)
-}
-
-/// The outcomes of the groups' files in the order of the run's `count` files, and
-/// their charts read in part and read whole, sorted.
-fn in_file_order(
-    checked: Vec<(Vec<(usize, Outcome)>, Partial)>,
-    count: usize,
-) -> (impl Iterator<Item = Outcome>, Partial) {
-    let mut outcomes: Vec<Option<Outcome>> = (0..count).map(|_| None).collect();
-    let (mut partial_charts, mut read_whole) = (Vec::new(), Vec::new());
-    for (done, (partial, whole)) in checked {
-        for (index, outcome) in done {
-            outcomes[index] = Some(outcome);
-        }
-        partial_charts.extend(partial);
-        read_whole.extend(whole);
-    }
-    partial_charts.sort_by(|a, b| a.chart.cmp(&b.chart));
-    read_whole.sort_by(|a, b| a.chart.cmp(&b.chart));
-    (outcomes.into_iter().flatten(), (partial_charts, read_whole))
 }
 
 /// A file's fresh findings, for its configuration's cache: its path, its key and
@@ -496,51 +490,68 @@ impl CheckReport {
         self.configurations = written;
     }
 
-    fn take(&mut self, outcome: Outcome, fresh: Option<&mut Vec<Stored>>) {
+    /// A file or folder that could not be read: a `read-error` finding on it, and
+    /// a failure that sets the exit code.
+    fn take_unreadable(&mut self, path: PathBuf, message: String, folder: bool) {
+        let what = if folder { "folder" } else { "file" };
+        self.failures.push(format!("{}: {message}", path.display()));
+        self.diagnostics.push(Diagnostic {
+            rule: RuleId::ReadError,
+            severity: Severity::Error,
+            path,
+            range: 0..0,
+            message: format!("cannot read this {what}: {message}"),
+            help: Some("check its permissions, or exclude it in tether.toml".into()),
+            labels: Vec::new(),
+            fix: None,
+        });
+    }
+}
+
+/// The report a run fills as its chart trees end, and each configuration's fresh
+/// findings for its cache (`None`: no cache is written).
+struct Taking {
+    report: CheckReport,
+    fresh: Vec<Option<Vec<Stored>>>,
+    /// The files that could not be read, by index, taken last in the files' order.
+    unreadable: Vec<(usize, PathBuf, String, bool)>,
+}
+
+impl Taking {
+    /// Takes the outcome of `file`, the run's `index`th, whose configuration is the
+    /// run's `config`th.
+    fn take(&mut self, outcome: Outcome, index: usize, file: &FileToCheck, config: usize) {
+        let report = &mut self.report;
         match outcome {
             Outcome::Checked {
-                relative,
-                source,
+                excerpt,
                 diagnostics,
                 hash,
                 from_cache,
             } => {
                 if from_cache {
-                    self.cached += 1;
-                } else if let Some(fresh) = fresh {
+                    report.cached += 1;
+                } else if let Some(Some(fresh)) = self.fresh.get_mut(config) {
                     let stored = diagnostics
                         .iter()
                         .cloned()
                         .map(|mut diagnostic| {
-                            diagnostic.path = relative.clone();
+                            diagnostic.path.clone_from(&file.relative);
                             diagnostic
                         })
                         .collect();
-                    fresh.push((relative, hash, stored));
+                    fresh.push((file.relative.clone(), hash, stored));
                 }
-                if let Some(source) = source {
-                    Arc::make_mut(&mut self.sources).insert(source.path.clone(), source);
+                if let Some(excerpt) = excerpt {
+                    Arc::make_mut(&mut report.sources).insert(file.display.clone(), excerpt);
                 }
-                self.diagnostics.extend(diagnostics);
+                report.diagnostics.extend(diagnostics);
             }
             Outcome::Unreadable {
                 path,
                 message,
                 folder,
-            } => {
-                let what = if folder { "folder" } else { "file" };
-                self.diagnostics.push(Diagnostic {
-                    rule: RuleId::ReadError,
-                    severity: Severity::Error,
-                    path: path.clone(),
-                    range: 0..0,
-                    message: format!("cannot read this {what}: {message}"),
-                    help: Some("check its permissions, or exclude it in tether.toml".into()),
-                    labels: Vec::new(),
-                    fix: None,
-                });
-                self.failures.push(format!("{}: {message}", path.display()));
-            }
+            } => self.unreadable.push((index, path, message, folder)),
         }
     }
 }
@@ -553,7 +564,7 @@ impl CheckReport {
 fn run_notes(
     configs: &[Resolved],
     caches: Vec<Option<Cache>>,
-    fresh: Vec<Vec<Stored>>,
+    fresh: Vec<Option<Vec<Stored>>>,
 ) -> Vec<String> {
     let shadowing: Vec<String> = configs
         .iter()
@@ -563,7 +574,7 @@ fn run_notes(
     for (cache, fresh) in caches.into_iter().zip(fresh) {
         if let Some(cache) = cache {
             cache_notes.extend(cache.disabled.clone());
-            cache_notes.extend(cache.store(fresh));
+            cache_notes.extend(cache.store(fresh.unwrap_or_default()));
         }
     }
     cache_notes.dedup();

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::excerpt::Excerpt;
 use crate::linter::cache::Cache;
 use crate::linter::changes::Changes;
 use crate::linter::project::Project;
@@ -103,15 +104,16 @@ pub(super) fn check_file(
         diagnostics
     };
     if let Some(diagnostics) = cache.and_then(|cache| cache.get(&file.relative, hash)) {
-        let source = (!diagnostics.is_empty())
-            .then(|| SourceFile::from_bytes(file.display.clone(), bytes).0);
-        let diagnostics = match &source {
-            Some(source) => shown(diagnostics, source),
-            None => diagnostics,
+        let (excerpt, diagnostics) = match diagnostics.is_empty() {
+            true => (None, diagnostics),
+            false => {
+                let source = SourceFile::from_bytes(file.display.clone(), bytes).0;
+                let diagnostics = shown(diagnostics, &source);
+                (Some(Excerpt::of(&source, &diagnostics)), diagnostics)
+            }
         };
         return Outcome::Checked {
-            relative: file.relative.clone(),
-            source,
+            excerpt,
             diagnostics,
             hash,
             from_cache: true,
@@ -128,8 +130,7 @@ pub(super) fn check_file(
     source.path = file.display.clone();
     let diagnostics = shown(diagnostics, &source);
     Outcome::Checked {
-        relative: file.relative.clone(),
-        source: (!diagnostics.is_empty()).then_some(source),
+        excerpt: (!diagnostics.is_empty()).then(|| Excerpt::of(&source, &diagnostics)),
         diagnostics,
         hash,
         from_cache: false,
@@ -644,11 +645,9 @@ pub(super) fn comment_infos<'a>(
 
 pub(super) enum Outcome {
     Checked {
-        /// Relative to the file's configuration: the cache's key.
-        relative: PathBuf,
-        /// Kept only when there are findings to render, so a run holds the text of
-        /// the files with findings, not of the whole tree.
-        source: Option<SourceFile>,
+        /// The lines the findings show, when there are findings: a run holds those
+        /// lines, not the text of the whole tree.
+        excerpt: Option<Excerpt>,
         diagnostics: Vec<Diagnostic>,
         hash: u64,
         from_cache: bool,

@@ -63,6 +63,14 @@ pub struct Resolver {
 }
 
 impl Resolver {
+    /// Lets go of what was resolved per folder, once a walk has given every file
+    /// its configuration: a run then holds the configurations, not an entry for
+    /// every folder of the tree. A folder asked about again is resolved again.
+    pub fn forget_folders(&mut self) {
+        self.found = HashMap::new();
+        self.yamllint = HashMap::new();
+    }
+
     /// One configuration for every file.
     pub fn one(config: Config) -> Resolver {
         let mut resolver = Resolver::discover(config.clone(), Vec::new(), Vec::new(), None);

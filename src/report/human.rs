@@ -6,8 +6,8 @@ use annotate_snippets::{Level, Message, Renderer, Snippet};
 use std::path::{Path, PathBuf};
 
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::excerpt::Excerpt;
 use crate::linter::check::CheckReport;
-use crate::source::SourceFile;
 
 /// Renders every finding, then the summary. A line with several findings is one
 /// snippet, each finding a label on it, as rustc shows them.
@@ -25,7 +25,7 @@ pub fn render(report: &CheckReport, color: bool) -> String {
         let source = report
             .sources
             .get(&first.path)
-            .filter(|source| !source.text.is_empty());
+            .filter(|source| !source.is_empty());
         // The findings of one line: the diagnostics are sorted by path and position,
         // so they are next to each other. What a line costs in output is bounded by
         // its findings (at most 100 a rule), never its text repeated.
@@ -271,7 +271,7 @@ struct Window {
 }
 
 impl Window {
-    fn new(group: &[Diagnostic], source: &SourceFile) -> Window {
+    fn new(group: &[Diagnostic], source: &Excerpt) -> Window {
         let primary: Vec<_> = group
             .iter()
             .map(|diagnostic| visible(source, diagnostic.range.clone()))
@@ -295,7 +295,7 @@ impl Window {
             .line_range(last_line)
             .end
             .max(ranges().map(|range| range.end).max().unwrap_or(0));
-        let raw = &source.text[window_start..window_end];
+        let raw = source.text(window_start..window_end);
         // Where each byte of the window lands in the escaped text.
         let mut text = String::with_capacity(raw.len());
         let mut landing = Vec::with_capacity(raw.len() + 1);
@@ -390,16 +390,11 @@ fn severity_name(severity: Severity) -> &'static str {
 
 /// A range that shows: an empty range widens to the character it points at, and a
 /// range never ends past the end of its last line.
-fn visible(source: &SourceFile, range: std::ops::Range<usize>) -> std::ops::Range<usize> {
-    let text = &source.text;
-    let start = range.start.min(text.len());
-    let mut end = range.end.clamp(start, text.len());
+fn visible(source: &Excerpt, range: std::ops::Range<usize>) -> std::ops::Range<usize> {
+    let start = range.start.min(source.len());
+    let mut end = range.end.clamp(start, source.len());
     if end == start {
-        if let Some(c) = text[start..]
-            .chars()
-            .next()
-            .filter(|&c| c != '\n' && c != '\r')
-        {
+        if let Some(c) = source.char_at(start).filter(|&c| c != '\n' && c != '\r') {
             end = start + c.len_utf8();
         }
     }

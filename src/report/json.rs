@@ -6,8 +6,8 @@ use std::io::Write as _;
 use serde::Serialize;
 
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::excerpt::Excerpt;
 use crate::linter::check::CheckReport;
-use crate::source::SourceFile;
 
 #[derive(Serialize)]
 struct Output<'a> {
@@ -155,10 +155,10 @@ pub fn region(report: &CheckReport, diagnostic: &Diagnostic) -> (usize, usize, u
 }
 
 /// 1-based line and character column of a byte offset; 1:1 without a source.
-pub fn position(source: Option<&SourceFile>, offset: usize) -> (usize, usize) {
+pub fn position(source: Option<&Excerpt>, offset: usize) -> (usize, usize) {
     match source {
         Some(source) => {
-            let offset = offset.min(source.text.len());
+            let offset = offset.min(source.len());
             (source.line_of(offset) + 1, source.column_of(offset) + 1)
         }
         None => (1, 1),

@@ -249,6 +249,7 @@ const LEAVES: &[&str] = &[
     "cache_key.rs",
     "diagnostic.rs",
     "error.rs",
+    "excerpt.rs",
     "folders.rs",
     "git.rs",
     "globs.rs",
