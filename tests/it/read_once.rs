@@ -3,7 +3,7 @@
 //! the repository's listing reads every `Chart.yaml` for pins and names, and the
 //! check of each of those files takes the text already read (a vendored chart's
 //! `Chart.yaml`, which its parent reads for its name, too; a chart another tree
-//! depends on, checked after it). Opens are counted
+//! depends on, checked after it; a vendored library every chart reads). Opens are counted
 //! under the test's own folder, so the tests running beside it do not count.
 
 use std::collections::BTreeMap;
@@ -71,6 +71,25 @@ fn a_check_opens_each_file_once() {
         "apiVersion: v2\nname: web\nversion: 1.0.0\ndependencies:\n  - name: base\n    version: 1.0.0\n    repository: https://charts.example.com\n",
     );
     write("charts/web/templates/cm.yaml", "data: {}\n");
+    // A library vendored under a chart checked last: every chart before it reads
+    // it as one of the repository's libraries, and its parent then knows its
+    // name from that read, not from its `Chart.yaml` read again.
+    write(
+        "charts/zed/Chart.yaml",
+        "apiVersion: v2\nname: zed\nversion: 1.0.0\ndependencies:\n  - name: zlib\n    version: 1.0.0\n",
+    );
+    write(
+        "charts/zed/charts/zlib/Chart.yaml",
+        "apiVersion: v2\nname: zlib\nversion: 1.0.0\ntype: library\n",
+    );
+    write(
+        "charts/zed/charts/zlib/templates/_helpers.tpl",
+        "{{- define \"zlib.name\" -}}\nzed\n{{- end -}}\n",
+    );
+    write(
+        "charts/zed/templates/cm.yaml",
+        "metadata:\n  name: {{ include \"zlib.name\" . }}\n",
+    );
     let config = helm_tether::Config::default_for(root.clone());
     let watch = helm_tether::internals::opens::watch(&root);
     let report = helm_tether::check_paths(

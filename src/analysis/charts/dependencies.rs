@@ -318,6 +318,18 @@ fn in_charts_folder(
         let path = entry.path();
         let file_name = entry.file_name().to_string_lossy().into_owned();
         if kind.is_dir() {
+            // A chart the run read already (a library every chart of the
+            // repository reads) says its name and version without a second read.
+            if let Some(chart) = charts.read_already(&path) {
+                let name = chart.manifest.name.clone().unwrap_or(file_name);
+                let version = chart.manifest.version.clone();
+                found.push((
+                    Location::Folder(path),
+                    (name, version),
+                    DependencySource::Vendored,
+                ));
+                continue;
+            }
             let chart_yaml = path.join("Chart.yaml");
             // The run's listing of the repository's `Chart.yaml` files read it.
             let listed = charts
