@@ -391,7 +391,7 @@ fn check_group(
         .par_iter()
         .map(|&index| {
             let file = &files[index];
-            Surroundings::of(&file.config, &file.project, &file.relative)
+            Surroundings::of(&file.config, &file.project, file.relative())
         })
         .collect();
     let partial = partial_charts(&surroundings, root);
@@ -536,14 +536,15 @@ impl Taking {
                         .iter()
                         .cloned()
                         .map(|mut diagnostic| {
-                            diagnostic.path.clone_from(&file.relative);
+                            diagnostic.path = file.relative().to_path_buf();
                             diagnostic
                         })
                         .collect();
-                    fresh.push((file.relative.clone(), hash, stored));
+                    fresh.push((file.relative().to_path_buf(), hash, stored));
                 }
                 if let Some(excerpt) = excerpt {
-                    Arc::make_mut(&mut report.sources).insert(file.display.clone(), excerpt);
+                    Arc::make_mut(&mut report.sources)
+                        .insert(file.display().to_path_buf(), excerpt);
                 }
                 report.diagnostics.extend(diagnostics);
             }

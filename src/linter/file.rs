@@ -59,7 +59,7 @@ pub(super) fn check_file(
         Ok(read) => read,
         Err(error) => {
             return Outcome::Unreadable {
-                path: file.display.clone(),
+                path: file.display().to_path_buf(),
                 message: error.to_string(),
                 folder: false,
             };
@@ -99,15 +99,15 @@ pub(super) fn check_file(
             });
         }
         for diagnostic in &mut diagnostics {
-            diagnostic.path = file.display.clone();
+            diagnostic.path = file.display().to_path_buf();
         }
         diagnostics
     };
-    if let Some(diagnostics) = cache.and_then(|cache| cache.get(&file.relative, hash)) {
+    if let Some(diagnostics) = cache.and_then(|cache| cache.get(file.relative(), hash)) {
         let (excerpt, diagnostics) = match diagnostics.is_empty() {
             true => (None, diagnostics),
             false => {
-                let source = SourceFile::from_bytes(file.display.clone(), bytes).0;
+                let source = SourceFile::from_bytes(file.display().to_path_buf(), bytes).0;
                 let diagnostics = shown(diagnostics, &source);
                 (Some(Excerpt::of(&source, &diagnostics)), diagnostics)
             }
@@ -122,12 +122,12 @@ pub(super) fn check_file(
     let (mut source, diagnostics) = check_source(
         &file.config,
         &file.project,
-        &file.relative,
+        file.relative(),
         Source::new(bytes, Some(bytes_hash)),
         mode,
         surroundings,
     );
-    source.path = file.display.clone();
+    source.path = file.display().to_path_buf();
     let diagnostics = shown(diagnostics, &source);
     Outcome::Checked {
         excerpt: (!diagnostics.is_empty()).then(|| Excerpt::of(&source, &diagnostics)),

@@ -30,10 +30,24 @@ pub struct FileToCheck {
     pub config: Arc<Config>,
     /// The run's state of its configuration's repository (pins, charts).
     pub project: Arc<Project>,
-    /// Relative to `config.root`.
-    pub relative: PathBuf,
-    /// Relative to [`Walked::root`].
-    pub display: PathBuf,
+    /// [`Walked::root`], shared by every file of the walk.
+    root: Arc<Path>,
+}
+
+impl FileToCheck {
+    /// Relative to `config.root`: what globs match, and the cache's key.
+    pub fn relative(&self) -> &Path {
+        self.absolute
+            .strip_prefix(&self.config.root)
+            .unwrap_or(&self.absolute)
+    }
+
+    /// Relative to [`Walked::root`]: the path findings show.
+    pub fn display(&self) -> &Path {
+        self.absolute
+            .strip_prefix(&self.root)
+            .unwrap_or(&self.absolute)
+    }
 }
 
 /// What a walk found.
@@ -131,21 +145,21 @@ pub(crate) fn files_listed(
         .into_iter()
         .map(|(path, error)| (relative_to(&path, &root), error))
         .collect();
+    let shared_root: Arc<Path> = Arc::from(root.as_path());
     walked.files = found
-        .into_par_iter()
-        .map(
-            |(absolute, Resolved { config, project }, relative)| FileToCheck {
-                display: relative_to(&absolute, &root),
-                absolute,
-                config,
-                project,
-                relative,
-            },
-        )
+        .into_iter()
+        .map(|(absolute, Resolved { config, project })| FileToCheck {
+            absolute,
+            config,
+            project,
+            root: shared_root.clone(),
+        })
         .collect();
-    walked
-        .files
-        .par_sort_by(|a, b| a.display.cmp(&b.display).then(a.absolute.cmp(&b.absolute)));
+    walked.files.par_sort_by(|a, b| {
+        a.display()
+            .cmp(b.display())
+            .then(a.absolute.cmp(&b.absolute))
+    });
     walked.files.dedup_by(|a, b| a.absolute == b.absolute);
     walked
 }
@@ -204,8 +218,8 @@ fn input_folders(inputs: &[PathBuf]) -> Vec<PathBuf> {
 /// The folder output paths are relative to: the one configuration's folder, or the
 /// folder above all of them (and a file's own folder when `--config` names a file
 /// it is not below); the resolver's fallback when nothing was found.
-fn output_root(resolver: &Resolver, found: &[(PathBuf, Resolved, PathBuf)]) -> PathBuf {
-    let mut roots = found.iter().map(|(path, Resolved { config, .. }, _)| {
+fn output_root(resolver: &Resolver, found: &[(PathBuf, Resolved)]) -> PathBuf {
+    let mut roots = found.iter().map(|(path, Resolved { config, .. })| {
         if path.starts_with(&config.root) {
             config.root.as_path()
         } else {
@@ -256,7 +270,7 @@ fn list_input(
 /// The files a walk keeps, and the errors of the configurations it met.
 #[derive(Default)]
 struct Collected {
-    found: Vec<(PathBuf, Resolved, PathBuf)>,
+    found: Vec<(PathBuf, Resolved)>,
     config_errors: Vec<String>,
 }
 
@@ -273,7 +287,7 @@ impl Collected {
                 let relative = relative_to(&path, &resolved.config.root);
                 let exclusion = resolved.config.exclusion(&relative);
                 if exclusion.is_none() {
-                    self.found.push((path, resolved, relative));
+                    self.found.push((path, resolved));
                 }
                 exclusion
             }

@@ -456,7 +456,7 @@ fn fix_file(
     options: FixOptions,
 ) -> FileOutcome {
     let write = options.write;
-    let named = |message: String| format!("{}: {message}", file.display.display());
+    let named = |message: String| format!("{}: {message}", file.display().display());
     if write && linked.contains(&file.absolute) {
         return Err(named(
             "named through a link; tether --fix writes only regular files".into(),
@@ -486,7 +486,7 @@ fn fix_file(
     let fixed = fix_text_in(
         &file.config,
         &file.project,
-        &file.relative,
+        file.relative(),
         &text,
         options.unsafe_fixes,
         &AtomicBool::new(false),
@@ -496,7 +496,7 @@ fn fix_file(
         .held
         .into_iter()
         .map(|(line, rule)| HeldFix {
-            path: file.display.clone(),
+            path: file.display().to_path_buf(),
             line: line + 1,
             rule,
             reason: CHANGES_DATA.into(),
@@ -512,7 +512,7 @@ fn fix_file(
     }
     Ok((
         Some(FixedFile {
-            path: file.display.clone(),
+            path: file.display().to_path_buf(),
             before: text,
             after: fixed.text,
             fixes: fixed.fixes,
