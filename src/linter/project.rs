@@ -2,8 +2,11 @@
 //! charts of the run. State of one run, kept apart from the settings (`settings/config.rs`),
 //! which are data read from files and never change during a run.
 
-use std::path::PathBuf;
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use ignore::gitignore::Gitignore;
 
 use crate::analysis::charts::{Charts, Scope};
 use crate::analysis::pins::PinIndex;
@@ -21,6 +24,9 @@ pub struct Project {
     /// Where chart dependencies are looked for beyond a chart's `charts/`: the
     /// repository, and the configuration's `chart-paths`.
     pub(crate) chart_scope: Scope,
+    /// Each folder's `.helmdocsignore`, looked for once per run (`None`: there is
+    /// none, or tether cannot read it).
+    pub(crate) helm_docs_ignores: Mutex<HashMap<PathBuf, Option<Arc<Gitignore>>>>,
 }
 
 impl Project {
@@ -34,6 +40,7 @@ impl Project {
                 top: None,
                 chart_paths: config.chart_paths.clone(),
             },
+            helm_docs_ignores: Mutex::default(),
         }
     }
 
@@ -60,7 +67,25 @@ impl Project {
                 top: Some(top),
                 chart_paths: config.chart_paths.clone(),
             },
+            helm_docs_ignores: Mutex::default(),
         }
+    }
+
+    /// The `.helmdocsignore` of `folder`, read by `read` the first time the run
+    /// asks: every values file of a repository looks in the folders above it.
+    pub(crate) fn helm_docs_ignore(
+        &self,
+        folder: &Path,
+        read: impl FnOnce() -> Option<Gitignore>,
+    ) -> Option<Arc<Gitignore>> {
+        let mut read_already = self
+            .helm_docs_ignores
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        read_already
+            .entry(folder.to_path_buf())
+            .or_insert_with(|| read().map(Arc::new))
+            .clone()
     }
 
     /// The cache key of `config`'s findings in this run.

@@ -185,6 +185,7 @@ pub(super) fn values_file(
         && !helm_docs_ignores(
             folder,
             project.chart_scope.top.as_deref().unwrap_or(&config.root),
+            project,
         );
     Some(crate::rules::ValuesFile {
         in_chart,
@@ -197,9 +198,10 @@ pub(super) fn values_file(
 /// `Chart.yaml`), read as helm-docs reads it: gitignore patterns relative to the
 /// file's folder. helm-docs reads the one in the folder it runs in; tether does not
 /// know which that is, so any of them counts.
-pub(super) fn helm_docs_ignores(chart: &Path, top: &Path) -> bool {
+pub(super) fn helm_docs_ignores(chart: &Path, top: &Path, project: &Project) -> bool {
     for folder in chart.ancestors() {
-        if let Some(patterns) = ignore_file(folder, ".helmdocsignore") {
+        let found = project.helm_docs_ignore(folder, || ignore_file(folder, ".helmdocsignore"));
+        if let Some(patterns) = found {
             if patterns
                 .matched_path_or_any_parents(chart, true)
                 .is_ignore()

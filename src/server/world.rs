@@ -314,6 +314,8 @@ impl<'a> Batch<'a> {
             pins: resolved.project.pins.clone(),
             charts: self.charts.clone(),
             chart_scope: resolved.project.chart_scope.clone(),
+            // Looked for again on each change: the user may be editing one.
+            helm_docs_ignores: Default::default(),
         };
         Ok(FileState {
             included: resolved.config.includes(&relative),
