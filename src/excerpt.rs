@@ -147,13 +147,15 @@ impl Excerpt {
         };
         let index = line - piece.first_line;
         let start = piece.line_starts[index];
-        let mut end = piece
-            .line_starts
-            .get(index + 1)
-            .map_or(piece.start + piece.text.len(), |next| next - 1);
-        if index + 1 == piece.line_starts.len() && piece.text.ends_with('\n') {
-            end -= 1;
-        }
+        let mut end = match piece.line_starts.get(index + 1) {
+            Some(next) => next - 1,
+            // The piece's last line: its line break ends the piece, unless it is
+            // the empty line after the file's last line break.
+            None => {
+                let end = piece.start + piece.text.len();
+                end - usize::from(end > start && piece.text.ends_with('\n'))
+            }
+        };
         if end > start && piece.text.as_bytes()[end - 1 - piece.start] == b'\r' {
             end -= 1;
         }
@@ -274,5 +276,54 @@ mod tests {
         assert_eq!(source.line_text(7), "e: 4");
         assert!(excerpt.text(source.line_range(7)).is_empty());
         assert_eq!(excerpt.pieces.len(), 3);
+    }
+
+    proptest::proptest! {
+        /// On any text and any findings, at every end of every range a renderer
+        /// asks about, the excerpt answers as the whole file does.
+        #[test]
+        fn an_excerpt_answers_as_the_file_does_anywhere(
+            pieces in proptest::collection::vec(
+                proptest::sample::select(vec!["a", "b: 1", "\n", "\n", "\r\n", "é", "# c", "\u{feff}"]),
+                0..40,
+            ),
+            cuts in proptest::collection::vec((0usize..200, 0usize..200, 0usize..4), 0..6),
+        ) {
+            let text: String = pieces.concat();
+            let (source, _) = SourceFile::from_bytes("values.yaml", text.as_bytes().to_vec());
+            let text = source.text.clone();
+            let boundaries: Vec<usize> =
+                (0..=text.len()).filter(|&at| text.is_char_boundary(at)).collect();
+            let at = |index: usize| boundaries[index % boundaries.len()];
+            let findings: Vec<Diagnostic> = cuts
+                .iter()
+                .map(|&(start, length, label)| {
+                    let (start, end) = (at(start), at(start + length).max(at(start)));
+                    let labels = (label == 0)
+                        .then(|| Label { range: at(end + 3)..at(end + 3), message: String::new() })
+                        .into_iter()
+                        .collect();
+                    finding(start..end, labels)
+                })
+                .collect();
+            let excerpt = Excerpt::of(&source, &findings);
+            for finding in &findings {
+                let ranges = std::iter::once(&finding.range)
+                    .chain(finding.labels.iter().map(|label| &label.range));
+                for range in ranges {
+                    for offset in [range.start, range.end] {
+                        let line = source.line_of(offset);
+                        proptest::prop_assert_eq!(excerpt.line_of(offset), line);
+                        proptest::prop_assert_eq!(excerpt.column_of(offset), source.column_of(offset));
+                        proptest::prop_assert_eq!(excerpt.line_range(line), source.line_range(line));
+                        proptest::prop_assert_eq!(excerpt.line_text(line), source.line_text(line));
+                        proptest::prop_assert_eq!(excerpt.char_at(offset), text[offset..].chars().next());
+                    }
+                    let (first, last) = (source.line_of(range.start), source.line_of(range.end));
+                    let window = source.line_start(first)..source.line_range(last).end.max(range.end);
+                    proptest::prop_assert_eq!(excerpt.text(window.clone()), &text[window]);
+                }
+            }
+        }
     }
 }
