@@ -26,12 +26,17 @@ pub struct Excerpt {
 struct Piece {
     /// The number of its first line, 0-based.
     first_line: usize,
-    /// The offset of its first line in the file.
-    start: usize,
     /// Its lines, each with its line break (the last one's if the file has one).
     text: String,
-    /// Where each line starts in the file.
+    /// Where each line starts in the file; never empty.
     line_starts: Vec<usize>,
+}
+
+impl Piece {
+    /// The offset of its first line in the file.
+    fn start(&self) -> usize {
+        self.line_starts[0]
+    }
 }
 
 impl Excerpt {
@@ -40,17 +45,13 @@ impl Excerpt {
     /// its fix's edits start and end on.
     pub fn of(source: &SourceFile, diagnostics: &[Diagnostic]) -> Excerpt {
         let len = source.text.len();
-        let lines_of = |range: &Range<usize>| {
-            let start = range.start.min(len);
-            let end = range.end.clamp(start, len);
-            source.line_of(start)..=source.line_of(end)
-        };
         let mut spans: Vec<(usize, usize)> = Vec::new();
         for diagnostic in diagnostics {
             let labels = diagnostic.labels.iter().map(|label| &label.range);
             for range in std::iter::once(&diagnostic.range).chain(labels) {
-                let lines = lines_of(range);
-                spans.push((*lines.start(), *lines.end()));
+                let start = range.start.min(len);
+                let end = range.end.clamp(start, len);
+                spans.push((source.line_of(start), source.line_of(end)));
             }
             let edits = diagnostic.fix.iter().flat_map(|fix| &fix.edits);
             for edit in edits {
@@ -78,7 +79,6 @@ impl Excerpt {
                 };
                 Piece {
                     first_line: first,
-                    start,
                     text: source.text[start..end].to_string(),
                     line_starts: (first..=last).map(|line| source.line_start(line)).collect(),
                 }
@@ -109,7 +109,7 @@ impl Excerpt {
 
     /// The piece holding `offset`, or the nearest before it.
     fn piece_at(&self, offset: usize) -> Option<&Piece> {
-        let after = self.pieces.partition_point(|piece| piece.start <= offset);
+        let after = self.pieces.partition_point(|piece| piece.start() <= offset);
         self.pieces.get(after.checked_sub(1)?)
     }
 
@@ -152,11 +152,11 @@ impl Excerpt {
             // The piece's last line: its line break ends the piece, unless it is
             // the empty line after the file's last line break.
             None => {
-                let end = piece.start + piece.text.len();
+                let end = piece.start() + piece.text.len();
                 end - usize::from(end > start && piece.text.ends_with('\n'))
             }
         };
-        if end > start && piece.text.as_bytes()[end - 1 - piece.start] == b'\r' {
+        if end > start && piece.text.as_bytes()[end - 1 - piece.start()] == b'\r' {
             end -= 1;
         }
         start..end
@@ -171,8 +171,8 @@ impl Excerpt {
     pub fn text(&self, range: Range<usize>) -> &str {
         self.piece_at(range.start)
             .and_then(|piece| {
-                let start = range.start.checked_sub(piece.start)?;
-                let end = range.end.checked_sub(piece.start)?;
+                let start = range.start.checked_sub(piece.start())?;
+                let end = range.end.checked_sub(piece.start())?;
                 piece.text.get(start..end)
             })
             .unwrap_or("")
@@ -181,7 +181,7 @@ impl Excerpt {
     /// The character at `offset`, if the excerpt holds one there.
     pub fn char_at(&self, offset: usize) -> Option<char> {
         let piece = self.piece_at(offset)?;
-        piece.text.get(offset - piece.start..)?.chars().next()
+        piece.text.get(offset - piece.start()..)?.chars().next()
     }
 
     /// 0-based column of `offset` on its line, in characters, not counting a

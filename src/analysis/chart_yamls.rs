@@ -14,7 +14,7 @@ use rayon::prelude::*;
 
 use crate::analysis::by_hash::ByHash;
 use crate::analysis::pins::{Pin, chart_yaml_pins};
-use crate::analysis::small_yaml::{Node, Value};
+use crate::analysis::small_yaml::Node;
 
 /// `Chart.yaml` files read at most; a larger tree is read in part, and says so.
 const MAX_CHARTS: usize = 20_000;
@@ -258,29 +258,16 @@ fn read_one(path: &Path, top: &Path, memo: Option<&ByHash<ChartYamlSays>>) -> Re
 
 /// What the parsed `Chart.yaml` at `path` says.
 fn says(document: &Node, path: &Path, shown: &Path, pinned: bool) -> ChartYamlSays {
-    let text = |key: &str| {
-        document.get(key).and_then(|node| match &node.value {
-            Value::Scalar(scalar) => scalar.as_text(),
-            _ => None,
-        })
-    };
-    let depends_on = match document.get("dependencies").map(|node| &node.value) {
-        Some(Value::Seq(dependencies)) => dependencies
-            .iter()
-            .filter_map(|dependency| match &dependency.get("name")?.value {
-                Value::Scalar(scalar) => scalar.as_text(),
-                _ => None,
-            })
-            .collect(),
-        _ => Vec::new(),
-    };
+    // The chart graph's own reading of a manifest: one parser of `name`,
+    // `version`, `type` and `dependencies:`.
+    let manifest = crate::analysis::charts::manifest::Manifest::of(document, None);
     ChartYamlSays {
-        chart: Some((
-            text("name"),
-            text("version"),
-            text("type").is_some_and(|kind| kind == "library"),
-        )),
-        depends_on,
+        chart: Some((manifest.name, manifest.version, manifest.library)),
+        depends_on: manifest
+            .dependencies
+            .into_iter()
+            .map(|dependency| dependency.name)
+            .collect(),
         pins: Ok(if pinned {
             chart_yaml_pins(document, path, shown)
         } else {

@@ -355,16 +355,12 @@ pub fn check_resolved(
         unreadable: mut unreadable_files,
     } = taking.into_inner().unwrap_or_else(PoisonError::into_inner);
     // In the order of the files, then the folders, whichever tree ended first.
-    unreadable_files.sort_by_key(|(index, ..)| *index);
-    let unreadable_folders = unreadable
-        .into_iter()
-        .map(|(path, message)| (path, message, true));
-    for (path, message, folder) in unreadable_files
-        .into_iter()
-        .map(|(_, path, message, folder)| (path, message, folder))
-        .chain(unreadable_folders)
-    {
-        report.take_unreadable(path, message, folder);
+    unreadable_files.sort_by_key(|(index, _)| *index);
+    for (index, message) in unreadable_files {
+        report.take_unreadable(files[index].display().to_path_buf(), message, false);
+    }
+    for (path, message) in unreadable {
+        report.take_unreadable(path, message, true);
     }
     report.partial_charts.sort_by(|a, b| a.chart.cmp(&b.chart));
     report.read_whole.sort_by(|a, b| a.chart.cmp(&b.chart));
@@ -513,8 +509,9 @@ impl CheckReport {
 struct Taking {
     report: CheckReport,
     fresh: Vec<Option<Vec<Stored>>>,
-    /// The files that could not be read, by index, taken last in the files' order.
-    unreadable: Vec<(usize, PathBuf, String, bool)>,
+    /// The files that could not be read, by index, with why: taken last, in the
+    /// files' order.
+    unreadable: Vec<(usize, String)>,
 }
 
 impl Taking {
@@ -548,11 +545,7 @@ impl Taking {
                 }
                 report.diagnostics.extend(diagnostics);
             }
-            Outcome::Unreadable {
-                path,
-                message,
-                folder,
-            } => self.unreadable.push((index, path, message, folder)),
+            Outcome::Unreadable { message } => self.unreadable.push((index, message)),
         }
     }
 }

@@ -1,7 +1,7 @@
 //! One file's check: read once (bounded, binary files said), scanned, parsed where
 //! a rule needs a tree, the rules run, suppressions applied and findings capped.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use crate::diagnostic::{Diagnostic, Severity};
@@ -59,9 +59,7 @@ pub(super) fn check_file(
         Ok(read) => read,
         Err(error) => {
             return Outcome::Unreadable {
-                path: file.display().to_path_buf(),
                 message: error.to_string(),
-                folder: false,
             };
         }
     };
@@ -652,10 +650,6 @@ pub(super) enum Outcome {
         hash: u64,
         from_cache: bool,
     },
-    Unreadable {
-        path: PathBuf,
-        message: String,
-        /// A folder that could not be listed, rather than a file.
-        folder: bool,
-    },
+    /// The file could not be read: why.
+    Unreadable { message: String },
 }

@@ -318,38 +318,16 @@ fn in_charts_folder(
         let path = entry.path();
         let file_name = entry.file_name().to_string_lossy().into_owned();
         if kind.is_dir() {
-            // A chart the run read already (a library every chart of the
-            // repository reads) says its name and version without a second read.
-            if let Some(chart) = charts.read_already(&path) {
-                let name = chart.manifest.name.clone().unwrap_or(file_name);
-                let version = chart.manifest.version.clone();
-                found.push((
-                    Location::Folder(path),
-                    (name, version),
-                    DependencySource::Vendored,
-                ));
-                continue;
-            }
-            let chart_yaml = path.join("Chart.yaml");
-            // The run's listing of the repository's `Chart.yaml` files read it.
-            let listed = charts
-                .listed_chart_yaml(&chart_yaml, false)
-                .filter(|(text, _)| text.len() <= MAX_VALUES_BYTES);
-            let read = match listed {
-                Some((text, hash)) => Read::Text(text, hash),
-                None => Read::in_folder(&chart_yaml, boundary, MAX_VALUES_BYTES),
-            };
-            let manifest = match read {
-                Read::Text(text, _) => manifest_of(&text),
+            let manifest = match folder_manifest(&path, charts, boundary) {
+                Ok(Some(manifest)) => manifest,
                 // A folder without a `Chart.yaml` is no chart, to Helm too.
-                Read::Absent => None,
-                Read::Unreadable(why) => {
+                Ok(None) => continue,
+                Err(why) => {
                     let why = format!("charts/{file_name}/Chart.yaml {why}");
                     unread.push((file_name, why));
                     continue;
                 }
             };
-            let Some(manifest) = manifest else { continue };
             let name = manifest.name.unwrap_or(file_name);
             found.push((
                 Location::Folder(path),
@@ -365,6 +343,34 @@ fn in_charts_folder(
                 }
             }
         }
+    }
+}
+
+/// What the `Chart.yaml` of the folder `path` under `charts/` says: from the chart
+/// when the run read it already (a library every chart of the repository reads),
+/// else from the repository's listing or the file, read once; `None` when there is
+/// none, an error when it cannot be read.
+fn folder_manifest(
+    path: &Path,
+    charts: &Charts,
+    boundary: &Path,
+) -> Result<Option<Manifest>, String> {
+    if let Some(chart) = charts.read_already(path) {
+        return Ok(Some(chart.manifest.clone()));
+    }
+    let chart_yaml = path.join("Chart.yaml");
+    // The run's listing of the repository's `Chart.yaml` files read it.
+    let listed = charts
+        .listed_chart_yaml(&chart_yaml, false)
+        .filter(|(text, _)| text.len() <= MAX_VALUES_BYTES);
+    let read = match listed {
+        Some((text, hash)) => Read::Text(text, hash),
+        None => Read::in_folder(&chart_yaml, boundary, MAX_VALUES_BYTES),
+    };
+    match read {
+        Read::Text(text, _) => Ok(manifest_of(&text)),
+        Read::Absent => Ok(None),
+        Read::Unreadable(why) => Err(why),
     }
 }
 

@@ -19,7 +19,7 @@ mod archive;
 mod closures;
 mod defines;
 mod dependencies;
-mod manifest;
+pub(crate) mod manifest;
 pub(crate) mod names;
 mod queries;
 mod read;

@@ -116,36 +116,58 @@ pub fn unused_under(
     }
 }
 
-/// Reads indexed for [`Used::reaches`]: every read path and each of its prefixes,
-/// and the paths read whole, as slices of the reads (no path is copied); with the
-/// indexes of reads shared between charts (`closures.rs`).
+/// Reads indexed for [`Used::reaches`]: a chart's own, as slices of its reads (no
+/// path is copied), with the indexes of reads shared between charts
+/// (`closures.rs`).
 pub struct Used<'a> {
-    touched: FastSet<&'a [String]>,
-    whole: FastSet<&'a [String]>,
+    own: Index<&'a [String]>,
     shared: Vec<&'a OwnedUsed>,
 }
 
 /// [`Used`] owning its paths: the index of reads many charts share, made once.
 #[derive(Debug, Default)]
-pub struct OwnedUsed {
-    touched: FastSet<Vec<String>>,
-    whole: FastSet<Vec<String>>,
-}
+pub struct OwnedUsed(Index<Vec<String>>);
 
 impl OwnedUsed {
     pub fn new<'a>(reads: impl IntoIterator<Item = &'a (Vec<String>, Use)>) -> OwnedUsed {
-        let mut used = OwnedUsed::default();
+        OwnedUsed(Index::of(reads, <[String]>::to_vec))
+    }
+}
+
+/// Every read path and each of its prefixes, and the paths read whole, each kept
+/// as `K` (a slice of the reads, or a copy).
+#[derive(Debug)]
+struct Index<K> {
+    touched: FastSet<K>,
+    whole: FastSet<K>,
+}
+
+impl<K> Default for Index<K> {
+    fn default() -> Self {
+        Index {
+            touched: FastSet::default(),
+            whole: FastSet::default(),
+        }
+    }
+}
+
+impl<K: std::borrow::Borrow<[String]> + std::hash::Hash + Eq> Index<K> {
+    fn of<'a>(
+        reads: impl IntoIterator<Item = &'a (Vec<String>, Use)>,
+        key: impl Fn(&'a [String]) -> K,
+    ) -> Index<K> {
+        let mut index = Index::default();
         for (path, use_) in reads {
             for end in 1..=path.len() {
-                if !used.touched.contains(&path[..end]) {
-                    used.touched.insert(path[..end].to_vec());
+                if !index.touched.contains(&path[..end]) {
+                    index.touched.insert(key(&path[..end]));
                 }
             }
             if *use_ == Use::Whole {
-                used.whole.insert(path.clone());
+                index.whole.insert(key(path));
             }
         }
-        used
+        index
     }
 
     fn whole_above(&self, path: &[String]) -> bool {
@@ -159,19 +181,8 @@ type FastSet<T> = HashSet<T, foldhash::fast::RandomState>;
 
 impl<'a> Used<'a> {
     pub fn new(reads: impl IntoIterator<Item = &'a (Vec<String>, Use)>) -> Used<'a> {
-        let mut touched = FastSet::default();
-        let mut whole = FastSet::default();
-        for (path, use_) in reads {
-            for end in 1..=path.len() {
-                touched.insert(&path[..end]);
-            }
-            if *use_ == Use::Whole {
-                whole.insert(path.as_slice());
-            }
-        }
         Used {
-            touched,
-            whole,
+            own: Index::of(reads, |path| path),
             shared: Vec::new(),
         }
     }
@@ -185,18 +196,17 @@ impl<'a> Used<'a> {
     /// Whether a read reaches `path`: the path itself, something under it, or
     /// something above it read whole.
     pub fn reaches(&self, path: &[String]) -> bool {
-        self.touched.contains(path)
+        self.own.touched.contains(path)
             || self
                 .shared
                 .iter()
-                .any(|shared| shared.touched.contains(path))
+                .any(|shared| shared.0.touched.contains(path))
             || self.whole_above(path)
     }
 
     /// Whether `path` or a key above it is read whole.
     pub fn whole_above(&self, path: &[String]) -> bool {
-        (1..=path.len()).any(|end| self.whole.contains(&path[..end]))
-            || self.shared.iter().any(|shared| shared.whole_above(path))
+        self.own.whole_above(path) || self.shared.iter().any(|shared| shared.0.whole_above(path))
     }
 }
 
