@@ -158,11 +158,8 @@ pub fn read_regular_with_metadata(
     path: &Path,
     limit: usize,
 ) -> std::io::Result<(Vec<u8>, std::fs::Metadata)> {
-    use std::io::Read;
     let (file, metadata) = open_regular(path)?;
-    let mut bytes = Vec::with_capacity((metadata.len() as usize).min(limit) + 1);
-    file.take(limit as u64 + 1).read_to_end(&mut bytes)?;
-    Ok((bytes, metadata))
+    read_open(file, metadata, limit)
 }
 
 /// [`read_regular`] of a file that must lie inside the folder `top` (a repository):
@@ -170,9 +167,10 @@ pub fn read_regular_with_metadata(
 /// that leads out of it, through `..` or a link, is refused before anything
 /// outside is looked at, with the same error whether or not its target exists.
 pub fn read_inside(path: &Path, top: &Path, limit: usize) -> std::io::Result<Vec<u8>> {
-    match crate::paths::confine(path, top) {
-        crate::paths::Confined::Inside(resolved) => read_regular(&resolved, limit),
-        crate::paths::Confined::Outside => Err(std::io::Error::new(
+    match read_confined(path, top, limit) {
+        Ok((bytes, _)) => Ok(bytes),
+        Err(Unconfined::Io(error)) => Err(error),
+        Err(Unconfined::Outside) => Err(std::io::Error::new(
             std::io::ErrorKind::PermissionDenied,
             format!(
                 "{} leads outside the repository ({}); tether reads only files inside it",
@@ -180,10 +178,118 @@ pub fn read_inside(path: &Path, top: &Path, limit: usize) -> std::io::Result<Vec
                 top.display()
             ),
         )),
-        crate::paths::Confined::Loop => Err(std::io::Error::new(
+        Err(Unconfined::Loop) => Err(std::io::Error::new(
             std::io::ErrorKind::InvalidInput,
             format!("{} is a loop of symbolic links", path.display()),
         )),
+    }
+}
+
+/// Why a file confined to a folder was not read.
+#[derive(Debug)]
+pub enum Unconfined {
+    /// It leads out of the folder ([`crate::paths::Confined::Outside`]).
+    Outside,
+    /// Too many links ([`crate::paths::Confined::Loop`]).
+    Loop,
+    /// Inside, but not read: absent, not a regular file, refused.
+    Io(std::io::Error),
+}
+
+/// [`read_regular_with_metadata`] of `path`, resolved inside `top` as
+/// [`crate::paths::confine`] resolves it. A path with no link and no `..` in it
+/// below `top` is opened by the kernel in one step that refuses any link (Linux's
+/// `openat2`); every other path, and every kernel without it, takes `confine`'s
+/// walk, one look per folder. The answers are the same.
+pub fn read_confined(
+    path: &Path,
+    top: &Path,
+    limit: usize,
+) -> Result<(Vec<u8>, std::fs::Metadata), Unconfined> {
+    let opened = match beneath::open(path, top) {
+        Some(opened) => opened,
+        None => match crate::paths::confine(path, top) {
+            crate::paths::Confined::Inside(resolved) => open_regular(&resolved),
+            crate::paths::Confined::Outside => return Err(Unconfined::Outside),
+            crate::paths::Confined::Loop => return Err(Unconfined::Loop),
+        },
+    };
+    let (file, metadata) = opened.map_err(Unconfined::Io)?;
+    read_open(file, metadata, limit).map_err(Unconfined::Io)
+}
+
+/// Reads at most `limit` bytes plus one of an open regular file.
+fn read_open(
+    file: std::fs::File,
+    metadata: std::fs::Metadata,
+    limit: usize,
+) -> std::io::Result<(Vec<u8>, std::fs::Metadata)> {
+    use std::io::Read;
+    let mut bytes = Vec::with_capacity((metadata.len() as usize).min(limit) + 1);
+    file.take(limit as u64 + 1).read_to_end(&mut bytes)?;
+    Ok((bytes, metadata))
+}
+
+/// Opening a file below a folder in one system call, links refused.
+mod beneath {
+    use std::path::Path;
+
+    /// `path` opened as [`super::open_regular`] opens it, when it lies below `top`
+    /// by its text and the kernel finds it there with no link on the way; absent
+    /// when no component is missing but for `..`-free paths. `None`: the kernel
+    /// cannot tell (a link on the way, `..`, a missing folder before a `..`, no
+    /// `openat2`), and [`crate::paths::confine`] decides.
+    #[cfg(target_os = "linux")]
+    pub(super) fn open(
+        path: &Path,
+        top: &Path,
+    ) -> Option<std::io::Result<(std::fs::File, std::fs::Metadata)>> {
+        use rustix::fs::{Mode, OFlags, ResolveFlags};
+        use std::path::Component;
+        if !path.is_absolute() || !top.is_absolute() {
+            return None;
+        }
+        let rest = path.strip_prefix(top).ok()?;
+        let mut parts = rest.components().peekable();
+        parts.peek()?;
+        if !parts.all(|part| matches!(part, Component::Normal(_))) {
+            return None;
+        }
+        let folder = rustix::fs::open(
+            top,
+            OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
+            Mode::empty(),
+        )
+        .ok()?;
+        let opened = rustix::fs::openat2(
+            &folder,
+            rest,
+            OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC,
+            Mode::empty(),
+            ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS,
+        );
+        let file = match opened {
+            Ok(fd) => std::fs::File::from(fd),
+            // Every folder on the way is there and no link: `confine` would find
+            // the same path, and no file at its end.
+            Err(rustix::io::Errno::NOENT) => {
+                return Some(Err(std::io::Error::from(std::io::ErrorKind::NotFound)));
+            }
+            // A link (ELOOP), a file taken for a folder, an old kernel, a
+            // sandbox's refusal: the walk decides.
+            Err(_) => return None,
+        };
+        #[cfg(feature = "internals")]
+        super::opens::note(path);
+        Some(super::regular(path, file))
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    pub(super) fn open(
+        _path: &Path,
+        _top: &Path,
+    ) -> Option<std::io::Result<(std::fs::File, std::fs::Metadata)>> {
+        None
     }
 }
 
@@ -214,6 +320,14 @@ pub fn open_regular(path: &Path) -> std::io::Result<(std::fs::File, std::fs::Met
     #[cfg(feature = "internals")]
     opens::note(path);
     let file = open_for_reading(path).map_err(|error| explain_open_error(path, error))?;
+    regular(path, file)
+}
+
+/// `file`, opened at `path`, with its metadata, when it is a regular file.
+fn regular(
+    path: &Path,
+    file: std::fs::File,
+) -> std::io::Result<(std::fs::File, std::fs::Metadata)> {
     let metadata = file.metadata()?;
     if !metadata.is_file() {
         return Err(std::io::Error::new(
@@ -351,6 +465,94 @@ fn sanitize(bytes: Vec<u8>, problems: &mut Vec<Problem>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The kernel's one-step open and `confine`'s walk give every path the same
+    /// answer: files, folders, links inside and out, absolute links, `..`, a
+    /// loop, missing folders, a FIFO. The one-step open answers alone for the
+    /// paths with no link and no `..`, which are what a chart's files are.
+    #[cfg(unix)]
+    #[test]
+    fn a_confined_read_answers_as_the_walk_does() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path().canonicalize().unwrap();
+        let top = base.join("repo");
+        std::fs::create_dir_all(top.join("a/b")).unwrap();
+        std::fs::create_dir_all(base.join("elsewhere")).unwrap();
+        std::fs::write(top.join("a/b/x.yaml"), "x: 1\n").unwrap();
+        std::fs::write(top.join("a/y.yaml"), "y: 2\n").unwrap();
+        std::fs::write(base.join("elsewhere/secret.yaml"), "s: 3\n").unwrap();
+        rustix::fs::mkfifoat(rustix::fs::CWD, top.join("fifo"), rustix::fs::Mode::RUSR).unwrap();
+        let link =
+            |target: &str, at: &str| std::os::unix::fs::symlink(target, top.join(at)).unwrap();
+        link("a/b", "to-b");
+        link("a/y.yaml", "to-y");
+        link("../elsewhere", "out");
+        link("../elsewhere/secret.yaml", "out-file");
+        link("../missing", "out-missing");
+        link("loop", "loop");
+        link(top.join("a").to_str().unwrap(), "absolute-in");
+        link("missing/../../elsewhere", "through-missing");
+        let walked = |path: &Path| match crate::paths::confine(path, &top) {
+            crate::paths::Confined::Inside(resolved) => match read_regular(&resolved, 100) {
+                Ok(bytes) => format!("read {:?}", String::from_utf8(bytes).unwrap()),
+                Err(error) => format!("io {:?}", error.kind()),
+            },
+            crate::paths::Confined::Outside => "outside".to_string(),
+            crate::paths::Confined::Loop => "loop".to_string(),
+        };
+        let read = |path: &Path| match read_confined(path, &top, 100) {
+            Ok((bytes, _)) => format!("read {:?}", String::from_utf8(bytes).unwrap()),
+            Err(Unconfined::Io(error)) => format!("io {:?}", error.kind()),
+            Err(Unconfined::Outside) => "outside".to_string(),
+            Err(Unconfined::Loop) => "loop".to_string(),
+        };
+        let paths = [
+            "a/b/x.yaml",
+            "a/y.yaml",
+            "a/missing.yaml",
+            "missing/x.yaml",
+            "a/y.yaml/z",
+            "a",
+            "fifo",
+            "to-b/x.yaml",
+            "to-y",
+            "to-b/../y.yaml",
+            "a/b/../y.yaml",
+            "a/../../elsewhere/secret.yaml",
+            "missing/../a/y.yaml",
+            "out/secret.yaml",
+            "out-file",
+            "out-missing/x",
+            "loop/x",
+            "absolute-in/y.yaml",
+            "through-missing/secret.yaml",
+            "../elsewhere/secret.yaml",
+        ];
+        let mut answers = Vec::new();
+        for path in paths {
+            let path = top.join(path);
+            assert_eq!(read(&path), walked(&path), "{}", path.display());
+            answers.push(read(&path));
+        }
+        assert_eq!(read(Path::new("/etc/passwd")), "outside");
+        assert_eq!(answers[0], "read \"x: 1\\n\"");
+        assert_eq!(answers[13], "outside");
+        #[cfg(target_os = "linux")]
+        for (path, one_step) in [
+            ("a/b/x.yaml", true),
+            ("a/missing.yaml", true),
+            ("fifo", true),
+            ("to-b/x.yaml", false),
+            ("a/b/../y.yaml", false),
+            ("out-file", false),
+        ] {
+            assert_eq!(
+                beneath::open(&top.join(path), &top).is_some(),
+                one_step,
+                "{path}"
+            );
+        }
+    }
 
     #[test]
     fn invalid_bytes_keep_offsets() {

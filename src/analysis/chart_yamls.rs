@@ -263,10 +263,12 @@ fn says(document: &Node, path: &Path, shown: &Path, pinned: bool) -> ChartYamlSa
     let manifest = crate::analysis::charts::manifest::Manifest::of(document, None);
     ChartYamlSays {
         chart: Some((manifest.name, manifest.version, manifest.library)),
+        // Names taken by reference: collected from the owned list, the names would
+        // keep its buffer (six times their size) for the whole run.
         depends_on: manifest
             .dependencies
-            .into_iter()
-            .map(|dependency| dependency.name)
+            .iter()
+            .map(|dependency| dependency.name.clone())
             .collect(),
         pins: Ok(if pinned {
             chart_yaml_pins(document, path, shown)

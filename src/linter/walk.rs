@@ -148,8 +148,13 @@ pub(crate) fn files_listed(
     let shared_root: Arc<Path> = Arc::from(root.as_path());
     walked.files = found
         .into_iter()
-        .map(|(absolute, Resolved { config, project })| FileToCheck {
-            absolute,
+        .map(|(mut absolute, Resolved { config, project })| FileToCheck {
+            // A walked path grew by doubling as its name was joined on: held for
+            // the whole run, it keeps only its bytes.
+            absolute: {
+                absolute.shrink_to_fit();
+                absolute
+            },
             config,
             project,
             root: shared_root.clone(),

@@ -683,20 +683,20 @@ impl Read {
         boundary: &Path,
         limit: usize,
     ) -> (Read, Option<std::fs::Metadata>) {
-        let resolved = match crate::paths::confine(path, boundary) {
-            crate::paths::Confined::Inside(resolved) => resolved,
-            crate::paths::Confined::Outside => {
-                let why = "leads outside the repository through a link, so tether does not read it";
-                return (Read::Unreadable(why.into()), None);
-            }
-            crate::paths::Confined::Loop => {
-                return (Read::Unreadable("is a loop of symbolic links".into()), None);
-            }
-        };
-        match crate::source::read_regular_with_metadata(&resolved, limit) {
+        use crate::source::Unconfined;
+        match crate::source::read_confined(path, boundary, limit) {
             Ok((bytes, metadata)) => (Read::of_bytes(bytes, limit), Some(metadata)),
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => (Read::Absent, None),
-            Err(error) => (Read::Unreadable(format!("cannot be read: {error}")), None),
+            Err(Unconfined::Outside) => {
+                let why = "leads outside the repository through a link, so tether does not read it";
+                (Read::Unreadable(why.into()), None)
+            }
+            Err(Unconfined::Loop) => (Read::Unreadable("is a loop of symbolic links".into()), None),
+            Err(Unconfined::Io(error)) if error.kind() == std::io::ErrorKind::NotFound => {
+                (Read::Absent, None)
+            }
+            Err(Unconfined::Io(error)) => {
+                (Read::Unreadable(format!("cannot be read: {error}")), None)
+            }
         }
     }
 
