@@ -234,7 +234,7 @@ fn read_open(
 mod beneath {
     use std::path::Path;
 
-    /// `path` opened as [`super::open_regular`] opens it, when it lies below `top`
+    /// `path` opened as [`crate::source::open_regular`] opens it, when it lies below `top`
     /// by its text and the kernel finds it there with no link on the way; absent
     /// when no component is missing but for `..`-free paths. `None`: the kernel
     /// cannot tell (a link on the way, `..`, a missing folder before a `..`, no
@@ -268,6 +268,11 @@ mod beneath {
             Mode::empty(),
             ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS,
         );
+        // Counted as `open_regular` counts: each path it answers for, there or not.
+        #[cfg(feature = "internals")]
+        if matches!(opened, Ok(_) | Err(rustix::io::Errno::NOENT)) {
+            crate::source::opens::note(path);
+        }
         let file = match opened {
             Ok(fd) => std::fs::File::from(fd),
             // Every folder on the way is there and no link: `confine` would find
@@ -279,9 +284,7 @@ mod beneath {
             // sandbox's refusal: the walk decides.
             Err(_) => return None,
         };
-        #[cfg(feature = "internals")]
-        super::opens::note(path);
-        Some(super::regular(path, file))
+        Some(crate::source::regular(path, file))
     }
 
     #[cfg(not(target_os = "linux"))]
