@@ -160,11 +160,22 @@ pub(crate) fn files_listed(
             root: shared_root.clone(),
         })
         .collect();
-    walked.files.par_sort_by(|a, b| {
-        a.display()
-            .cmp(b.display())
-            .then(a.absolute.cmp(&b.absolute))
-    });
+    // By the path output shows. Below the root, that is the order of the whole
+    // paths (the root's components are the same in each), compared without
+    // taking the root off at every comparison.
+    if walked
+        .files
+        .iter()
+        .all(|file| file.absolute.starts_with(&root))
+    {
+        walked.files.par_sort_by(|a, b| a.absolute.cmp(&b.absolute));
+    } else {
+        walked.files.par_sort_by(|a, b| {
+            a.display()
+                .cmp(b.display())
+                .then(a.absolute.cmp(&b.absolute))
+        });
+    }
     walked.files.dedup_by(|a, b| a.absolute == b.absolute);
     walked
 }
