@@ -59,6 +59,10 @@ pub struct Names {
 /// repository, and a bound on the automaton's memory.
 const MAX_NAME_BYTES: usize = 4 << 20;
 
+/// Names matched by a DFA at most, in bytes (its tables take a few hundred bytes
+/// per byte of names).
+const MAX_DFA_NAME_BYTES: usize = 32 << 10;
+
 impl Names {
     /// The matcher of `names`; `None` when there are none, an error when a limit is
     /// hit.
@@ -75,8 +79,13 @@ impl Names {
                 MAX_NAME_BYTES >> 20
             ));
         }
+        // A DFA searches fastest; its tables grow with the names, so a repository
+        // pinning more than a few thousand of them gets the automaton the crate
+        // chooses.
+        let kind = (total <= MAX_DFA_NAME_BYTES).then_some(aho_corasick::AhoCorasickKind::DFA);
         aho_corasick::AhoCorasick::builder()
             .ascii_case_insensitive(true)
+            .kind(kind)
             .build(names)
             .map(|automaton| Some(Names { automaton }))
             .map_err(|error| {
