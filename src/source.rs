@@ -199,8 +199,9 @@ pub enum Unconfined {
 /// [`read_regular_with_metadata`] of `path`, resolved inside `top` as
 /// [`crate::paths::confine`] resolves it. A path with no link and no `..` in it
 /// below `top` is opened by the kernel in one step that refuses any link (Linux's
-/// `openat2`); every other path, and every kernel without it, takes `confine`'s
-/// walk, one look per folder. The answers are the same.
+/// `openat2`: on the whole path, or, where a link lies above `top`, below `top`
+/// opened as given); every other path, and every kernel without it, takes
+/// `confine`'s walk, one look per folder. The answers are the same.
 pub fn read_confined(
     path: &Path,
     top: &Path,
@@ -255,19 +256,31 @@ mod beneath {
         if !parts.all(|part| matches!(part, Component::Normal(_))) {
             return None;
         }
-        let folder = rustix::fs::open(
-            top,
-            OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
-            Mode::empty(),
-        )
-        .ok()?;
-        let opened = rustix::fs::openat2(
-            &folder,
-            rest,
-            OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC,
-            Mode::empty(),
-            ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS,
-        );
+        let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
+        let no_links = ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS;
+        // With no link anywhere on the whole path, and none of `rest` `..`, the
+        // path is where its text says: below `top`. One call.
+        let opened =
+            match rustix::fs::openat2(rustix::fs::CWD, path, flags, Mode::empty(), no_links) {
+                // A link on the way, maybe above `top` (a home folder that is a link):
+                // below `top` opened as given, links refused only there.
+                Err(rustix::io::Errno::LOOP) => {
+                    let folder = rustix::fs::open(
+                        top,
+                        OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
+                        Mode::empty(),
+                    )
+                    .ok()?;
+                    rustix::fs::openat2(
+                        &folder,
+                        rest,
+                        flags,
+                        Mode::empty(),
+                        ResolveFlags::BENEATH | no_links,
+                    )
+                }
+                opened => opened,
+            };
         // Counted as `open_regular` counts: each path it answers for, there or not.
         #[cfg(feature = "internals")]
         if matches!(opened, Ok(_) | Err(rustix::io::Errno::NOENT)) {
@@ -495,7 +508,12 @@ mod tests {
         link("loop", "loop");
         link(top.join("a").to_str().unwrap(), "absolute-in");
         link("missing/../../elsewhere", "through-missing");
-        let walked = |path: &Path| match crate::paths::confine(path, &top) {
+        // The repository as given, and through a link above it (a home folder
+        // that is a link): the one-step open then refuses the link above, and
+        // opens below the folder as given.
+        let linked = base.join("linked");
+        std::os::unix::fs::symlink(&top, &linked).unwrap();
+        let walked = |path: &Path, top: &Path| match crate::paths::confine(path, top) {
             crate::paths::Confined::Inside(resolved) => match read_regular(&resolved, 100) {
                 Ok(bytes) => format!("read {:?}", String::from_utf8(bytes).unwrap()),
                 Err(error) => format!("io {:?}", error.kind()),
@@ -503,7 +521,7 @@ mod tests {
             crate::paths::Confined::Outside => "outside".to_string(),
             crate::paths::Confined::Loop => "loop".to_string(),
         };
-        let read = |path: &Path| match read_confined(path, &top, 100) {
+        let read = |path: &Path, top: &Path| match read_confined(path, top, 100) {
             Ok((bytes, _)) => format!("read {:?}", String::from_utf8(bytes).unwrap()),
             Err(Unconfined::Io(error)) => format!("io {:?}", error.kind()),
             Err(Unconfined::Outside) => "outside".to_string(),
@@ -532,12 +550,15 @@ mod tests {
             "../elsewhere/secret.yaml",
         ];
         let mut answers = Vec::new();
-        for path in paths {
-            let path = top.join(path);
-            assert_eq!(read(&path), walked(&path), "{}", path.display());
-            answers.push(read(&path));
+        for top in [&top, &linked] {
+            for path in paths {
+                let path = top.join(path);
+                assert_eq!(read(&path, top), walked(&path, top), "{}", path.display());
+                answers.push(read(&path, top));
+            }
         }
-        assert_eq!(read(Path::new("/etc/passwd")), "outside");
+        assert_eq!(answers[..paths.len()], answers[paths.len()..]);
+        assert_eq!(read(Path::new("/etc/passwd"), &top), "outside");
         assert_eq!(answers[0], "read \"x: 1\\n\"");
         assert_eq!(answers[13], "outside");
         #[cfg(target_os = "linux")]
@@ -549,11 +570,14 @@ mod tests {
             ("a/b/../y.yaml", false),
             ("out-file", false),
         ] {
-            assert_eq!(
-                beneath::open(&top.join(path), &top).is_some(),
-                one_step,
-                "{path}"
-            );
+            for top in [&top, &linked] {
+                assert_eq!(
+                    beneath::open(&top.join(path), top).is_some(),
+                    one_step,
+                    "{}",
+                    top.join(path).display()
+                );
+            }
         }
     }
 

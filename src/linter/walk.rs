@@ -137,6 +137,7 @@ pub(crate) fn files_listed(
     let Collected {
         found,
         config_errors,
+        ..
     } = collected;
     walked.bad_inputs.extend(config_errors);
     walked.root = output_root(resolver, &found);
@@ -160,24 +161,24 @@ pub(crate) fn files_listed(
             root: shared_root.clone(),
         })
         .collect();
-    // By the path output shows. Below the root, that is the order of the whole
-    // paths (the root's components are the same in each), compared without
-    // taking the root off at every comparison.
-    if walked
-        .files
-        .iter()
-        .all(|file| file.absolute.starts_with(&root))
-    {
-        walked.files.par_sort_by(|a, b| a.absolute.cmp(&b.absolute));
+    sort_as_shown(&mut walked.files, &root);
+    walked.files.dedup_by(|a, b| a.absolute == b.absolute);
+    walked
+}
+
+/// Sorts `files` by the path output shows. Below `root`, that is the order of the
+/// whole paths (the root's components are the same in each), compared without
+/// taking the root off at every comparison.
+fn sort_as_shown(files: &mut [FileToCheck], root: &Path) {
+    if files.iter().all(|file| file.absolute.starts_with(root)) {
+        files.par_sort_by(|a, b| a.absolute.cmp(&b.absolute));
     } else {
-        walked.files.par_sort_by(|a, b| {
+        files.par_sort_by(|a, b| {
             a.display()
                 .cmp(b.display())
                 .then(a.absolute.cmp(&b.absolute))
         });
     }
-    walked.files.dedup_by(|a, b| a.absolute == b.absolute);
-    walked
 }
 
 /// The folders that hold a file of `listings`, each once.
@@ -288,6 +289,9 @@ fn list_input(
 struct Collected {
     found: Vec<(PathBuf, Resolved)>,
     config_errors: Vec<String>,
+    /// Whether a folder holds a `Chart.yaml`, looked at once per folder: every
+    /// file below a `charts/` folder asks of the folder above it.
+    charts: std::collections::HashMap<PathBuf, bool>,
 }
 
 impl Collected {
@@ -301,7 +305,12 @@ impl Collected {
         match resolved {
             Ok(resolved) => {
                 let relative = relative_to(&path, &resolved.config.root);
-                let exclusion = resolved.config.exclusion(&relative);
+                let charts = &mut self.charts;
+                let exclusion = resolved.config.exclusion_probing(&relative, &mut |folder| {
+                    *charts.entry(folder.to_path_buf()).or_insert_with(|| {
+                        std::fs::symlink_metadata(folder.join("Chart.yaml")).is_ok()
+                    })
+                });
                 if exclusion.is_none() {
                     self.found.push((path, resolved));
                 }

@@ -516,6 +516,19 @@ impl Config {
     /// The setting that leaves a file (relative to [`Config::root`]) out, as the
     /// summary names it; `None` when the file is checked.
     pub(crate) fn exclusion(&self, relative: &Path) -> Option<String> {
+        self.exclusion_probing(relative, &mut |folder| {
+            std::fs::symlink_metadata(folder.join("Chart.yaml")).is_ok()
+        })
+    }
+
+    /// [`Config::exclusion`], asking `is_chart` whether a folder holds a
+    /// `Chart.yaml` (`default-exclude` leaves out what is vendored under a chart's
+    /// `charts/`): a walk asks its memo, once per folder.
+    pub(crate) fn exclusion_probing(
+        &self,
+        relative: &Path,
+        is_chart: &mut dyn FnMut(&Path) -> bool,
+    ) -> Option<String> {
         let written = |setting: &str| match &self.file {
             Some(file) => format!(
                 "`{setting}` in {}",
@@ -530,7 +543,9 @@ impl Config {
             Some(written("include"))
         } else if self.exclude.is_match(relative) {
             Some(written("exclude"))
-        } else if self.default_exclude != Some(false) && self.left_out_by_default(relative) {
+        } else if self.default_exclude != Some(false)
+            && self.left_out_by_default(relative, is_chart)
+        {
             Some("`default-exclude`".into())
         } else {
             None
@@ -547,7 +562,11 @@ impl Config {
     /// Whether chart tools leave a file out (`default-exclude`): it belongs to a
     /// chart vendored under another chart's `charts/` folder, or it is a
     /// helm-unittest suite or a chart-testing values override.
-    fn left_out_by_default(&self, relative: &Path) -> bool {
+    fn left_out_by_default(
+        &self,
+        relative: &Path,
+        is_chart: &mut dyn FnMut(&Path) -> bool,
+    ) -> bool {
         static TOOLS: std::sync::OnceLock<GlobSet> = std::sync::OnceLock::new();
         let tools = TOOLS.get_or_init(|| {
             let mut builder = GlobSetBuilder::new();
@@ -558,7 +577,8 @@ impl Config {
             }
             builder.build().unwrap_or_else(|_| GlobSet::empty())
         });
-        tools.is_match(relative) || super::tables::in_vendored_chart(&self.root, relative)
+        tools.is_match(relative)
+            || super::tables::in_vendored_chart_probing(&self.root, relative, is_chart)
     }
 
     /// Whether the rule `name` may run on some file of this configuration: on by

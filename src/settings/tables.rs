@@ -367,16 +367,25 @@ pub(super) fn compile_require(
 /// another chart's `charts/` folder (`<chart>/charts/<dependency>/…`, a `charts`
 /// folder beside a `Chart.yaml`): another project's files.
 pub(crate) fn in_vendored_chart(root: &Path, relative: &Path) -> bool {
+    in_vendored_chart_probing(root, relative, &mut |folder| {
+        std::fs::symlink_metadata(folder.join("Chart.yaml")).is_ok()
+    })
+}
+
+/// [`in_vendored_chart`], asking `is_chart` whether a folder holds a `Chart.yaml`
+/// (a walk over many files asks a memo, not the disk, for each).
+pub(crate) fn in_vendored_chart_probing(
+    root: &Path,
+    relative: &Path,
+    is_chart: &mut dyn FnMut(&Path) -> bool,
+) -> bool {
     let mut folder = root.to_path_buf();
     let mut components = relative.components().peekable();
     while let Some(component) = components.next() {
         if components.peek().is_none() {
             break;
         }
-        if component.as_os_str() == "charts"
-            && components.peek().is_some()
-            && std::fs::symlink_metadata(folder.join("Chart.yaml")).is_ok()
-        {
+        if component.as_os_str() == "charts" && components.peek().is_some() && is_chart(&folder) {
             return true;
         }
         folder.push(component);
