@@ -366,6 +366,7 @@ pub(super) fn compile_require(
 /// Whether `relative` (a file below `root`) belongs to a chart vendored under
 /// another chart's `charts/` folder (`<chart>/charts/<dependency>/…`, a `charts`
 /// folder beside a `Chart.yaml`): another project's files.
+#[cfg_attr(not(unix), allow(dead_code))] // Only `idem`, which is Unix-only, asks.
 pub(crate) fn in_vendored_chart(root: &Path, relative: &Path) -> bool {
     in_vendored_chart_probing(root, relative, &mut |folder| {
         std::fs::symlink_metadata(folder.join("Chart.yaml")).is_ok()
