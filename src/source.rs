@@ -198,10 +198,10 @@ pub enum Unconfined {
 
 /// [`read_regular_with_metadata`] of `path`, resolved inside `top` as
 /// [`crate::paths::confine`] resolves it. A path with no link and no `..` in it
-/// below `top` is opened by the kernel in one step that refuses any link (Linux's
-/// `openat2`: on the whole path, or, where a link lies above `top`, below `top`
-/// opened as given); every other path, and every kernel without it, takes
-/// `confine`'s walk, one look per folder. The answers are the same.
+/// below `top`, and no link above it either, is opened by the kernel in one step
+/// that refuses any link (Linux's `openat2`); every other path, and every kernel
+/// without it, takes `confine`'s walk, one look per folder. The answers are the
+/// same, messages included.
 pub fn read_confined(
     path: &Path,
     top: &Path,
@@ -259,45 +259,47 @@ mod beneath {
         let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
         let no_links = ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS;
         // With no link anywhere on the whole path, and none of `rest` `..`, the
-        // path is where its text says: below `top`. One call.
-        let opened =
-            match rustix::fs::openat2(rustix::fs::CWD, path, flags, Mode::empty(), no_links) {
-                // A link on the way, maybe above `top` (a home folder that is a link):
-                // below `top` opened as given, links refused only there.
-                Err(rustix::io::Errno::LOOP) => {
-                    let folder = rustix::fs::open(
-                        top,
-                        OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
-                        Mode::empty(),
-                    )
-                    .ok()?;
-                    rustix::fs::openat2(
-                        &folder,
-                        rest,
-                        flags,
-                        Mode::empty(),
-                        ResolveFlags::BENEATH | no_links,
-                    )
-                }
-                opened => opened,
-            };
+        // path is where its text says: below `top`. A link anywhere, above `top`
+        // too (where `confine` compares with `top`'s canonical name), is the walk's.
+        let opened = rustix::fs::openat2(rustix::fs::CWD, path, flags, Mode::empty(), no_links);
+        // No link on the way: the path `confine` would resolve to is the text's,
+        // `.` dropped and `..` taken, named as the walk names it.
+        let resolved = lexical(path);
         // Counted as `open_regular` counts: each path it answers for, there or not.
         #[cfg(feature = "internals")]
         if matches!(opened, Ok(_) | Err(rustix::io::Errno::NOENT)) {
-            crate::source::opens::note(path);
+            crate::source::opens::note(&resolved);
         }
         let file = match opened {
             Ok(fd) => std::fs::File::from(fd),
             // Every folder on the way is there and no link: `confine` would find
             // the same path, and no file at its end.
-            Err(rustix::io::Errno::NOENT) => {
-                return Some(Err(std::io::Error::from(std::io::ErrorKind::NotFound)));
+            Err(error @ rustix::io::Errno::NOENT) => {
+                return Some(Err(std::io::Error::from(error)));
             }
             // A link (ELOOP), a file taken for a folder, an old kernel, a
             // sandbox's refusal: the walk decides.
             Err(_) => return None,
         };
-        Some(crate::source::regular(path, file))
+        Some(crate::source::regular(&resolved, file))
+    }
+
+    /// `path` with `.` dropped and `..` taken from the text: where it leads when
+    /// no link is on the way.
+    #[cfg(target_os = "linux")]
+    fn lexical(path: &Path) -> std::path::PathBuf {
+        use std::path::Component;
+        let mut resolved = std::path::PathBuf::new();
+        for component in path.components() {
+            match component {
+                Component::CurDir => {}
+                Component::ParentDir => {
+                    resolved.pop();
+                }
+                other => resolved.push(other),
+            }
+        }
+        resolved
     }
 
     #[cfg(not(target_os = "linux"))]
@@ -482,13 +484,40 @@ fn sanitize(bytes: Vec<u8>, problems: &mut Vec<Problem>) -> String {
 mod tests {
     use super::*;
 
-    /// The kernel's one-step open and `confine`'s walk give every path the same
-    /// answer: files, folders, links inside and out, absolute links, `..`, a
-    /// loop, missing folders, a FIFO. The one-step open answers alone for the
-    /// paths with no link and no `..`, which are what a chart's files are.
+    /// Paths below a repository's folder, to read confined to it.
     #[cfg(unix)]
-    #[test]
-    fn a_confined_read_answers_as_the_walk_does() {
+    const CONFINED_PATHS: [&str; 24] = [
+        "a/b/x.yaml",
+        "a/y.yaml",
+        "a/missing.yaml",
+        "missing/x.yaml",
+        "a/y.yaml/z",
+        "a",
+        "fifo",
+        "to-b/x.yaml",
+        "to-y",
+        "to-b/../y.yaml",
+        "a/b/../y.yaml",
+        "a/../../elsewhere/secret.yaml",
+        "missing/../a/y.yaml",
+        "out/secret.yaml",
+        "out-file",
+        "out-missing/x",
+        "loop/x",
+        "absolute-in/y.yaml",
+        "through-missing/secret.yaml",
+        "../elsewhere/secret.yaml",
+        "./a/./y.yaml",
+        "a//b/x.yaml",
+        "./fifo",
+        "itself/a/y.yaml",
+    ];
+
+    /// A repository with files, folders, a FIFO and links of every kind, and the
+    /// folder beside it they lead to; the repository's folder as given, through a
+    /// link above it, and through a link inside it back to itself.
+    #[cfg(unix)]
+    fn confinement_fixture() -> (tempfile::TempDir, [PathBuf; 3]) {
         let dir = tempfile::tempdir().unwrap();
         let base = dir.path().canonicalize().unwrap();
         let top = base.join("repo");
@@ -508,58 +537,62 @@ mod tests {
         link("loop", "loop");
         link(top.join("a").to_str().unwrap(), "absolute-in");
         link("missing/../../elsewhere", "through-missing");
-        // The repository as given, and through a link above it (a home folder
-        // that is a link): the one-step open then refuses the link above, and
-        // opens below the folder as given.
+        link("../repo", "itself");
+        // The repository as given, through a link above it (a home folder that
+        // is a link), and through a link inside it back to itself: the walk
+        // decides for the last two, which `confine` compares with the canonical
+        // name.
         let linked = base.join("linked");
         std::os::unix::fs::symlink(&top, &linked).unwrap();
+        let itself = top.join("itself");
+        (dir, [top, linked, itself])
+    }
+
+    /// The kernel's one-step open and `confine`'s walk give every path the same
+    /// answer, error messages included: files, folders, links inside and out,
+    /// absolute links, `..`, `.`, a loop, missing folders, a FIFO, a repository
+    /// folder reached through a link or holding a link back to itself. The
+    /// one-step open answers alone for the paths with no link anywhere and no
+    /// `..` below the repository, which are what a chart's files are.
+    #[cfg(unix)]
+    #[test]
+    fn a_confined_read_answers_as_the_walk_does() {
+        let (_dir, [top, linked, itself]) = confinement_fixture();
         let walked = |path: &Path, top: &Path| match crate::paths::confine(path, top) {
             crate::paths::Confined::Inside(resolved) => match read_regular(&resolved, 100) {
                 Ok(bytes) => format!("read {:?}", String::from_utf8(bytes).unwrap()),
-                Err(error) => format!("io {:?}", error.kind()),
+                Err(error) => format!("io {:?} {error}", error.kind()),
             },
             crate::paths::Confined::Outside => "outside".to_string(),
             crate::paths::Confined::Loop => "loop".to_string(),
         };
         let read = |path: &Path, top: &Path| match read_confined(path, top, 100) {
             Ok((bytes, _)) => format!("read {:?}", String::from_utf8(bytes).unwrap()),
-            Err(Unconfined::Io(error)) => format!("io {:?}", error.kind()),
+            Err(Unconfined::Io(error)) => format!("io {:?} {error}", error.kind()),
             Err(Unconfined::Outside) => "outside".to_string(),
             Err(Unconfined::Loop) => "loop".to_string(),
         };
-        let paths = [
-            "a/b/x.yaml",
-            "a/y.yaml",
-            "a/missing.yaml",
-            "missing/x.yaml",
-            "a/y.yaml/z",
-            "a",
-            "fifo",
-            "to-b/x.yaml",
-            "to-y",
-            "to-b/../y.yaml",
-            "a/b/../y.yaml",
-            "a/../../elsewhere/secret.yaml",
-            "missing/../a/y.yaml",
-            "out/secret.yaml",
-            "out-file",
-            "out-missing/x",
-            "loop/x",
-            "absolute-in/y.yaml",
-            "through-missing/secret.yaml",
-            "../elsewhere/secret.yaml",
-        ];
+        let paths = CONFINED_PATHS;
         let mut answers = Vec::new();
-        for top in [&top, &linked] {
+        for top in [&top, &linked, &itself] {
             for path in paths {
                 let path = top.join(path);
                 assert_eq!(read(&path, top), walked(&path, top), "{}", path.display());
                 answers.push(read(&path, top));
             }
         }
-        assert_eq!(answers[..paths.len()], answers[paths.len()..]);
         assert_eq!(read(Path::new("/etc/passwd"), &top), "outside");
         assert_eq!(answers[0], "read \"x: 1\\n\"");
+        assert!(
+            answers[2].starts_with("io NotFound No such file"),
+            "{}",
+            answers[2]
+        );
+        assert!(
+            answers[6].ends_with("repo/fifo is a FIFO (named pipe), not a regular file"),
+            "{}",
+            answers[6]
+        );
         assert_eq!(answers[13], "outside");
         #[cfg(target_os = "linux")]
         for (path, one_step) in [
@@ -570,13 +603,13 @@ mod tests {
             ("a/b/../y.yaml", false),
             ("out-file", false),
         ] {
-            for top in [&top, &linked] {
-                assert_eq!(
-                    beneath::open(&top.join(path), top).is_some(),
-                    one_step,
-                    "{}",
-                    top.join(path).display()
-                );
+            assert_eq!(
+                beneath::open(&top.join(path), &top).is_some(),
+                one_step,
+                "{path}"
+            );
+            for top in [&linked, &itself] {
+                assert!(beneath::open(&top.join(path), top).is_none(), "{path}");
             }
         }
     }

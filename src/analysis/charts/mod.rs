@@ -289,11 +289,7 @@ impl Charts {
     /// The chart a file belongs to and what it is there, if it is a template or the
     /// `values.yaml` of a chart (a folder with a `Chart.yaml`).
     pub fn of(self: &Arc<Self>, absolute: &Path, scope: &Scope) -> Option<(Arc<Chart>, Role)> {
-        // A folder whose chart was read has its `Chart.yaml`: only the first file
-        // of each chart looks on disk.
-        let (root, role) = chart_root(absolute, |folder| {
-            self.read_already(folder).is_some() || is_chart(folder)
-        })?;
+        let (root, role) = chart_root(absolute)?;
         Some((self.chart(&root, scope)?, role))
     }
 
@@ -397,7 +393,7 @@ impl Charts {
 }
 
 /// The chart root of a template or values file.
-fn chart_root(absolute: &Path, is_chart: impl Fn(&Path) -> bool) -> Option<(PathBuf, Role)> {
+fn chart_root(absolute: &Path) -> Option<(PathBuf, Role)> {
     let parent = absolute.parent()?;
     if absolute.file_name()? == "values.yaml" && is_chart(parent) {
         return Some((parent.to_path_buf(), Role::Values));
