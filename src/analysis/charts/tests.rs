@@ -347,3 +347,56 @@ fn templates_on_disk_with_the_same_stamp_are_not_read_again() {
     assert_eq!(unused(), ["b", "c"]);
     assert_eq!(unread(), 9);
 }
+
+/// A file's chart is the folder above it with a `Chart.yaml` that is a regular
+/// file, whatever the run read before: a vendored chart whose `Chart.yaml` is a
+/// link inside the repository is read as its parent's dependency, and its files
+/// still belong to no chart, before and after that read.
+#[cfg(unix)]
+#[test]
+fn a_files_chart_does_not_depend_on_what_was_read_before() {
+    let folder = tempfile::tempdir().unwrap();
+    let top = folder.path().canonicalize().unwrap();
+    write(
+        &top,
+        "app/Chart.yaml",
+        "apiVersion: v2\nname: app\nversion: 1.0.0\n",
+    );
+    write(
+        &top,
+        "shared/Chart.yaml",
+        "apiVersion: v2\nname: sub\nversion: 1.0.0\n",
+    );
+    write(&top, "app/charts/sub/values.yaml", "size: 1\n");
+    write(
+        &top,
+        "app/charts/sub/templates/x.yaml",
+        "{{ .Values.size }}\n",
+    );
+    std::os::unix::fs::symlink(
+        "../../../shared/Chart.yaml",
+        top.join("app/charts/sub/Chart.yaml"),
+    )
+    .unwrap();
+    let charts = Arc::new(Charts::default());
+    let scope = scope(&top);
+    let files = [
+        "app/charts/sub/values.yaml",
+        "app/charts/sub/templates/x.yaml",
+    ];
+    let of = |charts: &Arc<Charts>| -> Vec<Option<PathBuf>> {
+        files
+            .iter()
+            .map(|file| {
+                charts
+                    .of(&top.join(file), &scope)
+                    .map(|(chart, _)| chart.root.clone())
+            })
+            .collect()
+    };
+    assert_eq!(of(&charts), [None, None]);
+    let app = charts.chart(&top.join("app"), &scope).unwrap();
+    let _ = app.content_fingerprint();
+    assert!(charts.read_already(&top.join("app/charts/sub")).is_some());
+    assert_eq!(of(&charts), [None, None]);
+}
