@@ -216,9 +216,43 @@ fn is_values_file_name(name: &str) -> bool {
     name.starts_with("values") && (name.ends_with(".yaml") || name.ends_with(".yml"))
 }
 
+/// A repository with files, folders, a FIFO and links of every kind, and the
+/// folder beside it they lead to; the repository's folder as given, through a
+/// link above it, and through a link inside it back to itself.
+#[cfg(all(test, unix))]
+pub(crate) fn confinement_fixture() -> (tempfile::TempDir, [std::path::PathBuf; 3]) {
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().canonicalize().unwrap();
+    let top = base.join("repo");
+    std::fs::create_dir_all(top.join("a/b")).unwrap();
+    std::fs::create_dir_all(base.join("elsewhere")).unwrap();
+    std::fs::write(top.join("a/b/x.yaml"), "x: 1\n").unwrap();
+    std::fs::write(top.join("a/y.yaml"), "y: 2\n").unwrap();
+    std::fs::write(base.join("elsewhere/secret.yaml"), "s: 3\n").unwrap();
+    rustix::fs::mkfifoat(rustix::fs::CWD, top.join("fifo"), rustix::fs::Mode::RUSR).unwrap();
+    let link = |target: &str, at: &str| std::os::unix::fs::symlink(target, top.join(at)).unwrap();
+    link("a/b", "to-b");
+    link("a/y.yaml", "to-y");
+    link("../elsewhere", "out");
+    link("../elsewhere/secret.yaml", "out-file");
+    link("../missing", "out-missing");
+    link("loop", "loop");
+    link(top.join("a").to_str().unwrap(), "absolute-in");
+    link("missing/../../elsewhere", "through-missing");
+    link("../repo", "itself");
+    // The repository as given, through a link above it (a home folder that
+    // is a link), and through a link inside it back to itself: the walk
+    // decides for the last two, which `confine` compares with the canonical
+    // name.
+    let linked = base.join("linked");
+    std::os::unix::fs::symlink(&top, &linked).unwrap();
+    let itself = top.join("itself");
+    (dir, [top, linked, itself])
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{Confined, FileKind, confine};
+    use super::{Confined, FileKind, confine, confinement_fixture};
     use std::path::Path;
 
     /// Links inside the folder are followed; a path that leaves it, by `..`, an
@@ -226,18 +260,7 @@ mod tests {
     #[cfg(unix)]
     #[test]
     fn confine_follows_links_inside_and_stops_at_the_edge() {
-        let dir = tempfile::tempdir().unwrap();
-        let base = dir.path().canonicalize().unwrap();
-        let top = base.join("repo");
-        std::fs::create_dir_all(top.join("a/b")).unwrap();
-        std::fs::create_dir_all(base.join("elsewhere")).unwrap();
-        let link =
-            |target: &str, at: &str| std::os::unix::fs::symlink(target, top.join(at)).unwrap();
-        link("a/b", "to-b");
-        link("../elsewhere", "out");
-        link("../missing", "out-missing");
-        link("loop", "loop");
-        link(top.join("a").to_str().unwrap(), "absolute-in");
+        let (_dir, [top, ..]) = confinement_fixture();
         let inside = |path: &str| Confined::Inside(top.join(path));
         assert_eq!(
             confine(&top.join("to-b/x.yaml"), &top),

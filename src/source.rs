@@ -235,11 +235,12 @@ fn read_open(
 mod beneath {
     use std::path::Path;
 
-    /// `path` opened as [`crate::source::open_regular`] opens it, when it lies below `top`
-    /// by its text and the kernel finds it there with no link on the way; absent
-    /// when no component is missing but for `..`-free paths. `None`: the kernel
-    /// cannot tell (a link on the way, `..`, a missing folder before a `..`, no
-    /// `openat2`), and [`crate::paths::confine`] decides.
+    /// `path` opened as [`crate::source::open_regular`] opens it, when it lies
+    /// below `top` by its text (no `..` there) and the kernel finds it with no link
+    /// anywhere on the way; `NotFound` when a component is missing, every one
+    /// before it there and no link. `None` when the kernel cannot tell (a link on
+    /// the way, `..`, a file taken for a folder, no `openat2`):
+    /// [`crate::paths::confine`] decides.
     #[cfg(target_os = "linux")]
     pub(super) fn open(
         path: &Path,
@@ -261,27 +262,23 @@ mod beneath {
         // With no link anywhere on the whole path, and none of `rest` `..`, the
         // path is where its text says: below `top`. A link anywhere, above `top`
         // too (where `confine` compares with `top`'s canonical name), is the walk's.
-        let opened = rustix::fs::openat2(rustix::fs::CWD, path, flags, Mode::empty(), no_links);
+        let opened =
+            match rustix::fs::openat2(rustix::fs::CWD, path, flags, Mode::empty(), no_links) {
+                Ok(fd) => Ok(std::fs::File::from(fd)),
+                // Every folder on the way is there and no link: `confine` would find
+                // the same path, and no file at its end.
+                Err(error @ rustix::io::Errno::NOENT) => Err(std::io::Error::from(error)),
+                // A link (ELOOP), a file taken for a folder, an old kernel, a
+                // sandbox's refusal: the walk decides.
+                Err(_) => return None,
+            };
         // No link on the way: the path `confine` would resolve to is the text's,
         // `.` dropped and `..` taken, named as the walk names it.
         let resolved = lexical(path);
         // Counted as `open_regular` counts: each path it answers for, there or not.
         #[cfg(feature = "internals")]
-        if matches!(opened, Ok(_) | Err(rustix::io::Errno::NOENT)) {
-            crate::source::opens::note(&resolved);
-        }
-        let file = match opened {
-            Ok(fd) => std::fs::File::from(fd),
-            // Every folder on the way is there and no link: `confine` would find
-            // the same path, and no file at its end.
-            Err(error @ rustix::io::Errno::NOENT) => {
-                return Some(Err(std::io::Error::from(error)));
-            }
-            // A link (ELOOP), a file taken for a folder, an old kernel, a
-            // sandbox's refusal: the walk decides.
-            Err(_) => return None,
-        };
-        Some(crate::source::regular(&resolved, file))
+        crate::source::opens::note(&resolved);
+        Some(opened.and_then(|file| crate::source::regular(&resolved, file)))
     }
 
     /// `path` with `.` dropped and `..` taken from the text: where it leads when
@@ -513,41 +510,6 @@ mod tests {
         "itself/a/y.yaml",
     ];
 
-    /// A repository with files, folders, a FIFO and links of every kind, and the
-    /// folder beside it they lead to; the repository's folder as given, through a
-    /// link above it, and through a link inside it back to itself.
-    #[cfg(unix)]
-    fn confinement_fixture() -> (tempfile::TempDir, [PathBuf; 3]) {
-        let dir = tempfile::tempdir().unwrap();
-        let base = dir.path().canonicalize().unwrap();
-        let top = base.join("repo");
-        std::fs::create_dir_all(top.join("a/b")).unwrap();
-        std::fs::create_dir_all(base.join("elsewhere")).unwrap();
-        std::fs::write(top.join("a/b/x.yaml"), "x: 1\n").unwrap();
-        std::fs::write(top.join("a/y.yaml"), "y: 2\n").unwrap();
-        std::fs::write(base.join("elsewhere/secret.yaml"), "s: 3\n").unwrap();
-        rustix::fs::mkfifoat(rustix::fs::CWD, top.join("fifo"), rustix::fs::Mode::RUSR).unwrap();
-        let link =
-            |target: &str, at: &str| std::os::unix::fs::symlink(target, top.join(at)).unwrap();
-        link("a/b", "to-b");
-        link("a/y.yaml", "to-y");
-        link("../elsewhere", "out");
-        link("../elsewhere/secret.yaml", "out-file");
-        link("../missing", "out-missing");
-        link("loop", "loop");
-        link(top.join("a").to_str().unwrap(), "absolute-in");
-        link("missing/../../elsewhere", "through-missing");
-        link("../repo", "itself");
-        // The repository as given, through a link above it (a home folder that
-        // is a link), and through a link inside it back to itself: the walk
-        // decides for the last two, which `confine` compares with the canonical
-        // name.
-        let linked = base.join("linked");
-        std::os::unix::fs::symlink(&top, &linked).unwrap();
-        let itself = top.join("itself");
-        (dir, [top, linked, itself])
-    }
-
     /// The kernel's one-step open and `confine`'s walk give every path the same
     /// answer, error messages included: files, folders, links inside and out,
     /// absolute links, `..`, `.`, a loop, missing folders, a FIFO, a repository
@@ -557,7 +519,7 @@ mod tests {
     #[cfg(unix)]
     #[test]
     fn a_confined_read_answers_as_the_walk_does() {
-        let (_dir, [top, linked, itself]) = confinement_fixture();
+        let (_dir, [top, linked, itself]) = crate::paths::confinement_fixture();
         let walked = |path: &Path, top: &Path| match crate::paths::confine(path, top) {
             crate::paths::Confined::Inside(resolved) => match read_regular(&resolved, 100) {
                 Ok(bytes) => format!("read {:?}", String::from_utf8(bytes).unwrap()),

@@ -307,9 +307,9 @@ impl Collected {
                 let relative = relative_to(&path, &resolved.config.root);
                 let charts = &mut self.charts;
                 let exclusion = resolved.config.exclusion_probing(&relative, &mut |folder| {
-                    *charts.entry(folder.to_path_buf()).or_insert_with(|| {
-                        std::fs::symlink_metadata(folder.join("Chart.yaml")).is_ok()
-                    })
+                    *charts
+                        .entry(folder.to_path_buf())
+                        .or_insert_with(|| crate::settings::tables::holds_chart_yaml(folder))
                 });
                 if exclusion.is_none() {
                     self.found.push((path, resolved));

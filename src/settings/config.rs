@@ -516,9 +516,7 @@ impl Config {
     /// The setting that leaves a file (relative to [`Config::root`]) out, as the
     /// summary names it; `None` when the file is checked.
     pub(crate) fn exclusion(&self, relative: &Path) -> Option<String> {
-        self.exclusion_probing(relative, &mut |folder| {
-            std::fs::symlink_metadata(folder.join("Chart.yaml")).is_ok()
-        })
+        self.exclusion_probing(relative, &mut super::tables::holds_chart_yaml)
     }
 
     /// [`Config::exclusion`], asking `is_chart` whether a folder holds a

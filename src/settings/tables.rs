@@ -368,9 +368,13 @@ pub(super) fn compile_require(
 /// folder beside a `Chart.yaml`): another project's files.
 #[cfg_attr(not(unix), allow(dead_code))] // Only `idem`, which is Unix-only, asks.
 pub(crate) fn in_vendored_chart(root: &Path, relative: &Path) -> bool {
-    in_vendored_chart_probing(root, relative, &mut |folder| {
-        std::fs::symlink_metadata(folder.join("Chart.yaml")).is_ok()
-    })
+    in_vendored_chart_probing(root, relative, &mut holds_chart_yaml)
+}
+
+/// Whether `folder` holds an entry named `Chart.yaml` (any kind, a link not
+/// followed): what makes a `charts/` beside it a chart's, for `default-exclude`.
+pub(crate) fn holds_chart_yaml(folder: &Path) -> bool {
+    std::fs::symlink_metadata(folder.join("Chart.yaml")).is_ok()
 }
 
 /// [`in_vendored_chart`], asking `is_chart` whether a folder holds a `Chart.yaml`
