@@ -98,8 +98,8 @@ impl Overlay {
     /// until a command runs.
     pub fn new(manifest: &TreeManifest) -> std::io::Result<Overlay> {
         // An interrupt waits until the folder is registered, so it finds it.
-        let _making = sandbox::Copying::start();
-        let folder = sandbox::new_folder()?;
+        let making = sandbox::Copying::start();
+        let folder = sandbox::new_folder(&making)?;
         let writable = folder.path().join(sandbox::ESCAPE);
         let merged = writable.join("guard/repo");
         let layers = folder.path().join("layers");

@@ -617,13 +617,16 @@ fn signals_leave_no_sandbox_behind() {
 /// folder.
 fn signal_one_run(root: &Path, sandbox: &str, signal: &str, after: Option<Duration>) {
     let temporary = tempfile::tempdir().unwrap();
+    // What tether says as it stops (a folder it could not remove), for the failure
+    // message; kept out of the temporary folder the assertion lists.
+    let said = tempfile::NamedTempFile::new().unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_tether"))
         .args(["idem", "--run", "sleep 100731", "--files", "a.yaml"])
         .args(["--sandbox", sandbox])
         .env("TMPDIR", temporary.path())
         .current_dir(root)
         .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
+        .stderr(said.reopen().unwrap())
         .spawn()
         .unwrap();
     match after {
@@ -644,10 +647,30 @@ fn signal_one_run(root: &Path, sandbox: &str, signal: &str, after: Option<Durati
         );
         std::thread::sleep(Duration::from_millis(20));
     }
+    let left = left_behind(temporary.path());
     assert!(
-        left_behind(temporary.path()).is_empty(),
-        "SIG{signal} after {after:?} left a sandbox ({sandbox})"
+        left.is_empty(),
+        "SIG{signal} after {after:?} left a sandbox ({sandbox}):\n{}\ntether said:\n{}",
+        left.iter()
+            .flat_map(|name| tree(&temporary.path().join(name)))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        std::fs::read_to_string(said.path()).unwrap_or_default()
     );
+}
+
+/// The paths of `folder` and everything below it, for a failure message.
+fn tree(folder: &Path) -> Vec<String> {
+    let mut paths = vec![folder.display().to_string()];
+    if folder
+        .symlink_metadata()
+        .is_ok_and(|metadata| metadata.is_dir())
+    {
+        for entry in std::fs::read_dir(folder).into_iter().flatten().flatten() {
+            paths.extend(tree(&entry.path()));
+        }
+    }
+    paths
 }
 
 /// Waits (up to 30 s) until a process below `pid` has `mark` in its command line.

@@ -220,11 +220,8 @@ impl Sandbox {
     /// A copy of the manifest's files, taken from the user's tree (reflinks where
     /// the filesystem has them), in parallel.
     pub fn from_manifest(manifest: &TreeManifest) -> std::io::Result<Sandbox> {
-        let _copying = Copying::start();
-        if stopping() {
-            return Err(interrupted());
-        }
-        let folder = new_folder()?;
+        let copying = Copying::start();
+        let folder = new_folder(&copying)?;
         let root = folder.path().join(ESCAPE).join("guard/repo");
         std::fs::create_dir_all(&root)?;
         let sandbox = Sandbox { folder, root };

@@ -139,7 +139,14 @@ pub(super) fn interrupted() -> std::io::Error {
 
 /// A new sandbox folder (`tether-idem-*`) in the temporary folder, registered; an
 /// error names the temporary folder and what to do when it cannot be made there.
-pub(crate) fn new_folder() -> std::io::Result<tempfile::TempDir> {
+/// Once the run is stopping, none is made: the caller counts itself as making a
+/// sandbox (`_making`) before it asks, so an interrupt either waits for this folder
+/// and finds it registered, or is seen here first. A folder made after the
+/// interrupt's sweep would outlive the run.
+pub(crate) fn new_folder(_making: &Copying) -> std::io::Result<tempfile::TempDir> {
+    if super::super::command::stopping() {
+        return Err(interrupted());
+    }
     let temporary = std::env::temp_dir();
     let folder = tempfile::Builder::new()
         .prefix("tether-idem-")
@@ -247,4 +254,22 @@ pub fn interrupt() -> Vec<String> {
         remove_folder(&folder);
     }
     left_behind()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A run that is stopping makes no sandbox folder: one made after the
+    /// interrupt's sweep would outlive the run (`signals_leave_no_sandbox_behind`
+    /// saw one, once, under load).
+    #[test]
+    fn no_folder_is_made_once_the_run_stops() {
+        let stopping = &crate::idem::command::STOPPING;
+        stopping.store(true, std::sync::atomic::Ordering::SeqCst);
+        let made = new_folder(&Copying::start());
+        stopping.store(false, std::sync::atomic::Ordering::SeqCst);
+        let error = made.expect_err("a sandbox folder was made while the run stopped");
+        assert_eq!(error.kind(), std::io::ErrorKind::Interrupted);
+    }
 }
