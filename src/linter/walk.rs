@@ -336,6 +336,16 @@ fn common_ancestor(a: &Path, b: &Path) -> PathBuf {
         .collect()
 }
 
+/// `folder` joined with `relative`, holding only its bytes (`Path::join` leaves the
+/// room it grew by; a listing holds every file of the tree).
+fn joined(folder: &Path, relative: &Path) -> PathBuf {
+    let mut path =
+        PathBuf::with_capacity(folder.as_os_str().len() + 1 + relative.as_os_str().len());
+    path.push(folder);
+    path.push(relative);
+    path
+}
+
 /// Regular files found below a folder, and the folders that could not be read.
 #[derive(Debug, Default)]
 struct Listing {
@@ -388,7 +398,7 @@ fn listing_of<'a>(
         {
             continue;
         }
-        let path = folder.join(relative);
+        let path = joined(folder, relative);
         // Tracked files deleted from the work tree, submodules and symlinks are not
         // files to check.
         if std::fs::symlink_metadata(&path).is_ok_and(|metadata| metadata.is_file()) {
@@ -428,7 +438,10 @@ fn walk_folder(folder: &Path) -> Listing {
                 match entry {
                     Ok(entry) => {
                         if entry.file_type().is_some_and(|kind| kind.is_file()) {
-                            listing.files.push(entry.into_path());
+                            // A copy of its bytes only: the walk's own path grew by
+                            // doubling as the name was joined on, and every file of
+                            // the tree is held until the configurations choose.
+                            listing.files.push(entry.path().to_path_buf());
                         }
                     }
                     Err(error) => {
