@@ -14,7 +14,9 @@ declare_rule! {
     /// of that name and version elsewhere in the repository or under
     /// `chart-paths`), the charts they depend on, its parent charts and their other
     /// dependencies; and the repository's library charts, as a build step may
-    /// vendor them. The message names the define most like it and the charts
+    /// vendor them: of each name, the one nearest the chart (the most folders in
+    /// common), so a monorepo that keeps several copies of `common` is searched in
+    /// the copy beside the chart, not in all of them. The message names the define most like it and the charts
     /// searched.
     ///
     /// Reported only when every dependency of that graph was found and read: when

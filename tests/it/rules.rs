@@ -126,6 +126,7 @@ rule_fixtures! {
         "unused-value"
     ),
     undefined_template_incomplete => ("undefined-template", "incomplete"),
+    undefined_template_nearest_library => ("undefined-template", "nearest-library"),
     template_error_basic => ("template-error", "basic"),
     glued_comment_basic => ("glued-comment", "basic"),
 }

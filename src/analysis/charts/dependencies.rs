@@ -126,7 +126,9 @@ impl Chart {
         ancestors
     }
 
-    /// The library charts of the chart's repository and `chart-paths`, bounded.
+    /// The library charts of the chart's repository and `chart-paths`, the
+    /// nearest of each name ([`super::repository::Repository::libraries_near`]),
+    /// bounded.
     pub(super) fn repository_libraries(&self) -> Vec<Arc<Chart>> {
         let Some(charts) = self.charts.upgrade() else {
             return Vec::new();
@@ -136,7 +138,8 @@ impl Chart {
         }
         let repository = charts.repository(&self.scope);
         repository
-            .libraries()
+            .libraries_near(&self.root)
+            .into_iter()
             .filter(|folder| **folder != self.root)
             .take(MAX_REACHED_CHARTS)
             .filter_map(|folder| charts.chart(folder, &self.scope))
