@@ -515,3 +515,42 @@ pub(crate) fn covered_files<P: AsRef<Path>>(config: &Config, paths: &[P]) -> Fil
     files.sort();
     Files { files, errors }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every file of a tree is held until the configurations choose: a listed path
+    /// holds its bytes and no room to grow, walked or named by git.
+    #[test]
+    fn a_listed_path_holds_only_its_bytes() {
+        let folder = tempfile::tempdir().unwrap();
+        let deep = folder.path().join("charts/app/templates/sub");
+        std::fs::create_dir_all(&deep).unwrap();
+        for name in ["a.yaml", "a-longer-name-than-its-folder.yaml", "b.tpl"] {
+            std::fs::write(deep.join(name), "a: 1\n").unwrap();
+        }
+        std::fs::write(folder.path().join("top.yaml"), "a: 1\n").unwrap();
+        let walked = walk_folder(folder.path());
+        let names: Vec<PathBuf> = walked
+            .files
+            .iter()
+            .map(|path| path.strip_prefix(folder.path()).unwrap().to_path_buf())
+            .collect();
+        let listed = listing_of(
+            folder.path(),
+            names.iter().map(PathBuf::as_path),
+            std::iter::empty(),
+        );
+        assert_eq!(walked.files.len(), 4);
+        assert_eq!(listed.files.len(), 4);
+        for path in walked.files.iter().chain(&listed.files) {
+            assert_eq!(
+                path.capacity(),
+                path.as_os_str().len(),
+                "{} holds spare room",
+                path.display()
+            );
+        }
+    }
+}
