@@ -109,7 +109,7 @@ pub(crate) fn files_listed(
             None => continue,
             Some(Err(file)) => {
                 let config = resolver.resolved(&file);
-                if let Some(setting) = collected.keep(file, config) {
+                if let Kept::Excluded(setting) = collected.keep(file, config, false) {
                     *walked.excluded.entry(setting).or_default() += 1;
                 }
                 continue;
@@ -123,8 +123,9 @@ pub(crate) fn files_listed(
             .map(|path| resolver.resolved(path))
             .collect();
         let mut included = 0;
+        let unverified = listing.unverified;
         for (path, config) in listing.files.into_iter().zip(configs) {
-            included += usize::from(collected.keep(path, config).is_none());
+            included += usize::from(collected.keep(path, config, unverified) == Kept::Included);
         }
         if included == 0 && listing.unreadable.is_empty() && collected.config_errors.is_empty() {
             walked.bad_inputs.push(format!(
@@ -284,6 +285,17 @@ fn list_input(
         .unwrap_or_else(|| walk_folder(&absolute))))
 }
 
+/// What [`Collected::keep`] did with a file.
+#[derive(Debug, PartialEq, Eq)]
+enum Kept {
+    /// Kept to be checked, or its configuration is broken (which is reported).
+    Included,
+    /// Left out by its configuration: the setting that left it out.
+    Excluded(String),
+    /// Listed by git, but not a regular file in the work tree.
+    NotAFile,
+}
+
 /// The files a walk keeps, and the errors of the configurations it met.
 #[derive(Default)]
 struct Collected {
@@ -296,12 +308,15 @@ struct Collected {
 
 impl Collected {
     /// Keeps the file if its configuration includes it; else the setting that left
-    /// it out. A broken configuration is an error, said once.
+    /// it out. A broken configuration is an error, said once. When `verify`, the
+    /// path is a name git listed, kept only if it is a regular file: looked at once
+    /// its configuration includes it, not for every file of the repository.
     fn keep(
         &mut self,
         path: PathBuf,
         resolved: Result<Resolved, crate::error::ConfigurationError>,
-    ) -> Option<String> {
+        verify: bool,
+    ) -> Kept {
         match resolved {
             Ok(resolved) => {
                 let relative = relative_to(&path, &resolved.config.root);
@@ -311,10 +326,18 @@ impl Collected {
                         .entry(folder.to_path_buf())
                         .or_insert_with(|| crate::settings::tables::holds_chart_yaml(folder))
                 });
-                if exclusion.is_none() {
-                    self.found.push((path, resolved));
+                if let Some(setting) = exclusion {
+                    return Kept::Excluded(setting);
                 }
-                exclusion
+                // Tracked files deleted from the work tree, submodules and symlinks
+                // are not files to check.
+                if verify
+                    && !std::fs::symlink_metadata(&path).is_ok_and(|metadata| metadata.is_file())
+                {
+                    return Kept::NotAFile;
+                }
+                self.found.push((path, resolved));
+                Kept::Included
             }
             Err(error) => {
                 let error = error.to_string();
@@ -322,7 +345,7 @@ impl Collected {
                     self.config_errors.push(error);
                 }
                 // Not excluded: its configuration is broken, which is reported.
-                None
+                Kept::Included
             }
         }
     }
@@ -350,6 +373,9 @@ fn joined(folder: &Path, relative: &Path) -> PathBuf {
 #[derive(Debug, Default)]
 struct Listing {
     files: Vec<PathBuf>,
+    /// The files are names git listed, not yet known to be regular files in the
+    /// work tree ([`Collected::keep`] looks, for the files it keeps).
+    unverified: bool,
     unreadable: Vec<(PathBuf, String)>,
 }
 
@@ -386,7 +412,10 @@ fn listing_of<'a>(
     names: impl Iterator<Item = &'a Path>,
     unreadable: impl Iterator<Item = (PathBuf, String)>,
 ) -> Listing {
-    let mut listing = Listing::default();
+    let mut listing = Listing {
+        unverified: true,
+        ..Listing::default()
+    };
     for relative in names {
         // A nested repository is listed as a folder.
         if relative.as_os_str().as_encoded_bytes().ends_with(b"/") {
@@ -398,12 +427,7 @@ fn listing_of<'a>(
         {
             continue;
         }
-        let path = joined(folder, relative);
-        // Tracked files deleted from the work tree, submodules and symlinks are not
-        // files to check.
-        if std::fs::symlink_metadata(&path).is_ok_and(|metadata| metadata.is_file()) {
-            listing.files.push(path);
-        }
+        listing.files.push(joined(folder, relative));
     }
     listing.unreadable.extend(unreadable);
     listing

@@ -392,6 +392,33 @@ fn unreadable_file_is_a_finding_and_the_run_goes_on() {
     );
 }
 
+/// Inside git, a tracked name is checked only when it is a regular file in the work
+/// tree: a tracked link, a tracked file deleted (with its folder) and a file the
+/// configuration leaves out are not checked, and the run says nothing about them.
+/// (The work tree is looked at only for the files the configuration keeps.)
+#[cfg(unix)]
+#[test]
+fn git_names_that_are_not_files_are_not_checked() {
+    let repo = common::repository(&[
+        ("charts/a/values.yaml", "# The replicas.\nreplicas: 1\n"),
+        ("charts/gone/values.yaml", "replicas: 1\n"),
+        ("notes.md", "not checked\n"),
+    ]);
+    std::os::unix::fs::symlink("charts/a/values.yaml", repo.path().join("link.yaml")).unwrap();
+    common::commit_all(repo.path(), "a link");
+    std::fs::remove_dir_all(repo.path().join("charts/gone")).unwrap();
+    let listed = common::git(repo.path(), &["ls-files"]);
+    assert!(listed.contains("link.yaml") && listed.contains("charts/gone/values.yaml"));
+    common::assert_snapshot(
+        "cli__git_names_that_are_not_files",
+        &format!(
+            "{}\n{}",
+            run_in(repo.path(), &["check", "--show-files", "."]),
+            run_in(repo.path(), &["check", "--no-cache", "."])
+        ),
+    );
+}
+
 /// Every mistake in tether.toml: exit 2, naming the file, line and what to write.
 #[test]
 fn bad_configurations() {
