@@ -11,8 +11,8 @@ declare_rule! {
     /// Reports an `include "name"` or `template "name"` of a named template that
     /// no chart Helm loads with the template defines. Searched: the chart, its
     /// dependencies (folders and archives under `charts/`, `file://` paths, charts
-    /// of that name and version elsewhere in the repository or under
-    /// `chart-paths`), the charts they depend on, its parent charts and their other
+    /// of that name and version elsewhere in the repository, the nearest first, or
+    /// under `chart-paths`), the charts they depend on, its parent charts and their other
     /// dependencies; and the repository's library charts, as a build step may
     /// vendor them: of each name, the one nearest the chart (the most folders in
     /// common), so a monorepo that keeps several copies of `common` is searched in

@@ -18,7 +18,8 @@ declare_rule! {
     /// .Values.image` then `.tag` reads `image.tag`). A `merge` of several values
     /// reads each of them.
     /// Dependencies are found under `charts/` (folders and `.tgz` archives), at
-    /// `file://` paths, elsewhere in the repository by name and version, and under
+    /// `file://` paths, elsewhere in the repository by name and version (the copy
+    /// nearest the chart first), and under
     /// `chart-paths`. Keys under a subchart's name (or alias) are checked against
     /// the subchart's own reads when it is found, and not at all otherwise;
     /// `global` is skipped when a dependency is not found. A chart that calls a

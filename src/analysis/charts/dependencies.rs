@@ -543,7 +543,7 @@ fn find_elsewhere(
         return Err("not under charts/".into());
     }
     let repository = charts.repository(scope);
-    let candidates = repository.named(&dependency.name);
+    let candidates = repository.named_near(&dependency.name, root);
     if let Some((folder, _)) = candidates.iter().find(|(folder, version)| {
         folder != root && matches(&(dependency.name.clone(), version.clone()))
     }) {

@@ -69,11 +69,7 @@ impl Repository {
         let mut chosen: Vec<(usize, &PathBuf)> = Vec::new();
         let mut by_name: HashMap<Option<&str>, usize> = HashMap::new();
         for (folder, name) in &self.libraries {
-            let shared = folder
-                .components()
-                .zip(root.components())
-                .take_while(|(a, b)| a == b)
-                .count();
+            let shared = shared_folders(folder, root);
             match by_name.get(&name.as_deref()) {
                 Some(&at) if shared > chosen[at].0 => chosen[at] = (shared, folder),
                 Some(_) => {}
@@ -92,6 +88,25 @@ impl Repository {
     pub fn named(&self, name: &str) -> &[(PathBuf, Option<String>)] {
         self.charts.get(name).map_or(&[], Vec::as_slice)
     }
+
+    /// [`Repository::named`], nearest the chart in the folder `root` first (the
+    /// most folders in common with it; of equals, nearest the top, then in folder
+    /// order): a dependency found by name is the copy beside the chart, as
+    /// [`Repository::libraries_near`] chooses a library.
+    pub fn named_near(&self, name: &str, root: &Path) -> Vec<&(PathBuf, Option<String>)> {
+        let mut named: Vec<&(PathBuf, Option<String>)> = self.named(name).iter().collect();
+        named.sort_by_key(|(folder, _)| std::cmp::Reverse(shared_folders(folder, root)));
+        named
+    }
+}
+
+/// How many leading components `a` and `b` have in common: how near one chart's
+/// folder is to another's.
+fn shared_folders(a: &Path, b: &Path) -> usize {
+    a.components()
+        .zip(b.components())
+        .take_while(|(x, y)| x == y)
+        .count()
 }
 
 #[cfg(test)]
@@ -137,6 +152,18 @@ mod tests {
         assert_eq!(
             near("/elsewhere/app"),
             ["/m/c1/lib/common", "/m/c1/lib/util", "/m/c1/unnamed"]
+        );
+        // A dependency found by name: the copy beside the chart first, then the
+        // others nearest the top.
+        let named: Vec<String> = repository
+            .named_near("common", Path::new("/m/c7/apps/web"))
+            .iter()
+            .take(3)
+            .map(|(folder, _)| folder.display().to_string())
+            .collect();
+        assert_eq!(
+            named,
+            ["/m/c7/lib/common", "/m/c1/lib/common", "/m/c10/lib/common"]
         );
     }
 }
