@@ -69,8 +69,17 @@ pub struct FoundChart {
     pub version: Option<String>,
     /// `type: library`.
     pub library: bool,
-    /// The `name` of each of its `dependencies:`.
-    pub depends_on: Vec<String>,
+    /// Each of its `dependencies:`, as the order of a run's chart trees needs it.
+    pub depends_on: Vec<Wanted>,
+}
+
+/// A dependency of a listed chart: its `name`, its `version` (a version or a
+/// range) and the folder of a `file://` repository, as written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Wanted {
+    pub name: String,
+    pub version: Option<String>,
+    pub file: Option<String>,
 }
 
 /// Lists and reads the `Chart.yaml` files under `top`: what git would list (ignored
@@ -189,7 +198,7 @@ struct Read {
 #[derive(Debug, Clone)]
 pub(crate) struct ChartYamlSays {
     chart: Option<(Option<String>, Option<String>, bool)>,
-    depends_on: Vec<String>,
+    depends_on: Vec<Wanted>,
     pins: Result<Vec<Pin>, String>,
 }
 
@@ -263,12 +272,20 @@ fn says(document: &Node, path: &Path, shown: &Path, pinned: bool) -> ChartYamlSa
     let manifest = crate::analysis::charts::manifest::Manifest::of(document, None);
     ChartYamlSays {
         chart: Some((manifest.name, manifest.version, manifest.library)),
-        // Names taken by reference: collected from the owned list, the names would
-        // keep its buffer (six times their size) for the whole run.
+        // Taken by reference: collected from the owned list, they would keep its
+        // buffer (several times their size) for the whole run.
         depends_on: manifest
             .dependencies
             .iter()
-            .map(|dependency| dependency.name.clone())
+            .map(|dependency| Wanted {
+                name: dependency.name.clone(),
+                version: dependency.version.clone(),
+                file: dependency
+                    .repository
+                    .as_deref()
+                    .and_then(|repository| repository.strip_prefix("file://"))
+                    .map(String::from),
+            })
             .collect(),
         pins: Ok(if pinned {
             chart_yaml_pins(document, path, shown)

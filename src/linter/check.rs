@@ -315,9 +315,9 @@ pub fn check_resolved(
         .filter(|changed| changed.lines_only)
         .map(|changed| changed.changes);
     // One chart tree at a time (two, on two threads), its charts let go once its
-    // files are checked; the trees other charts depend on last. Each tree's
-    // outcomes go into the report as it ends, so a run holds the findings, not
-    // every file's outcome.
+    // files are checked; a tree other trees read as a dependency after them. Each
+    // tree's outcomes go into the report as it ends, so a run holds the findings,
+    // not every file's outcome.
     let keep_fresh = !changed.is_some_and(|changed| changed.lines_only);
     let taking = std::sync::Mutex::new(Taking {
         report: CheckReport {
@@ -334,21 +334,19 @@ pub fn check_resolved(
             .map(|cache| (cache.is_some() && keep_fresh).then(Vec::new))
             .collect(),
     });
-    for round in groups::in_rounds(groups::chart_groups(&files), &files) {
-        round.par_iter().for_each(|group| {
-            let (outcomes, partial) = check_group(group, &files, &root, |index, surroundings| {
-                let cache = caches[config_index[index]].as_ref();
-                check_file(&files[index], surroundings, mode, cache, lines)
-            });
-            let mut taking = taking.lock().unwrap_or_else(PoisonError::into_inner);
-            for (index, outcome) in outcomes {
-                taking.take(outcome, index, &files[index], config_index[index]);
-            }
-            let (partial_charts, read_whole) = partial;
-            taking.report.partial_charts.extend(partial_charts);
-            taking.report.read_whole.extend(read_whole);
+    groups::Plan::of(groups::chart_groups(&files), &files).run(|group| {
+        let (outcomes, partial) = check_group(group, &files, &root, |index, surroundings| {
+            let cache = caches[config_index[index]].as_ref();
+            check_file(&files[index], surroundings, mode, cache, lines)
         });
-    }
+        let mut taking = taking.lock().unwrap_or_else(PoisonError::into_inner);
+        for (index, outcome) in outcomes {
+            taking.take(outcome, index, &files[index], config_index[index]);
+        }
+        let (partial_charts, read_whole) = partial;
+        taking.report.partial_charts.extend(partial_charts);
+        taking.report.read_whole.extend(read_whole);
+    });
     let Taking {
         mut report,
         fresh,

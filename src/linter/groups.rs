@@ -1,15 +1,16 @@
 //! A run's files in chart trees: each tree (a chart with everything under it, its
 //! subcharts included) is checked as one group, and the charts read for it are let
 //! go once its files are checked, so a run holds the charts of the trees being
-//! checked, not of the whole repository. A tree whose chart another chart of the
-//! repository depends on is checked in a second round, after the charts that read
-//! it as a dependency: it is then read once, not again after it was let go.
+//! checked, not of the whole repository. A tree whose chart another tree of the
+//! run reads as a dependency is checked after that tree, as soon as it can be
+//! ([`Plan`]): it is then read once, not again after it was let go, and held only
+//! between the two.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
-use crate::analysis::charts::{Charts, is_chart};
+use crate::analysis::charts::{Charts, Scope, is_chart};
 use crate::linter::walk::FileToCheck;
 
 /// The files of one chart tree, or the files outside every chart.
@@ -40,47 +41,213 @@ impl Group {
     }
 }
 
-/// `groups` in two rounds: first the trees whose chart no chart of its repository
-/// names in its `dependencies:`, then the others, each round in its order.
-pub(super) fn in_rounds(groups: Vec<Group>, files: &[FileToCheck]) -> [Vec<Group>; 2] {
-    // Per repository listing (the run's charts and the repository's top): the
-    // names some chart depends on, and each chart's name by folder.
-    type Listing = (HashSet<String>, HashMap<PathBuf, String>);
-    let mut listings: HashMap<(usize, PathBuf), Listing> = HashMap::new();
-    let [mut first, mut second] = [Vec::new(), Vec::new()];
-    for group in groups {
-        let depended = group.root.as_ref().is_some_and(|root| {
+/// The order a run checks its chart trees in: the trees in path order, each as
+/// soon as a thread is free, but a tree whose chart another tree of the run reads
+/// as a dependency by name or `file://` path only once those trees are checked
+/// (they read its chart, and it is let go once its own files are), and then
+/// before any other. So a chart read for another tree is held from that tree
+/// until its own is checked, not until the end of the run.
+pub(super) struct Plan {
+    groups: Vec<Group>,
+    /// For each group, how many groups must be checked before it.
+    waits: Vec<usize>,
+    /// For each group, the groups that wait for it.
+    unblocks: Vec<Vec<usize>>,
+}
+
+impl Plan {
+    /// The order of `groups` (in path order): which tree waits for which, from
+    /// each repository's listing of `Chart.yaml` files and where each listed
+    /// chart's dependencies not under its `charts/` are read from.
+    pub fn of(groups: Vec<Group>, files: &[FileToCheck]) -> Plan {
+        let roots: HashMap<&Path, usize> = groups
+            .iter()
+            .enumerate()
+            .filter_map(|(at, group)| Some((group.root.as_deref()?, at)))
+            .collect();
+        let mut waits = vec![0; groups.len()];
+        let mut unblocks: Vec<Vec<usize>> = vec![Vec::new(); groups.len()];
+        let mut edges: HashSet<(usize, usize)> = HashSet::new();
+        // Each repository's listing once (the run's charts and the scope).
+        let mut listed: Vec<(&Arc<Charts>, &Scope)> = Vec::new();
+        for group in &groups {
             let Some(file) = group.files.first().map(|&index| &files[index]) else {
-                return false;
+                continue;
             };
-            let Some(top) = &file.project.chart_scope.top else {
-                return false;
+            let (charts, scope) = (&file.project.charts, &file.project.chart_scope);
+            if listed
+                .iter()
+                .any(|(seen, seen_scope)| Arc::ptr_eq(seen, charts) && *seen_scope == scope)
+            {
+                continue;
+            }
+            listed.push((charts, scope));
+            let Some(top) = &scope.top else {
+                continue;
             };
-            let charts = &file.project.charts;
-            let key = (Arc::as_ptr(charts) as usize, top.clone());
-            let (depended, names) = listings.entry(key).or_insert_with(|| {
-                let listing = charts.chart_yamls(top);
-                let depended = listing
-                    .charts
-                    .iter()
-                    .flat_map(|chart| chart.depends_on.iter().cloned())
-                    .collect();
-                let names = listing
-                    .charts
-                    .iter()
-                    .filter_map(|chart| Some((chart.folder.clone(), chart.name.clone()?)))
-                    .collect();
-                (depended, names)
-            });
-            names.get(root).is_some_and(|name| depended.contains(name))
-        });
-        if depended {
-            second.push(group);
-        } else {
-            first.push(group);
+            for chart in &charts.chart_yamls(top).charts {
+                let Some(from) = tree_of(&chart.folder, &roots) else {
+                    continue;
+                };
+                for wanted in &chart.depends_on {
+                    let Some(to) = charts
+                        .found_elsewhere(scope, &chart.folder, wanted)
+                        .and_then(|folder| roots.get(folder.as_path()).copied())
+                    else {
+                        continue;
+                    };
+                    if to != from && edges.insert((from, to)) {
+                        waits[to] += 1;
+                        unblocks[from].push(to);
+                    }
+                }
+            }
+        }
+        Plan {
+            groups,
+            waits,
+            unblocks,
         }
     }
-    [first, second]
+
+    /// Checks every group with `check`, as many at once as the thread pool has
+    /// threads: first the groups whose wait just ended (their charts are held),
+    /// then the others, each in path order. Trees that wait for each other in a
+    /// ring are taken in path order once nothing else is left to check.
+    pub fn run(self, check: impl Fn(&Group) + Sync) {
+        let queue = Queue {
+            waited: BTreeSet::new(),
+            ready: (0..self.groups.len())
+                .filter(|&at| self.waits[at] == 0)
+                .collect(),
+            waiting: (0..self.groups.len())
+                .filter(|&at| self.waits[at] != 0)
+                .collect(),
+            waits: self.waits,
+            running: 0,
+            workers: 0,
+        };
+        let shared = Shared {
+            groups: &self.groups,
+            unblocks: &self.unblocks,
+            queue: Mutex::new(queue),
+            threads: rayon::current_num_threads().max(1),
+            check: &check,
+        };
+        rayon::scope(|scope| shared.start_workers(scope));
+    }
+}
+
+/// What the workers of [`Plan::run`] share.
+struct Shared<'a, F> {
+    groups: &'a [Group],
+    unblocks: &'a [Vec<usize>],
+    queue: Mutex<Queue>,
+    threads: usize,
+    check: &'a F,
+}
+
+/// The groups not yet checked, and the workers checking them.
+struct Queue {
+    /// Groups whose wait is over, by place in path order: taken first, as other
+    /// trees read their charts and those are held until they are checked.
+    waited: BTreeSet<usize>,
+    /// Groups that waited for none, by place in path order.
+    ready: BTreeSet<usize>,
+    /// Groups still waiting for others.
+    waiting: BTreeSet<usize>,
+    waits: Vec<usize>,
+    /// Groups being checked.
+    running: usize,
+    /// Workers started and not yet ended.
+    workers: usize,
+}
+
+impl Queue {
+    /// The next group to check: the first whose wait ended, else the first
+    /// ready one; when none is and nothing is being checked, the first waiting
+    /// one (a ring of trees waiting for each other).
+    fn next(&mut self) -> Option<usize> {
+        let next = self
+            .waited
+            .pop_first()
+            .or_else(|| self.ready.pop_first())
+            .or_else(|| match self.running {
+                0 => self.waiting.pop_first(),
+                _ => None,
+            })?;
+        self.running += 1;
+        Some(next)
+    }
+}
+
+impl<'a, F: Fn(&Group) + Sync> Shared<'a, F> {
+    /// Starts as many workers as there are groups to take, up to the threads.
+    /// A worker never waits: it ends when no group is ready, and the worker that
+    /// ends another group's wait starts workers for what it made ready. (A worker
+    /// that waited could be the one holding, lower on its thread's stack, the
+    /// group it waits for: rayon runs a queued task inside another's join.)
+    fn start_workers<'s>(&'s self, scope: &rayon::Scope<'s>)
+    where
+        'a: 's,
+    {
+        let start = {
+            let mut queue = self.queue.lock().unwrap_or_else(PoisonError::into_inner);
+            let takeable = match queue.running {
+                0 => queue.waited.len() + queue.ready.len() + queue.waiting.len(),
+                _ => queue.waited.len() + queue.ready.len(),
+            };
+            let start = takeable.min(self.threads.saturating_sub(queue.workers));
+            queue.workers += start;
+            start
+        };
+        for _ in 0..start {
+            scope.spawn(|scope| self.work(scope));
+        }
+    }
+
+    /// Checks groups until none is ready.
+    fn work<'s>(&'s self, scope: &rayon::Scope<'s>)
+    where
+        'a: 's,
+    {
+        loop {
+            let next = {
+                let mut queue = self.queue.lock().unwrap_or_else(PoisonError::into_inner);
+                match queue.next() {
+                    Some(next) => next,
+                    None => {
+                        queue.workers -= 1;
+                        return;
+                    }
+                }
+            };
+            (self.check)(&self.groups[next]);
+            let more = {
+                let mut queue = self.queue.lock().unwrap_or_else(PoisonError::into_inner);
+                queue.running -= 1;
+                for &after in &self.unblocks[next] {
+                    queue.waits[after] -= 1;
+                    if queue.waits[after] == 0 && queue.waiting.remove(&after) {
+                        queue.waited.insert(after);
+                    }
+                }
+                queue.waited.len() + queue.ready.len() > 1
+            };
+            if more {
+                self.start_workers(scope);
+            }
+        }
+    }
+}
+
+/// The group whose tree holds the chart folder `folder`: the outermost group
+/// root at or above it.
+fn tree_of(folder: &Path, roots: &HashMap<&Path, usize>) -> Option<usize> {
+    folder
+        .ancestors()
+        .filter_map(|folder| roots.get(folder).copied())
+        .last()
 }
 
 /// `files` grouped by the outermost chart folder above each (a folder with a
@@ -121,5 +288,78 @@ impl Outermost {
         let found = above.or_else(|| is_chart(folder).then(|| folder.to_path_buf()));
         self.0.insert(folder.to_path_buf(), found.clone());
         found
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A plan of `count` groups (group `at` holds file `at`) in which each
+    /// `(before, after)` has `after` wait for `before`.
+    fn plan(count: usize, edges: &[(usize, usize)]) -> Plan {
+        let mut plan = Plan {
+            groups: (0..count)
+                .map(|at| Group {
+                    root: Some(PathBuf::from(format!("/charts/{at}"))),
+                    files: vec![at],
+                })
+                .collect(),
+            waits: vec![0; count],
+            unblocks: vec![Vec::new(); count],
+        };
+        for &(before, after) in edges {
+            plan.waits[after] += 1;
+            plan.unblocks[before].push(after);
+        }
+        plan
+    }
+
+    /// The order `plan` checks its groups in, on `threads` threads.
+    fn order(plan: Plan, threads: usize) -> Vec<usize> {
+        let checked = Mutex::new(Vec::new());
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(|| plan.run(|group| checked.lock().unwrap().push(group.files[0])));
+        checked.into_inner().unwrap()
+    }
+
+    #[test]
+    fn a_tree_read_by_others_is_checked_right_after_the_last_of_them() {
+        // 1 is read by 3 and 4: it comes after 4, before 5 and 6.
+        assert_eq!(
+            order(plan(7, &[(3, 1), (4, 1)]), 1),
+            vec![0, 2, 3, 4, 1, 5, 6]
+        );
+        // 4 is read by 0: it comes next, before the trees between.
+        assert_eq!(order(plan(5, &[(0, 4)]), 1), vec![0, 4, 1, 2, 3]);
+        // A chain: 0 waits for 1, which waits for 2.
+        assert_eq!(order(plan(4, &[(1, 0), (2, 1)]), 1), vec![2, 1, 0, 3]);
+    }
+
+    #[test]
+    fn trees_that_wait_for_each_other_are_checked_in_path_order() {
+        assert_eq!(order(plan(3, &[(0, 1), (1, 0)]), 1), vec![2, 0, 1]);
+        assert_eq!(order(plan(2, &[(0, 1), (1, 0)]), 1), vec![0, 1]);
+    }
+
+    #[test]
+    fn on_several_threads_each_group_is_checked_once_and_after_what_it_waits_for() {
+        let edges: Vec<(usize, usize)> = (0..200)
+            .flat_map(|at| [(at * 3 + 1, at * 3), (at * 3 + 2, at * 3)])
+            .chain([(0, 599), (599, 0)])
+            .collect();
+        for threads in [2, 4] {
+            let checked = order(plan(600, &edges), threads);
+            let mut sorted = checked.clone();
+            sorted.sort_unstable();
+            assert_eq!(sorted, (0..600).collect::<Vec<_>>());
+            let place = |group: usize| checked.iter().position(|&at| at == group).unwrap();
+            for at in 1..200 {
+                assert!(place(at * 3) > place(at * 3 + 1) && place(at * 3) > place(at * 3 + 2));
+            }
+        }
     }
 }

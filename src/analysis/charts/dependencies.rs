@@ -12,6 +12,7 @@ use super::{
     MAX_NODES, MAX_REACHED_CHARTS, MAX_VALUES_BYTES, Manifest, Read, ResolvedDependency, Scope,
     charts_folder, is_chart, manifest,
 };
+use crate::analysis::chart_yamls::Wanted;
 use crate::analysis::small_yaml;
 
 /// A chart's name and version, as a dependency matches them.
@@ -190,15 +191,7 @@ pub(super) fn resolve_dependencies(
     let mut used = vec![false; vendored.len()];
     let mut resolved = Vec::new();
     for dependency in &manifest.dependencies {
-        let matches = |(candidate, version): &NameVersion| {
-            *candidate == dependency.name
-                && match (&dependency.version, version) {
-                    (Some(constraint), Some(version)) => {
-                        manifest::version_matches(constraint, version) != Some(false)
-                    }
-                    _ => true,
-                }
-        };
+        let matches = |found: &NameVersion| accepts(dependency, found);
         if let Some(at) = vendored.iter().position(|(_, name, _)| matches(name)) {
             used[at] = true;
             let (found, _, source) = &vendored[at];
@@ -496,6 +489,42 @@ fn manifest_of(text: &str) -> Option<Manifest> {
     small_yaml::parse_bounded(text, MAX_NODES, 64)
         .ok()
         .map(|node| Manifest::of(&node, None))
+}
+
+/// Whether a chart of `name` at `version` is what `dependency` asks for: its name,
+/// and a version its range takes (a range tether cannot read takes any).
+fn accepts(dependency: &Dependency, (name, version): &NameVersion) -> bool {
+    *name == dependency.name
+        && match (&dependency.version, version) {
+            (Some(constraint), Some(version)) => {
+                manifest::version_matches(constraint, version) != Some(false)
+            }
+            _ => true,
+        }
+}
+
+impl Charts {
+    /// The folder the chart in the folder `root` reads `wanted` from when that
+    /// dependency is not under its `charts/`, found as [`Chart::read`] finds it:
+    /// its `file://` folder, or the nearest chart of its name at a version it takes.
+    /// Only the scope's listing is read, and the folders on a `file://` path.
+    pub fn found_elsewhere(&self, scope: &Scope, root: &Path, wanted: &Wanted) -> Option<PathBuf> {
+        let dependency = Dependency {
+            name: wanted.name.clone(),
+            version: wanted.version.clone(),
+            repository: wanted
+                .file
+                .as_ref()
+                .map(|folder| format!("file://{folder}")),
+            ..Dependency::default()
+        };
+        let boundary = scope.boundary(root);
+        let matches = |found: &NameVersion| accepts(&dependency, found);
+        match find_elsewhere(&dependency, (root, &boundary), self, scope, &matches) {
+            Ok((Location::Folder(folder), _)) => Some(folder),
+            _ => None,
+        }
+    }
 }
 
 /// A dependency not under `charts/`: its `file://` folder, or a chart of its name
