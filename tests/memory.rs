@@ -261,6 +261,32 @@ fn monorepo_with_bases(root: &std::path::Path, charts: usize) {
     }
 }
 
+/// [`monorepo`] in `team<N>/` folders of one chart each, every team with a library
+/// chart of its own beside it (`team<N>/lib`, 1,000 defines that read values) whose
+/// defines the chart calls without naming it as a dependency: each chart searches
+/// the library nearest it.
+fn monorepo_with_libraries(root: &std::path::Path, charts: usize) {
+    for team in 0..charts {
+        let folder = root.join(format!("team{team}"));
+        monorepo(&folder, 1);
+        let template = folder.join("charts/app0/templates/cm.yaml");
+        let mut text = std::fs::read_to_string(&template).unwrap();
+        text.push_str("  helper: {{ include \"lib.key0\" . }}\n");
+        std::fs::write(template, text).unwrap();
+        let library = folder.join("lib");
+        std::fs::create_dir_all(library.join("templates")).unwrap();
+        let manifest = "apiVersion: v2\nname: lib\ntype: library\nversion: 1.0.0\n";
+        std::fs::write(library.join("Chart.yaml"), manifest).unwrap();
+        let mut defines = String::new();
+        for key in 0..1000 {
+            defines.push_str(&format!(
+                "{{{{- define \"lib.key{key}\" -}}}}\n{{{{ .Values.key{key}.on | quote }}}}\n{{{{- end }}}}\n"
+            ));
+        }
+        std::fs::write(library.join("templates/_helpers.tpl"), defines).unwrap();
+    }
+}
+
 /// The most memory a check of a generated monorepo of `charts` charts held at once,
 /// on one thread (on more, as many chart trees as threads are checked at once, so
 /// a peak holds one tree or two as the threads happen to meet), and the files it
@@ -466,4 +492,26 @@ fn a_ring_of_defines_costs_linear_work() {
     let sixteen = define_ring_work(400);
     eprintln!("define ring: 25 charts {one} bytes allocated, 400 charts {sixteen}");
     assert!(sixteen < 20 * one, "{sixteen} bytes against {one}");
+}
+
+/// A library chart is held while the trees near it that search it are checked,
+/// then let go: with a library beside each chart, at 16 times the charts at most
+/// 1.5 times the memory.
+#[test]
+fn a_library_is_let_go_once_the_trees_that_search_it_are_checked() {
+    let _measuring = measuring();
+    let peaks: Vec<usize> = [2, 8, 32]
+        .into_iter()
+        .map(|charts| {
+            let (peak, files) = monorepo_peak(charts, monorepo_with_libraries);
+            assert_eq!(files, 5 * charts);
+            peak
+        })
+        .collect();
+    eprintln!("peak memory of a check at 1×, 4×, 16× the charts and libraries: {peaks:?} bytes");
+    assert!(
+        peaks[2] * 2 <= peaks[0] * 3,
+        "at 16× the charts the check held {:.2}× the memory of 1×: {peaks:?}",
+        peaks[2] as f64 / peaks[0] as f64
+    );
 }

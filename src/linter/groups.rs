@@ -46,13 +46,21 @@ impl Group {
 /// as a dependency by name or `file://` path only once those trees are checked
 /// (they read its chart, and it is let go once its own files are), and then
 /// before any other. So a chart read for another tree is held from that tree
-/// until its own is checked, not until the end of the run.
+/// until its own is checked, not until the end of the run; and a library chart,
+/// which every tree near it searches for defines, until the last of those trees
+/// is checked.
 pub(super) struct Plan {
     groups: Vec<Group>,
     /// For each group, how many groups must be checked before it.
     waits: Vec<usize>,
     /// For each group, the groups that wait for it.
     unblocks: Vec<Vec<usize>>,
+    /// The library charts the groups' charts search (and the charts that hold
+    /// them), each let go once the last of those groups is checked.
+    libraries: Vec<(Arc<Charts>, PathBuf)>,
+    /// For each group, the libraries its charts search or it holds (indexes
+    /// into `libraries`).
+    searches: Vec<Vec<usize>>,
 }
 
 impl Plan {
@@ -68,6 +76,9 @@ impl Plan {
         let mut waits = vec![0; groups.len()];
         let mut unblocks: Vec<Vec<usize>> = vec![Vec::new(); groups.len()];
         let mut edges: HashSet<(usize, usize)> = HashSet::new();
+        let mut libraries: Vec<(Arc<Charts>, PathBuf)> = Vec::new();
+        let mut library_at: HashMap<(usize, PathBuf), usize> = HashMap::new();
+        let mut searches: Vec<Vec<usize>> = vec![Vec::new(); groups.len()];
         // Each repository's listing once (the run's charts and the scope).
         let mut listed: Vec<(&Arc<Charts>, &Scope)> = Vec::new();
         for group in &groups {
@@ -89,6 +100,21 @@ impl Plan {
                 let Some(from) = tree_of(&chart.folder, &roots) else {
                     continue;
                 };
+                let own = chart.library.then(|| chart.folder.clone());
+                for folder in charts
+                    .libraries_near(scope, &chart.folder)
+                    .into_iter()
+                    .chain(own)
+                {
+                    let key = (Arc::as_ptr(charts) as usize, folder);
+                    let at = *library_at.entry(key.clone()).or_insert_with(|| {
+                        libraries.push((charts.clone(), key.1));
+                        libraries.len() - 1
+                    });
+                    if !searches[from].contains(&at) {
+                        searches[from].push(at);
+                    }
+                }
                 for wanted in &chart.depends_on {
                     let Some(to) = charts
                         .found_elsewhere(scope, &chart.folder, wanted)
@@ -107,31 +133,32 @@ impl Plan {
             groups,
             waits,
             unblocks,
+            libraries,
+            searches,
         }
     }
 
     /// Checks every group with `check`, as many at once as the thread pool has
     /// threads: first the groups whose wait just ended (their charts are held),
-    /// then the others, each in path order. Trees that wait for each other in a
-    /// ring are taken in path order once nothing else is left to check.
+    /// then the others. Those are cut into as many lanes as threads, each a run of
+    /// the path order (as rayon splits a list), taken in turn: two threads check
+    /// far parts of the repository, not a large tree's large neighbours at once.
+    /// Trees that wait for each other in a ring are taken in path order once
+    /// nothing else is left to check.
     pub fn run(self, check: impl Fn(&Group) + Sync) {
-        let queue = Queue {
-            waited: BTreeSet::new(),
-            ready: (0..self.groups.len())
-                .filter(|&at| self.waits[at] == 0)
-                .collect(),
-            waiting: (0..self.groups.len())
-                .filter(|&at| self.waits[at] != 0)
-                .collect(),
-            waits: self.waits,
-            running: 0,
-            workers: 0,
-        };
+        let threads = rayon::current_num_threads().max(1);
+        let mut searchers = vec![0; self.libraries.len()];
+        for &library in self.searches.iter().flatten() {
+            searchers[library] += 1;
+        }
+        let queue = Queue::new(self.waits, searchers, threads);
         let shared = Shared {
             groups: &self.groups,
             unblocks: &self.unblocks,
+            libraries: &self.libraries,
+            searches: &self.searches,
             queue: Mutex::new(queue),
-            threads: rayon::current_num_threads().max(1),
+            threads,
             check: &check,
         };
         rayon::scope(|scope| shared.start_workers(scope));
@@ -142,6 +169,8 @@ impl Plan {
 struct Shared<'a, F> {
     groups: &'a [Group],
     unblocks: &'a [Vec<usize>],
+    libraries: &'a [(Arc<Charts>, PathBuf)],
+    searches: &'a [Vec<usize>],
     queue: Mutex<Queue>,
     threads: usize,
     check: &'a F,
@@ -152,11 +181,14 @@ struct Queue {
     /// Groups whose wait is over, by place in path order: taken first, as other
     /// trees read their charts and those are held until they are checked.
     waited: BTreeSet<usize>,
-    /// Groups that waited for none, by place in path order.
-    ready: BTreeSet<usize>,
+    /// Groups that waited for none, by their turn (the lanes in turn), then
+    /// their place in path order.
+    ready: BTreeSet<(usize, usize)>,
     /// Groups still waiting for others.
     waiting: BTreeSet<usize>,
     waits: Vec<usize>,
+    /// For each library, the groups not yet checked that search it.
+    searchers: Vec<usize>,
     /// Groups being checked.
     running: usize,
     /// Workers started and not yet ended.
@@ -164,6 +196,24 @@ struct Queue {
 }
 
 impl Queue {
+    /// The queue of groups each of which waits for `waits` others, the groups not
+    /// waiting in lanes for `threads` threads.
+    fn new(waits: Vec<usize>, searchers: Vec<usize>, threads: usize) -> Queue {
+        let lane = waits.len().div_ceil(threads).max(1);
+        Queue {
+            waited: BTreeSet::new(),
+            ready: (0..waits.len())
+                .filter(|&at| waits[at] == 0)
+                .map(|at| ((at % lane) * threads + at / lane, at))
+                .collect(),
+            waiting: (0..waits.len()).filter(|&at| waits[at] != 0).collect(),
+            waits,
+            searchers,
+            running: 0,
+            workers: 0,
+        }
+    }
+
     /// The next group to check: the first whose wait ended, else the first
     /// ready one; when none is and nothing is being checked, the first waiting
     /// one (a ring of trees waiting for each other).
@@ -171,7 +221,7 @@ impl Queue {
         let next = self
             .waited
             .pop_first()
-            .or_else(|| self.ready.pop_first())
+            .or_else(|| self.ready.pop_first().map(|(_, at)| at))
             .or_else(|| match self.running {
                 0 => self.waiting.pop_first(),
                 _ => None,
@@ -223,9 +273,16 @@ impl<'a, F: Fn(&Group) + Sync> Shared<'a, F> {
                 }
             };
             (self.check)(&self.groups[next]);
+            let mut searched = Vec::new();
             let more = {
                 let mut queue = self.queue.lock().unwrap_or_else(PoisonError::into_inner);
                 queue.running -= 1;
+                for &library in &self.searches[next] {
+                    queue.searchers[library] -= 1;
+                    if queue.searchers[library] == 0 {
+                        searched.push(library);
+                    }
+                }
                 for &after in &self.unblocks[next] {
                     queue.waits[after] -= 1;
                     if queue.waits[after] == 0 && queue.waiting.remove(&after) {
@@ -234,6 +291,10 @@ impl<'a, F: Fn(&Group) + Sync> Shared<'a, F> {
                 }
                 queue.waited.len() + queue.ready.len() > 1
             };
+            for library in searched {
+                let (charts, folder) = &self.libraries[library];
+                charts.release_chart(folder);
+            }
             if more {
                 self.start_workers(scope);
             }
@@ -307,6 +368,8 @@ mod tests {
                 .collect(),
             waits: vec![0; count],
             unblocks: vec![Vec::new(); count],
+            libraries: Vec::new(),
+            searches: vec![Vec::new(); count],
         };
         for &(before, after) in edges {
             plan.waits[after] += 1;
@@ -337,6 +400,18 @@ mod tests {
         assert_eq!(order(plan(5, &[(0, 4)]), 1), vec![0, 4, 1, 2, 3]);
         // A chain: 0 waits for 1, which waits for 2.
         assert_eq!(order(plan(4, &[(1, 0), (2, 1)]), 1), vec![2, 1, 0, 3]);
+    }
+
+    #[test]
+    fn two_threads_take_two_lanes_of_the_path_order_in_turn() {
+        // On one thread of the two, in the order taken: 0 and 3 (the first of
+        // each half), then 1 and 4, then 2 and 5.
+        let turns = |threads| {
+            let mut queue = Queue::new(vec![0; 6], Vec::new(), threads);
+            std::iter::from_fn(|| queue.next()).collect::<Vec<_>>()
+        };
+        assert_eq!(turns(2), vec![0, 3, 1, 4, 2, 5]);
+        assert_eq!(turns(1), vec![0, 1, 2, 3, 4, 5]);
     }
 
     #[test]

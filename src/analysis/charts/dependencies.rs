@@ -134,15 +134,9 @@ impl Chart {
         let Some(charts) = self.charts.upgrade() else {
             return Vec::new();
         };
-        if self.scope.top.is_none() && self.scope.chart_paths.is_empty() {
-            return Vec::new();
-        }
-        let repository = charts.repository(&self.scope);
-        repository
-            .libraries_near(&self.root)
-            .into_iter()
-            .filter(|folder| **folder != self.root)
-            .take(MAX_REACHED_CHARTS)
+        charts
+            .libraries_near(&self.scope, &self.root)
+            .iter()
             .filter_map(|folder| charts.chart(folder, &self.scope))
             .collect()
     }
@@ -504,6 +498,23 @@ fn accepts(dependency: &Dependency, (name, version): &NameVersion) -> bool {
 }
 
 impl Charts {
+    /// The folders of the library charts the chart in the folder `root` searches
+    /// for defines it does not have, of each name the nearest
+    /// ([`super::repository::Repository::libraries_near`]), itself left out,
+    /// bounded.
+    pub fn libraries_near(&self, scope: &Scope, root: &Path) -> Vec<PathBuf> {
+        if scope.top.is_none() && scope.chart_paths.is_empty() {
+            return Vec::new();
+        }
+        self.repository(scope)
+            .libraries_near(root)
+            .into_iter()
+            .filter(|folder| *folder != root)
+            .take(MAX_REACHED_CHARTS)
+            .cloned()
+            .collect()
+    }
+
     /// The folder the chart in the folder `root` reads `wanted` from when that
     /// dependency is not under its `charts/`, found as [`Chart::read`] finds it:
     /// its `file://` folder, or the nearest chart of its name at a version it takes.

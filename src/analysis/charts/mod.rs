@@ -313,6 +313,12 @@ impl Charts {
         });
     }
 
+    /// Lets go of the chart in the folder `root`, a library chart included: once
+    /// no tree left to check searches it. A chart asked for again is read again.
+    pub fn release_chart(&self, root: &Path) {
+        self.charts.retain(|folder, _| folder != root);
+    }
+
     /// The chart in the folder `root` if the run read it already.
     pub fn read_already(&self, root: &Path) -> Option<Arc<Chart>> {
         self.charts.get(&root.to_path_buf()).flatten()
