@@ -201,7 +201,7 @@ pub(crate) fn check_fixable(
         relative,
         Source::new(bytes, None),
         Mode::Lazy,
-        Surroundings::for_fixing(config, relative),
+        Surroundings::for_fixing(config, project, relative),
     )
 }
 

@@ -24,9 +24,10 @@ pub struct Project {
     /// Where chart dependencies are looked for beyond a chart's `charts/`: the
     /// repository, and the configuration's `chart-paths`.
     pub(crate) chart_scope: Scope,
-    /// Each folder's `.helmdocsignore`, looked for once per run (`None`: there is
-    /// none, or tether cannot read it).
-    pub(crate) helm_docs_ignores: Mutex<HashMap<PathBuf, Option<Arc<Gitignore>>>>,
+    /// Each ignore file asked for (a folder's `.helmdocsignore`, a chart's
+    /// `.helmignore`) by path, read once per run (`None`: there is none, or tether
+    /// cannot read it).
+    pub(crate) ignore_files: Mutex<HashMap<PathBuf, Option<Arc<Gitignore>>>>,
 }
 
 impl Project {
@@ -40,7 +41,7 @@ impl Project {
                 top: None,
                 chart_paths: config.chart_paths.clone(),
             },
-            helm_docs_ignores: Mutex::default(),
+            ignore_files: Mutex::default(),
         }
     }
 
@@ -67,23 +68,25 @@ impl Project {
                 top: Some(top),
                 chart_paths: config.chart_paths.clone(),
             },
-            helm_docs_ignores: Mutex::default(),
+            ignore_files: Mutex::default(),
         }
     }
 
-    /// The `.helmdocsignore` of `folder`, read by `read` the first time the run
-    /// asks: every values file of a repository looks in the folders above it.
-    pub(crate) fn helm_docs_ignore(
+    /// The ignore file at `path`, read by `read` the first time the run asks:
+    /// every values file of a repository looks for a `.helmdocsignore` in the
+    /// folders above it, every file a chart may embed reads the chart's
+    /// `.helmignore`.
+    pub(crate) fn ignore_file(
         &self,
-        folder: &Path,
+        path: &Path,
         read: impl FnOnce() -> Option<Gitignore>,
     ) -> Option<Arc<Gitignore>> {
         let mut read_already = self
-            .helm_docs_ignores
+            .ignore_files
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
         read_already
-            .entry(folder.to_path_buf())
+            .entry(path.to_path_buf())
             .or_insert_with(|| read().map(Arc::new))
             .clone()
     }

@@ -39,7 +39,7 @@ impl Surroundings {
             chart: chart_of(config, project, relative, kind),
             values: values_file(config, project, relative, kind),
             cap: true,
-            embeddable: embeddable(config, relative, kind),
+            embeddable: embeddable(config, project, relative, kind),
             fixable_only: false,
         }
     }
@@ -47,14 +47,14 @@ impl Surroundings {
     /// What a round of `--fix` needs: the rules that fix what they report read
     /// neither the chart nor what the documentation generators make of a values
     /// file, so neither is looked up; every finding is seen.
-    pub(super) fn for_fixing(config: &Config, relative: &Path) -> Surroundings {
+    pub(super) fn for_fixing(config: &Config, project: &Project, relative: &Path) -> Surroundings {
         let kind = FileKind::of(relative);
         Surroundings {
             kind,
             chart: None,
             values: None,
             cap: false,
-            embeddable: embeddable(config, relative, kind),
+            embeddable: embeddable(config, project, relative, kind),
             fixable_only: true,
         }
     }
@@ -69,7 +69,7 @@ impl Surroundings {
 /// chart-testing's `ci/*-values.yaml`). Whether a template embeds the file only
 /// rendering tells (`.Files.Glob` patterns, names built at render time), so every
 /// other one counts.
-fn embeddable(config: &Config, relative: &Path, kind: FileKind) -> bool {
+fn embeddable(config: &Config, project: &Project, relative: &Path, kind: FileKind) -> bool {
     const METADATA: [&str; 4] = [
         "Chart.yaml",
         "Chart.lock",
@@ -91,7 +91,7 @@ fn embeddable(config: &Config, relative: &Path, kind: FileKind) -> bool {
         return false;
     };
     let inside = relative.strip_prefix(chart).unwrap_or(relative);
-    !read_by_chart_tools(inside) && !helm_ignores(&config.root.join(chart), inside)
+    !read_by_chart_tools(inside) && !helm_ignores(&config.root.join(chart), inside, project)
 }
 
 /// Whether a chart tool reads the file at `inside` (a path in the chart) by its
@@ -112,9 +112,12 @@ fn read_by_chart_tools(inside: &Path) -> bool {
 }
 
 /// Whether the `.helmignore` of the chart in `chart` keeps the file at `inside` out
-/// of the package (and so out of `.Files`), read as gitignore patterns.
-fn helm_ignores(chart: &Path, inside: &Path) -> bool {
-    ignore_file(chart, ".helmignore").is_some_and(|patterns| {
+/// of the package (and so out of `.Files`), read as gitignore patterns, once per
+/// chart and run.
+fn helm_ignores(chart: &Path, inside: &Path, project: &Project) -> bool {
+    let path = chart.join(".helmignore");
+    let read = || ignore_file(chart, ".helmignore");
+    project.ignore_file(&path, read).is_some_and(|patterns| {
         patterns
             .matched_path_or_any_parents(chart.join(inside), false)
             .is_ignore()
@@ -200,7 +203,8 @@ pub(super) fn values_file(
 /// know which that is, so any of them counts.
 pub(super) fn helm_docs_ignores(chart: &Path, top: &Path, project: &Project) -> bool {
     for folder in chart.ancestors() {
-        let found = project.helm_docs_ignore(folder, || ignore_file(folder, ".helmdocsignore"));
+        let path = folder.join(".helmdocsignore");
+        let found = project.ignore_file(&path, || ignore_file(folder, ".helmdocsignore"));
         if let Some(patterns) = found {
             if patterns
                 .matched_path_or_any_parents(chart, true)

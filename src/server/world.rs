@@ -315,7 +315,7 @@ impl<'a> Batch<'a> {
             charts: self.charts.clone(),
             chart_scope: resolved.project.chart_scope.clone(),
             // Looked for again on each change: the user may be editing one.
-            helm_docs_ignores: Default::default(),
+            ignore_files: Default::default(),
         };
         Ok(FileState {
             included: resolved.config.includes(&relative),

@@ -3,8 +3,10 @@
 //! the repository's listing reads every `Chart.yaml` for pins and names, and the
 //! check of each of those files takes the text already read (a vendored chart's
 //! `Chart.yaml`, which its parent reads for its name, too; a chart another tree
-//! depends on, checked after it; a vendored library every chart reads). Opens are counted
-//! under the test's own folder, so the tests running beside it do not count.
+//! depends on, checked after it; a vendored library every chart reads); a chart's
+//! `.helmignore`, which says of each file the chart may embed whether it is
+//! packaged, is read once for all of them. Opens are counted under the test's own
+//! folder, so the tests running beside it do not count.
 
 use std::collections::BTreeMap;
 
@@ -38,6 +40,10 @@ fn a_check_opens_each_file_once() {
         "apiVersion: v1\nkind: ConfigMap\ndata:\n  name: {{ include \"lib.name\" . }}\n  conf: {{ .Files.Get \"files/conf.yaml\" | quote }}\n",
     );
     write("charts/app/files/conf.yaml", "port: {{ .Values.port }}\n");
+    // Two files the chart may embed: its `.helmignore` says whether it does, read
+    // once for both.
+    write("charts/app/files/extra.yaml", "extra: true\n");
+    write("charts/app/.helmignore", "*.md\n");
     // A vendored subchart: its folder's name is read from its `Chart.yaml`.
     write(
         "charts/app/charts/sub/Chart.yaml",
