@@ -243,14 +243,20 @@ fn write_chart(folder: &std::path::Path, manifest: &str, first: &str, first_read
     std::fs::write(folder.join("templates/cm.yaml"), template).unwrap();
 }
 
-/// [`monorepo`], each chart `app<N>` with a `base<N>` it depends on by name, a
-/// chart of its own in `bases/` (after every `app` in path order), as large.
+/// [`monorepo`], each chart `app<N>` with a `base<N>` it depends on (by name, or
+/// every other one by `file://` path), a chart of its own in `bases/` (after every
+/// `app` in path order), as large.
 fn monorepo_with_bases(root: &std::path::Path, charts: usize) {
     monorepo(root, charts);
     for chart in 0..charts {
         let app = root.join(format!("charts/app{chart}/Chart.yaml"));
+        // Half by name, half by `file://` path.
+        let repository = match chart % 2 {
+            0 => String::new(),
+            _ => format!("    repository: file://../../bases/base{chart}\n"),
+        };
         let manifest = format!(
-            "apiVersion: v2\nname: app{chart}\nversion: 1.0.0\ndependencies:\n  - name: base{chart}\n    version: 1.0.0\n"
+            "apiVersion: v2\nname: app{chart}\nversion: 1.0.0\ndependencies:\n  - name: base{chart}\n    version: 1.0.0\n{repository}"
         );
         std::fs::write(app, manifest).unwrap();
         write_chart(

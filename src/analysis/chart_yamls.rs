@@ -74,12 +74,13 @@ pub struct FoundChart {
 }
 
 /// A dependency of a listed chart: its `name`, its `version` (a version or a
-/// range) and the folder of a `file://` repository, as written.
+/// range) and its `repository` when that is a `file://` folder, as written (a
+/// chart repository's address says nothing of where in this one it lies).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Wanted {
     pub name: String,
     pub version: Option<String>,
-    pub file: Option<String>,
+    pub repository: Option<String>,
 }
 
 /// Lists and reads the `Chart.yaml` files under `top`: what git would list (ignored
@@ -280,11 +281,10 @@ fn says(document: &Node, path: &Path, shown: &Path, pinned: bool) -> ChartYamlSa
             .map(|dependency| Wanted {
                 name: dependency.name.clone(),
                 version: dependency.version.clone(),
-                file: dependency
+                repository: dependency
                     .repository
-                    .as_deref()
-                    .and_then(|repository| repository.strip_prefix("file://"))
-                    .map(String::from),
+                    .clone()
+                    .filter(|repository| repository.starts_with("file://")),
             })
             .collect(),
         pins: Ok(if pinned {

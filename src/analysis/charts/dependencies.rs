@@ -523,10 +523,7 @@ impl Charts {
         let dependency = Dependency {
             name: wanted.name.clone(),
             version: wanted.version.clone(),
-            repository: wanted
-                .file
-                .as_ref()
-                .map(|folder| format!("file://{folder}")),
+            repository: wanted.repository.clone(),
             ..Dependency::default()
         };
         let boundary = scope.boundary(root);
