@@ -34,6 +34,10 @@ struct Stored {
     /// xxh3 of the serialised entries: a damaged or edited file is not read.
     checksum: u64,
     files: HashMap<PathBuf, Entry>,
+    /// What the run says of each chart (read in part, or every value read), by
+    /// its folder.
+    #[serde(default)]
+    charts: HashMap<PathBuf, ChartEntry>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -41,6 +45,26 @@ struct Entry {
     hash: u64,
     diagnostics: Vec<Diagnostic>,
 }
+
+/// What a run said of one chart, by the fingerprint of everything its analysis
+/// depends on (`Chart::content_fingerprint`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct ChartEntry {
+    hash: u64,
+    notes: ChartNotes,
+}
+
+/// What the run says of a chart: why it could not be read whole, and, read whole,
+/// why every value counts as read.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChartNotes {
+    pub partial: Vec<String>,
+    pub whole: Vec<String>,
+}
+
+/// A chart's notes made by this run, for its configuration's cache: its folder
+/// relative to the configuration's, its fingerprint and the notes.
+pub type FreshChart = (PathBuf, u64, ChartNotes);
 
 /// The cache as loaded at the start of a run.
 #[derive(Debug)]
@@ -64,6 +88,7 @@ impl Cache {
             key: key.clone(),
             checksum: 0,
             files: HashMap::new(),
+            charts: HashMap::new(),
         };
         let mut cache = Cache {
             folder,
@@ -117,7 +142,7 @@ impl Cache {
         let Ok(stored) = serde_json::from_slice::<Stored>(&bytes) else {
             return Ok(None);
         };
-        if stored.key != key || stored.checksum != checksum(&stored.files) {
+        if stored.key != key || stored.checksum != checksum(&stored.files, &stored.charts) {
             return Ok(None);
         }
         Ok(Some(stored))
@@ -135,16 +160,36 @@ impl Cache {
             .map(|entry| entry.diagnostics.clone())
     }
 
+    /// The notes kept for the chart in the folder `relative`, if its fingerprint is
+    /// unchanged.
+    pub fn chart(&self, relative: &Path, hash: u64) -> Option<ChartNotes> {
+        if !self.enabled || self.disabled.is_some() {
+            return None;
+        }
+        self.stored
+            .charts
+            .get(relative)
+            .filter(|entry| entry.hash == hash)
+            .map(|entry| entry.notes.clone())
+    }
+
     /// Adds this run's fresh results and writes the cache. A cache that cannot be
     /// written is skipped (the next run is slower, not wrong); the reason is returned.
-    pub fn store(mut self, fresh: Vec<(PathBuf, u64, Vec<Diagnostic>)>) -> Option<String> {
-        if !self.enabled || self.disabled.is_some() || fresh.is_empty() {
+    pub fn store(
+        mut self,
+        fresh: Vec<(PathBuf, u64, Vec<Diagnostic>)>,
+        charts: Vec<FreshChart>,
+    ) -> Option<String> {
+        if !self.enabled || self.disabled.is_some() || (fresh.is_empty() && charts.is_empty()) {
             return None;
         }
         for (path, hash, diagnostics) in fresh {
             self.stored.files.insert(path, Entry { hash, diagnostics });
         }
-        self.stored.checksum = checksum(&self.stored.files);
+        for (path, hash, notes) in charts {
+            self.stored.charts.insert(path, ChartEntry { hash, notes });
+        }
+        self.stored.checksum = checksum(&self.stored.files, &self.stored.charts);
         self.write().err()
     }
 
@@ -182,10 +227,13 @@ impl Cache {
     }
 }
 
-fn checksum(files: &HashMap<PathBuf, Entry>) -> u64 {
+fn checksum(files: &HashMap<PathBuf, Entry>, charts: &HashMap<PathBuf, ChartEntry>) -> u64 {
     let mut sorted: Vec<_> = files.iter().collect();
     sorted.sort_by(|a, b| a.0.cmp(b.0));
-    serde_json::to_vec(&sorted).map_or(0, |bytes| xxhash_rust::xxh3::xxh3_64(&bytes))
+    let mut sorted_charts: Vec<_> = charts.iter().collect();
+    sorted_charts.sort_by(|a, b| a.0.cmp(b.0));
+    serde_json::to_vec(&(sorted, sorted_charts))
+        .map_or(0, |bytes| xxhash_rust::xxh3::xxh3_64(&bytes))
 }
 
 /// The folder must be a real directory (not a link to one) owned by the user.

@@ -12,9 +12,10 @@ use std::sync::PoisonError;
 
 use rayon::prelude::*;
 
+use crate::analysis::charts::Chart;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::excerpt::Excerpt;
-use crate::linter::cache::Cache;
+use crate::linter::cache::{Cache, ChartNotes, FreshChart};
 use crate::linter::changes::Changes;
 use crate::linter::file::{Mode, Outcome, check_file};
 use crate::linter::groups;
@@ -333,23 +334,36 @@ pub fn check_resolved(
             .iter()
             .map(|cache| (cache.is_some() && keep_fresh).then(Vec::new))
             .collect(),
+        fresh_charts: caches
+            .iter()
+            .map(|cache| (cache.is_some() && keep_fresh).then(Vec::new))
+            .collect(),
     });
+    // What the cache of the `index`th file's configuration kept of its chart, by
+    // the chart's fingerprint (`None`: no cache is read or written).
+    let kept_notes = |index: usize, chart: &Chart| {
+        let cache = caches[config_index[index]].as_ref()?;
+        let hash = chart.content_fingerprint();
+        Some((
+            hash,
+            cache.chart(chart_folder(&chart.root, &files[index]), hash),
+        ))
+    };
     groups::Plan::of(groups::chart_groups(&files), &files).run(|group| {
-        let (outcomes, partial) = check_group(group, &files, &root, |index, surroundings| {
+        let checked = check_group(group, &files, &root, &kept_notes, |index, surroundings| {
             let cache = caches[config_index[index]].as_ref();
             check_file(&files[index], surroundings, mode, cache, lines)
         });
         let mut taking = taking.lock().unwrap_or_else(PoisonError::into_inner);
-        for (index, outcome) in outcomes {
+        for (index, outcome) in checked.outcomes {
             taking.take(outcome, index, &files[index], config_index[index]);
         }
-        let (partial_charts, read_whole) = partial;
-        taking.report.partial_charts.extend(partial_charts);
-        taking.report.read_whole.extend(read_whole);
+        taking.take_charts(checked.partial, &files, &config_index);
     });
     let Taking {
         mut report,
         fresh,
+        fresh_charts,
         unreadable: mut unreadable_files,
     } = taking.into_inner().unwrap_or_else(PoisonError::into_inner);
     // In the order of the files, then the folders, whichever tree ended first.
@@ -366,8 +380,19 @@ pub fn check_resolved(
     report
         .diagnostics
         .sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
-    report.notes = run_notes(&configs, caches, fresh);
+    report.notes = run_notes(&configs, caches, (fresh, fresh_charts));
     report
+}
+
+/// What the cache of a file's configuration kept of a chart, given the file's
+/// index: the chart's fingerprint and the notes kept for it (`None`: no cache).
+type KeptNotes<'a> = dyn Fn(usize, &Chart) -> Option<(u64, Option<ChartNotes>)> + Sync + 'a;
+
+/// One chart tree checked: each file's outcome, by index, and what the run says
+/// of its charts.
+struct Checked {
+    outcomes: Vec<(usize, Outcome)>,
+    partial: Partial,
 }
 
 /// Checks the files of one chart tree with `check`, then lets go of its charts.
@@ -375,8 +400,9 @@ fn check_group(
     group: &groups::Group,
     files: &[FileToCheck],
     root: &Path,
+    kept_notes: &KeptNotes<'_>,
     check: impl Fn(usize, Surroundings) -> Outcome + Sync,
-) -> (Vec<(usize, Outcome)>, Partial) {
+) -> Checked {
     // What each file's findings depend on besides its bytes (its chart, what the
     // documentation generators make of it), looked up once and in parallel: finding
     // a file's chart looks for `Chart.yaml` on disk, and reads the chart on first use.
@@ -388,7 +414,7 @@ fn check_group(
             Surroundings::of(&file.config, &file.project, file.relative())
         })
         .collect();
-    let partial = partial_charts(&surroundings, root);
+    let partial = partial_charts(&group.files, &surroundings, root, kept_notes);
     let outcomes = group
         .files
         .par_iter()
@@ -396,7 +422,7 @@ fn check_group(
         .map(|(&index, surroundings)| (index, check(index, surroundings)))
         .collect();
     group.release(files);
-    (outcomes, partial)
+    Checked { outcomes, partial }
 }
 
 /// A file's fresh findings, for its configuration's cache: its path, its key and
@@ -424,45 +450,78 @@ fn configurations_of(files: &[FileToCheck]) -> (Vec<Resolved>, Vec<usize>) {
     (configs, config_index)
 }
 
-/// The charts read in part, and those whose values all count as read.
-type Partial = (Vec<PartialChart>, Vec<PartialChart>);
+/// A chart's notes this run made for a cache: the index of a file of it, its
+/// folder, its fingerprint and the notes.
+type FreshNotes = (usize, PathBuf, u64, ChartNotes);
 
-/// The charts one group's files belong to, each analysed once and in parallel
-/// before any of the files is checked (the index every rule that needs a whole
-/// chart reads, never written by a check): those tether could not read whole, with
-/// why, and those whose every value counts as read, by folder.
-fn partial_charts(surroundings: &[Surroundings], root: &Path) -> Partial {
+/// The charts read in part, those whose values all count as read, and the notes
+/// this run made of a chart for a cache.
+type Partial = (Vec<PartialChart>, Vec<PartialChart>, Vec<FreshNotes>);
+
+/// The charts one group's files (`indexes`, each with its `surroundings`) belong
+/// to, each analysed once and in parallel before any of the files is checked (the
+/// index every rule that needs a whole chart reads, never written by a check):
+/// those tether could not read whole, with why, and those whose every value counts
+/// as read, by folder. A chart whose notes the cache kept under its fingerprint is
+/// not analysed here.
+fn partial_charts(
+    indexes: &[usize],
+    surroundings: &[Surroundings],
+    root: &Path,
+    kept_notes: &KeptNotes<'_>,
+) -> Partial {
     let mut seen = std::collections::HashSet::new();
-    let charts: Vec<&Arc<crate::analysis::charts::Chart>> = surroundings
+    let charts: Vec<(usize, &Arc<Chart>)> = indexes
         .iter()
-        .filter_map(|surroundings| surroundings.chart.as_ref())
-        .map(|(chart, _)| chart)
-        .filter(|chart| seen.insert(chart.root.as_path()))
+        .zip(surroundings)
+        .filter_map(|(&index, surroundings)| Some((index, &surroundings.chart.as_ref()?.0)))
+        .filter(|(_, chart)| seen.insert(chart.root.as_path()))
         .collect();
-    let entry = |chart: &crate::analysis::charts::Chart, reasons: Vec<String>| {
+    let entry = |chart: &Chart, reasons: Vec<String>| {
         (!reasons.is_empty()).then(|| PartialChart {
             chart: crate::paths::relative_to(&chart.root, root),
             reasons,
         })
     };
-    let found: Vec<(Option<PartialChart>, Option<PartialChart>)> = charts
+    let found: Vec<(
+        Option<PartialChart>,
+        Option<PartialChart>,
+        Option<FreshNotes>,
+    )> = charts
         .par_iter()
-        .map(|chart| {
-            let partial = chart.partial();
-            let whole = match partial.is_empty() {
-                true => chart.reads_everything().into_iter().collect(),
-                false => Vec::new(),
+        .map(|&(index, chart)| {
+            let (notes, fresh) = match kept_notes(index, chart) {
+                Some((_, Some(notes))) => (notes, None),
+                kept => {
+                    let partial = chart.partial();
+                    let whole = match partial.is_empty() {
+                        true => chart.reads_everything().into_iter().collect(),
+                        false => Vec::new(),
+                    };
+                    let notes = ChartNotes { partial, whole };
+                    let fresh =
+                        kept.map(|(hash, _)| (index, chart.root.clone(), hash, notes.clone()));
+                    (notes, fresh)
+                }
             };
-            (entry(chart, partial), entry(chart, whole))
+            (
+                entry(chart, notes.partial),
+                entry(chart, notes.whole),
+                fresh,
+            )
         })
         .collect();
-    let (partial, whole): (Vec<_>, Vec<_>) = found.into_iter().unzip();
-    let sorted = |entries: Vec<Option<PartialChart>>| {
-        let mut entries: Vec<PartialChart> = entries.into_iter().flatten().collect();
-        entries.sort_by(|a, b| a.chart.cmp(&b.chart));
-        entries
-    };
-    (sorted(partial), sorted(whole))
+    let mut partial = Vec::new();
+    let mut whole = Vec::new();
+    let mut fresh = Vec::new();
+    for (one_partial, one_whole, one_fresh) in found {
+        partial.extend(one_partial);
+        whole.extend(one_whole);
+        fresh.extend(one_fresh);
+    }
+    partial.sort_by(|a: &PartialChart, b: &PartialChart| a.chart.cmp(&b.chart));
+    whole.sort_by(|a: &PartialChart, b: &PartialChart| a.chart.cmp(&b.chart));
+    (partial, whole, fresh)
 }
 
 impl CheckReport {
@@ -507,12 +566,28 @@ impl CheckReport {
 struct Taking {
     report: CheckReport,
     fresh: Vec<Option<Vec<Stored>>>,
+    /// Each configuration's charts this run analysed, for its cache.
+    fresh_charts: Vec<Option<Vec<FreshChart>>>,
     /// The files that could not be read, by index, with why: taken last, in the
     /// files' order.
     unreadable: Vec<(usize, String)>,
 }
 
 impl Taking {
+    /// Takes what one tree's check says of its charts; the notes it made go to
+    /// the cache of the configuration of the file they were made for.
+    fn take_charts(&mut self, partial: Partial, files: &[FileToCheck], config_index: &[usize]) {
+        let (partial_charts, read_whole, fresh) = partial;
+        self.report.partial_charts.extend(partial_charts);
+        self.report.read_whole.extend(read_whole);
+        for (index, root, hash, notes) in fresh {
+            if let Some(Some(charts)) = self.fresh_charts.get_mut(config_index[index]) {
+                let folder = chart_folder(&root, &files[index]).to_path_buf();
+                charts.push((folder, hash, notes));
+            }
+        }
+    }
+
     /// Takes the outcome of `file`, the run's `index`th, whose configuration is the
     /// run's `config`th.
     fn take(&mut self, outcome: Outcome, index: usize, file: &FileToCheck, config: usize) {
@@ -548,6 +623,15 @@ impl Taking {
     }
 }
 
+/// The folder `root` of a chart, relative to the configuration of `file` (as the
+/// cache keeps it), or whole when it lies outside it.
+fn chart_folder<'a>(root: &'a Path, file: &FileToCheck) -> &'a Path {
+    root.strip_prefix(&file.config.root).unwrap_or(root)
+}
+
+/// Each configuration's fresh findings and chart notes, for its cache.
+type Fresh = (Vec<Option<Vec<Stored>>>, Vec<Option<Vec<FreshChart>>>);
+
 /// What the run says beside its findings: a nested configuration that drops the
 /// entries of the one above it (on every run: a note said once is missed by the
 /// next person), why a cache was not used (after
@@ -556,17 +640,18 @@ impl Taking {
 fn run_notes(
     configs: &[Resolved],
     caches: Vec<Option<Cache>>,
-    fresh: Vec<Option<Vec<Stored>>>,
+    (fresh, fresh_charts): Fresh,
 ) -> Vec<String> {
     let shadowing: Vec<String> = configs
         .iter()
         .filter_map(|resolved| resolved.config.shadowing_note())
         .collect();
     let mut cache_notes = Vec::new();
-    for (cache, fresh) in caches.into_iter().zip(fresh) {
+    for ((cache, fresh), charts) in caches.into_iter().zip(fresh).zip(fresh_charts) {
         if let Some(cache) = cache {
             cache_notes.extend(cache.disabled.clone());
-            cache_notes.extend(cache.store(fresh.unwrap_or_default()));
+            let charts = charts.unwrap_or_default();
+            cache_notes.extend(cache.store(fresh.unwrap_or_default(), charts));
         }
     }
     cache_notes.dedup();

@@ -48,7 +48,28 @@ pub(super) fn check_file(
     cache: Option<&Cache>,
     changed_lines: Option<&Changes>,
 ) -> Outcome {
-    let read = match handed_text(file, &surroundings) {
+    let key_of = |bytes_hash: u64| file_key(bytes_hash, &surroundings, cache.is_some());
+    // A file its chart read and the cache holds needs no more than the hash of its
+    // bytes: the chart's templates are read, not lexed, and a file without findings
+    // leaves its text to go with the chart.
+    let peeked = cache.and_then(|cache| {
+        let (chart, role) = surroundings.chart.as_ref()?;
+        let template = matches!(role, crate::analysis::charts::Role::Template);
+        let bytes_hash = chart.text_hash(&file.absolute, template)?;
+        let diagnostics = cache.get(file.relative(), key_of(bytes_hash))?;
+        Some((bytes_hash, diagnostics))
+    });
+    if let Some((bytes_hash, diagnostics)) = &peeked {
+        if diagnostics.is_empty() {
+            return Outcome::Checked {
+                excerpt: None,
+                diagnostics: Vec::new(),
+                hash: key_of(*bytes_hash),
+                from_cache: true,
+            };
+        }
+    }
+    let read = match handed_text(file, &surroundings, peeked.is_none()) {
         Some((text, hash)) => Ok((text.into_bytes(), hash)),
         None => crate::source::read_regular(&file.absolute, MAX_FILE_BYTES).map(|bytes| {
             let hash = xxhash_rust::xxh3::xxh3_64(&bytes);
@@ -63,26 +84,7 @@ pub(super) fn check_file(
             };
         }
     };
-    // A file's findings depend on its bytes; about its chart's values, on the
-    // chart's other files and the charts its dependencies reach; for a values file,
-    // on whether it is a chart's and whether helm-docs reads it.
-    let hash = crate::cache_key::CacheKey::new("file")
-        .part("bytes", bytes_hash)
-        .optional(
-            "chart",
-            surroundings
-                .chart
-                .as_ref()
-                .map(|(chart, _)| chart.content_fingerprint()),
-        )
-        .part("embeddable", u64::from(surroundings.embeddable))
-        .optional(
-            "values-file",
-            surroundings
-                .values
-                .map(|facts| u64::from(facts.in_chart) + u64::from(facts.helm_docs_reads) * 2),
-        )
-        .finish();
+    let hash = key_of(bytes_hash);
     // Findings are made and cached with paths relative to the configuration, and
     // shown relative to the run's root.
     let shown = |mut diagnostics: Vec<Diagnostic>, source: &SourceFile| {
@@ -101,7 +103,11 @@ pub(super) fn check_file(
         }
         diagnostics
     };
-    if let Some(diagnostics) = cache.and_then(|cache| cache.get(file.relative(), hash)) {
+    let cached = match peeked {
+        Some((peeked, diagnostics)) if peeked == bytes_hash => Some(diagnostics),
+        _ => cache.and_then(|cache| cache.get(file.relative(), hash)),
+    };
+    if let Some(diagnostics) = cached {
         let (excerpt, diagnostics) = match diagnostics.is_empty() {
             true => (None, diagnostics),
             false => {
@@ -157,14 +163,43 @@ pub fn check_bytes(
     )
 }
 
+/// The cache key of a file whose bytes hash to `bytes_hash`. A file's findings
+/// depend on its bytes; about its chart's values, on the chart's other files and
+/// the charts its dependencies reach; for a values file, on whether it is a
+/// chart's and whether helm-docs reads it. Without a cache (`cached` false) the
+/// chart's part is not found.
+fn file_key(bytes_hash: u64, surroundings: &Surroundings, cached: bool) -> u64 {
+    let chart = surroundings
+        .chart
+        .as_ref()
+        .filter(|_| cached)
+        .map(|(chart, _)| chart.content_fingerprint());
+    crate::cache_key::CacheKey::new("file")
+        .part("bytes", bytes_hash)
+        .optional("chart", chart)
+        .part("embeddable", u64::from(surroundings.embeddable))
+        .optional(
+            "values-file",
+            surroundings
+                .values
+                .map(|facts| u64::from(facts.in_chart) + u64::from(facts.helm_docs_reads) * 2),
+        )
+        .finish()
+}
+
 /// The text of `file` and the hash of its bytes, when its chart read it (a
 /// template, `values.yaml`, `Chart.yaml`, a file a template renders through
 /// `.Files`): the check takes it from there.
-fn handed_text(file: &FileToCheck, surroundings: &Surroundings) -> Option<(String, u64)> {
+fn handed_text(
+    file: &FileToCheck,
+    surroundings: &Surroundings,
+    scan_first: bool,
+) -> Option<(String, u64)> {
     match &surroundings.chart {
-        // A template's chart is scanned first: a library's templates are read by
-        // the scans of the charts that use it, maybe later, on another thread.
-        Some((chart, crate::analysis::charts::Role::Template)) => {
+        // A template's chart is scanned first when the template is to be checked:
+        // a library's templates are read by the scans of the charts that use it,
+        // maybe later, on another thread.
+        Some((chart, crate::analysis::charts::Role::Template)) if scan_first => {
             chart.take_scanned_text(&file.absolute)
         }
         Some((chart, _)) => chart.take_text(&file.absolute),

@@ -9,6 +9,7 @@ mod common;
 
 mod action;
 mod action_summary;
+mod cache;
 mod cli;
 mod codegen;
 mod corpus;

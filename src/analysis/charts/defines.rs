@@ -8,7 +8,7 @@ use std::collections::{HashSet, VecDeque};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use super::names::{DefineIndex, MissingDependency};
+use super::names::{DefineIndex, Graph, MissingDependency};
 use super::{Chart, DependencySource, MAX_REACHED_CHARTS};
 use crate::cache_key::CacheKey;
 
@@ -29,15 +29,52 @@ impl Chart {
             .clone()
     }
 
+    /// Over the files and manifests of every chart [`Chart::define_index`] gathers
+    /// for this chart, found without lexing any (what a cached run compares):
+    /// shared with the parent whose graph holds the chart, as the index is.
+    pub(super) fn graph_fingerprint(&self) -> u64 {
+        self.graph
+            .get_or_init(|| {
+                if let Some(parent) = self.parent_chart() {
+                    let graph = parent.graph_fingerprint_with_roots();
+                    if graph.roots.contains(&self.root) {
+                        return graph;
+                    }
+                }
+                let Gathering { index, key, .. } = self.gather(false);
+                Arc::new(Graph {
+                    roots: index.roots,
+                    fingerprint: key.finish(),
+                })
+            })
+            .fingerprint
+    }
+
+    /// [`Chart::graph_fingerprint`], with the charts it is over.
+    fn graph_fingerprint_with_roots(&self) -> Arc<Graph> {
+        self.graph_fingerprint();
+        self.graph.get().cloned().unwrap_or_default()
+    }
+
     /// The index of this chart's graph: the chart and what it reaches, then each
     /// parent (nearest first) and what it reaches; then the repository's library
     /// charts outside that graph.
     fn index_defines(&self) -> DefineIndex {
+        let Gathering { mut index, .. } = self.gather(true);
+        self.mark_libraries(&mut index.missing);
+        index
+    }
+
+    /// Goes over this chart's graph in the index's order, its charts' files and
+    /// manifests into the key; with `scan`, their defines and what kept any from
+    /// being read whole into the index.
+    fn gather(&self, scan: bool) -> Gathering {
         let mut gathering = Gathering {
             index: DefineIndex::default(),
             key: CacheKey::new("define-index"),
             queue: VecDeque::new(),
             seen: HashSet::new(),
+            scan,
         };
         gathering.visit(self);
         gathering.drain();
@@ -49,16 +86,17 @@ impl Chart {
             if gathering.index.roots.contains(&library.root) {
                 continue;
             }
-            let scan = library.scan();
-            gathering.index.libraries.add(scan.defines.clone());
-            gathering.index.searched_libraries = true;
-            gathering.key.add("library-files", scan.content);
+            if scan {
+                gathering
+                    .index
+                    .libraries
+                    .add(library.scan().defines.clone());
+                gathering.index.searched_libraries = true;
+            }
+            gathering.key.add("library-files", library.files_content());
             gathering.key.add("library", library.fingerprint);
         }
-        self.mark_libraries(&mut gathering.index.missing);
-        let Gathering { mut index, key, .. } = gathering;
-        index.fingerprint = key.finish();
-        index
+        gathering
     }
 
     /// Marks the missing dependencies the repository has as a library chart (at
@@ -87,6 +125,8 @@ struct Gathering {
     key: CacheKey,
     queue: VecDeque<Arc<Chart>>,
     seen: HashSet<PathBuf>,
+    /// Whether to read the charts' defines (else only their files' key).
+    scan: bool,
 }
 
 impl Gathering {
@@ -114,37 +154,17 @@ impl Gathering {
         }
         let name = chart.name();
         self.index.roots.insert(chart.root.clone());
-        if !self.index.searched.contains(&name) {
-            self.index.searched.push(name.clone());
-        }
-        let scan = chart.scan();
-        self.index.graph.add(scan.defines.clone());
-        self.key.add("files", scan.content);
+        self.key.add("files", chart.files_content());
         self.key.add("chart", chart.fingerprint);
-        if let Some(why) = &scan.unread_template {
-            self.index.gaps.push(format!("`{name}`: {why}"));
-        }
-        if let Some(why) = chart
-            .archive
-            .as_ref()
-            .and_then(|archive| archive.incomplete.as_ref())
-        {
-            self.index
-                .gaps
-                .push(format!("`{name}` was read only in part ({why})"));
-        }
-        for why in &chart.unread_archives {
-            self.index.gaps.push(format!("`{name}`: {why}"));
-        }
-        self.note_links(chart, &name);
-        if chart.dependencies.len() < chart.manifest.dependencies.len() {
-            self.index.gaps.push(format!(
-                "the dependencies of `{name}` lie deeper than tether follows"
-            ));
+        if self.scan {
+            self.index_chart(chart, &name);
         }
         for resolved in &chart.dependencies {
             if let DependencySource::Missing(why) | DependencySource::Unread(why) = &resolved.source
             {
+                if !self.scan {
+                    continue;
+                }
                 let missing = MissingDependency {
                     name: resolved.dependency.name.clone(),
                     alias: resolved.dependency.alias.clone(),
@@ -160,6 +180,7 @@ impl Gathering {
             }
             match chart.dependency_chart(resolved) {
                 Some(dependency) => self.queue.push_back(dependency),
+                None if !self.scan => {}
                 None => self.index.gaps.push(format!(
                     "`{}`, a dependency of `{name}`, is not a chart tether reads",
                     resolved.dependency.name
@@ -170,6 +191,37 @@ impl Gathering {
 }
 
 impl Gathering {
+    /// Takes one chart's defines into the index, and what kept it from being
+    /// read whole.
+    fn index_chart(&mut self, chart: &Chart, name: &str) {
+        if !self.index.searched.iter().any(|searched| searched == name) {
+            self.index.searched.push(name.to_string());
+        }
+        let scan = chart.scan();
+        self.index.graph.add(scan.defines.clone());
+        if let Some(why) = &scan.unread_template {
+            self.index.gaps.push(format!("`{name}`: {why}"));
+        }
+        if let Some(why) = chart
+            .archive
+            .as_ref()
+            .and_then(|archive| archive.incomplete.as_ref())
+        {
+            self.index
+                .gaps
+                .push(format!("`{name}` was read only in part ({why})"));
+        }
+        for why in &chart.unread_archives {
+            self.index.gaps.push(format!("`{name}`: {why}"));
+        }
+        self.note_links(chart, name);
+        if chart.dependencies.len() < chart.manifest.dependencies.len() {
+            self.index.gaps.push(format!(
+                "the dependencies of `{name}` lie deeper than tether follows"
+            ));
+        }
+    }
+
     /// Notes the links under the chart's `charts/` (a monorepo links its library
     /// or a sibling there): tether does not follow them, so what they define is
     /// unknown, unless a dependency of that name was found another way (`file://`

@@ -24,7 +24,7 @@ pub(crate) mod names;
 mod queries;
 mod read;
 mod repository;
-mod scan;
+pub(crate) mod scan;
 pub(crate) mod values;
 
 use std::collections::{HashMap, HashSet};
@@ -330,9 +330,19 @@ impl Charts {
     }
 
     fn at(self: &Arc<Self>, location: &Location, scope: &Scope) -> Option<Arc<Chart>> {
-        self.charts.get_or_init(location.root(), || {
+        let mut made = false;
+        let chart = self.charts.get_or_init(location.root(), || {
+            made = true;
             Chart::read(location, self, scope).map(Arc::new)
-        })
+        });
+        // The listing's text of its `Chart.yaml` goes once the chart is there to
+        // be found instead: a chart read meanwhile on another thread, whose
+        // `charts/` holds this one, needed it for the name (it does not wait for
+        // a chart being read).
+        if made && self.overlay.is_none() && matches!(location, Location::Folder(_)) {
+            self.listed_chart_yaml(&location.root().join("Chart.yaml"), true);
+        }
+        chart
     }
 
     /// The archive at `key`, read once; `load` gives its bytes.
@@ -465,6 +475,7 @@ pub struct Chart {
     /// subcharts, so a subchart holding its parent would keep both alive); a run
     /// that let the parent go looks it up again by its folder.
     parent: OnceLock<Option<(PathBuf, std::sync::Weak<Chart>)>>,
+    texts: OnceLock<Texts>,
     scan: OnceLock<Scan>,
     analysis: OnceLock<Analysis>,
     /// Its defines in the parts their root-context calls make (`closures.rs`).
@@ -473,6 +484,9 @@ pub struct Chart {
     files: OnceLock<ChartFiles>,
     /// The named templates its rendering can call (`defines.rs`).
     define_index: OnceLock<Arc<DefineIndex>>,
+    /// The charts that index is over, and a fingerprint of them found without
+    /// lexing (`defines.rs`).
+    graph: OnceLock<Arc<names::Graph>>,
     /// The run's unsaved texts (see [`Charts::with_overlay`]).
     overlay: Option<Arc<UnsavedTexts>>,
     /// The texts of `Chart.yaml` and `values.yaml` as the chart was read from
@@ -547,16 +561,41 @@ pub struct Scan {
     /// The chart's named templates (shared with the define indexes of the charts
     /// that reach them).
     defines: Arc<HashMap<String, Arc<Define>>>,
-    /// Over the bytes and names of the files read: what the chart's findings
-    /// depend on besides its manifest and values.
-    content: u64,
     /// What each template reads, with the hash of the bytes it was found in: the
     /// check of that template takes it rather than reading the reads again.
     template_reads: HashMap<PathBuf, (u64, Arc<Reads>)>,
-    /// The text of each template of a chart folder, as read for the scan, until the
-    /// check of that template takes it ([`Chart::take_text`]): a file is read once
-    /// per run.
+}
+
+/// A chart's own files as read, before any is lexed ([`Chart::texts`]): enough to
+/// say whether they changed (a cached run asks no more of an unchanged chart),
+/// and what its [`Scan`] lexes.
+#[derive(Debug, Default)]
+pub(super) struct Texts {
+    /// Each template, in listing order, as read.
+    templates: Vec<(PathBuf, TemplateRead)>,
+    /// The files outside `templates/` read because a template uses `.Files`, each
+    /// with the hash of its bytes.
+    others: Vec<(PathBuf, u64)>,
+    /// A template uses `.Files` (it names it).
+    uses_files: bool,
+    /// Over the bytes and names of the files read: what the chart's findings
+    /// depend on besides its manifest and values.
+    content: u64,
+    /// The text of each file read of a chart folder, until the scan has lexed it
+    /// and the check of that file takes it ([`Chart::take_text`]): a file is read
+    /// once per run.
     texts: Mutex<HashMap<PathBuf, (String, u64)>>,
+}
+
+/// One template of [`Texts`].
+#[derive(Debug)]
+enum TemplateRead {
+    /// Read: the hash of its bytes (its text is in [`Texts::texts`] until taken).
+    Text(u64),
+    /// Unchanged since an editor's memo found what it reads: not read again.
+    Memo(u64, Arc<FileScan>),
+    /// There, but not text tether reads: why.
+    Unreadable(String),
 }
 
 /// What one file of a chart adds to the chart's [`Scan`], made once for its bytes

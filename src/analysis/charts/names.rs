@@ -6,6 +6,14 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
+/// The charts of a define index's graph, and a fingerprint over their files and
+/// manifests found without lexing (`Chart::graph_fingerprint`).
+#[derive(Debug, Default)]
+pub(super) struct Graph {
+    pub(super) roots: HashSet<std::path::PathBuf>,
+    pub(super) fingerprint: u64,
+}
+
 /// The defines of a chart graph (the chart, its dependencies, its parents and what
 /// they reach) and of the repository's library charts.
 #[derive(Debug, Default)]
@@ -27,9 +35,6 @@ pub struct DefineIndex {
     /// The folders of the graph's charts (a subchart shares its top chart's index
     /// when that index holds it).
     pub(super) roots: HashSet<std::path::PathBuf>,
-    /// Over the files and manifests of every chart searched: what a finding of
-    /// `undefined-template` depends on besides the file.
-    pub fingerprint: u64,
 }
 
 /// The names of the defines of some charts: each chart's table, shared with the

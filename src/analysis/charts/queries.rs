@@ -149,18 +149,20 @@ impl Chart {
     }
 
     /// What the chart's value findings depend on: the chart's fingerprint, the
-    /// bytes of every file its scan read, and the same of its parent and of every
-    /// chart it reaches.
+    /// bytes of every file it reads, the same of every chart its define index
+    /// gathers (what it reaches, its parents and theirs, the repository's
+    /// libraries) and of every chart it reaches, and its parent's fingerprint.
+    /// Found without lexing a template: a cached run asks no more of an
+    /// unchanged chart.
     pub fn content_fingerprint(&self) -> u64 {
         *self.content.get_or_init(|| {
             let mut key = CacheKey::new("chart-content")
-                .part("files", self.scan().content)
+                .part("files", self.files_content())
                 .part("chart", self.fingerprint)
-                .part("defines", self.define_index().fingerprint);
-            let reached = self.reached_charts();
-            let libraries = &self.analysis().libraries;
-            for chart in reached.iter().chain(libraries) {
-                key.add("reached-files", chart.scan().content);
+                .part("defines", self.graph_fingerprint());
+            // The graph is bounded; what the chart reaches is, apart.
+            for chart in self.reached_charts() {
+                key.add("reached-files", chart.files_content());
                 key.add("reached-chart", chart.fingerprint);
             }
             key.optional(

@@ -157,12 +157,14 @@ impl Chart {
             scope: scope.clone(),
             charts: Arc::downgrade(charts),
             parent: OnceLock::new(),
+            texts: OnceLock::new(),
             scan: OnceLock::new(),
             analysis: OnceLock::new(),
             parts: OnceLock::new(),
             content: OnceLock::new(),
             files: OnceLock::new(),
             define_index: OnceLock::new(),
+            graph: OnceLock::new(),
             overlay,
             handed: Mutex::new(handed),
         })
@@ -371,8 +373,11 @@ fn chart_yaml_text(
     root: &Path,
     read: impl Fn(&str) -> Read,
 ) -> Option<(String, u64)> {
+    // A copy: the listing lets go of its text once the chart is made
+    // (`Charts::at`), so a chart read meanwhile for its vendored charts' names
+    // finds it there.
     let listed = on_disk
-        .then(|| charts.listed_chart_yaml(&root.join("Chart.yaml"), true))
+        .then(|| charts.listed_chart_yaml(&root.join("Chart.yaml"), false))
         .flatten()
         .filter(|(text, _)| text.len() <= MAX_VALUES_BYTES);
     match listed {

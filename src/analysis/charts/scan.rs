@@ -5,9 +5,36 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, PoisonError};
 
-use super::{Call, Chart, Define, FileScan, Location, Read, ReadsMemo, Scan};
+use std::path::PathBuf;
+
+use super::{Call, Chart, Define, FileScan, Location, Read, ReadsMemo, Scan, TemplateRead, Texts};
 use crate::cache_key::CacheKey;
 use crate::template::reads::{Opacity, Reads, Use};
+
+/// How many times the chart in each folder was scanned (its templates lexed), for
+/// the tests that hold a cached run to lexing no unchanged chart.
+#[cfg(feature = "internals")]
+static SCANS: std::sync::Mutex<Option<HashMap<PathBuf, usize>>> = std::sync::Mutex::new(None);
+
+/// Counts a scan of the chart in the folder `root`.
+#[cfg(feature = "internals")]
+fn count_scan(root: &Path) {
+    let mut scans = SCANS.lock().unwrap_or_else(PoisonError::into_inner);
+    *scans
+        .get_or_insert_default()
+        .entry(root.to_path_buf())
+        .or_default() += 1;
+}
+
+/// How many times this process scanned the chart in the folder `root`.
+#[cfg(feature = "internals")]
+pub fn times_scanned(root: &Path) -> usize {
+    let scans = SCANS.lock().unwrap_or_else(PoisonError::into_inner);
+    scans
+        .as_ref()
+        .and_then(|scans| scans.get(root).copied())
+        .unwrap_or(0)
+}
 
 impl Chart {
     /// What the chart's own files read and define, read on first use.
@@ -15,10 +42,117 @@ impl Chart {
         self.scan.get_or_init(|| self.read_files())
     }
 
+    /// The chart's own files as read, not lexed: read on first use.
+    pub(super) fn texts(&self) -> &Texts {
+        self.texts.get_or_init(|| self.read_texts())
+    }
+
+    /// Over the names and bytes of the chart's own files tether reads (its
+    /// templates, and the files a template may render through `.Files`): whether
+    /// they changed, without lexing any.
+    pub(super) fn files_content(&self) -> u64 {
+        self.texts().content
+    }
+
+    /// Reads the chart's templates, and the other files when a template names
+    /// `.Files`, without lexing them. With an editor's `memo`, a template on disk
+    /// whose stamp did not change since it was read is taken from the memo unread.
+    fn read_texts(&self) -> Texts {
+        let mut texts = Texts::default();
+        let mut kept = HashMap::new();
+        let super::ChartFiles {
+            templates, others, ..
+        } = self.files();
+        // Over the names and bytes of the files read, in listing order.
+        let mut content = CacheKey::new("chart-files");
+        let memo = self.charts.upgrade().and_then(|charts| charts.memo.clone());
+        for file in templates {
+            let Some(read) = self.read_template(file, memo.as_deref(), &mut kept) else {
+                continue;
+            };
+            if let TemplateRead::Text(hash) | TemplateRead::Memo(hash, _) = &read {
+                content.add_bytes("template", file.as_os_str().as_encoded_bytes());
+                content.add("bytes", *hash);
+            }
+            texts.uses_files |= match &read {
+                TemplateRead::Text(_) => kept
+                    .get(file)
+                    .is_some_and(|(text, _): &(String, u64)| text.contains(".Files")),
+                TemplateRead::Memo(_, found) => found.uses_files,
+                TemplateRead::Unreadable(_) => false,
+            };
+            texts.templates.push((file.clone(), read));
+        }
+        // Files outside `templates/` are rendered only through `.Files`: read them
+        // only when a template uses it.
+        if texts.uses_files {
+            for file in others {
+                if let Some((text, hash)) = self.text_of(file) {
+                    content.add_bytes("file", file.as_os_str().as_encoded_bytes());
+                    content.add("bytes", hash);
+                    texts.others.push((file.clone(), hash));
+                    kept.insert(file.clone(), (text, hash));
+                }
+            }
+        }
+        texts.content = content.finish();
+        *texts
+            .texts
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner) = kept;
+        texts
+    }
+
+    /// Reads one template of the chart, its text into `kept`. `None` when it is
+    /// not there.
+    fn read_template(
+        &self,
+        file: &Path,
+        memo: Option<&ReadsMemo>,
+        kept: &mut HashMap<PathBuf, (String, u64)>,
+    ) -> Option<TemplateRead> {
+        let on_disk = matches!(self.location, Location::Folder(_))
+            && self
+                .overlay
+                .as_ref()
+                .is_none_or(|overlay| !overlay.contains_key(file));
+        let unchanged = memo.filter(|_| on_disk).and_then(|memo| {
+            let hash = memo.stamps.hash_of(file)?;
+            Some((hash, memo.files.get(file, hash)?))
+        });
+        if let Some((hash, found)) = unchanged {
+            return Some(TemplateRead::Memo(hash, found));
+        }
+        let read = match memo.filter(|_| on_disk) {
+            Some(memo) => {
+                let limit = super::MAX_FILE_BYTES as usize;
+                let (read, metadata) = Read::in_folder_with_metadata(file, &self.boundary, limit);
+                if let (Read::Text(_, hash), Some(metadata)) = (&read, metadata) {
+                    memo.stamps.keep(file, &metadata, *hash);
+                }
+                read
+            }
+            None => self.read_file(file),
+        };
+        match read {
+            Read::Text(text, hash) => {
+                kept.insert(file.to_path_buf(), (text, hash));
+                Some(TemplateRead::Text(hash))
+            }
+            Read::Absent => None,
+            // A template tether cannot read may read any value: the limit is
+            // said, never taken for "reads nothing".
+            Read::Unreadable(why) => Some(TemplateRead::Unreadable(why)),
+        }
+    }
+
     /// What the chart's files read and define: the conditions and tags of its
     /// dependencies, the `tpl` strings of `values.yaml`, every template, and the
-    /// other files when a template uses `.Files`.
+    /// other files when a template uses `.Files`. Each file's text is lexed here,
+    /// and left for its check to take.
     fn read_files(&self) -> Scan {
+        #[cfg(feature = "internals")]
+        count_scan(&self.root);
         let mut scan = Scan::default();
         for dependency in &self.manifest.dependencies {
             scan.conditions.extend(
@@ -38,123 +172,69 @@ impl Chart {
         let values = self.root.join("values.yaml");
         let values_scan = FileScan::of(&values, "", self.values_reads.clone());
         self.add_file(&values, Arc::new(values_scan), &mut scan);
-        let super::ChartFiles {
-            templates: in_templates,
-            others,
-            unreadable,
-        } = self.files();
-        scan.has_templates = !in_templates.is_empty();
-        // Files outside `templates/` are rendered only through `.Files`: read them
-        // only when a template uses it.
-        let mut uses_files = false;
-        // Over the names and bytes of the files read, in listing order.
-        let mut content = CacheKey::new("chart-files");
+        let texts = self.texts();
+        scan.has_templates = !self.files().templates.is_empty();
         let memo = self.charts.upgrade().and_then(|charts| charts.memo.clone());
-        for file in in_templates.iter() {
-            uses_files |= self.read_template(file, memo.as_deref(), &mut scan, &mut content);
+        for (file, read) in &texts.templates {
+            match read {
+                TemplateRead::Text(hash) => {
+                    if let Some(found) = self.scan_text(file, *hash, memo.as_deref()) {
+                        self.add_template(file, (*hash, found), &mut scan);
+                    }
+                }
+                TemplateRead::Memo(hash, found) => {
+                    self.add_template(file, (*hash, found.clone()), &mut scan);
+                }
+                TemplateRead::Unreadable(why) => self.unreadable_template(file, why, &mut scan),
+            }
         }
         // A folder tether cannot list may hold files that read any value (a
         // template, or outside `templates/` one a template renders through
         // `.Files`): the limit is said, never taken for "reads nothing".
         let templates = self.root.join("templates");
-        for (folder, why) in unreadable {
-            if uses_files || folder.starts_with(&templates) {
+        for (folder, why) in &self.files().unreadable {
+            if texts.uses_files || folder.starts_with(&templates) {
                 self.unreadable_template(folder, why, &mut scan);
             }
         }
-        if uses_files {
-            for file in others.iter() {
-                if let Some((text, hash)) = self.text_of(file) {
-                    content.add_bytes("file", file.as_os_str().as_encoded_bytes());
-                    content.add("bytes", hash);
-                    let found = file_scan(memo.as_deref(), file, &text, hash);
-                    self.add_file(file, found, &mut scan);
-                    // Checked too, when it is YAML: the check takes it from here.
-                    if matches!(self.location, Location::Folder(_)) {
-                        let texts = scan.texts.get_mut();
-                        let texts = texts.unwrap_or_else(PoisonError::into_inner);
-                        texts.insert(file.to_path_buf(), (text, hash));
-                    }
-                }
+        for (file, hash) in &texts.others {
+            if let Some(found) = self.scan_text(file, *hash, memo.as_deref()) {
+                self.add_file(file, found, &mut scan);
             }
         }
-        scan.content = content.finish();
+        // Only a chart folder's files are checked: an archive's texts go now.
+        if !matches!(self.location, Location::Folder(_)) {
+            texts
+                .texts
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .clear();
+        }
         scan
     }
 
-    /// Reads one template of the chart into `scan`, and its name and bytes into
-    /// `content`: what it reads, calls and defines, and, in a chart folder, its text,
-    /// which the check of that template takes instead of reading it again. Returns
-    /// whether it uses `.Files`. With an editor's `memo`, a template on disk whose
-    /// stamp did not change since it was read is taken from the memo unread.
-    fn read_template(
-        &self,
-        file: &Path,
-        memo: Option<&ReadsMemo>,
-        scan: &mut Scan,
-        content: &mut CacheKey,
-    ) -> bool {
-        let on_disk = matches!(self.location, Location::Folder(_))
-            && self
-                .overlay
-                .as_ref()
-                .is_none_or(|overlay| !overlay.contains_key(file));
-        let unchanged = memo.filter(|_| on_disk).and_then(|memo| {
-            let hash = memo.stamps.hash_of(file)?;
-            Some((hash, memo.files.get(file, hash)?))
-        });
-        if let Some((hash, found)) = unchanged {
-            return self.add_template(file, (hash, found), scan, content);
-        }
-        let read = match memo.filter(|_| on_disk) {
-            Some(memo) => {
-                let limit = super::MAX_FILE_BYTES as usize;
-                let (read, metadata) = Read::in_folder_with_metadata(file, &self.boundary, limit);
-                if let (Read::Text(_, hash), Some(metadata)) = (&read, metadata) {
-                    memo.stamps.keep(file, &metadata, *hash);
-                }
-                read
+    /// What the file at `path`, read into [`Texts`] with bytes hashing to `hash`,
+    /// reads, calls and defines. Its text is lexed where it waits for its check;
+    /// one taken already (or of an archive) is read again, and `None` when that
+    /// finds other bytes.
+    fn scan_text(&self, path: &Path, hash: u64, memo: Option<&ReadsMemo>) -> Option<Arc<FileScan>> {
+        {
+            let texts = self.texts().texts.lock();
+            let texts = texts.unwrap_or_else(PoisonError::into_inner);
+            if let Some((text, _)) = texts.get(path) {
+                return Some(file_scan(memo, path, text, hash));
             }
-            None => self.read_file(file),
-        };
-        let (text, hash) = match read {
-            Read::Text(text, hash) => (text, hash),
-            Read::Absent => return false,
-            // A template tether cannot read may read any value: the limit is
-            // said, never taken for "reads nothing".
-            Read::Unreadable(why) => {
-                self.unreadable_template(file, &why, scan);
-                return false;
-            }
-        };
-        let found = file_scan(memo, file, &text, hash);
-        let uses_files = self.add_template(file, (hash, found), scan, content);
-        if matches!(self.location, Location::Folder(_)) {
-            scan.texts
-                .get_mut()
-                .unwrap_or_else(PoisonError::into_inner)
-                .insert(file.to_path_buf(), (text, hash));
         }
-        uses_files
+        let (text, read_hash) = self.text_of(path)?;
+        (read_hash == hash).then(|| file_scan(memo, path, &text, hash))
     }
 
     /// Adds the template `file`, whose bytes hash to `hash`, to `scan` with what it
-    /// reads, calls and defines (`found`), and its name and bytes to `content`.
-    /// Returns whether it uses `.Files`.
-    fn add_template(
-        &self,
-        file: &Path,
-        (hash, found): (u64, Arc<FileScan>),
-        scan: &mut Scan,
-        content: &mut CacheKey,
-    ) -> bool {
-        content.add_bytes("template", file.as_os_str().as_encoded_bytes());
-        content.add("bytes", hash);
+    /// reads, calls and defines (`found`).
+    fn add_template(&self, file: &Path, (hash, found): (u64, Arc<FileScan>), scan: &mut Scan) {
         scan.template_reads
             .insert(file.to_path_buf(), (hash, found.found.clone()));
-        let uses_files = found.uses_files;
         self.add_file(file, found, scan);
-        uses_files
     }
 
     /// Notes in `scan` that the template (or folder of templates) `path` could not
@@ -231,7 +311,7 @@ impl Chart {
         if handed.is_some() {
             return handed;
         }
-        self.scan
+        self.texts
             .get()?
             .texts
             .lock()
@@ -239,10 +319,30 @@ impl Chart {
             .remove(path)
     }
 
-    /// [`Chart::take_text`] of a template, once the chart is scanned.
+    /// [`Chart::take_text`] of a template, once the chart is scanned (the scan
+    /// lexes the text where it waits).
     pub fn take_scanned_text(&self, path: &Path) -> Option<(String, u64)> {
         self.scan();
         self.take_text(path)
+    }
+
+    /// The hash of the bytes of the file at `path` as the chart read them (its
+    /// `Chart.yaml`, its `values.yaml`, one of its templates or the files they
+    /// render), its text left for [`Chart::take_text`]; `None` when the chart did
+    /// not read it, or it was taken. A template's chart reads its templates first,
+    /// without lexing them.
+    pub fn text_hash(&self, path: &Path, template: bool) -> Option<u64> {
+        let handed = self.handed.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((_, hash)) = handed.get(path) {
+            return Some(*hash);
+        }
+        drop(handed);
+        let texts = match template {
+            true => self.texts(),
+            false => self.texts.get()?,
+        };
+        let texts = texts.texts.lock().unwrap_or_else(PoisonError::into_inner);
+        texts.get(path).map(|(_, hash)| *hash)
     }
 
     /// What the template at `path` reads, in `text`, whose bytes hash to `hash`:
