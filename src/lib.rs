@@ -120,7 +120,7 @@ pub fn main() -> std::process::ExitCode {
 #[cfg(feature = "internals")]
 #[doc(hidden)]
 pub mod internals {
-    pub use crate::analysis::charts::scan::times_scanned;
+    pub use crate::analysis::charts::scan::{ChartWork, chart_work};
     pub use crate::analysis::charts::values::KEY_COMPARISONS;
     pub use crate::analysis::helm_docs::{helm_docs_path, simulate};
     pub use crate::idem::SandboxCopy;

@@ -322,7 +322,7 @@ fn value_items(
     }
     let mut items: Vec<CompletionItem> = Vec::new();
     for (source, spelled) in &sources {
-        let Some(keys) = source.values.at(spelled) else {
+        let Some(keys) = source.values().at(spelled) else {
             continue;
         };
         for (name, line, under) in keys.entries_in_file_order() {
@@ -356,7 +356,7 @@ fn value_items(
                 .into_iter()
                 .find_map(|(parent, spelled)| {
                     let line = parent
-                        .values
+                        .values()
                         .entries_in_file_order()
                         .into_iter()
                         .find(|(name, _, _)| *name == spelled[0])

@@ -288,7 +288,7 @@ impl Chart {
                 && literal
                     .bytes()
                     .all(|byte| byte.is_ascii_alphanumeric() || matches!(byte, b'.' | b'_' | b'-'));
-            let named = match self.values.at(&path) {
+            let named = match self.values().at(&path) {
                 Some(Keys::Map(_)) => path.len() > 1,
                 Some(Keys::Open) => true,
                 None => false,

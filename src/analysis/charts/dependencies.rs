@@ -59,7 +59,7 @@ impl Chart {
         };
         self.names_in(&parent)
             .iter()
-            .filter_map(|name| parent.values.get(name))
+            .filter_map(|name| parent.values().get(name))
             .any(|values| missing_in(values, path, &HashSet::new()).is_none())
     }
 
@@ -100,7 +100,7 @@ impl Chart {
                 // alias, or the chart's name.
                 let key = names
                     .iter()
-                    .find(|name| chart.values.get(name).is_some())
+                    .find(|name| chart.values().get(name).is_some())
                     .or(names.last())
                     .cloned()
                     .unwrap_or_default();

@@ -443,23 +443,26 @@ pub struct Chart {
     boundary: PathBuf,
     archive: Option<Arc<Archive>>,
     pub manifest: Manifest,
-    /// The keys of `values.yaml`.
-    pub values: Arc<Keys>,
-    /// Names of keys written in comments (`# name: …`), left out on purpose.
-    pub commented: Arc<HashSet<String>>,
+    /// What `values.yaml` holds, parsed on first use ([`Chart::values_read`]).
+    values: OnceLock<ValuesRead>,
+    /// What reading `values.yaml` gave when it is not in [`Chart::handed`] (not
+    /// text, or the chart is not on disk), until the values are parsed.
+    values_source: Mutex<Option<Read>>,
     /// `type: library`.
     pub library: bool,
     /// The declared dependencies, each resolved, then the charts under `charts/`
     /// that no declaration names (Helm renders those too).
     pub dependencies: Vec<ResolvedDependency>,
-    /// What `values.yaml` reads itself (`tpl` strings), read with the values.
-    values_reads: Arc<Reads>,
-    /// What kept tether from reading the chart whole (a `values.yaml` it cannot
-    /// parse or that is too large, an archive read in part): shown in
-    /// [`Chart::partial`], and the value rules stay quiet where they depend on it.
+    /// What kept tether from reading the chart whole (a `Chart.yaml` it cannot
+    /// parse, an archive read in part), a `values.yaml` it cannot parse or that is
+    /// too large aside ([`Chart::problems`]): shown in [`Chart::partial`], and the
+    /// value rules stay quiet where they depend on it.
     problems: Vec<String>,
-    /// Whether the values themselves could not be read.
-    values_unreadable: bool,
+    /// Where in `problems` the problem of `values.yaml`, found when it is
+    /// parsed, goes.
+    values_problem_at: usize,
+    /// `Chart.yaml` could not be read: the values rules skip the chart.
+    chart_yaml_unreadable: bool,
     /// The archives under `charts/` that could not be read, and why: what they
     /// define is unknown.
     unread_archives: Vec<String>,
@@ -705,6 +708,7 @@ pub struct Analysis {
 }
 
 /// A chart file, read.
+#[derive(Debug)]
 enum Read {
     Text(String, u64),
     Absent,

@@ -103,16 +103,19 @@ impl Chart {
     /// the run's notes and the JSON output's `partial_charts`: empty when the
     /// analysis is whole.
     pub fn partial(&self) -> Vec<String> {
+        // Asked of each chart of a tree before its files are checked: its values
+        // are parsed now, from the text the check of `values.yaml` takes next.
+        let _ = self.values_read();
         // A library's values are never analysed: nothing to say.
         if self.library {
             return Vec::new();
         }
         let mut reasons: Vec<String> = self
-            .problems
+            .problems()
             .iter()
             .map(|problem| format!("read in part: {problem}"))
             .collect();
-        if self.values_unreadable {
+        if self.values_unreadable() {
             reasons.push(
                 "unused-value and undefined-value skipped the chart: its values are not known"
                     .into(),
@@ -138,7 +141,7 @@ impl Chart {
     /// for the run, not a gap in the analysis. Asked of a chart whose
     /// [`Chart::partial`] is empty (a partial chart's note says more).
     pub fn reads_everything(&self) -> Option<String> {
-        if self.library || self.values_unreadable {
+        if self.library || self.values_unreadable() {
             return None;
         }
         let analysis = self.analysis();
@@ -197,10 +200,10 @@ impl Chart {
         {
             return None;
         }
-        if self.values_unreadable {
+        if self.values_unreadable() {
             return None;
         }
-        let missing = missing_in(&self.values, path, &self.commented)?;
+        let missing = missing_in(self.values(), path, self.commented())?;
         // A parent that sets it for this chart defines it too.
         if self.parent_sets(path) {
             return None;
@@ -213,7 +216,7 @@ impl Chart {
         // the path is there, or it leaves the merged keys deeper.
         let mut missing = missing;
         for chart in &analysis.merged {
-            match missing_in(&chart.values, path, &chart.commented) {
+            match missing_in(chart.values(), path, chart.commented()) {
                 None => return None,
                 Some(depth) => missing = missing.max(depth),
             }
@@ -226,7 +229,7 @@ impl Chart {
                 };
                 // An import from a dependency not found: what it brings is unknown.
                 let chart = self.dependency_chart(resolved)?;
-                if let Some(imported) = chart.values.at(&import.child) {
+                if let Some(imported) = chart.values().at(&import.child) {
                     missing_in(imported, rest, &HashSet::new())?;
                 }
             }
@@ -244,14 +247,14 @@ impl Chart {
             || analysis.everything.is_some()
             || !analysis.unknown.is_empty()
             || self.library
-            || self.values_unreadable
+            || self.values_unreadable()
             || !scan.has_templates
         {
             return Vec::new();
         }
         let mut found = Vec::new();
         let own = analysis.used();
-        for (name, line, value) in self.values.entries_in_file_order() {
+        for (name, line, value) in self.values().entries_in_file_order() {
             let path = vec![name.clone()];
             // `enabled` at the top: the switch a parent's `condition: NAME.enabled`
             // reads when the chart is used as a dependency.

@@ -1,9 +1,9 @@
 //! Reading a chart: its `Chart.yaml` and `values.yaml` into a [`Chart`], and the
 //! files it lists, from its folder (or an overlay's text) or from its archive.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use super::dependencies::resolve_dependencies;
 use super::scan::lex_reads;
@@ -36,6 +36,26 @@ fn chart_yaml_of(text: &str) -> (small_yaml::Node, Option<String>) {
     }
 }
 
+/// The archive a chart at `location` lies in (`None` for a folder), with what it
+/// left out in `problems`; `None` when it could not be read.
+fn archive_of(
+    location: &Location,
+    charts: &Charts,
+    problems: &mut Vec<String>,
+) -> Option<Option<Arc<Archive>>> {
+    let Location::Archive { key, .. } = location else {
+        return Some(None);
+    };
+    let archive = charts.archive(key, || Err(String::new())).ok()?;
+    if let Some(why) = &archive.incomplete {
+        problems.push(format!(
+            "{} was read only in part ({why}): what its templates left out read is unknown",
+            key.display()
+        ));
+    }
+    Some(Some(archive))
+}
+
 /// A chart's `values.yaml` as `read` found it (at `path`, through `memo` when the
 /// charts keep one): its hash, and what it holds.
 fn values_of(read: Read, path: &Path, memo: Option<&ReadsMemo>) -> (u64, ValuesRead) {
@@ -46,11 +66,16 @@ fn values_of(read: Read, path: &Path, memo: Option<&ReadsMemo>) -> (u64, ValuesR
             return (0, values_read("", Some(format!("values.yaml {why}"))));
         }
     };
-    let values = match memo {
-        Some(memo) => memo.values(path, hash, || values_read(&text, None)),
-        None => values_read(&text, None),
-    };
-    (hash, values)
+    (hash, values_of_text(&text, hash, path, memo))
+}
+
+/// What the values `text` at `path`, whose bytes hash to `hash`, holds (through
+/// `memo` when the charts keep one).
+fn values_of_text(text: &str, hash: u64, path: &Path, memo: Option<&ReadsMemo>) -> ValuesRead {
+    match memo {
+        Some(memo) => memo.values(path, hash, || values_read(text, None)),
+        None => values_read(text, None),
+    }
 }
 
 /// What the values `text` holds; `problem` is why it is not the file's whole text.
@@ -74,19 +99,7 @@ impl Chart {
     pub(super) fn read(location: &Location, charts: &Arc<Charts>, scope: &Scope) -> Option<Chart> {
         let root = location.root();
         let mut problems = Vec::new();
-        let archive = match location {
-            Location::Folder(_) => None,
-            Location::Archive { key, .. } => {
-                let archive = charts.archive(key, || Err(String::new())).ok()?;
-                if let Some(why) = &archive.incomplete {
-                    problems.push(format!(
-                        "{} was read only in part ({why}): what its templates left out read is unknown",
-                        key.display()
-                    ));
-                }
-                Some(archive)
-            }
-        };
+        let archive = archive_of(location, charts, &mut problems)?;
         let overlay = charts.overlay.clone();
         let boundary = scope.boundary(&root);
         let read = |name: &str| {
@@ -101,13 +114,18 @@ impl Chart {
         let on_disk = matches!(location, Location::Folder(_)) && overlay.is_none();
         let (chart_text, chart_hash) = chart_yaml_text(on_disk, charts, &root, read)?;
         let (chart_yaml, chart_problem) = chart_yaml_of(&chart_text);
+        // `values.yaml` is parsed on first use (`Chart::values_read`): a cached
+        // run of an unchanged chart needs only the hash of its bytes.
         let values_read = read("values.yaml");
-        let handed = handed_texts(on_disk, &root, (chart_text, chart_hash), &values_read);
-        let memo = charts.memo.as_deref();
-        let (values_hash, values) = values_of(values_read, &root.join("values.yaml"), memo);
-        let values_unreadable = values.problem.is_some() || chart_problem.is_some();
+        let values_hash = match &values_read {
+            Read::Text(_, hash) => *hash,
+            Read::Absent | Read::Unreadable(_) => 0,
+        };
+        let (handed, values_source) =
+            handed_texts(on_disk, &root, (chart_text, chart_hash), values_read);
+        let chart_yaml_unreadable = chart_problem.is_some();
         problems.extend(chart_problem);
-        problems.extend(values.problem);
+        let values_problem_at = problems.len();
         let requirements = match read("requirements.yaml") {
             Read::Text(text, hash) => Some((text, hash)),
             _ => None,
@@ -146,12 +164,12 @@ impl Chart {
             archive,
             library: manifest.library,
             manifest,
-            values: values.keys,
-            commented: values.commented,
+            values: OnceLock::new(),
+            values_source: Mutex::new(values_source),
             dependencies,
-            values_reads: values.reads,
             problems,
-            values_unreadable,
+            values_problem_at,
+            chart_yaml_unreadable,
             unread_archives,
             fingerprint,
             scope: scope.clone(),
@@ -194,6 +212,69 @@ impl Chart {
                 unreadable,
             }
         })
+    }
+
+    /// What `values.yaml` holds, parsed on first use: from the text the chart read,
+    /// which waits for the file's check; a text the check took already is read
+    /// again.
+    pub(super) fn values_read(&self) -> &ValuesRead {
+        self.values.get_or_init(|| {
+            #[cfg(feature = "internals")]
+            super::scan::count_work(&self.root, |work| work.values_parsed += 1);
+            let path = self.root.join("values.yaml");
+            let memo = self.charts.upgrade().and_then(|charts| charts.memo.clone());
+            let memo = memo.as_deref();
+            let source = self
+                .values_source
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .take();
+            if let Some(read) = source {
+                return values_of(read, &path, memo).1;
+            }
+            {
+                let handed = self.handed.lock().unwrap_or_else(PoisonError::into_inner);
+                if let Some((text, hash)) = handed.get(&path) {
+                    return values_of_text(text, *hash, &path, memo);
+                }
+            }
+            let read = read_chart_file(
+                (self.archive.as_deref(), self.overlay.as_deref()),
+                &self.location,
+                &self.boundary,
+                "values.yaml",
+                MAX_VALUES_BYTES,
+            );
+            values_of(read, &path, memo).1
+        })
+    }
+
+    /// The keys of `values.yaml`.
+    pub fn values(&self) -> &Arc<Keys> {
+        &self.values_read().keys
+    }
+
+    /// Names of keys written in the comments of `values.yaml` (`# name: …`), left
+    /// out on purpose.
+    pub fn commented(&self) -> &Arc<HashSet<String>> {
+        &self.values_read().commented
+    }
+
+    /// Whether the values could not be read (nor, so, the dependencies: a
+    /// `Chart.yaml` tether cannot read).
+    pub(super) fn values_unreadable(&self) -> bool {
+        self.chart_yaml_unreadable || self.values_read().problem.is_some()
+    }
+
+    /// What kept tether from reading the chart whole, in order: the archive, the
+    /// `Chart.yaml`, the `values.yaml`, the archives under `charts/`.
+    pub(super) fn problems(&self) -> Vec<String> {
+        let mut problems = self.problems.clone();
+        let at = self.values_problem_at.min(problems.len());
+        if let Some(problem) = &self.values_read().problem {
+            problems.insert(at, problem.clone());
+        }
+        problems
     }
 
     /// The text of one of the chart's files (`path` under [`Chart::root`]).
@@ -393,21 +474,27 @@ fn chart_yaml_text(
 /// read from them `on_disk`: a command's run checks these two files too, and takes
 /// their texts from the chart rather than read them again (an editor's are its
 /// buffers, an archive's are not checked).
+/// `values`, what reading `values.yaml` gave, is handed too when it is text;
+/// else it is returned, for the values' first use.
 fn handed_texts(
     on_disk: bool,
     root: &Path,
     chart_yaml: (String, u64),
-    values: &Read,
-) -> HashMap<PathBuf, (String, u64)> {
+    values: Read,
+) -> (HashMap<PathBuf, (String, u64)>, Option<Read>) {
     let mut handed = HashMap::new();
     if !on_disk {
-        return handed;
+        return (handed, Some(values));
     }
-    if let Read::Text(text, hash) = values {
-        handed.insert(root.join("values.yaml"), (text.clone(), *hash));
-    }
+    let values = match values {
+        Read::Text(text, hash) => {
+            handed.insert(root.join("values.yaml"), (text, hash));
+            None
+        }
+        other => Some(other),
+    };
     handed.insert(root.join("Chart.yaml"), chart_yaml);
-    handed
+    (handed, values)
 }
 
 /// What the `tpl` strings of a values file read: their reads, and the paths their

@@ -11,29 +11,38 @@ use super::{Call, Chart, Define, FileScan, Location, Read, ReadsMemo, Scan, Temp
 use crate::cache_key::CacheKey;
 use crate::template::reads::{Opacity, Reads, Use};
 
-/// How many times the chart in each folder was scanned (its templates lexed), for
-/// the tests that hold a cached run to lexing no unchanged chart.
+/// What this process made of the chart in each folder, for the tests that hold a
+/// cached run to lexing and parsing nothing of an unchanged chart.
 #[cfg(feature = "internals")]
-static SCANS: std::sync::Mutex<Option<HashMap<PathBuf, usize>>> = std::sync::Mutex::new(None);
+static WORK: std::sync::Mutex<Option<HashMap<PathBuf, ChartWork>>> = std::sync::Mutex::new(None);
 
-/// Counts a scan of the chart in the folder `root`.
+/// How many times a chart's templates were lexed ([`Chart::scan`]) and its
+/// `values.yaml` parsed.
 #[cfg(feature = "internals")]
-fn count_scan(root: &Path) {
-    let mut scans = SCANS.lock().unwrap_or_else(PoisonError::into_inner);
-    *scans
-        .get_or_insert_default()
-        .entry(root.to_path_buf())
-        .or_default() += 1;
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct ChartWork {
+    pub scans: usize,
+    pub values_parsed: usize,
 }
 
-/// How many times this process scanned the chart in the folder `root`.
+/// Counts work done on the chart in the folder `root`.
 #[cfg(feature = "internals")]
-pub fn times_scanned(root: &Path) -> usize {
-    let scans = SCANS.lock().unwrap_or_else(PoisonError::into_inner);
-    scans
-        .as_ref()
-        .and_then(|scans| scans.get(root).copied())
-        .unwrap_or(0)
+pub(super) fn count_work(root: &Path, count: impl FnOnce(&mut ChartWork)) {
+    let mut work = WORK.lock().unwrap_or_else(PoisonError::into_inner);
+    count(
+        work.get_or_insert_default()
+            .entry(root.to_path_buf())
+            .or_default(),
+    );
+}
+
+/// What this process made so far of the chart in the folder `root`.
+#[cfg(feature = "internals")]
+pub fn chart_work(root: &Path) -> ChartWork {
+    let work = WORK.lock().unwrap_or_else(PoisonError::into_inner);
+    work.as_ref()
+        .and_then(|work| work.get(root).copied())
+        .unwrap_or_default()
 }
 
 impl Chart {
@@ -152,7 +161,7 @@ impl Chart {
     /// and left for its check to take.
     fn read_files(&self) -> Scan {
         #[cfg(feature = "internals")]
-        count_scan(&self.root);
+        count_work(&self.root, |work| work.scans += 1);
         let mut scan = Scan::default();
         for dependency in &self.manifest.dependencies {
             scan.conditions.extend(
@@ -170,7 +179,7 @@ impl Chart {
         }
         // `tpl` strings of values.yaml read values too.
         let values = self.root.join("values.yaml");
-        let values_scan = FileScan::of(&values, "", self.values_reads.clone());
+        let values_scan = FileScan::of(&values, "", self.values_read().reads.clone());
         self.add_file(&values, Arc::new(values_scan), &mut scan);
         let texts = self.texts();
         scan.has_templates = !self.files().templates.is_empty();
