@@ -1,7 +1,9 @@
 //! The content-hash cache of `tether check`: findings per file, keyed by the file's
 //! hash, the configuration's, the mode's and tether's build, kept in `.tether_cache/`
-//! beside `tether.toml` (and nowhere without one). An unchanged re-run reads and
-//! hashes the files and nothing more.
+//! beside `tether.toml` (and nowhere without one), and what the run says of each
+//! chart by the chart's fingerprint. An unchanged re-run reads and hashes the
+//! files and each chart's `Chart.yaml` (where its dependencies lie), and lexes no
+//! template and parses no values file of an unchanged chart.
 //!
 //! The folder may come from a stranger's pull request, so nothing in it is trusted
 //! or followed: the folder must be a real directory owned by the user, the cache file
