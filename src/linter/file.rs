@@ -193,16 +193,15 @@ fn file_key(bytes_hash: u64, surroundings: &Surroundings, cached: bool) -> u64 {
 fn handed_text(
     file: &FileToCheck,
     surroundings: &Surroundings,
-    scan_first: bool,
+    checked: bool,
 ) -> Option<(String, u64)> {
     match &surroundings.chart {
-        // A template's chart is scanned first when the template is to be checked:
-        // a library's templates are read by the scans of the charts that use it,
-        // maybe later, on another thread.
-        Some((chart, crate::analysis::charts::Role::Template)) if scan_first => {
-            chart.take_scanned_text(&file.absolute)
-        }
-        Some((chart, _)) => chart.take_text(&file.absolute),
+        // A file to be checked: its chart is scanned and its values parsed first
+        // (a library's templates are read by the scans of the charts that use it,
+        // maybe later, on another thread). A cached result's file: a copy, the
+        // text left for an analysis that may still need it.
+        Some((chart, _)) if checked => chart.take_checked_text(&file.absolute),
+        Some((chart, _)) => chart.copy_text(&file.absolute),
         // The nearest chart folder above it, if the run read that chart; a
         // `Chart.yaml` no chart of the run read (a chart without templates or
         // values, which nothing reads for its values) from the repository's

@@ -113,3 +113,159 @@ fn a_cached_run_does_not_lex_an_unchanged_chart() {
     out.push_str(&run(&root, "unchanged again"));
     crate::common::assert_snapshot("cache__a_cached_run_does_not_lex_an_unchanged_chart", &out);
 }
+
+/// One run of `check` over `paths`: its findings and what it says of the charts,
+/// and, with the cache, the files it opened more than once.
+fn outcome(root: &Path, paths: &[&Path], cache: bool) -> (String, String) {
+    let watch = helm_tether::internals::opens::watch(root);
+    let config = helm_tether::Config::load(&root.join("tether.toml")).unwrap();
+    let options = helm_tether::CheckOptions::default().cache(cache);
+    let report = helm_tether::check_paths(config, paths, &options).unwrap();
+    let mut opened: std::collections::BTreeMap<String, usize> = Default::default();
+    for path in watch.opened() {
+        let shown = path.strip_prefix(root).unwrap().display().to_string();
+        *opened.entry(shown.replace('\\', "/")).or_default() += 1;
+    }
+    drop(watch);
+    let mut out = String::new();
+    for diagnostic in &report.diagnostics {
+        let path = diagnostic
+            .path
+            .strip_prefix(root)
+            .unwrap_or(&diagnostic.path);
+        let path = path.display().to_string().replace('\\', "/");
+        out.push_str(&format!(
+            "{path} {}: {}\n",
+            diagnostic.rule, diagnostic.message
+        ));
+    }
+    for (kind, charts) in [
+        ("partial", &report.partial_charts),
+        ("whole", &report.read_whole),
+    ] {
+        for chart in charts {
+            let reasons = chart.reasons.join("; ");
+            out.push_str(&format!("{kind} {}: {reasons}\n", chart.chart.display()));
+        }
+    }
+    let twice: Vec<String> = opened
+        .into_iter()
+        .filter(|(_, times)| *times > 1)
+        .map(|(path, times)| format!("{times} {path}"))
+        .collect();
+    (out, twice.join(", "))
+}
+
+/// After each change, a cached run says what a run without the cache says, and
+/// opens no file twice (but a template that is not UTF-8: the chart does not keep
+/// bytes it cannot read as text, and the check reads them as they are): a
+/// template tether cannot read goes, a link under `charts/` comes, a library
+/// nearer a vendored subchart than its top chart changes, and a run over part of
+/// a chart comes before one over all of it.
+#[test]
+fn a_cached_run_says_what_a_fresh_run_says() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    // Vendored charts checked too: the subchart's own library is nearer it.
+    write(&root, "tether.toml", "default-exclude = false\n");
+    write(
+        &root,
+        "app/Chart.yaml",
+        "apiVersion: v2\nname: app\nversion: 1.0.0\n",
+    );
+    write(
+        &root,
+        "app/values.yaml",
+        "# The name.\nname: app\n# Unread.\nport: 80\n",
+    );
+    write(
+        &root,
+        "app/templates/a.yaml",
+        "data:\n  size: {{ .Values.size }}\n  n: {{ include \"sib.name\" . }}\n",
+    );
+    write(
+        &root,
+        "app/templates/b.yaml",
+        "data:\n  name: {{ .Values.name }}\n",
+    );
+    std::fs::write(
+        root.join("app/templates/bin.yaml"),
+        b"data: \xff\xfe {{ .Values.port }}\n",
+    )
+    .unwrap();
+    write(
+        &root,
+        "sib/Chart.yaml",
+        "apiVersion: v2\nname: sib\nversion: 1.0.0\n",
+    );
+    write(
+        &root,
+        "sib/templates/_h.tpl",
+        "{{- define \"sib.name\" -}}x{{- end -}}\n",
+    );
+    let library = |folder: &str, body: &str| {
+        write(
+            &root,
+            &format!("{folder}/Chart.yaml"),
+            "apiVersion: v2\nname: common\nversion: 1.0.0\ntype: library\n",
+        );
+        write(
+            &root,
+            &format!("{folder}/templates/_h.tpl"),
+            &format!("{{{{- define \"common.x\" -}}}}{body}{{{{- end -}}}}\n"),
+        );
+    };
+    write(
+        &root,
+        "top/Chart.yaml",
+        "apiVersion: v2\nname: top\nversion: 1.0.0\n",
+    );
+    write(&root, "top/templates/cm.yaml", "data: {}\n");
+    library("top/a/common", "a");
+    write(
+        &root,
+        "top/charts/sub/Chart.yaml",
+        "apiVersion: v2\nname: sub\nversion: 1.0.0\n",
+    );
+    write(
+        &root,
+        "top/charts/sub/values.yaml",
+        "# The name.\nname: x\n# Port.\nport: 1\n",
+    );
+    write(
+        &root,
+        "top/charts/sub/templates/cm.yaml",
+        "data:\n  x: {{ include \"common.x\" . }}\n  n: {{ .Values.name }}\n",
+    );
+    library("top/charts/sub/x/common", "b");
+    let mut out = String::new();
+    let mut step = |label: &str, paths: &[&Path]| {
+        let (cached, twice) = outcome(&root, paths, true);
+        let (fresh, _) = outcome(&root, paths, false);
+        assert_eq!(cached, fresh, "{label}: the cached run says otherwise");
+        out.push_str(&format!("### {label}\n{cached}opened twice: [{twice}]\n"));
+    };
+    step("first run", &[&root]);
+    step("unchanged", &[&root]);
+    std::fs::remove_file(root.join("app/templates/bin.yaml")).unwrap();
+    step("the template tether cannot read is gone", &[&root]);
+    #[cfg(unix)]
+    {
+        std::fs::create_dir_all(root.join("app/charts")).unwrap();
+        std::os::unix::fs::symlink(root.join("sib"), root.join("app/charts/sib")).unwrap();
+        step("a link under app/charts/", &[&root]);
+    }
+    library("top/charts/sub/x/common", "{{ .Values.port }}");
+    step("the subchart's own library reads `port`", &[&root]);
+    write(
+        &root,
+        "app/templates/b.yaml",
+        "data:\n  name: {{ .Values.name }}\n\n",
+    );
+    step(
+        "a template alone, changed",
+        &[&root.join("app/templates/b.yaml")],
+    );
+    step("then its whole chart", &[&root.join("app")]);
+    crate::common::assert_snapshot("cache__a_cached_run_says_what_a_fresh_run_says", &out);
+}

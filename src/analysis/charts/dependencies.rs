@@ -355,7 +355,11 @@ fn folder_manifest(
         .filter(|(text, _)| text.len() <= MAX_VALUES_BYTES);
     let read = match listed {
         Some((text, hash)) => Read::Text(text, hash),
-        None => Read::in_folder(&chart_yaml, boundary, MAX_VALUES_BYTES),
+        None => match charts.read_already(path) {
+            // Made on another thread meanwhile: the listing let go of its text.
+            Some(chart) => return Ok(Some(chart.manifest.clone())),
+            None => Read::in_folder(&chart_yaml, boundary, MAX_VALUES_BYTES),
+        },
     };
     match read {
         Read::Text(text, _) => Ok(manifest_of(&text)),

@@ -163,8 +163,14 @@ impl Chart {
                 .part("files", self.files_content())
                 .part("chart", self.fingerprint)
                 .part("defines", self.graph_fingerprint());
-            // The graph is bounded; what the chart reaches is, apart.
-            for chart in self.reached_charts() {
+            // The graph is bounded, and a subchart shares its top chart's, whose
+            // nearest libraries may not be its own: what the chart reaches and
+            // the libraries it searches itself, apart.
+            for chart in self
+                .reached_charts()
+                .iter()
+                .chain(&self.repository_libraries())
+            {
                 key.add("reached-files", chart.files_content());
                 key.add("reached-chart", chart.fingerprint);
             }

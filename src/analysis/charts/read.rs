@@ -119,7 +119,9 @@ impl Chart {
         let values_read = read("values.yaml");
         let values_hash = match &values_read {
             Read::Text(_, hash) => *hash,
-            Read::Absent | Read::Unreadable(_) => 0,
+            Read::Absent => 0,
+            // Why it is not read is what the chart's notes say.
+            Read::Unreadable(why) => xxhash_rust::xxh3::xxh3_64(why.as_bytes()) | 1,
         };
         let (handed, values_source) =
             handed_texts(on_disk, &root, (chart_text, chart_hash), values_read);

@@ -70,18 +70,30 @@ impl Chart {
         let mut texts = Texts::default();
         let mut kept = HashMap::new();
         let super::ChartFiles {
-            templates, others, ..
+            templates,
+            others,
+            unreadable,
         } = self.files();
-        // Over the names and bytes of the files read, in listing order.
+        // Over the names and bytes of the files read, in listing order; what could
+        // not be read or listed, and the links under `charts/`, by name and why
+        // (they make the chart partial, or its define index incomplete).
         let mut content = CacheKey::new("chart-files");
+        for (path, why) in unreadable {
+            content.add_bytes("unlisted", path.as_os_str().as_encoded_bytes());
+            content.add_bytes("why", why.as_bytes());
+        }
+        self.add_links(&mut content);
         let memo = self.charts.upgrade().and_then(|charts| charts.memo.clone());
         for file in templates {
             let Some(read) = self.read_template(file, memo.as_deref(), &mut kept) else {
                 continue;
             };
-            if let TemplateRead::Text(hash) | TemplateRead::Memo(hash, _) = &read {
-                content.add_bytes("template", file.as_os_str().as_encoded_bytes());
-                content.add("bytes", *hash);
+            content.add_bytes("template", file.as_os_str().as_encoded_bytes());
+            match &read {
+                TemplateRead::Text(hash) | TemplateRead::Memo(hash, _) => {
+                    content.add("bytes", *hash);
+                }
+                TemplateRead::Unreadable(why) => content.add_bytes("why", why.as_bytes()),
             }
             texts.uses_files |= match &read {
                 TemplateRead::Text(_) => kept
@@ -110,6 +122,25 @@ impl Chart {
             .get_mut()
             .unwrap_or_else(PoisonError::into_inner) = kept;
         texts
+    }
+
+    /// Adds to `content` what the chart's `charts/` folder holds that the define
+    /// index reads but no dependency records: the names of its links (not
+    /// followed), and why the folder could not be listed.
+    fn add_links(&self, content: &mut CacheKey) {
+        let Location::Folder(root) = &self.location else {
+            return;
+        };
+        match super::charts_folder(root) {
+            Ok(entries) => {
+                for entry in entries {
+                    if entry.file_type().is_ok_and(|kind| kind.is_symlink()) {
+                        content.add_bytes("link", entry.file_name().as_encoded_bytes());
+                    }
+                }
+            }
+            Err(why) => content.add_bytes("charts", why.as_bytes()),
+        }
     }
 
     /// Reads one template of the chart, its text into `kept`. `None` when it is
@@ -187,9 +218,7 @@ impl Chart {
         for (file, read) in &texts.templates {
             match read {
                 TemplateRead::Text(hash) => {
-                    if let Some(found) = self.scan_text(file, *hash, memo.as_deref()) {
-                        self.add_template(file, (*hash, found), &mut scan);
-                    }
+                    self.scan_template(file, *hash, memo.as_deref(), &mut scan);
                 }
                 TemplateRead::Memo(hash, found) => {
                     self.add_template(file, (*hash, found.clone()), &mut scan);
@@ -236,6 +265,15 @@ impl Chart {
         }
         let (text, read_hash) = self.text_of(path)?;
         (read_hash == hash).then(|| file_scan(memo, path, &text, hash))
+    }
+
+    /// [`Chart::scan_text`] of a template, added to `scan`; one that changed or
+    /// went while the run read it is said, and reads any value.
+    fn scan_template(&self, file: &Path, hash: u64, memo: Option<&ReadsMemo>, scan: &mut Scan) {
+        match self.scan_text(file, hash, memo) {
+            Some(found) => self.add_template(file, (hash, found), scan),
+            None => self.unreadable_template(file, "changed while tether read it", scan),
+        }
     }
 
     /// Adds the template `file`, whose bytes hash to `hash`, to `scan` with what it
@@ -328,11 +366,28 @@ impl Chart {
             .remove(path)
     }
 
-    /// [`Chart::take_text`] of a template, once the chart is scanned (the scan
-    /// lexes the text where it waits).
-    pub fn take_scanned_text(&self, path: &Path) -> Option<(String, u64)> {
+    /// [`Chart::take_text`] of a file to be checked, once the chart has made what
+    /// it needs of its files (its scan lexes the templates where they wait, its
+    /// values are parsed): an analysis the check asks for must not read them again.
+    pub fn take_checked_text(&self, path: &Path) -> Option<(String, u64)> {
         self.scan();
+        let _ = self.values_read();
         self.take_text(path)
+    }
+
+    /// A copy of the text [`Chart::take_text`] would hand over, left with the
+    /// chart (a cached result's excerpt needs the text; a later analysis may too).
+    pub fn copy_text(&self, path: &Path) -> Option<(String, u64)> {
+        let handed = self.handed.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(text) = handed.get(path) {
+            return Some(text.clone());
+        }
+        drop(handed);
+        let texts = self.texts.get()?.texts.lock();
+        texts
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(path)
+            .cloned()
     }
 
     /// The hash of the bytes of the file at `path` as the chart read them (its
