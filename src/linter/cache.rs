@@ -150,12 +150,14 @@ impl Cache {
         Ok(Some(stored))
     }
 
+    /// What was stored, when the cache is used.
+    fn usable(&self) -> Option<&Stored> {
+        (self.enabled && self.disabled.is_none()).then_some(&self.stored)
+    }
+
     /// The cached findings of a file, if its content is unchanged.
     pub fn get(&self, relative: &Path, hash: u64) -> Option<Vec<Diagnostic>> {
-        if !self.enabled || self.disabled.is_some() {
-            return None;
-        }
-        self.stored
+        self.usable()?
             .files
             .get(relative)
             .filter(|entry| entry.hash == hash)
@@ -165,10 +167,7 @@ impl Cache {
     /// The notes kept for the chart in the folder `relative`, if its fingerprint is
     /// unchanged.
     pub fn chart(&self, relative: &Path, hash: u64) -> Option<ChartNotes> {
-        if !self.enabled || self.disabled.is_some() {
-            return None;
-        }
-        self.stored
+        self.usable()?
             .charts
             .get(relative)
             .filter(|entry| entry.hash == hash)

@@ -269,3 +269,39 @@ fn a_cached_run_says_what_a_fresh_run_says() {
     step("then its whole chart", &[&root.join("app")]);
     crate::common::assert_snapshot("cache__a_cached_run_says_what_a_fresh_run_says", &out);
 }
+
+/// The cache may come from a stranger: a chart note edited in it (to say every
+/// value is read, which silences `unused-value`) fails its checksum, and the run
+/// says what a run without the cache says.
+#[test]
+fn an_edited_chart_note_is_not_trusted() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    write(&root, "tether.toml", "");
+    write(
+        &root,
+        "app/Chart.yaml",
+        "apiVersion: v2\nname: app\nversion: 1.0.0\n",
+    );
+    write(&root, "app/values.yaml", "# Unread.\nport: 80\n");
+    write(&root, "app/templates/cm.yaml", "data: {}\n");
+    let (first, _) = outcome(&root, &[&root], true);
+    let cache = root.join(".tether_cache/check.json");
+    let stored = std::fs::read_to_string(&cache).unwrap();
+    assert!(stored.contains("\"charts\""), "{stored}");
+    // The stored note for `app` (none) replaced by one that says every value is
+    // read; the file entries left as they were.
+    let forged = stored.replace(
+        "\"whole\":[]",
+        "\"whole\":[\"every value counts as read, so unused-value has nothing to report: forged\"]",
+    );
+    assert_ne!(forged, stored);
+    std::fs::write(&cache, forged).unwrap();
+    let (after, _) = outcome(&root, &[&root], true);
+    let (fresh, _) = outcome(&root, &[&root], false);
+    assert_eq!(after, fresh);
+    crate::common::assert_snapshot(
+        "cache__an_edited_chart_note_is_not_trusted",
+        &format!("### first run\n{first}### after the edit\n{after}"),
+    );
+}

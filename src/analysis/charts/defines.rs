@@ -33,10 +33,15 @@ impl Chart {
     /// for this chart, found without lexing any (what a cached run compares):
     /// shared with the parent whose graph holds the chart, as the index is.
     pub(super) fn graph_fingerprint(&self) -> u64 {
+        self.graph().fingerprint
+    }
+
+    /// The charts of [`Chart::graph_fingerprint`], and the fingerprint.
+    fn graph(&self) -> Arc<Graph> {
         self.graph
             .get_or_init(|| {
                 if let Some(parent) = self.parent_chart() {
-                    let graph = parent.graph_fingerprint_with_roots();
+                    let graph = parent.graph();
                     if graph.roots.contains(&self.root) {
                         return graph;
                     }
@@ -47,13 +52,7 @@ impl Chart {
                     fingerprint: key.finish(),
                 })
             })
-            .fingerprint
-    }
-
-    /// [`Chart::graph_fingerprint`], with the charts it is over.
-    fn graph_fingerprint_with_roots(&self) -> Arc<Graph> {
-        self.graph_fingerprint();
-        self.graph.get().cloned().unwrap_or_default()
+            .clone()
     }
 
     /// The index of this chart's graph: the chart and what it reaches, then each
@@ -227,18 +226,8 @@ impl Gathering {
     /// unknown, unless a dependency of that name was found another way (`file://`
     /// follows the link).
     fn note_links(&mut self, chart: &Chart, name: &str) {
-        let super::Location::Folder(root) = &chart.location else {
-            return;
-        };
         // A `charts` that is a link is named with the archives that are not read.
-        let Ok(entries) = super::charts_folder(root) else {
-            return;
-        };
-        for entry in entries {
-            if !entry.file_type().is_ok_and(|kind| kind.is_symlink()) {
-                continue;
-            }
-            let file_name = entry.file_name().to_string_lossy().into_owned();
+        for file_name in chart.links().iter().map(String::as_str) {
             // A linked archive is named with the archives that are not read.
             if file_name.ends_with(".tgz") {
                 continue;
@@ -248,7 +237,7 @@ impl Gathering {
                     resolved.source,
                     DependencySource::Missing(_) | DependencySource::Unread(_)
                 ) && (resolved.dependency.name == file_name
-                    || resolved.dependency.alias.as_deref() == Some(file_name.as_str()))
+                    || resolved.dependency.alias.as_deref() == Some(file_name))
             });
             if !found {
                 self.index.gaps.push(format!(

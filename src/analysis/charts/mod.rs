@@ -581,6 +581,8 @@ pub(super) struct Texts {
     others: Vec<(PathBuf, u64)>,
     /// A template uses `.Files` (it names it).
     uses_files: bool,
+    /// The names of the links under the chart folder's `charts/` (not followed).
+    links: Vec<String>,
     /// Over the bytes and names of the files read: what the chart's findings
     /// depend on besides its manifest and values.
     content: u64,

@@ -56,17 +56,14 @@ fn archive_of(
     Some(Some(archive))
 }
 
-/// A chart's `values.yaml` as `read` found it (at `path`, through `memo` when the
-/// charts keep one): its hash, and what it holds.
-fn values_of(read: Read, path: &Path, memo: Option<&ReadsMemo>) -> (u64, ValuesRead) {
-    let (text, hash) = match read {
-        Read::Text(text, hash) => (text, hash),
-        Read::Absent => (String::new(), 0),
-        Read::Unreadable(why) => {
-            return (0, values_read("", Some(format!("values.yaml {why}"))));
-        }
-    };
-    (hash, values_of_text(&text, hash, path, memo))
+/// What a chart's `values.yaml`, as `read` found it (at `path`, through `memo`
+/// when the charts keep one), holds.
+fn values_of(read: Read, path: &Path, memo: Option<&ReadsMemo>) -> ValuesRead {
+    match read {
+        Read::Text(text, hash) => values_of_text(&text, hash, path, memo),
+        Read::Absent => values_read("", None),
+        Read::Unreadable(why) => values_read("", Some(format!("values.yaml {why}"))),
+    }
 }
 
 /// What the values `text` at `path`, whose bytes hash to `hash`, holds (through
@@ -232,7 +229,7 @@ impl Chart {
                 .unwrap_or_else(PoisonError::into_inner)
                 .take();
             if let Some(read) = source {
-                return values_of(read, &path, memo).1;
+                return values_of(read, &path, memo);
             }
             {
                 let handed = self.handed.lock().unwrap_or_else(PoisonError::into_inner);
@@ -247,7 +244,7 @@ impl Chart {
                 "values.yaml",
                 MAX_VALUES_BYTES,
             );
-            values_of(read, &path, memo).1
+            values_of(read, &path, memo)
         })
     }
 

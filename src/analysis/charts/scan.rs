@@ -45,6 +45,10 @@ pub fn chart_work(root: &Path) -> ChartWork {
         .unwrap_or_default()
 }
 
+/// Why a file the scan lexes is not read: its bytes changed, or it went, between
+/// the chart's read and its scan.
+const CHANGED: &str = "changed while tether read it";
+
 impl Chart {
     /// What the chart's own files read and define, read on first use.
     pub fn scan(&self) -> &Scan {
@@ -82,7 +86,7 @@ impl Chart {
             content.add_bytes("unlisted", path.as_os_str().as_encoded_bytes());
             content.add_bytes("why", why.as_bytes());
         }
-        self.add_links(&mut content);
+        texts.links = self.add_links(&mut content);
         let memo = self.charts.upgrade().and_then(|charts| charts.memo.clone());
         for file in templates {
             let Some(read) = self.read_template(file, memo.as_deref(), &mut kept) else {
@@ -98,7 +102,7 @@ impl Chart {
             texts.uses_files |= match &read {
                 TemplateRead::Text(_) => kept
                     .get(file)
-                    .is_some_and(|(text, _): &(String, u64)| text.contains(".Files")),
+                    .is_some_and(|(text, _): &(String, u64)| uses_files(text)),
                 TemplateRead::Memo(_, found) => found.uses_files,
                 TemplateRead::Unreadable(_) => false,
             };
@@ -124,23 +128,33 @@ impl Chart {
         texts
     }
 
-    /// Adds to `content` what the chart's `charts/` folder holds that the define
-    /// index reads but no dependency records: the names of its links (not
-    /// followed), and why the folder could not be listed.
-    fn add_links(&self, content: &mut CacheKey) {
+    /// The names of the links under the chart folder's `charts/`, which the define
+    /// index says it does not follow and no dependency records, added to
+    /// `content` with why the folder could not be listed.
+    fn add_links(&self, content: &mut CacheKey) -> Vec<String> {
         let Location::Folder(root) = &self.location else {
-            return;
+            return Vec::new();
         };
-        match super::charts_folder(root) {
-            Ok(entries) => {
-                for entry in entries {
-                    if entry.file_type().is_ok_and(|kind| kind.is_symlink()) {
-                        content.add_bytes("link", entry.file_name().as_encoded_bytes());
-                    }
-                }
+        let entries = match super::charts_folder(root) {
+            Ok(entries) => entries,
+            Err(why) => {
+                content.add_bytes("charts", why.as_bytes());
+                return Vec::new();
             }
-            Err(why) => content.add_bytes("charts", why.as_bytes()),
+        };
+        let mut links = Vec::new();
+        for entry in entries {
+            if entry.file_type().is_ok_and(|kind| kind.is_symlink()) {
+                content.add_bytes("link", entry.file_name().as_encoded_bytes());
+                links.push(entry.file_name().to_string_lossy().into_owned());
+            }
         }
+        links
+    }
+
+    /// The names of the links under the chart folder's `charts/`.
+    pub(super) fn links(&self) -> &[String] {
+        &self.texts().links
     }
 
     /// Reads one template of the chart, its text into `kept`. `None` when it is
@@ -236,8 +250,9 @@ impl Chart {
             }
         }
         for (file, hash) in &texts.others {
-            if let Some(found) = self.scan_text(file, *hash, memo.as_deref()) {
-                self.add_file(file, found, &mut scan);
+            match self.scan_text(file, *hash, memo.as_deref()) {
+                Some(found) => self.add_file(file, found, &mut scan),
+                None => self.unreadable_template(file, CHANGED, &mut scan),
             }
         }
         // Only a chart folder's files are checked: an archive's texts go now.
@@ -272,7 +287,7 @@ impl Chart {
     fn scan_template(&self, file: &Path, hash: u64, memo: Option<&ReadsMemo>, scan: &mut Scan) {
         match self.scan_text(file, hash, memo) {
             Some(found) => self.add_template(file, (hash, found), scan),
-            None => self.unreadable_template(file, "changed while tether read it", scan),
+            None => self.unreadable_template(file, CHANGED, scan),
         }
     }
 
@@ -350,20 +365,22 @@ impl Chart {
     /// hashing the file again); `None` when the chart did not read it, or it was
     /// taken.
     pub fn take_text(&self, path: &Path) -> Option<(String, u64)> {
-        let handed = self
-            .handed
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .remove(path);
-        if handed.is_some() {
-            return handed;
+        self.with_texts(self.texts.get(), |texts| texts.remove(path))
+    }
+
+    /// `find` in the texts the chart holds: those read with it (`Chart.yaml`,
+    /// `values.yaml`), then those of its files (`texts`, once read). Each lock is
+    /// let go before the next is taken.
+    fn with_texts<R>(
+        &self,
+        texts: Option<&Texts>,
+        find: impl Fn(&mut HashMap<PathBuf, (String, u64)>) -> Option<R>,
+    ) -> Option<R> {
+        let found = find(&mut self.handed.lock().unwrap_or_else(PoisonError::into_inner));
+        if found.is_some() {
+            return found;
         }
-        self.texts
-            .get()?
-            .texts
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .remove(path)
+        find(&mut texts?.texts.lock().unwrap_or_else(PoisonError::into_inner))
     }
 
     /// [`Chart::take_text`] of a file to be checked, once the chart has made what
@@ -378,16 +395,7 @@ impl Chart {
     /// A copy of the text [`Chart::take_text`] would hand over, left with the
     /// chart (a cached result's excerpt needs the text; a later analysis may too).
     pub fn copy_text(&self, path: &Path) -> Option<(String, u64)> {
-        let handed = self.handed.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(text) = handed.get(path) {
-            return Some(text.clone());
-        }
-        drop(handed);
-        let texts = self.texts.get()?.texts.lock();
-        texts
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(path)
-            .cloned()
+        self.with_texts(self.texts.get(), |texts| texts.get(path).cloned())
     }
 
     /// The hash of the bytes of the file at `path` as the chart read them (its
@@ -396,17 +404,11 @@ impl Chart {
     /// not read it, or it was taken. A template's chart reads its templates first,
     /// without lexing them.
     pub fn text_hash(&self, path: &Path, template: bool) -> Option<u64> {
-        let handed = self.handed.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some((_, hash)) = handed.get(path) {
-            return Some(*hash);
-        }
-        drop(handed);
         let texts = match template {
-            true => self.texts(),
-            false => self.texts.get()?,
+            true => Some(self.texts()),
+            false => self.texts.get(),
         };
-        let texts = texts.texts.lock().unwrap_or_else(PoisonError::into_inner);
-        texts.get(path).map(|(_, hash)| *hash)
+        self.with_texts(texts, |texts| texts.get(path).map(|(_, hash)| *hash))
     }
 
     /// What the template at `path` reads, in `text`, whose bytes hash to `hash`:
@@ -503,7 +505,7 @@ impl FileScan {
             computed: first(Opacity::Computed),
             whole: first(Opacity::Whole),
             rendered: found.rendered.clone(),
-            uses_files: text.contains(".Files"),
+            uses_files: uses_files(text),
             found,
         }
     }
@@ -551,6 +553,12 @@ fn define_once(defines: &mut HashMap<String, Arc<Define>>, name: &str, define: &
             defines.insert(name.to_string(), define.clone());
         }
     }
+}
+
+/// Whether a template's `text` may render other files of its chart: it names
+/// `.Files`.
+fn uses_files(text: &str) -> bool {
+    text.contains(".Files")
 }
 
 /// The reads of a file's text.
