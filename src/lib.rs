@@ -63,6 +63,7 @@
 mod analysis;
 mod cache_key;
 mod cli;
+mod collections;
 mod diagnostic;
 mod error;
 mod excerpt;

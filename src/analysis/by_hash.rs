@@ -2,7 +2,7 @@
 //! server` (a file whose bytes did not change is not lexed or parsed again). A
 //! leaf: it imports nothing of tether's.
 
-use std::collections::HashMap;
+use crate::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 
@@ -22,7 +22,7 @@ pub(crate) struct ByHash<V> {
 impl<V> Default for ByHash<V> {
     fn default() -> Self {
         ByHash {
-            kept: Mutex::new(HashMap::new()),
+            kept: Mutex::new(HashMap::default()),
             taken: std::sync::atomic::AtomicUsize::new(0),
         }
     }
@@ -120,7 +120,7 @@ pub(crate) struct ByStamp {
 impl Default for ByStamp {
     fn default() -> Self {
         ByStamp {
-            kept: Mutex::new(HashMap::new()),
+            kept: Mutex::new(HashMap::default()),
             racy: RACY,
             taken: std::sync::atomic::AtomicUsize::new(0),
         }

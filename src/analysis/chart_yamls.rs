@@ -4,7 +4,7 @@
 //! `stale-version-reference`, and the charts by name where the chart graph looks
 //! for a dependency that is not under `charts/`.
 
-use std::collections::HashMap;
+use crate::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
@@ -168,7 +168,7 @@ pub fn list(top: &Path, memo: Option<&ByHash<ChartYamlSays>>) -> ChartYamls {
         .par_iter()
         .map(|path| read_one(path, top, memo))
         .collect();
-    let mut texts = HashMap::new();
+    let mut texts = HashMap::default();
     for Read { chart, pins, text } in read {
         if let (Some(chart), Some(text)) = (&chart, text) {
             texts.insert(chart.folder.join("Chart.yaml"), text);

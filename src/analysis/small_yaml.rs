@@ -91,7 +91,7 @@ impl Node {
 /// bounded, so `&a [*b, *b, …]` chains cannot exhaust memory.
 struct Loader {
     stack: Vec<(Node, Option<Node>, usize)>,
-    anchors: std::collections::HashMap<usize, Node>,
+    anchors: crate::collections::HashMap<usize, Node>,
     document: Option<Node>,
     nodes: usize,
     error: Option<(usize, String)>,
@@ -103,7 +103,7 @@ impl Loader {
     fn new(max_nodes: usize, max_depth: usize) -> Loader {
         Loader {
             stack: Vec::new(),
-            anchors: std::collections::HashMap::new(),
+            anchors: crate::collections::HashMap::default(),
             document: None,
             nodes: 0,
             error: None,

@@ -11,7 +11,7 @@
 //! files are opened without following symlinks and written atomically. When anything
 //! is off the run goes on without the cache and says why once.
 
-use std::collections::HashMap;
+use crate::collections::HashMap;
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -89,8 +89,8 @@ impl Cache {
         let empty = Stored {
             key: key.clone(),
             checksum: 0,
-            files: HashMap::new(),
-            charts: HashMap::new(),
+            files: HashMap::default(),
+            charts: HashMap::default(),
         };
         let mut cache = Cache {
             folder,

@@ -4,7 +4,7 @@
 //! --changed-since REV` checks only those files; `--changed-lines` keeps only the
 //! findings on changed lines, to adopt tether in a large repository gradually.
 
-use std::collections::HashMap;
+use crate::collections::HashMap;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 

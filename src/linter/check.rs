@@ -106,7 +106,7 @@ impl CheckReport {
     /// folder is both: a finding on its path, and a failure that sets the exit
     /// code): what the machine formats and the closing line add to the findings.
     pub fn failures_beyond_findings(&self) -> Vec<&String> {
-        let read_errors: std::collections::HashSet<String> = self
+        let read_errors: crate::collections::HashSet<String> = self
             .diagnostics
             .iter()
             .filter(|diagnostic| diagnostic.rule == RuleId::ReadError)
@@ -470,7 +470,7 @@ fn partial_charts(
     root: &Path,
     kept_notes: &KeptNotes<'_>,
 ) -> Partial {
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = crate::collections::HashSet::default();
     let charts: Vec<(usize, &Arc<Chart>)> = indexes
         .iter()
         .zip(surroundings)

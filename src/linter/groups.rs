@@ -6,7 +6,8 @@
 //! ([`Plan`]): it is then read once, not again after it was let go, and held only
 //! between the two.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use crate::collections::{HashMap, HashSet};
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -75,9 +76,9 @@ impl Plan {
             .collect();
         let mut waits = vec![0; groups.len()];
         let mut unblocks: Vec<Vec<usize>> = vec![Vec::new(); groups.len()];
-        let mut edges: HashSet<(usize, usize)> = HashSet::new();
+        let mut edges: HashSet<(usize, usize)> = HashSet::default();
         let mut libraries: Vec<(Arc<Charts>, PathBuf)> = Vec::new();
-        let mut library_at: HashMap<(usize, PathBuf), usize> = HashMap::new();
+        let mut library_at: HashMap<(usize, PathBuf), usize> = HashMap::default();
         let mut searches: Vec<Vec<usize>> = vec![Vec::new(); groups.len()];
         // Each repository's listing once (the run's charts and the scope).
         let mut listed: Vec<(&Arc<Charts>, &Scope)> = Vec::new();
@@ -316,7 +317,7 @@ fn tree_of(folder: &Path, roots: &HashMap<&Path, usize>) -> Option<usize> {
 pub(super) fn chart_groups(files: &[FileToCheck]) -> Vec<Group> {
     let mut outermost = Outermost::default();
     let mut groups: Vec<Group> = Vec::new();
-    let mut by_root: HashMap<Option<PathBuf>, usize> = HashMap::new();
+    let mut by_root: HashMap<Option<PathBuf>, usize> = HashMap::default();
     for (index, file) in files.iter().enumerate() {
         let root = file
             .absolute

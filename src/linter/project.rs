@@ -2,7 +2,7 @@
 //! charts of the run. State of one run, kept apart from the settings (`settings/config.rs`),
 //! which are data read from files and never change during a run.
 
-use std::collections::HashMap;
+use crate::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 

@@ -18,7 +18,7 @@
 //! the one above it, and so drops its `[[require]]` or `[[idem]]` entries, is said
 //! on its first run.
 
-use std::collections::HashMap;
+use crate::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -67,8 +67,8 @@ impl Resolver {
     /// its configuration: a run then holds the configurations, not an entry for
     /// every folder of the tree. A folder asked about again is resolved again.
     pub fn forget_folders(&mut self) {
-        self.found = HashMap::new();
-        self.yamllint = HashMap::new();
+        self.found = HashMap::default();
+        self.yamllint = HashMap::default();
     }
 
     /// One configuration for every file.
@@ -105,9 +105,9 @@ impl Resolver {
             fallback: Arc::new(fallback),
             select,
             ignore,
-            found: HashMap::new(),
-            yamllint: HashMap::new(),
-            pins: HashMap::new(),
+            found: HashMap::default(),
+            yamllint: HashMap::default(),
+            pins: HashMap::default(),
             fallback_pinned: None,
             input_root: covered,
             charts: Arc::default(),
@@ -351,7 +351,7 @@ fn climb<T: Send, U: Sync>(
 ) -> Vec<(PathBuf, Option<T>)> {
     // Every folder the climb may reach, probed in parallel (a few `stat`s each):
     // a probe above the first folder that decides is wasted, and cheap.
-    let mut reachable: std::collections::HashSet<&Path> = std::collections::HashSet::new();
+    let mut reachable: crate::collections::HashSet<&Path> = crate::collections::HashSet::default();
     for folder in folders {
         for ancestor in folder.ancestors() {
             if seen.contains_key(ancestor) || !reachable.insert(ancestor) {
@@ -363,7 +363,7 @@ fn climb<T: Send, U: Sync>(
         .into_par_iter()
         .map(|folder| (folder, decides(folder)))
         .collect();
-    let mut chain: HashMap<&Path, Option<T>> = HashMap::new();
+    let mut chain: HashMap<&Path, Option<T>> = HashMap::default();
     for folder in folders {
         for ancestor in folder.ancestors() {
             if seen.contains_key(ancestor) || chain.contains_key(ancestor) {

@@ -303,7 +303,7 @@ struct Collected {
     config_errors: Vec<String>,
     /// Whether a folder holds a `Chart.yaml`, looked at once per folder: every
     /// file below a `charts/` folder asks of the folder above it.
-    charts: std::collections::HashMap<PathBuf, bool>,
+    charts: crate::collections::HashMap<PathBuf, bool>,
 }
 
 impl Collected {

@@ -257,7 +257,7 @@ struct OpenBlocks {
     /// make the next line wrong).
     /// A set: a run of thousands of lines at a few columns must not compare each
     /// line with every line above it.
-    run_columns: std::collections::HashSet<usize>,
+    run_columns: crate::collections::HashSet<usize>,
 }
 
 impl OpenBlocks {

@@ -1,6 +1,6 @@
 //! `orphan-value-doc`: a values annotation that names no key, or documents the wrong one.
 
-use std::collections::HashMap;
+use crate::collections::HashMap;
 
 use super::rule::{FileContext, NoOptions, Reporter, Rule, declare_rule};
 use super::values::{Annotation, annotations, has_annotations, is_commented_out_key, key_paths};
@@ -151,7 +151,7 @@ type Owners<'a> = HashMap<usize, (Option<&'a Key>, &'a Comment)>;
 /// documents there (leading comments; free comments document none), with every key
 /// in file order.
 fn comment_owners(model: &FileModel) -> (Owners<'_>, Vec<&Key>) {
-    let mut owners = Owners::new();
+    let mut owners = Owners::default();
     let mut keys: Vec<&Key> = Vec::new();
     for document in &model.documents {
         for key in &document.keys {

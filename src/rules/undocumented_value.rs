@@ -1,6 +1,6 @@
 //! `undocumented-value`: a `values.yaml` key nobody documented.
 
-use std::collections::HashSet;
+use crate::collections::HashSet;
 
 use super::rule::{FileContext, NoOptions, Reporter, Rule, declare_rule};
 use super::values::{
@@ -81,7 +81,7 @@ impl Rule for UndocumentedValue {
             readme_generator(context, model, &found, reporter);
             return;
         }
-        let mut documented: HashSet<String> = HashSet::new();
+        let mut documented: HashSet<String> = HashSet::default();
         for found in found {
             match found.annotation {
                 Annotation::HelmDocsPath { path }
@@ -105,7 +105,7 @@ impl Rule for UndocumentedValue {
             }
         }
         // Every prefix of a documented path: a key with a documented descendant.
-        let mut has_documented_below: HashSet<&str> = HashSet::new();
+        let mut has_documented_below: HashSet<&str> = HashSet::default();
         for path in &documented {
             for (index, c) in path.char_indices() {
                 if c == '.' || c == '[' {
@@ -175,7 +175,7 @@ fn readme_generator(
     else {
         return;
     };
-    let mut params: HashSet<&str> = HashSet::new();
+    let mut params: HashSet<&str> = HashSet::default();
     let mut covered: Vec<&str> = Vec::new();
     for found in found {
         match &found.annotation {

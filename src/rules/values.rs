@@ -4,7 +4,7 @@
 //! `@descriptionStart`/`@descriptionEnd`) and cozyvalues-gen
 //! (`## @param {type} name=default - text`, with `@typedef`/`@field`/`@enum`).
 
-use std::collections::HashSet;
+use crate::collections::HashSet;
 use std::ops::Range;
 
 use super::rule::FileContext;
@@ -160,8 +160,8 @@ pub fn plain_path(path: &str) -> String {
 
 /// Every key path of the model's documents, in plain form, and its top-level keys.
 pub fn key_paths(model: &FileModel) -> (HashSet<String>, HashSet<String>) {
-    let mut paths = HashSet::new();
-    let mut top = HashSet::new();
+    let mut paths = HashSet::default();
+    let mut top = HashSet::default();
     for (_, key) in model.keys() {
         let plain = plain_path(&key.path);
         if !plain.contains(['.', '[']) {
@@ -279,8 +279,8 @@ pub fn is_commented_out_key(line: &str) -> bool {
 /// its parent's type names (`map[string]T` stands for any key, `[]T` for an item).
 pub fn documentation_of(text: &str, path: &str) -> Option<(usize, String)> {
     let mut named: Option<(usize, String)> = None;
-    let mut params: std::collections::HashMap<&str, (&str, usize, &str)> = Default::default();
-    let mut fields: std::collections::HashMap<(&str, &str), (&str, usize, &str)> =
+    let mut params: crate::collections::HashMap<&str, (&str, usize, &str)> = Default::default();
+    let mut fields: crate::collections::HashMap<(&str, &str), (&str, usize, &str)> =
         Default::default();
     let mut typedef: Option<&str> = None;
     for (line, raw) in text.lines().enumerate() {

@@ -513,6 +513,13 @@ fn find_bytes(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     memchr::memmem::find(haystack, needle)
 }
 
+/// Whether `text` contains `needle`: `str::contains` with memchr's vectorised
+/// search, for the tests a check runs over every template's whole text (`{{`,
+/// `tpl`, `.Files`), where the standard search was a sixtieth of its time.
+pub(crate) fn contains(text: &str, needle: &str) -> bool {
+    find_bytes(text.as_bytes(), needle.as_bytes()).is_some()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

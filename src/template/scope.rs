@@ -4,7 +4,7 @@
 //! `if`, `range` or `with` whose pipeline or body declares it; an `else` does not
 //! end it); and inside a `define` or `block`, none declared outside it.
 
-use std::collections::HashMap;
+use crate::collections::HashMap;
 use std::ops::Range;
 
 use super::lex::{Action, ActionKind, Keyword};
@@ -83,7 +83,7 @@ impl Default for Scope {
     fn default() -> Scope {
         Scope {
             frames: vec![Frame::default()],
-            declared: HashMap::new(),
+            declared: HashMap::default(),
             count: 0,
             seals: Vec::new(),
         }

@@ -162,7 +162,10 @@ pub struct Reading {
 /// `files/`). Lexing problems go to `problems`.
 pub fn read(source: &SourceFile, kind: FileKind, problems: &mut Vec<Problem>) -> Reading {
     let mut is_template = kind == FileKind::Template;
-    if !is_template && source.text.len() <= MAX_FILE_BYTES && source.text.contains("{{") {
+    if !is_template
+        && source.text.len() <= MAX_FILE_BYTES
+        && template::lex::contains(&source.text, "{{")
+    {
         let (actions, _) = template::lex::lex(&source.text);
         is_template = mask::has_template_line_outside_block_scalars(&source.text, &actions);
     }

@@ -247,6 +247,7 @@ const LAYERS: &[&str] = &[
 /// The files at the top of `src/` every folder may import.
 const LEAVES: &[&str] = &[
     "cache_key.rs",
+    "collections.rs",
     "diagnostic.rs",
     "error.rs",
     "excerpt.rs",

@@ -1,7 +1,8 @@
 //! A chart's [`Analysis`]: its own reads with those of the named templates it
 //! calls in the charts it reaches, followed call by call.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use crate::collections::{HashMap, HashSet};
+use std::collections::VecDeque;
 use std::sync::Arc;
 
 use super::manifest::split_path;
@@ -68,11 +69,11 @@ impl Chart {
                 )
             }),
             queue: VecDeque::new(),
-            visited: HashSet::new(),
-            bindings: HashMap::new(),
+            visited: HashSet::default(),
+            bindings: HashMap::default(),
             literals: Vec::new(),
-            parts_taken: HashSet::new(),
-            unshadowed: HashMap::new(),
+            parts_taken: HashSet::default(),
+            unshadowed: HashMap::default(),
         };
         // The calls of the chart's files; those inside its own defines as the
         // define's body spells them for the root context (how tether reads a

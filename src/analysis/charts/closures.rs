@@ -10,7 +10,7 @@
 //! and call elsewhere; a chart's analysis takes the parts its call reaches, by
 //! reference.
 
-use std::collections::HashMap;
+use crate::collections::HashMap;
 use std::sync::Arc;
 
 use super::values::OwnedUsed;

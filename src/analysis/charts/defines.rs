@@ -4,7 +4,8 @@
 //! dependencies. [`Chart::define_index`] gathers them once per graph, with the
 //! dependencies tether did not find, and the repository's library charts apart.
 
-use std::collections::{HashSet, VecDeque};
+use crate::collections::HashSet;
+use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -72,7 +73,7 @@ impl Chart {
             index: DefineIndex::default(),
             key: CacheKey::new("define-index"),
             queue: VecDeque::new(),
-            seen: HashSet::new(),
+            seen: HashSet::default(),
             scan,
         };
         gathering.visit(self);

@@ -2,7 +2,8 @@
 //! resolves it, and the charts around a chart (its parent, the charts it reaches,
 //! the repository's libraries).
 
-use std::collections::{HashSet, VecDeque};
+use crate::collections::HashSet;
+use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -60,7 +61,7 @@ impl Chart {
         self.names_in(&parent)
             .iter()
             .filter_map(|name| parent.values().get(name))
-            .any(|values| missing_in(values, path, &HashSet::new()).is_none())
+            .any(|values| missing_in(values, path, &HashSet::default()).is_none())
     }
 
     /// The keys `parent` may keep this chart's values under: the chart's folder
@@ -145,7 +146,7 @@ impl Chart {
     /// each once, bounded.
     pub(super) fn reached_charts(&self) -> Vec<Arc<Chart>> {
         let mut reached: Vec<Arc<Chart>> = Vec::new();
-        let mut seen: HashSet<PathBuf> = HashSet::from([self.root.clone()]);
+        let mut seen: HashSet<PathBuf> = HashSet::from_iter([self.root.clone()]);
         let mut queue: VecDeque<Arc<Chart>> = VecDeque::new();
         let mut visit =
             |from: &Chart, queue: &mut VecDeque<Arc<Chart>>, reached: &mut Vec<Arc<Chart>>| {

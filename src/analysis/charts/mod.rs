@@ -27,7 +27,7 @@ mod repository;
 pub(crate) mod scan;
 pub(crate) mod values;
 
-use std::collections::{HashMap, HashSet};
+use crate::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
@@ -177,7 +177,7 @@ struct OnceMap<K, V> {
 impl<K, V> Default for OnceMap<K, V> {
     fn default() -> Self {
         OnceMap {
-            slots: Mutex::new(HashMap::new()),
+            slots: Mutex::new(HashMap::default()),
         }
     }
 }

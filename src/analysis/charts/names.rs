@@ -3,7 +3,7 @@
 //! found and read). A leaf: [`super::Chart`] builds it (`defines.rs`), and
 //! `undefined-template` and the values notes ask it.
 
-use std::collections::{HashMap, HashSet};
+use crate::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 /// The charts of a define index's graph, and a fingerprint over their files and
@@ -127,7 +127,7 @@ impl DefineIndex {
     /// Every name the index holds, once: the graph's defines, then the
     /// repository's library charts' outside it.
     pub fn names(&self) -> impl Iterator<Item = &str> {
-        let mut seen = HashSet::new();
+        let mut seen = HashSet::default();
         self.graph
             .iter()
             .chain(

@@ -1,7 +1,7 @@
 //! What the value rules and the server ask of a chart: a value undefined or unused,
 //! what it could not know, where a value is read, which charts it depends on.
 
-use std::collections::HashSet;
+use crate::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -236,7 +236,7 @@ impl Chart {
                 // An import from a dependency not found: what it brings is unknown.
                 let chart = self.dependency_chart(resolved)?;
                 if let Some(imported) = chart.values().at(&import.child) {
-                    missing_in(imported, rest, &HashSet::new())?;
+                    missing_in(imported, rest, &HashSet::default())?;
                 }
             }
         }

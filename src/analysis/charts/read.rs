@@ -1,7 +1,7 @@
 //! Reading a chart: its `Chart.yaml` and `values.yaml` into a [`Chart`], and the
 //! files it lists, from its folder (or an overlay's text) or from its archive.
 
-use std::collections::{HashMap, HashSet};
+use crate::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
@@ -481,7 +481,7 @@ fn handed_texts(
     chart_yaml: (String, u64),
     values: Read,
 ) -> (HashMap<PathBuf, (String, u64)>, Option<Read>) {
-    let mut handed = HashMap::new();
+    let mut handed = HashMap::default();
     if !on_disk {
         return (handed, Some(values));
     }

@@ -2,7 +2,7 @@
 //! that is not under `charts/` is looked for, as a monorepo keeps its library next
 //! to the charts that use it.
 
-use std::collections::HashMap;
+use crate::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -67,7 +67,7 @@ impl Repository {
     /// as many libraries however many copies a monorepo keeps.
     pub fn libraries_near(&self, root: &Path) -> Vec<&PathBuf> {
         let mut chosen: Vec<(usize, &PathBuf)> = Vec::new();
-        let mut by_name: HashMap<Option<&str>, usize> = HashMap::new();
+        let mut by_name: HashMap<Option<&str>, usize> = HashMap::default();
         for (folder, name) in &self.libraries {
             let shared = shared_folders(folder, root);
             match by_name.get(&name.as_deref()) {

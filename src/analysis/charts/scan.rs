@@ -1,7 +1,7 @@
 //! Scanning a chart's own files into its [`Scan`]: what each template, and each
 //! file a template renders through `.Files`, reads, calls and defines.
 
-use std::collections::HashMap;
+use crate::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, PoisonError};
 
@@ -72,7 +72,7 @@ impl Chart {
     /// whose stamp did not change since it was read is taken from the memo unread.
     fn read_texts(&self) -> Texts {
         let mut texts = Texts::default();
-        let mut kept = HashMap::new();
+        let mut kept = HashMap::default();
         let super::ChartFiles {
             templates,
             others,
@@ -558,12 +558,12 @@ fn define_once(defines: &mut HashMap<String, Arc<Define>>, name: &str, define: &
 /// Whether a template's `text` may render other files of its chart: it names
 /// `.Files`.
 fn uses_files(text: &str) -> bool {
-    text.contains(".Files")
+    crate::template::lex::contains(text, ".Files")
 }
 
 /// The reads of a file's text.
 pub(super) fn lex_reads(text: &str) -> Reads {
-    if !text.contains("{{") {
+    if !crate::template::lex::contains(text, "{{") {
         return Reads::default();
     }
     let (actions, _) = crate::template::lex::lex(text);

@@ -294,11 +294,11 @@ fn unchanged_templates_are_not_read_again_across_changes() {
             memo.values.taken.load(std::sync::atomic::Ordering::Relaxed),
         )
     };
-    assert!(unused(UnsavedTexts::new()).is_empty());
+    assert!(unused(UnsavedTexts::default()).is_empty());
     assert_eq!(taken(), (0, 0));
     // A change of one template: the two others and the values are taken, the
     // changed one read.
-    let mut overlay = UnsavedTexts::new();
+    let mut overlay = UnsavedTexts::default();
     overlay.insert(top.join("app/templates/c.yaml"), Arc::from("c: 1\n"));
     assert_eq!(unused(overlay.clone()), ["c"]);
     assert_eq!(taken(), (2, 1));
@@ -318,7 +318,7 @@ fn unchanged_templates_are_not_read_again_across_changes() {
 fn templates_on_disk_with_the_same_stamp_are_not_read_again() {
     let (_folder, top) = three_reads_chart();
     let memo = Arc::new(ReadsMemo::trusting_new_files());
-    let unused = || unused_in_a_new_generation(&top, UnsavedTexts::new(), &memo);
+    let unused = || unused_in_a_new_generation(&top, UnsavedTexts::default(), &memo);
     let unread = || memo.stamps.taken.load(std::sync::atomic::Ordering::Relaxed);
     assert!(unused().is_empty());
     assert_eq!(unread(), 0);

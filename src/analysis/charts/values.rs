@@ -1,7 +1,7 @@
 //! A values file's keys, and the questions the value rules ask of them: which keys
 //! no read reaches, where a read path leaves the keys.
 
-use std::collections::HashSet;
+use crate::collections::HashSet;
 
 use crate::analysis::small_yaml::{Node, Scalar, Value};
 use crate::template::reads::{Read, Use};
@@ -138,15 +138,15 @@ impl OwnedUsed {
 /// as `K` (a slice of the reads, or a copy).
 #[derive(Debug)]
 struct Index<K> {
-    touched: FastSet<K>,
-    whole: FastSet<K>,
+    touched: HashSet<K>,
+    whole: HashSet<K>,
 }
 
 impl<K> Default for Index<K> {
     fn default() -> Self {
         Index {
-            touched: FastSet::default(),
-            whole: FastSet::default(),
+            touched: HashSet::default(),
+            whole: HashSet::default(),
         }
     }
 }
@@ -174,10 +174,6 @@ impl<K: std::borrow::Borrow<[String]> + std::hash::Hash + Eq> Index<K> {
         (1..=path.len()).any(|end| self.whole.contains(&path[..end]))
     }
 }
-
-/// A set hashed by foldhash (seeded per process): the read paths of a large chart
-/// are hashed with every prefix, where SipHash was a thirtieth of a check.
-type FastSet<T> = HashSet<T, foldhash::fast::RandomState>;
 
 impl<'a> Used<'a> {
     pub fn new(reads: impl IntoIterator<Item = &'a (Vec<String>, Use)>) -> Used<'a> {

@@ -1,7 +1,8 @@
 //! helm-docs' reading of the split: each kept key's description, `@ignore`, and
 //! where every `# --` comment of the file goes.
 
-use std::collections::{BTreeMap, HashMap};
+use crate::collections::HashMap;
+use std::collections::BTreeMap;
 
 use super::lines::{FileLines, Head, LineKind, SimKey};
 use super::parse::{OldStyle, Parsed, is_marker, parse_comment};
@@ -67,7 +68,7 @@ impl<'a> Ignored<'a> {
     /// `@ignore` anywhere in a head removes the key with everything under it, and the
     /// later items of its sequence move up.
     fn find(file: &FileLines, keys: &[SimKey<'a>], heads: &[Head]) -> Self {
-        let mut items: HashMap<&str, Vec<usize>> = HashMap::new();
+        let mut items: HashMap<&str, Vec<usize>> = HashMap::default();
         let mut open: Vec<usize> = Vec::new();
         let mut ignored = vec![false; heads.len()];
         for (index, head) in heads.iter().enumerate() {

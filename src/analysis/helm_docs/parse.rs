@@ -1,7 +1,7 @@
 //! helm-docs' reading of comment text: `ParseComment` on a group, its regexes, and
 //! the older line scanner for `# key.path -- text`.
 
-use std::collections::HashMap;
+use crate::collections::HashMap;
 use std::ops::Range;
 
 /// helm-docs' reading of one comment group.
@@ -135,7 +135,7 @@ pub(super) struct OldStyle {
 pub(super) fn old_style_descriptions(text: &str) -> HashMap<String, OldStyle> {
     // Go's bufio.Scanner stops at a line longer than its 64 KiB buffer.
     const MAX_LINE: usize = 64 * 1024;
-    let mut out = HashMap::new();
+    let mut out = HashMap::default();
     let mut block: Vec<&str> = Vec::new();
     let mut block_start = 0;
     let body = text.strip_suffix('\n').unwrap_or(text);

@@ -1,8 +1,8 @@
 //! Paths in helm-docs' notation: a tether key path read segment by segment,
 //! printed as helm-docs' key column, renumbered past `@ignore`d items.
 
+use crate::collections::HashMap;
 use std::borrow::Cow;
-use std::collections::HashMap;
 
 /// The key column of a helm-docs README for a tether key path: `a.b`, `a[0].b`, and
 /// segments that hold a dot or a space quoted, `a."b.c"`. tether's own quoting

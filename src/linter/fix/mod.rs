@@ -200,7 +200,7 @@ struct Fixing<'a> {
     /// Findings whose fix is held, by 0-based line (and rule): a fix that would
     /// move a comment to another key, and a fix that changes the
     /// meaning. (Fixes never add or remove a line, so a line holds across rounds.)
-    held_moves: std::collections::HashSet<usize>,
+    held_moves: crate::collections::HashSet<usize>,
     held: std::collections::BTreeSet<(usize, RuleId)>,
 }
 

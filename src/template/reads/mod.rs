@@ -207,7 +207,7 @@ pub fn reads(text: &str, actions: &[Action]) -> Reads {
         define: None,
         last_guards: std::sync::Arc::from(Vec::new()),
         action_tpl: false,
-        text_tpl: text.contains("tpl"),
+        text_tpl: crate::template::lex::contains(text, "tpl"),
     };
     for action in actions {
         scanner.action(action);

@@ -23,7 +23,7 @@ impl Scanner<'_> {
     pub(super) fn action(&mut self, action: &Action) {
         let body = action.body_text(self.text);
         let base = action.body.start;
-        self.action_tpl = body.contains("tpl");
+        self.action_tpl = crate::template::lex::contains(body, "tpl");
         match action.kind {
             ActionKind::Comment => {}
             ActionKind::Control(keyword) => self.control(keyword, body, base),
