@@ -133,7 +133,7 @@ pub mod internals {
     pub use crate::server::serve_bytes;
     pub use crate::source::SourceFile;
     pub use crate::source::opens;
-    pub use crate::template::lex::{Action, lex, lex_counting};
+    pub use crate::template::lex::{Action, lex, lex_counting, lexes};
     pub use crate::template::mask::{Masked, PLACEHOLDER, mask, mask_branch};
     pub use crate::template::reads::reads as value_reads;
     pub use crate::template::render::trimmed as render_trimmed;

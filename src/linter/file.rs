@@ -16,6 +16,7 @@ use crate::rules::rule::{Fixable, Verdict};
 use crate::rules::{CommentInfo, FileContext, Reporter, RuleId};
 use crate::settings::config::Config;
 use crate::source::{MAX_FILE_BYTES, Problem, SourceFile, binary_offset};
+use crate::template::lex::Lexed;
 use crate::template::{self, lex::ActionKind};
 use crate::yaml::model::{CommentStyle, FileModel};
 use crate::yaml::pipeline::{self, model_front};
@@ -69,14 +70,7 @@ pub(super) fn check_file(
             };
         }
     }
-    let read = match handed_text(file, &surroundings, peeked.is_none()) {
-        Some((text, hash)) => Ok((text.into_bytes(), hash)),
-        None => crate::source::read_regular(&file.absolute, MAX_FILE_BYTES).map(|bytes| {
-            let hash = xxhash_rust::xxh3::xxh3_64(&bytes);
-            (bytes, hash)
-        }),
-    };
-    let (bytes, bytes_hash) = match read {
+    let (bytes, bytes_hash, lexed) = match file_bytes(file, &surroundings, peeked.is_none()) {
         Ok(read) => read,
         Err(error) => {
             return Outcome::Unreadable {
@@ -127,7 +121,10 @@ pub(super) fn check_file(
         &file.config,
         &file.project,
         file.relative(),
-        Source::new(bytes, Some(bytes_hash)),
+        Source {
+            lexed,
+            ..Source::new(bytes, Some(bytes_hash))
+        },
         mode,
         surroundings,
     );
@@ -189,19 +186,20 @@ fn file_key(bytes_hash: u64, surroundings: &Surroundings, cached: bool) -> u64 {
 
 /// The text of `file` and the hash of its bytes, when its chart read it (a
 /// template, `values.yaml`, `Chart.yaml`, a file a template renders through
-/// `.Files`): the check takes it from there.
+/// `.Files`): the check takes it from there, with its lexing when the chart's scan
+/// lexed it.
 fn handed_text(
     file: &FileToCheck,
     surroundings: &Surroundings,
     checked: bool,
-) -> Option<(String, u64)> {
+) -> Option<(String, u64, Option<Lexed>)> {
     match &surroundings.chart {
         // A file to be checked: its chart is scanned and its values parsed first
         // (a library's templates are read by the scans of the charts that use it,
         // maybe later, on another thread). A cached result's file: a copy, the
         // text left for an analysis that may still need it.
         Some((chart, _)) if checked => chart.take_checked_text(&file.absolute),
-        Some((chart, _)) => chart.copy_text(&file.absolute),
+        Some((chart, _)) => chart.copy_text(&file.absolute).map(without_lexing),
         // The nearest chart folder above it, if the run read that chart; a
         // `Chart.yaml` no chart of the run read (a chart without templates or
         // values, which nothing reads for its values) from the repository's
@@ -216,8 +214,31 @@ fn handed_text(
                 (file.absolute.file_name()? == "Chart.yaml")
                     .then(|| file.project.charts.listed_chart_yaml(&file.absolute, true))
                     .flatten()
+                    .map(without_lexing)
             }),
     }
+}
+
+/// The bytes of `file` with their hash, and their lexing when made: handed by its
+/// chart ([`handed_text`]), else read.
+fn file_bytes(
+    file: &FileToCheck,
+    surroundings: &Surroundings,
+    checked: bool,
+) -> std::io::Result<(Vec<u8>, u64, Option<Lexed>)> {
+    match handed_text(file, surroundings, checked) {
+        Some((text, hash, lexed)) => Ok((text.into_bytes(), hash, lexed)),
+        None => {
+            let bytes = crate::source::read_regular(&file.absolute, MAX_FILE_BYTES)?;
+            let hash = xxhash_rust::xxh3::xxh3_64(&bytes);
+            Ok((bytes, hash, None))
+        }
+    }
+}
+
+/// A handed text no lexing came with.
+fn without_lexing((text, hash): (String, u64)) -> (String, u64, Option<Lexed>) {
+    (text, hash, None)
 }
 
 /// What `--fix` applies in one round: the findings of the rules that fix what they
@@ -263,11 +284,12 @@ pub(crate) trait SharedModel {
     fn model(&self, make: &dyn Fn() -> FileModel) -> Arc<FileModel>;
 }
 
-/// The bytes of a file to check, with their hash when the caller has it, and where
-/// their model may be shared.
+/// The bytes of a file to check, with their hash when the caller has it, their
+/// lexing when its chart's scan made it, and where their model may be shared.
 pub(super) struct Source<'a> {
     bytes: Vec<u8>,
     hash: Option<u64>,
+    lexed: Option<Lexed>,
     shared: Option<&'a dyn SharedModel>,
 }
 
@@ -276,6 +298,7 @@ impl Source<'_> {
         Source {
             bytes,
             hash,
+            lexed: None,
             shared: None,
         }
     }
@@ -290,6 +313,7 @@ pub(super) fn check_source(
     Source {
         bytes,
         hash: bytes_hash,
+        lexed,
         shared,
     }: Source,
     mode: Mode,
@@ -302,6 +326,9 @@ pub(super) fn check_source(
         return binary_file(relative, offset, &settings);
     }
     let (source, mut problems) = SourceFile::from_bytes(relative.to_path_buf(), bytes);
+    // The chart's scan lexed the bytes as read; reading them as text changed none
+    // (no problem), or they are lexed again.
+    let lexed = lexed.filter(|_| problems.is_empty());
     // `helm template` output (`examples/*/rendered/`) is generated: like a vendored
     // chart, left out unless `default-exclude = false`.
     // A template of another format a chart embeds (`files/nginx.conf.tpl`) is no
@@ -314,7 +341,7 @@ pub(super) fn check_source(
     }
     problems.extend(too_large(&source));
     let pipeline::Reading { is_template, front } =
-        pipeline::read(&source, surroundings.kind, &mut problems);
+        pipeline::read(&source, surroundings.kind, lexed, &mut problems);
     let masked_text = front.masked_text(&source);
     let line_count = source.document_line_starts().len();
     let directive_lines = front.masked.as_ref().map_or_else(
@@ -348,13 +375,8 @@ pub(super) fn check_source(
         values_file: surroundings.values,
         value_reads: std::cell::OnceCell::new(),
     };
-    // The chart's index read this template already: its reads are taken from
-    // there when the index read these very bytes.
-    if let Some((chart, crate::analysis::charts::Role::Template)) = &chart {
-        let hash = bytes_hash.unwrap_or_else(|| xxhash_rust::xxh3::xxh3_64(source.text.as_bytes()));
-        if let Some(found) = chart.template_reads(&config.root.join(relative), &source.text, hash) {
-            let _ = context.value_reads.set(found);
-        }
+    if let Some(found) = scanned_reads(&chart, &config.root.join(relative), &source, bytes_hash) {
+        let _ = context.value_reads.set(found);
     }
     // A shared model is made for the requests that quote the file, whether or not
     // a rule needs it (the findings are the same either way: `Mode::Full`).
@@ -381,6 +403,25 @@ pub(super) fn check_source(
         cap_findings(&source, &mut diagnostics, dropped);
     }
     (source, diagnostics)
+}
+
+/// What the template at `path` reads, when its chart's scan read it already: taken
+/// from there when the scan read these very bytes (hashing to `bytes_hash`, when
+/// the caller has it).
+fn scanned_reads(
+    chart: &Option<(
+        Arc<crate::analysis::charts::Chart>,
+        crate::analysis::charts::Role,
+    )>,
+    path: &Path,
+    source: &SourceFile,
+    bytes_hash: Option<u64>,
+) -> Option<Arc<crate::template::reads::Reads>> {
+    let Some((chart, crate::analysis::charts::Role::Template)) = chart else {
+        return None;
+    };
+    let hash = bytes_hash.unwrap_or_else(|| xxhash_rust::xxh3::xxh3_64(source.text.as_bytes()));
+    chart.template_reads(path, &source.text, hash)
 }
 
 /// That `source` is larger than tether reads, if it is: it is checked in part.

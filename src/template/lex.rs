@@ -112,8 +112,13 @@ pub struct LexError {
     pub message: String,
 }
 
+/// A template's actions and the lexer's errors, as [`lex`] finds them: made once
+/// per template and run, by its chart's scan where the chart read it, and handed
+/// to the file's check with its text.
+pub type Lexed = (Vec<Action>, Vec<LexError>);
+
 /// Lexes every action of `text`, in order, never overlapping.
-pub fn lex(text: &str) -> (Vec<Action>, Vec<LexError>) {
+pub fn lex(text: &str) -> Lexed {
     let (actions, errors, _) = lex_counting(text);
     (actions, errors)
 }
@@ -121,6 +126,8 @@ pub fn lex(text: &str) -> (Vec<Action>, Vec<LexError>) {
 /// [`lex`], and the number of bytes it examined: the work, which tests hold linear
 /// in the size of the input whatever the input is.
 pub fn lex_counting(text: &str) -> (Vec<Action>, Vec<LexError>, usize) {
+    #[cfg(feature = "internals")]
+    lexes::note(text);
     let mut lexer = Lexer {
         text,
         work: 0,
@@ -518,6 +525,34 @@ fn find_bytes(haystack: &[u8], needle: &[u8]) -> Option<usize> {
 /// `tpl`, `.Files`), where the standard search was a sixtieth of its time.
 pub(crate) fn contains(text: &str, needle: &str) -> bool {
     find_bytes(text.as_bytes(), needle.as_bytes()).is_some()
+}
+
+/// How many times this process lexed each text, by the xxh3 hash of its bytes: for
+/// the test that holds a check to lexing each template once.
+#[cfg(feature = "internals")]
+pub mod lexes {
+    use std::sync::{Mutex, PoisonError};
+
+    use crate::collections::HashMap;
+
+    static COUNTS: Mutex<Option<HashMap<u64, usize>>> = Mutex::new(None);
+
+    /// Counts a lexing of `text`.
+    pub(super) fn note(text: &str) {
+        let hash = xxhash_rust::xxh3::xxh3_64(text.as_bytes());
+        let mut counts = COUNTS.lock().unwrap_or_else(PoisonError::into_inner);
+        *counts.get_or_insert_default().entry(hash).or_default() += 1;
+    }
+
+    /// How many times this process lexed `text` so far.
+    pub fn of(text: &str) -> usize {
+        let hash = xxhash_rust::xxh3::xxh3_64(text.as_bytes());
+        let counts = COUNTS.lock().unwrap_or_else(PoisonError::into_inner);
+        counts
+            .as_ref()
+            .and_then(|counts| counts.get(&hash).copied())
+            .unwrap_or(0)
+    }
 }
 
 #[cfg(test)]

@@ -15,12 +15,14 @@ use std::ops::Range;
 use crate::source::{Problem, SourceFile};
 use lex::{Action, ActionKind, Keyword};
 
-/// Lexes and masks a template, adding an unclosed action's problem to `problems`.
+/// Lexes and masks a template, adding an unclosed action's problem to `problems`;
+/// `lexed` is its lexing when made already (of this very text).
 pub fn lex_and_mask(
     source: &SourceFile,
+    lexed: Option<lex::Lexed>,
     problems: &mut Vec<Problem>,
 ) -> (Vec<Action>, mask::Masked) {
-    let (actions, errors) = lex::lex(&source.text);
+    let (actions, errors) = lexed.unwrap_or_else(|| lex::lex(&source.text));
     // One problem of a kind per line: a line of a thousand unclosed `{{` is one
     // mistake to fix, and must not cost a thousand findings.
     let mut last: Option<(usize, String)> = None;

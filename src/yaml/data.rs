@@ -27,7 +27,7 @@ pub struct Data {
 pub fn data_of(relative: &Path, text: &str) -> Data {
     let source = SourceFile::from_text(relative, text);
     let mut problems = Vec::new();
-    let reading = pipeline::read(&source, FileKind::of(relative), &mut problems);
+    let reading = pipeline::read(&source, FileKind::of(relative), None, &mut problems);
     let masked = reading.front.masked_text(&source);
     let line_starts = source.document_line_starts();
     let segments = split_documents(masked, line_starts, source.bom_len, &reading.front.defines);

@@ -8,7 +8,10 @@ use std::path::{Path, PathBuf};
 use crate::paths::FileKind;
 use crate::source::{self, MAX_FILE_BYTES, Problem, SourceFile};
 use crate::template::mask::{self, Branch, Masked};
-use crate::template::{self, Define, lex::Action};
+use crate::template::{
+    self, Define,
+    lex::{Action, Lexed},
+};
 
 use super::anchor::{self, TemplateView};
 use super::directives::Directives;
@@ -71,7 +74,7 @@ pub(crate) fn model_as_checked(
         return (model, vec![Problem::new(0, why)]);
     }
     let (source, mut problems) = SourceFile::from_bytes(path.clone(), bytes);
-    let reading = read(&source, FileKind::of(&path), &mut problems);
+    let reading = read(&source, FileKind::of(&path), None, &mut problems);
     let model = model_front(&source, reading.is_template, &reading.front, directives);
     (model, problems)
 }
@@ -123,13 +126,19 @@ pub struct Front {
 }
 
 impl Front {
-    /// Lexes and masks a template (an unclosed action goes to `problems`); plain YAML
-    /// has an empty front.
-    pub fn new(source: &SourceFile, is_template: bool, problems: &mut Vec<Problem>) -> Front {
+    /// Lexes and masks a template (an unclosed action goes to `problems`), or masks
+    /// it from its `lexed` text when that is made already; plain YAML has an empty
+    /// front.
+    pub fn new(
+        source: &SourceFile,
+        is_template: bool,
+        lexed: Option<Lexed>,
+        problems: &mut Vec<Problem>,
+    ) -> Front {
         if !is_template || source.text.len() > MAX_FILE_BYTES {
             return Front::default();
         }
-        let (actions, masked) = template::lex_and_mask(source, problems);
+        let (actions, masked) = template::lex_and_mask(source, lexed, problems);
         let defines = template::defines(source, &actions);
         Front {
             actions,
@@ -159,19 +168,29 @@ pub struct Reading {
 /// and `*.tpl` files are templates; any other file is plain YAML, unless it holds a
 /// line of template actions alone (`{{- if … }}`, `{{- include … }}`) outside
 /// its block scalars, which plain YAML never has: then it is a template rendered with `tpl` (a chart's
-/// `files/`). Lexing problems go to `problems`.
-pub fn read(source: &SourceFile, kind: FileKind, problems: &mut Vec<Problem>) -> Reading {
+/// `files/`). Lexing problems go to `problems`. `lexed` is the text's lexing when
+/// made already (its chart's scan lexed a template where it waited for its check);
+/// a text is lexed once.
+pub fn read(
+    source: &SourceFile,
+    kind: FileKind,
+    mut lexed: Option<Lexed>,
+    problems: &mut Vec<Problem>,
+) -> Reading {
     let mut is_template = kind == FileKind::Template;
     if !is_template
         && source.text.len() <= MAX_FILE_BYTES
         && template::lex::contains(&source.text, "{{")
     {
-        let (actions, _) = template::lex::lex(&source.text);
-        is_template = mask::has_template_line_outside_block_scalars(&source.text, &actions);
+        let found = lexed
+            .take()
+            .unwrap_or_else(|| template::lex::lex(&source.text));
+        is_template = mask::has_template_line_outside_block_scalars(&source.text, &found.0);
+        lexed = Some(found);
     }
     Reading {
         is_template,
-        front: Front::new(source, is_template, problems),
+        front: Front::new(source, is_template, lexed, problems),
     }
 }
 
@@ -421,7 +440,7 @@ pub struct ViewDocument {
 pub fn yaml_view(path: impl Into<PathBuf>, bytes: Vec<u8>) -> YamlView {
     let path = path.into();
     let (source, mut problems) = SourceFile::from_bytes(path.clone(), bytes);
-    let reading = read(&source, FileKind::of(&path), &mut problems);
+    let reading = read(&source, FileKind::of(&path), None, &mut problems);
     let text = reading.front.masked_text(&source).to_string();
     let documents = view_documents(&source, &text, &reading.front.defines);
     YamlView {

@@ -120,3 +120,71 @@ fn a_check_opens_each_file_once() {
     );
     crate::common::assert_snapshot("read_once__a_check_opens_each_file_once", &checked);
 }
+
+/// A check lexes each template once: the chart's scan lexes it where it waits for
+/// its check, which masks it from that lexing; so too a library's template, scanned
+/// for the chart that includes it, and a file a template renders with `tpl`
+/// through `.Files`. Each text here is unique to this test, so the tests running
+/// beside it do not count.
+#[test]
+fn a_check_lexes_each_template_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let files = [
+        (
+            "lib/Chart.yaml",
+            "apiVersion: v2\nname: lexlib\nversion: 1.0.0\ntype: library\n",
+        ),
+        (
+            "lib/templates/_helpers.tpl",
+            "{{/* lexed once: lib */}}\n{{- define \"lexlib.name\" -}}\n{{ .Values.name }}\n{{- end -}}\n",
+        ),
+        (
+            "app/Chart.yaml",
+            "apiVersion: v2\nname: lexapp\nversion: 1.0.0\ndependencies:\n  - name: lexlib\n    version: 1.0.0\n    repository: file://../lib\n",
+        ),
+        (
+            "app/values.yaml",
+            "# The name.\nname: app\n# The port.\nport: 80\n",
+        ),
+        (
+            "app/templates/cm.yaml",
+            "# lexed once: cm\napiVersion: v1\nkind: ConfigMap\ndata:\n  name: {{ include \"lexlib.name\" . }}\n  conf: {{ tpl (.Files.Get \"files/conf.yaml\") . | quote }}\n",
+        ),
+        (
+            "app/templates/_names.tpl",
+            "{{/* lexed once: names */}}\n{{- define \"lexapp.port\" -}}\n{{ .Values.port }}\n{{- end -}}\n",
+        ),
+        (
+            "app/files/conf.yaml",
+            "# lexed once: conf\n{{- if .Values.port }}\nport: {{ .Values.port }}\n{{- end }}\n",
+        ),
+    ];
+    for (path, text) in files {
+        let path = root.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    let before: Vec<usize> = files
+        .iter()
+        .map(|(_, text)| helm_tether::internals::lexes::of(text))
+        .collect();
+    let config = helm_tether::Config::default_for(root.clone());
+    let report = helm_tether::check_paths(
+        config,
+        &[&root],
+        &helm_tether::CheckOptions::default().cache(false),
+    )
+    .unwrap();
+    let lexed: String = files
+        .iter()
+        .zip(before)
+        .filter(|((_, text), _)| text.contains("{{"))
+        .map(|((path, text), before)| {
+            let times = helm_tether::internals::lexes::of(text) - before;
+            format!("{path}: lexed {times}×\n")
+        })
+        .collect();
+    let shown = format!("{} files checked\n{lexed}", report.files);
+    crate::common::assert_snapshot("read_once__a_check_lexes_each_template_once", &shown);
+}

@@ -590,6 +590,10 @@ pub(super) struct Texts {
     /// and the check of that file takes it ([`Chart::take_text`]): a file is read
     /// once per run.
     texts: Mutex<HashMap<PathBuf, (String, u64)>>,
+    /// The lexing of each template the scan lexed where it waits in `texts`,
+    /// taken with its text by the template's check ([`Chart::take_checked_text`]):
+    /// a template is lexed once per run.
+    lexed: Mutex<HashMap<PathBuf, crate::template::lex::Lexed>>,
 }
 
 /// One template of [`Texts`].

@@ -9,6 +9,7 @@ use std::path::PathBuf;
 
 use super::{Call, Chart, Define, FileScan, Location, Read, ReadsMemo, Scan, TemplateRead, Texts};
 use crate::cache_key::CacheKey;
+use crate::template::lex::Lexed;
 use crate::template::reads::{Opacity, Reads, Use};
 
 /// What this process made of the chart in each folder, for the tests that hold a
@@ -275,7 +276,15 @@ impl Chart {
             let texts = self.texts().texts.lock();
             let texts = texts.unwrap_or_else(PoisonError::into_inner);
             if let Some((text, _)) = texts.get(path) {
-                return Some(file_scan(memo, path, text, hash));
+                let (scan, lexed) = file_scan_lexing(memo, path, text, hash);
+                if let Some(lexed) = lexed {
+                    self.texts()
+                        .lexed
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .insert(path.to_path_buf(), lexed);
+                }
+                return Some(scan);
             }
         }
         let (text, read_hash) = self.text_of(path)?;
@@ -363,9 +372,15 @@ impl Chart {
     /// `Chart.yaml`, its `values.yaml`, a template its scan read), with the hash of
     /// its bytes, handed over once (the check takes it instead of reading and
     /// hashing the file again); `None` when the chart did not read it, or it was
-    /// taken.
-    pub fn take_text(&self, path: &Path) -> Option<(String, u64)> {
-        self.with_texts(self.texts.get(), |texts| texts.remove(path))
+    /// taken. With it, its lexing when the chart's scan lexed it where it waited:
+    /// the check masks it from that, not lexing it again.
+    pub fn take_text(&self, path: &Path) -> Option<(String, u64, Option<Lexed>)> {
+        let lexed = self.texts.get().and_then(|texts| {
+            let mut waiting = texts.lexed.lock().unwrap_or_else(PoisonError::into_inner);
+            waiting.remove(path)
+        });
+        let (text, hash) = self.with_texts(self.texts.get(), |texts| texts.remove(path))?;
+        Some((text, hash, lexed))
     }
 
     /// `find` in the texts the chart holds: those read with it (`Chart.yaml`,
@@ -386,7 +401,7 @@ impl Chart {
     /// [`Chart::take_text`] of a file to be checked, once the chart has made what
     /// it needs of its files (its scan lexes the templates where they wait, its
     /// values are parsed): an analysis the check asks for must not read them again.
-    pub fn take_checked_text(&self, path: &Path) -> Option<(String, u64)> {
+    pub fn take_checked_text(&self, path: &Path) -> Option<(String, u64, Option<Lexed>)> {
         self.scan();
         let _ = self.values_read();
         self.take_text(path)
@@ -430,10 +445,26 @@ impl Chart {
 /// What the file at `path` with `text` (whose bytes hash to `hash`) adds to its
 /// chart's scan: from the editor's `memo` when it made it for these bytes.
 fn file_scan(memo: Option<&ReadsMemo>, path: &Path, text: &str, hash: u64) -> Arc<FileScan> {
-    let scan = || FileScan::of(path, text, Arc::new(lex_reads(text)));
+    file_scan_lexing(memo, path, text, hash).0
+}
+
+/// [`file_scan`], with the text's lexing when it lexed the text here (not from the
+/// memo, and the text has an action): the file's check masks the text from it.
+fn file_scan_lexing(
+    memo: Option<&ReadsMemo>,
+    path: &Path,
+    text: &str,
+    hash: u64,
+) -> (Arc<FileScan>, Option<Lexed>) {
     match memo {
-        Some(memo) => memo.file(path, hash, scan),
-        None => Arc::new(scan()),
+        Some(memo) => {
+            let scan = || FileScan::of(path, text, Arc::new(lex_reads(text)));
+            (memo.file(path, hash, scan), None)
+        }
+        None => {
+            let (reads, lexed) = reads_lexing(text);
+            (Arc::new(FileScan::of(path, text, Arc::new(reads))), lexed)
+        }
     }
 }
 
@@ -563,9 +594,14 @@ fn uses_files(text: &str) -> bool {
 
 /// The reads of a file's text.
 pub(super) fn lex_reads(text: &str) -> Reads {
+    reads_lexing(text).0
+}
+
+/// The reads of a file's text, and its lexing when it has an action.
+fn reads_lexing(text: &str) -> (Reads, Option<Lexed>) {
     if !crate::template::lex::contains(text, "{{") {
-        return Reads::default();
+        return (Reads::default(), None);
     }
-    let (actions, _) = crate::template::lex::lex(text);
-    crate::template::reads::reads(text, &actions)
+    let lexed = crate::template::lex::lex(text);
+    (crate::template::reads::reads(text, &lexed.0), Some(lexed))
 }
