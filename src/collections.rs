@@ -4,7 +4,9 @@
 //! folders, each chart's files, each key of a values file), and SipHash was a
 //! twentieth of a check's instructions. foldhash's `fast` hasher is several times
 //! cheaper on short keys, and its state is seeded at random per process and per
-//! map, so a repository cannot choose names that collide in every run.
+//! map: names that collide in one run do not in the next. Its authors call it
+//! minimally resistant to flooding, no more: a long-running server that hashes
+//! what a repository names could be slowed by names made for it, not misled.
 //!
 //! The language server's maps stay std's, where `lsp-types` asks for them.
 

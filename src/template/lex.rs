@@ -527,31 +527,74 @@ pub(crate) fn contains(text: &str, needle: &str) -> bool {
     find_bytes(text.as_bytes(), needle.as_bytes()).is_some()
 }
 
-/// How many times this process lexed each text, by the xxh3 hash of its bytes: for
-/// the test that holds a check to lexing each template once.
+/// How many times this process lexed the texts a test watches, by the xxh3 hash of
+/// their bytes: for the test that holds a check to lexing each template once. Only
+/// watched texts are counted, and only while a watch lasts: a fuzz target, which
+/// builds with the same feature, hashes nothing and keeps nothing.
 #[cfg(feature = "internals")]
 pub mod lexes {
+    use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::{Mutex, PoisonError};
 
     use crate::collections::HashMap;
 
+    /// How many watches are open.
+    static WATCHES: AtomicUsize = AtomicUsize::new(0);
+    /// The lexings of each watched text so far.
     static COUNTS: Mutex<Option<HashMap<u64, usize>>> = Mutex::new(None);
 
-    /// Counts a lexing of `text`.
+    /// Counts a lexing of `text`, if it is watched.
     pub(super) fn note(text: &str) {
+        if WATCHES.load(Ordering::Relaxed) == 0 {
+            return;
+        }
         let hash = xxhash_rust::xxh3::xxh3_64(text.as_bytes());
         let mut counts = COUNTS.lock().unwrap_or_else(PoisonError::into_inner);
-        *counts.get_or_insert_default().entry(hash).or_default() += 1;
+        if let Some(count) = counts.as_mut().and_then(|counts| counts.get_mut(&hash)) {
+            *count += 1;
+        }
     }
 
-    /// How many times this process lexed `text` so far.
-    pub fn of(text: &str) -> usize {
-        let hash = xxhash_rust::xxh3::xxh3_64(text.as_bytes());
-        let counts = COUNTS.lock().unwrap_or_else(PoisonError::into_inner);
-        counts
-            .as_ref()
-            .and_then(|counts| counts.get(&hash).copied())
-            .unwrap_or(0)
+    /// Counts the lexings of `texts` from now until the watch is dropped.
+    pub fn watch<'a>(texts: impl IntoIterator<Item = &'a str>) -> Watch {
+        let hashes: Vec<u64> = texts
+            .into_iter()
+            .map(|text| xxhash_rust::xxh3::xxh3_64(text.as_bytes()))
+            .collect();
+        let mut counts = COUNTS.lock().unwrap_or_else(PoisonError::into_inner);
+        let counts = counts.get_or_insert_default();
+        for hash in &hashes {
+            counts.insert(*hash, 0);
+        }
+        WATCHES.fetch_add(1, Ordering::Relaxed);
+        Watch(hashes)
+    }
+
+    /// A watch of some texts' lexings.
+    pub struct Watch(Vec<u64>);
+
+    impl Watch {
+        /// How many times `text`, one of the watched, was lexed since the watch began.
+        pub fn of(&self, text: &str) -> usize {
+            let hash = xxhash_rust::xxh3::xxh3_64(text.as_bytes());
+            let counts = COUNTS.lock().unwrap_or_else(PoisonError::into_inner);
+            counts
+                .as_ref()
+                .and_then(|counts| counts.get(&hash).copied())
+                .unwrap_or(0)
+        }
+    }
+
+    impl Drop for Watch {
+        fn drop(&mut self) {
+            let mut counts = COUNTS.lock().unwrap_or_else(PoisonError::into_inner);
+            if let Some(counts) = counts.as_mut() {
+                for hash in &self.0 {
+                    counts.remove(hash);
+                }
+            }
+            WATCHES.fetch_sub(1, Ordering::Relaxed);
+        }
     }
 }
 

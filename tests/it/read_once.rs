@@ -124,8 +124,8 @@ fn a_check_opens_each_file_once() {
 /// A check lexes each template once: the chart's scan lexes it where it waits for
 /// its check, which masks it from that lexing; so too a library's template, scanned
 /// for the chart that includes it, and a file a template renders with `tpl`
-/// through `.Files`. Each text here is unique to this test, so the tests running
-/// beside it do not count.
+/// through `.Files`. Each text here is unique to this test, and only the texts a
+/// test watches are counted, so the tests running beside it do not count.
 #[test]
 fn a_check_lexes_each_template_once() {
     let dir = tempfile::tempdir().unwrap();
@@ -165,10 +165,12 @@ fn a_check_lexes_each_template_once() {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, text).unwrap();
     }
-    let before: Vec<usize> = files
+    let templates: Vec<(&str, &str)> = files
         .iter()
-        .map(|(_, text)| helm_tether::internals::lexes::of(text))
+        .copied()
+        .filter(|(_, text)| text.contains("{{"))
         .collect();
+    let watch = helm_tether::internals::lexes::watch(templates.iter().map(|(_, text)| *text));
     let config = helm_tether::Config::default_for(root.clone());
     let report = helm_tether::check_paths(
         config,
@@ -176,15 +178,11 @@ fn a_check_lexes_each_template_once() {
         &helm_tether::CheckOptions::default().cache(false),
     )
     .unwrap();
-    let lexed: String = files
+    let lexed: String = templates
         .iter()
-        .zip(before)
-        .filter(|((_, text), _)| text.contains("{{"))
-        .map(|((path, text), before)| {
-            let times = helm_tether::internals::lexes::of(text) - before;
-            format!("{path}: lexed {times}×\n")
-        })
+        .map(|(path, text)| format!("{path}: lexed {}×\n", watch.of(text)))
         .collect();
+    drop(watch);
     let shown = format!("{} files checked\n{lexed}", report.files);
     crate::common::assert_snapshot("read_once__a_check_lexes_each_template_once", &shown);
 }

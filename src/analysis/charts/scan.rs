@@ -256,10 +256,16 @@ impl Chart {
                 None => self.unreadable_template(file, CHANGED, &mut scan),
             }
         }
-        // Only a chart folder's files are checked: an archive's texts go now.
+        // Only a chart folder's files are checked: an archive's texts, and their
+        // lexings, go now.
         if !matches!(self.location, Location::Folder(_)) {
             texts
                 .texts
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .clear();
+            texts
+                .lexed
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
                 .clear();
@@ -375,11 +381,14 @@ impl Chart {
     /// taken. With it, its lexing when the chart's scan lexed it where it waited:
     /// the check masks it from that, not lexing it again.
     pub fn take_text(&self, path: &Path) -> Option<(String, u64, Option<Lexed>)> {
+        // The text first: a scan lexes a text only while it waits, and keeps its
+        // lexing before it lets the texts go, so the lexing is there once the text
+        // is taken, and none comes after.
+        let (text, hash) = self.with_texts(self.texts.get(), |texts| texts.remove(path))?;
         let lexed = self.texts.get().and_then(|texts| {
             let mut waiting = texts.lexed.lock().unwrap_or_else(PoisonError::into_inner);
             waiting.remove(path)
         });
-        let (text, hash) = self.with_texts(self.texts.get(), |texts| texts.remove(path))?;
         Some((text, hash, lexed))
     }
 
