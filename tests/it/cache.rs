@@ -12,6 +12,21 @@ fn write(root: &Path, relative: &str, text: &str) {
     std::fs::write(path, text).unwrap();
 }
 
+/// A repository with `toml` as its `tether.toml` and a chart `app` of no
+/// dependency, its `values.yaml` being `values`.
+fn app_repository(toml: &str, values: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    write(&root, "tether.toml", toml);
+    write(
+        &root,
+        "app/Chart.yaml",
+        "apiVersion: v2\nname: app\nversion: 1.0.0\n",
+    );
+    write(&root, "app/values.yaml", values);
+    (dir, root)
+}
+
 /// One run of `check` with the cache: how many times this run lexed the templates
 /// of each chart and parsed its values, its findings and what it says of the
 /// charts.
@@ -164,18 +179,9 @@ fn outcome(root: &Path, paths: &[&Path], cache: bool) -> (String, String) {
 /// a chart comes before one over all of it.
 #[test]
 fn a_cached_run_says_what_a_fresh_run_says() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().canonicalize().unwrap();
     // Vendored charts checked too: the subchart's own library is nearer it.
-    write(&root, "tether.toml", "default-exclude = false\n");
-    write(
-        &root,
-        "app/Chart.yaml",
-        "apiVersion: v2\nname: app\nversion: 1.0.0\n",
-    );
-    write(
-        &root,
-        "app/values.yaml",
+    let (_dir, root) = app_repository(
+        "default-exclude = false\n",
         "# The name.\nname: app\n# Unread.\nport: 80\n",
     );
     write(
@@ -275,15 +281,7 @@ fn a_cached_run_says_what_a_fresh_run_says() {
 /// says what a run without the cache says.
 #[test]
 fn an_edited_chart_note_is_not_trusted() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().canonicalize().unwrap();
-    write(&root, "tether.toml", "");
-    write(
-        &root,
-        "app/Chart.yaml",
-        "apiVersion: v2\nname: app\nversion: 1.0.0\n",
-    );
-    write(&root, "app/values.yaml", "# Unread.\nport: 80\n");
+    let (_dir, root) = app_repository("", "# Unread.\nport: 80\n");
     write(&root, "app/templates/cm.yaml", "data: {}\n");
     let (first, _) = outcome(&root, &[&root], true);
     let cache = root.join(".tether_cache/check.json");

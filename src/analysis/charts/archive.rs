@@ -126,24 +126,26 @@ impl Archive {
     }
 }
 
+/// A `.tgz` of `files`, as `helm package` writes a chart: for the tests.
+#[cfg(test)]
+pub(super) fn tgz(files: &[(&str, &[u8])]) -> Vec<u8> {
+    let mut builder = tar::Builder::new(Vec::new());
+    for (name, content) in files {
+        let mut header = tar::Header::new_gnu();
+        header.set_size(content.len() as u64);
+        header.set_mode(0o644);
+        header.set_cksum();
+        builder.append_data(&mut header, name, *content).unwrap();
+    }
+    let tar = builder.into_inner().unwrap();
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    std::io::Write::write_all(&mut encoder, &tar).unwrap();
+    encoder.finish().unwrap()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn tgz(files: &[(&str, &[u8])]) -> Vec<u8> {
-        let mut builder = tar::Builder::new(Vec::new());
-        for (name, content) in files {
-            let mut header = tar::Header::new_gnu();
-            header.set_size(content.len() as u64);
-            header.set_mode(0o644);
-            header.set_cksum();
-            builder.append_data(&mut header, name, *content).unwrap();
-        }
-        let tar = builder.into_inner().unwrap();
-        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-        std::io::Write::write_all(&mut encoder, &tar).unwrap();
-        encoder.finish().unwrap()
-    }
 
     #[test]
     fn reads_files_in_memory() {

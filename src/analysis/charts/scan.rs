@@ -256,16 +256,11 @@ impl Chart {
                 None => self.unreadable_template(file, CHANGED, &mut scan),
             }
         }
-        // Only a chart folder's files are checked: an archive's texts, and their
-        // lexings, go now.
+        // Only a chart folder's files are checked: an archive's texts go now (no
+        // lexing of them was kept, `scan_text`).
         if !matches!(self.location, Location::Folder(_)) {
             texts
                 .texts
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .clear();
-            texts
-                .lexed
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
                 .clear();
@@ -274,16 +269,18 @@ impl Chart {
     }
 
     /// What the file at `path`, read into [`Texts`] with bytes hashing to `hash`,
-    /// reads, calls and defines. Its text is lexed where it waits for its check;
-    /// one taken already (or of an archive) is read again, and `None` when that
-    /// finds other bytes.
+    /// reads, calls and defines. Its text is lexed where it waits for its check,
+    /// and in a chart folder the lexing waits with it (no file of an archive is
+    /// checked); one taken already is read again, and `None` when that finds
+    /// other bytes.
     fn scan_text(&self, path: &Path, hash: u64, memo: Option<&ReadsMemo>) -> Option<Arc<FileScan>> {
         {
             let texts = self.texts().texts.lock();
             let texts = texts.unwrap_or_else(PoisonError::into_inner);
             if let Some((text, _)) = texts.get(path) {
                 let (scan, lexed) = file_scan_lexing(memo, path, text, hash);
-                if let Some(lexed) = lexed {
+                let checked = matches!(self.location, Location::Folder(_));
+                if let Some(lexed) = lexed.filter(|_| checked) {
                     self.texts()
                         .lexed
                         .lock()

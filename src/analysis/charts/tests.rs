@@ -401,24 +401,6 @@ fn a_files_chart_does_not_depend_on_what_was_read_before() {
     assert_eq!(of(&charts), [None, None]);
 }
 
-/// A `.tgz` of `files`, as `helm package` writes a chart.
-fn tgz(files: &[(&str, &str)]) -> Vec<u8> {
-    let mut builder = tar::Builder::new(Vec::new());
-    for (name, content) in files {
-        let mut header = tar::Header::new_gnu();
-        header.set_size(content.len() as u64);
-        header.set_mode(0o644);
-        header.set_cksum();
-        builder
-            .append_data(&mut header, name, content.as_bytes())
-            .unwrap();
-    }
-    let tar = builder.into_inner().unwrap();
-    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-    std::io::Write::write_all(&mut encoder, &tar).unwrap();
-    encoder.finish().unwrap()
-}
-
 /// A chart read from an archive under `charts/` is scanned for what its templates
 /// read and define, and no file of it is checked: once scanned it keeps neither
 /// their texts nor their lexings.
@@ -437,17 +419,17 @@ fn an_archived_chart_keeps_no_text_once_scanned() {
         "app/templates/x.yaml",
         "x: {{ include \"dep.x\" . }}\n",
     );
-    let archive = tgz(&[
+    let archive = archive::tgz(&[
         (
             "dep/Chart.yaml",
-            "apiVersion: v2\nname: dep\nversion: 1.0.0\n",
+            b"apiVersion: v2\nname: dep\nversion: 1.0.0\n",
         ),
-        ("dep/values.yaml", "port: 80\n"),
+        ("dep/values.yaml", b"port: 80\n"),
         (
             "dep/templates/_x.tpl",
-            "{{- define \"dep.x\" -}}\n{{ .Values.port }}\n{{- end -}}\n",
+            b"{{- define \"dep.x\" -}}\n{{ .Values.port }}\n{{- end -}}\n",
         ),
-        ("dep/templates/svc.yaml", "port: {{ .Values.port }}\n"),
+        ("dep/templates/svc.yaml", b"port: {{ .Values.port }}\n"),
     ]);
     std::fs::create_dir_all(top.join("app/charts")).unwrap();
     std::fs::write(top.join("app/charts/dep-1.0.0.tgz"), archive).unwrap();
