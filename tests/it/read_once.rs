@@ -186,3 +186,46 @@ fn a_check_lexes_each_template_once() {
     let shown = format!("{} files checked\n{lexed}", report.files);
     crate::common::assert_snapshot("read_once__a_check_lexes_each_template_once", &shown);
 }
+
+/// A template whose bytes reading changes (a lone carriage return, read as a line
+/// break) is lexed again from the text the check reads, not masked from the scan's
+/// lexing of the bytes: inside a chart it gets the findings it gets outside one.
+/// Here the return ends a character constant early, so the action is not closed.
+#[test]
+fn a_template_read_as_other_text_is_lexed_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let template = "x: {{ printf \"%c\" '\r' }}\ny: 1\n";
+    for (path, text) in [
+        (
+            "app/Chart.yaml",
+            "apiVersion: v2\nname: app\nversion: 1.0.0\n",
+        ),
+        ("app/templates/a.yaml", template),
+        ("loose/templates/a.yaml", template),
+    ] {
+        let path = root.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    let config = helm_tether::Config::default_for(root.clone());
+    let report = helm_tether::check_paths(
+        config,
+        &[&root],
+        &helm_tether::CheckOptions::default().cache(false),
+    )
+    .unwrap();
+    let findings = |folder: &str| -> Vec<String> {
+        report
+            .diagnostics
+            .iter()
+            .filter(|diagnostic| diagnostic.path.starts_with(folder))
+            .map(|diagnostic| format!("{}: {}", diagnostic.rule, diagnostic.message))
+            .collect()
+    };
+    assert_eq!(findings("app"), findings("loose"));
+    crate::common::assert_snapshot(
+        "read_once__a_template_read_as_other_text_is_lexed_again",
+        &findings("app").join("\n"),
+    );
+}
