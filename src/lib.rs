@@ -138,9 +138,9 @@ pub mod internals {
     pub use crate::template::reads::reads as value_reads;
     pub use crate::template::render::trimmed as render_trimmed;
     pub use crate::yaml::data::{Data, Part, data_of};
-    pub use crate::yaml::parse::{QUERIES, language};
+    pub use crate::yaml::parse::{QUERIES, both_walks, language};
     pub use crate::yaml::pipeline::{ViewDocument, YamlView, is_template_path, yaml_view};
-    pub use crate::yaml::syntax::MAX_DEPTH;
+    pub use crate::yaml::syntax::{MAX_DEPTH, ParsedDocument};
 
     /// The rule levels and options `config` gives the file `relative`, for the
     /// configuration fuzz target.

@@ -7,6 +7,7 @@ pub mod events;
 pub mod model;
 pub mod parse;
 pub mod pipeline;
+pub mod plain;
 pub mod recover;
 pub mod scan;
 pub mod syntax;

@@ -14,10 +14,10 @@ use tree_sitter::{
     Language, Node, Parser, Query, QueryCursor, StreamingIterator, Tree, TreeCursor,
 };
 
-use super::recover;
 use super::syntax::{
     MAX_DEPTH, ParsedDocument, RawComment, RawKey, Recovery, push_key, scalar_text,
 };
+use super::{plain, recover, scan};
 use crate::lines::count_spaces;
 use crate::template::Define;
 
@@ -68,7 +68,47 @@ pub fn parse_documents(
     split_documents(masked, line_starts, content_start, defines)
         .into_iter()
         .filter(|segment| !is_blank(original, line_starts, &segment.lines))
-        .map(|segment| parse_document(original, masked, line_starts, content_start, segment))
+        .map(|segment| parse_document(original, masked, line_starts, content_start, segment, true))
+        .collect()
+}
+
+/// Each document of a file of plain YAML as the tree walk reads it, beside what the
+/// walk of yaml-rust2's events reads (`None` where it declines): what the corpus
+/// test and the fuzz target compare.
+#[cfg(any(test, feature = "internals"))]
+pub fn both_walks(
+    source: &crate::source::SourceFile,
+) -> Vec<(ParsedDocument, Option<ParsedDocument>)> {
+    let (text, line_starts) = (source.text.as_str(), source.document_line_starts());
+    split_documents(text, line_starts, source.bom_len, &[])
+        .into_iter()
+        .filter(|segment| !is_blank(text, line_starts, &segment.lines))
+        .map(|segment| {
+            let too_deep = segment.too_deep_at.is_some();
+            let tree = parse_document(text, text, line_starts, source.bom_len, segment, false);
+            let mut events = ParsedDocument {
+                keys: Vec::new(),
+                comments: Vec::new(),
+                kind: None,
+                recovered: None,
+                too_deep_at: None,
+                ..tree.clone()
+            };
+            let start = line_starts[tree.lines.start].max(if tree.lines.start == 0 {
+                source.bom_len
+            } else {
+                0
+            });
+            let walked = (!too_deep && tree.lines.len() <= MAX_DOCUMENT_LINES)
+                .then(|| walk_plain(text, line_starts, source.bom_len, start, &mut events))
+                .flatten()
+                .map(|walked| {
+                    events.keys = walked.keys;
+                    events.kind = walked.kind;
+                    events
+                });
+            (tree, walked)
+        })
         .collect()
 }
 
@@ -209,6 +249,7 @@ fn parse_document(
     line_starts: &[usize],
     content_start: usize,
     segment: Segment,
+    walk_events: bool,
 ) -> ParsedDocument {
     let lines = segment.lines;
     // A byte-order mark is not YAML; the first document starts after it.
@@ -234,6 +275,14 @@ fn parse_document(
         recover::recover(original, masked, line_starts, content_start, &mut document);
         document.recovered = Some(reason);
         return document;
+    }
+    if walk_events && std::ptr::eq(original, masked) {
+        if let Some(walked) = walk_plain(original, line_starts, content_start, start, &mut document)
+        {
+            document.keys = walked.keys;
+            document.kind = walked.kind;
+            return document;
+        }
     }
     let tree = parse_tree(text);
     let error_lines = match &tree {
@@ -267,6 +316,37 @@ fn parse_document(
         }
     }
     document
+}
+
+/// A document of plain YAML walked from yaml-rust2's events (see `plain.rs`), its
+/// comments found by the comment scan; `None` where the tree is needed.
+fn walk_plain(
+    original: &str,
+    line_starts: &[usize],
+    content_start: usize,
+    start: usize,
+    document: &mut ParsedDocument,
+) -> Option<plain::Walked> {
+    let end = line_starts
+        .get(document.lines.end)
+        .map_or(original.len(), |&n| n);
+    let found = scan::scan(
+        original,
+        original,
+        line_starts,
+        document.lines.clone(),
+        content_start,
+    );
+    let place = plain::Place {
+        offset: start,
+        first_line: document.lines.start,
+        line_starts,
+        block_scalar_lines: &found.block_scalar_lines,
+        comments: &found.comments,
+    };
+    let walked = plain::walk(&original[start..end], &place)?;
+    document.comments = found.comments;
+    Some(walked)
 }
 
 /// The document's `kind:` (queries/kind.scm), unless its value is a template action.

@@ -39,7 +39,7 @@ pub struct RawComment {
 }
 
 /// One document of a file: its lines, keys and comments.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ParsedDocument {
     /// Lines `lines.start..lines.end` of the file belong to this document.
     pub lines: Range<usize>,

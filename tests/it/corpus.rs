@@ -297,3 +297,97 @@ fn make_writable(dir: &Path) {
         }
     }
 }
+
+/// On every file of plain YAML in the corpus (not a template), the walk of
+/// yaml-rust2's events finds exactly the keys, comments and `kind` the tree walk
+/// finds, wherever it does not decline; and it declines few of the values files.
+#[test]
+fn corpus_event_walk_equals_tree_walk() {
+    let Some(dir) = common::corpus_dir("the corpus sweep") else {
+        return;
+    };
+    let mut paths = Vec::new();
+    files(&dir, &mut paths);
+    paths.retain(|path| !helm_tether::internals::is_template_path(path));
+    paths.sort();
+    let outcomes: Vec<(PathBuf, usize, usize, Vec<String>)> = paths
+        .par_iter()
+        .map(|path| {
+            let bytes = std::fs::read(path).expect("corpus files are readable");
+            let relative = path.strip_prefix(&dir).unwrap_or(path).to_path_buf();
+            let (source, _) =
+                helm_tether::internals::SourceFile::from_bytes(relative.clone(), bytes);
+            let documents = helm_tether::internals::both_walks(&source);
+            let mut differences = Vec::new();
+            let mut walked = 0;
+            for (tree, events) in &documents {
+                let Some(events) = events else { continue };
+                walked += 1;
+                if tree != events {
+                    differences.push(first_difference(tree, events));
+                }
+            }
+            (relative, documents.len(), walked, differences)
+        })
+        .collect();
+    let differing: Vec<String> = outcomes
+        .iter()
+        .flat_map(|(path, _, _, differences)| {
+            differences
+                .iter()
+                .map(move |d| format!("{}: {d}", path.display()))
+        })
+        .collect();
+    let (documents, walked) = outcomes
+        .iter()
+        .fold((0, 0), |(d, w), (_, documents, walked, _)| {
+            (d + documents, w + walked)
+        });
+    let declined: Vec<String> = outcomes
+        .iter()
+        .filter(|(_, documents, walked, _)| walked < documents)
+        .map(|(path, ..)| path.display().to_string())
+        .collect();
+    eprintln!(
+        "the event walk read {walked} of {documents} documents of plain YAML; it declined some in {declined:#?}"
+    );
+    assert!(
+        differing.is_empty(),
+        "{} differences: {:#?}",
+        differing.len(),
+        &differing[..differing.len().min(40)]
+    );
+    // It takes nearly every document: those it declines are not YAML (templates
+    // without a `templates/` folder, patches) or hold what it leaves to the tree.
+    assert!(
+        walked * 100 >= documents * 95,
+        "the event walk read only {walked} of {documents} documents"
+    );
+}
+
+fn first_difference(
+    tree: &helm_tether::internals::ParsedDocument,
+    events: &helm_tether::internals::ParsedDocument,
+) -> String {
+    for (a, b) in tree.keys.iter().zip(&events.keys) {
+        if a != b {
+            return format!("key {a:?} / {b:?}");
+        }
+    }
+    if tree.keys.len() != events.keys.len() {
+        return format!("{} keys / {}", tree.keys.len(), events.keys.len());
+    }
+    for (a, b) in tree.comments.iter().zip(&events.comments) {
+        if a != b {
+            return format!("comment {a:?} / {b:?}");
+        }
+    }
+    if tree.comments.len() != events.comments.len() {
+        return format!(
+            "{} comments / {}",
+            tree.comments.len(),
+            events.comments.len()
+        );
+    }
+    format!("kind {:?} / {:?}", tree.kind, events.kind)
+}
