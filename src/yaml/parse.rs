@@ -94,19 +94,10 @@ pub fn both_walks(
                 too_deep_at: None,
                 ..tree.clone()
             };
-            let start = line_starts[tree.lines.start].max(if tree.lines.start == 0 {
-                source.bom_len
-            } else {
-                0
-            });
             let walked = (!too_deep && tree.lines.len() <= MAX_DOCUMENT_LINES)
-                .then(|| walk_plain(text, line_starts, source.bom_len, start, &mut events))
+                .then(|| walk_plain(text, line_starts, source.bom_len, &mut events))
                 .flatten()
-                .map(|walked| {
-                    events.keys = walked.keys;
-                    events.kind = walked.kind;
-                    events
-                });
+                .map(|()| events);
             (tree, walked)
         })
         .collect()
@@ -276,13 +267,13 @@ fn parse_document(
         document.recovered = Some(reason);
         return document;
     }
-    if walk_events && std::ptr::eq(original, masked) {
-        if let Some(walked) = walk_plain(original, line_starts, content_start, start, &mut document)
-        {
-            document.keys = walked.keys;
-            document.kind = walked.kind;
-            return document;
-        }
+    // `masked` is the file's own text, not a masked copy, only for plain YAML.
+    let plain = std::ptr::eq(original, masked);
+    if walk_events
+        && plain
+        && walk_plain(original, line_starts, content_start, &mut document).is_some()
+    {
+        return document;
     }
     let tree = parse_tree(text);
     let error_lines = match &tree {
@@ -318,35 +309,47 @@ fn parse_document(
     document
 }
 
-/// A document of plain YAML walked from yaml-rust2's events (see `plain.rs`), its
-/// comments found by the comment scan; `None` where the tree is needed.
+/// Fills `document` (plain YAML) from the walk of yaml-rust2's events (see
+/// `plain.rs`), its comments from the comment scan; `None`, leaving it as it was,
+/// where the tree is needed.
 fn walk_plain(
     original: &str,
     line_starts: &[usize],
     content_start: usize,
-    start: usize,
     document: &mut ParsedDocument,
-) -> Option<plain::Walked> {
-    let end = line_starts
-        .get(document.lines.end)
-        .map_or(original.len(), |&n| n);
-    let found = scan::scan(
+) -> Option<()> {
+    let lines = document.lines.clone();
+    // A byte-order mark is not YAML; the first document starts after it.
+    let start = line_starts[lines.start].max(if lines.start == 0 { content_start } else { 0 });
+    let end = line_starts.get(lines.end).map_or(original.len(), |&n| n);
+    let mut found = scan::scan(
         original,
         original,
         line_starts,
-        document.lines.clone(),
+        lines.clone(),
         content_start,
     );
+    // tree-sitter reads the text after a byte-order mark: its columns on the first
+    // line do not count the mark.
+    for comment in found
+        .comments
+        .iter_mut()
+        .filter(|comment| comment.line == 0)
+    {
+        comment.column = comment.column.saturating_sub(content_start);
+    }
     let place = plain::Place {
         offset: start,
-        first_line: document.lines.start,
+        first_line: lines.start,
         line_starts,
         block_scalar_lines: &found.block_scalar_lines,
         comments: &found.comments,
     };
-    let walked = plain::walk(&original[start..end], &place)?;
+    let walked = plain::walk(original.get(start..end)?, &place)?;
+    document.keys = walked.keys;
+    document.kind = walked.kind;
     document.comments = found.comments;
-    Some(walked)
+    Some(())
 }
 
 /// The document's `kind:` (queries/kind.scm), unless its value is a template action.

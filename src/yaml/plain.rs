@@ -5,14 +5,21 @@
 //! about 95. [`super::parse`] asks this walk first for a document of plain YAML and
 //! parses it with tree-sitter only where the walk declines (`None`):
 //! - yaml-rust2 stops at an error (tree-sitter then finds it, and recovery runs);
+//! - the text holds what the two parsers read differently: a tab, a carriage return
+//!   or another control character, a byte-order mark past the start, a line or
+//!   paragraph separator;
 //! - the document holds what this walk does not place exactly as the tree walk does:
-//!   a key that is not a one-line scalar (`? ` keys, a key with an anchor or a tag),
-//!   an anchor or tag before a sequence item, an empty `-` item or key, a single pair
-//!   inside `[…]`, a plain scalar over several lines, a carriage return, a second
-//!   document, nesting deeper than [`MAX_DEPTH`].
+//!   a key that is not a one-line scalar (`? ` keys, a key with an anchor or a tag);
+//!   an anchor or tag before a sequence item, or before a block scalar or nothing;
+//!   an empty `-` item, or an item below its `-`; a single pair inside `[…]`; a key
+//!   without a value inside `{…}`; a quoted scalar over several lines, or a plain one
+//!   inside `[…]`; a block scalar header not after `:` or `-`; a top-level `kind:`
+//!   that is not a plain key with a one-line plain value; a document that is one
+//!   scalar; a second document; nesting deeper than a quarter of [`MAX_DEPTH`]
+//!   (the tree walk counts four nodes a level).
 //!
 //! A corpus test holds this walk to tree-sitter's keys on every file of plain YAML in
-//! the corpus; a fuzz target holds it on any bytes.
+//! the corpus, and the `plain_walk` fuzz target on any bytes.
 
 use yaml_rust2::parser::{Event, Parser};
 use yaml_rust2::scanner::{Marker, TScalarStyle};
@@ -35,16 +42,16 @@ pub struct Place<'a> {
     pub first_line: usize,
     /// The file's line starts.
     pub line_starts: &'a [usize],
-    /// The file's lines of block scalar content, sorted, and the document's comments
-    /// (what the comment scan found).
+    /// The file's lines of block scalar content, sorted (what the comment scan found).
     pub block_scalar_lines: &'a [usize],
+    /// The document's comments, in order (what the comment scan found).
     pub comments: &'a [RawComment],
 }
 
 /// Walks the events of `text`, one document of plain YAML; `None` where the tree walk
 /// is needed (see the module's documentation).
 pub fn walk(text: &str, place: &Place) -> Option<Walked> {
-    if memchr::memchr(b'\r', text.as_bytes()).is_some() {
+    if !plain_enough(text) {
         return None;
     }
     let mut walk = Walk {
@@ -57,7 +64,6 @@ pub fn walk(text: &str, place: &Place) -> Option<Walked> {
         keys: Vec::new(),
         kind: Kind::Unseen,
         documents: 0,
-        chars: None,
     };
     let mut parser = Parser::new_from_str(text);
     loop {
@@ -78,14 +84,16 @@ pub fn walk(text: &str, place: &Place) -> Option<Walked> {
             Event::Scalar(value, style, anchor, tag) => {
                 let at = walk.byte(mark)?;
                 let decorated = anchor != 0 || tag.is_some();
-                // Where the next node starts bounds a block scalar's content.
-                let folded = style == TScalarStyle::Plain
+                // A plain scalar whose text is not its value goes on below.
+                let continues = style == TScalarStyle::Plain
                     && !text
                         .get(at..)
                         .is_some_and(|rest| rest.starts_with(value.as_str()));
+                // Where the next node starts bounds a block scalar's content, and
+                // a plain scalar's lines.
                 let next = match style {
                     TScalarStyle::Literal | TScalarStyle::Folded => Some(parser.peek().ok()?.1),
-                    TScalarStyle::Plain if folded && !value.is_empty() => {
+                    TScalarStyle::Plain if continues && !value.is_empty() => {
                         Some(parser.peek().ok()?.1)
                     }
                     _ => None,
@@ -105,11 +113,18 @@ pub fn walk(text: &str, place: &Place) -> Option<Walked> {
                 let at = walk.byte(mark)?;
                 let sequence = matches!(event, Event::SequenceStart(..));
                 let decorated = anchor != 0 || tag.is_some();
+                // A `[` or `{` opens a flow collection, unless the event is a
+                // block sequence without indentation whose first item starts there
+                // (yaml-rust2 places it at that item): then the item's event is next,
+                // at the same place.
+                let bracket = text.as_bytes().get(at) == Some(if sequence { &b'[' } else { &b'{' });
+                let flow = bracket && parser.peek().ok()?.1.index() != mark.index();
                 walk.node(
                     at,
                     mark,
                     Node::Collection {
                         sequence,
+                        flow,
                         decorated,
                     },
                 )?;
@@ -119,12 +134,27 @@ pub fn walk(text: &str, place: &Place) -> Option<Walked> {
     }
     let kind = match walk.kind {
         Kind::Found(value) => Some(value),
-        Kind::Unseen | Kind::Pending | Kind::None => None,
+        Kind::Unseen | Kind::Pending => None,
     };
     Some(Walked {
         keys: walk.keys,
         kind,
     })
+}
+
+/// Whether `text` holds none of the characters where yaml-rust2 and tree-sitter-yaml
+/// read YAML differently: a tab, a carriage return or another control character, a
+/// byte-order mark past the start, or a line or paragraph separator (line breaks to
+/// YAML 1.1). tree-sitter reads such a document alone.
+fn plain_enough(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let control = bytes
+        .iter()
+        .any(|&byte| (byte < b' ' && byte != b'\n') || byte == 0x7f);
+    !control
+        && !["\u{feff}", "\u{85}", "\u{2028}", "\u{2029}"]
+            .iter()
+            .any(|mark| memchr::memmem::find(bytes, mark.as_bytes()).is_some())
 }
 
 /// One node as yaml-rust2 gives it.
@@ -139,6 +169,7 @@ enum Node<'e> {
     Alias,
     Collection {
         sequence: bool,
+        flow: bool,
         decorated: bool,
     },
 }
@@ -169,7 +200,6 @@ enum Kind {
     /// The pair is found and its key qualifies; its value is next.
     Pending,
     Found(String),
-    None,
 }
 
 struct Walk<'a> {
@@ -183,12 +213,11 @@ struct Walk<'a> {
     keys: Vec<RawKey>,
     kind: Kind,
     documents: usize,
-    /// `text`'s length in characters, once asked for.
-    chars: Option<usize>,
 }
 
 impl Walk<'_> {
-    /// The byte offset in `text` of a marker (whose index counts characters).
+    /// The byte offset in `text` of a marker: its index in ASCII text, else found from
+    /// its line and column (which count characters).
     fn byte(&mut self, mark: Marker) -> Option<usize> {
         if self.ascii {
             return Some(mark.index());
@@ -209,12 +238,17 @@ impl Walk<'_> {
         Some(byte)
     }
 
-    /// How many characters `text` holds (what a marker at its end counts).
-    fn char_count(&mut self) -> usize {
-        if self.ascii {
-            return self.text.len();
+    /// Whether a marker is at the end of `text`. yaml-rust2 counts a marker's index
+    /// in characters in some places and in bytes in others (after a block scalar's
+    /// content), so the end is found from the marker's line and column.
+    fn is_end(&mut self, mark: Marker) -> bool {
+        let row = mark.line().saturating_sub(1);
+        match self.row_start(row) {
+            Some(start) if start < self.text.len() => {
+                self.byte(mark).is_none_or(|byte| byte >= self.text.len())
+            }
+            _ => true,
         }
-        *self.chars.get_or_insert_with(|| self.text.chars().count())
     }
 
     /// The byte offset in `text` where its line `row` (0-based) starts.
@@ -235,11 +269,19 @@ impl Walk<'_> {
 
     fn node(&mut self, at: usize, mark: Marker, node: Node) -> Option<()> {
         let Some(frame) = self.stack.last_mut() else {
-            // The document's root: a scalar has no key; a collection opens.
-            if let Node::Collection { sequence, .. } = node {
-                self.open(at, mark, sequence)?;
-            }
-            return Some(());
+            // The document's root: a collection opens; an empty document has no
+            // key. A document that is one scalar is left to the tree, which reads
+            // its lines as it will.
+            return match node {
+                Node::Collection { sequence, flow, .. } => self.open(at, mark, sequence, flow),
+                Node::Scalar {
+                    value: "",
+                    style: TScalarStyle::Plain,
+                    decorated: false,
+                    ..
+                } => Some(()),
+                _ => None,
+            };
         };
         if !frame.sequence && frame.expect_key {
             return self.key(at, mark, node);
@@ -262,47 +304,105 @@ impl Walk<'_> {
             }
             frame.expect_key = true;
         }
-        self.value_kind(&node, at);
+        self.value_kind(&node, at)?;
         match node {
             Node::Scalar {
-                value, style, next, ..
+                value,
+                style,
+                decorated,
+                next,
             } => {
-                let (line, _) = self.line_and_column(mark, at)?;
-                let end = match style {
-                    // An empty node ends where its key or item does.
-                    TScalarStyle::Plain if value.is_empty() => None,
-                    TScalarStyle::Plain => match next {
-                        None => Some(line),
-                        Some(next) => Some(self.plain_end(at, value, next.line())?),
-                    },
-                    TScalarStyle::SingleQuoted | TScalarStyle::DoubleQuoted => {
-                        Some(self.place.first_line + self.row_of(quoted_end(self.text, at)?))
-                    }
-                    TScalarStyle::Literal | TScalarStyle::Folded => {
-                        let next = next?;
-                        if next.index() >= self.char_count() {
-                            // At the end of the text it ends after the blank lines
-                            // that end the text.
-                            Some(
-                                self.place.first_line
-                                    + self.row_of(self.text.len().saturating_sub(1)),
-                            )
-                        } else {
-                            let next = self.place.first_line + next.line().checked_sub(1)?;
-                            let header = self.place.first_line + self.row_of(self.header_end(at)?);
-                            Some(self.block_scalar_end(header, next))
-                        }
-                    }
-                };
+                let end = self.scalar_end(at, mark, value, style, decorated, next)?;
                 self.finish(end);
             }
             Node::Alias => {
                 let (line, _) = self.line_and_column(mark, at)?;
                 self.finish(Some(line));
             }
-            Node::Collection { sequence, .. } => self.open(at, mark, sequence)?,
+            Node::Collection { sequence, flow, .. } => self.open(at, mark, sequence, flow)?,
         }
         Some(())
+    }
+
+    /// The line a scalar that starts at `at` ends on; `Some(None)` for an empty node,
+    /// which ends where its key or item does.
+    fn scalar_end(
+        &mut self,
+        at: usize,
+        mark: Marker,
+        value: &str,
+        style: TScalarStyle,
+        decorated: bool,
+        next: Option<Marker>,
+    ) -> Option<Option<usize>> {
+        let (line, _) = self.line_and_column(mark, at)?;
+        let bytes = self.text.as_bytes();
+        Some(match style {
+            // An anchor or tag with no node after it ends where it is, in the tree.
+            TScalarStyle::Plain if value.is_empty() && decorated => return None,
+            TScalarStyle::Plain if value.is_empty() => None,
+            // yaml-rust2 reads `[|]` or `{a: >}` as plain text, tree-sitter as an
+            // error.
+            TScalarStyle::Plain if bytes.get(at).is_some_and(|byte| b"|>".contains(byte)) => {
+                return None;
+            }
+            TScalarStyle::Plain => match next {
+                None => Some(line),
+                Some(next) => Some(self.plain_end(at, value, next.line())?),
+            },
+            // A quoted scalar over several lines: tree-sitter and yaml-rust2 disagree
+            // on how far its lines must be indented.
+            TScalarStyle::SingleQuoted | TScalarStyle::DoubleQuoted => {
+                let end = quoted_end(self.text, at)?;
+                memchr::memchr(b'\n', &bytes[at..end])
+                    .is_none()
+                    .then_some(())?;
+                Some(line)
+            }
+            TScalarStyle::Literal | TScalarStyle::Folded => {
+                Some(self.block_scalar_end(at, decorated, next?)?)
+            }
+        })
+    }
+
+    /// The line a block scalar whose content yaml-rust2 places at `at` ends on; `None`
+    /// where tree-sitter may read it otherwise.
+    fn block_scalar_end(&mut self, at: usize, decorated: bool, next: Marker) -> Option<usize> {
+        // The comment scanner finds block scalars only after a key's `:` or an
+        // item's `-`.
+        if decorated {
+            return None;
+        }
+        let header_end = self.header_end(at)?;
+        // Below a header with a comment, tree-sitter-yaml may read a first line of
+        // content that starts with `#` as that comment's next line.
+        let commented = self.text.get(header_end..)?.starts_with('#');
+        if commented && self.text.as_bytes().get(at) == Some(&b'#') {
+            return None;
+        }
+        let indicator = self.indicator(header_end)?;
+        let before = self.text[..indicator].trim_end_matches(' ');
+        if !(before.ends_with(':') || before.ends_with('-')) {
+            return None;
+        }
+        let header = self.place.first_line + self.row_of(header_end);
+        let at_end = self.is_end(next);
+        let next_line = if at_end {
+            self.place.first_line + self.row_of(self.text.len()) + 1
+        } else {
+            self.place.first_line + next.line().checked_sub(1)?
+        };
+        let last = self.last_content_line(header, next_line);
+        // At the end of the text, with only blank lines after its content, it ends
+        // after them.
+        let rest = match self.row_start(last + 1 - self.place.first_line) {
+            Some(start) => self.text.get(start..)?,
+            None => "",
+        };
+        if at_end && rest.trim().is_empty() {
+            return Some(self.place.first_line + self.row_of(self.text.len().saturating_sub(1)));
+        }
+        Some(last)
     }
 
     /// A mapping's key: a one-line scalar without an anchor or a tag.
@@ -351,11 +451,12 @@ impl Walk<'_> {
         frame.end_line = frame.end_line.max(line);
         let in_flow = frame.flow;
         if self.stack.len() == 1 && self.path == "kind" && matches!(self.kind, Kind::Unseen) {
-            self.kind = if !in_flow && style == TScalarStyle::Plain {
-                Kind::Pending
-            } else {
-                Kind::None
-            };
+            // The query reads `kind` only as a plain key in a block mapping; what
+            // it makes of any other pair whose path is `kind` is left to it.
+            if in_flow || style != TScalarStyle::Plain || value != "kind" {
+                return None;
+            }
+            self.kind = Kind::Pending;
         }
         self.keys.push(RawKey {
             path: self.path.clone(),
@@ -392,18 +493,21 @@ impl Walk<'_> {
         push_index(&mut self.path, frame.items);
         frame.items += 1;
         frame.open = None;
-        let bytes = self.text.as_bytes();
         let start = match node {
             // `[a: 1]` holds a mapping of one pair that has no `{`.
             Node::Collection {
-                sequence: false, ..
-            } if flow && bytes.get(at) != Some(&b'{') => return None,
+                sequence: false,
+                flow: false,
+                ..
+            } if flow => return None,
             _ if flow => at,
             // yaml-rust2 places a block mapping after its first key: its item is
             // placed when that key is read.
             Node::Collection {
-                sequence: false, ..
-            } if bytes.get(at) != Some(&b'{') => return Some(()),
+                sequence: false,
+                flow: false,
+                ..
+            } => return Some(()),
             Node::Scalar {
                 style: TScalarStyle::Literal | TScalarStyle::Folded,
                 ..
@@ -473,36 +577,34 @@ impl Walk<'_> {
         matches!(spec.as_bytes()[indicator], b'|' | b'>').then_some(indicator)
     }
 
-    /// Settles the top-level `kind:` once its value is seen.
-    fn value_kind(&mut self, node: &Node, at: usize) {
+    /// Settles the top-level `kind:` once its value is seen: a plain scalar on one
+    /// line, without an action. Any other value is left to the query (`None`).
+    fn value_kind(&mut self, node: &Node, at: usize) -> Option<()> {
         if !matches!(self.kind, Kind::Pending) || self.stack.len() != 1 {
-            return;
+            return Some(());
         }
-        self.kind = match node {
-            Node::Scalar {
-                value,
-                style: TScalarStyle::Plain,
-                ..
-            } if !value.is_empty()
-                && !value.contains("{{")
-                && self
-                    .text
-                    .get(at..)
-                    .is_some_and(|rest| rest.starts_with(value)) =>
-            {
-                Kind::Found(value.trim().to_string())
-            }
-            _ => Kind::None,
+        let Node::Scalar {
+            value,
+            style: TScalarStyle::Plain,
+            ..
+        } = node
+        else {
+            return None;
         };
+        let one_line = self.text.get(at..)?.starts_with(value);
+        if value.is_empty() || value.contains("{{") || !one_line {
+            return None;
+        }
+        self.kind = Kind::Found(value.trim().to_string());
+        Some(())
     }
 
     /// Opens a collection that starts at `at`.
-    fn open(&mut self, at: usize, mark: Marker, sequence: bool) -> Option<()> {
+    fn open(&mut self, at: usize, mark: Marker, sequence: bool, flow: bool) -> Option<()> {
         if self.stack.len() >= MAX_DEPTH / 4 {
             return None;
         }
         let (line, _) = self.line_and_column(mark, at)?;
-        let flow = matches!(self.text.as_bytes().get(at), Some(b'[' | b'{'));
         let item_of_first_key = !sequence
             && !flow
             && self
@@ -530,7 +632,7 @@ impl Walk<'_> {
         // tree-sitter-yaml closes a block collection at the next token, after the
         // comments before it: they end the collection when they come after its
         // last entry.
-        let at_end = mark.index() >= self.char_count();
+        let at_end = self.is_end(mark);
         let end = if frame.flow {
             line
         } else if at_end {
@@ -588,14 +690,18 @@ impl Walk<'_> {
             if code.is_empty() {
                 continue;
             }
+            // A `-`, `?` or `:` that opens the next node is not the scalar's text.
+            if row > first && matches!(code.as_bytes()[0], b'-' | b'?' | b':') {
+                return None;
+            }
             return value.ends_with(code).then_some(line);
         }
         None
     }
 
-    /// The last line of a block scalar whose header is on `header` and whose next
-    /// node is on `next`: its last line of content, or its header when it has none.
-    fn block_scalar_end(&self, header: usize, next: usize) -> usize {
+    /// The last line of content of a block scalar whose header is on `header` and
+    /// whose next node is on `next`, or its header when it has none.
+    fn last_content_line(&self, header: usize, next: usize) -> usize {
         let lines = self.place.block_scalar_lines;
         let below = lines.partition_point(|&line| line < next);
         match below.checked_sub(1).map(|index| lines[index]) {
@@ -615,12 +721,11 @@ impl Walk<'_> {
     }
 }
 
-/// The offset of the `-` of the block sequence item whose node starts at `at`.
+/// The offset of the `-` of the block sequence item whose node starts at `at`, on
+/// the same line (a node below its `-` may have a comment between).
 fn dash_before(text: &str, at: usize) -> Option<usize> {
     let bytes = text.as_bytes();
-    let dash = bytes[..at]
-        .iter()
-        .rposition(|&b| !matches!(b, b' ' | b'\n'))?;
+    let dash = bytes[..at].iter().rposition(|&b| b != b' ')?;
     (bytes[dash] == b'-').then_some(dash)
 }
 
@@ -703,6 +808,9 @@ mod tests {
             // Text that is not ASCII, before keys on the same line.
             "é: { ü: 1, ö: \"ß\" }\n- wrong\n",
             "名前: 値  # コメント\nliste:\n  - ä: ö\n    ü: [ß, ñ]\n",
+            // A byte-order mark: columns on the first line do not count it.
+            "\u{feff}# lead\nkey: 1   # trailing\n",
+            "\u{feff}a: 1  # c\n",
             // Empty values, and a key with no value in a flow mapping.
             "a:\nb: ~\nc: {d}\n",
         ];
@@ -721,6 +829,7 @@ mod tests {
             "list:\n  - &a x\n",
             "list:\n  -\n  - x\n",
             "list: [a: 1]\n",
+            "script: |  # runs first\n    # a shell comment first\n    set -e\n",
             "a: 1\r\nb: 2\r\n",
             "a: [unclosed\n",
         ];

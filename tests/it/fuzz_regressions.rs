@@ -49,3 +49,21 @@ fn found_inputs_check_alike_and_mask_in_place() {
     }
     assert!(seen >= 4, "only {seen} fuzz inputs");
 }
+
+/// On every input the fuzz targets found, the walk of yaml-rust2's events models a
+/// document of plain YAML as the tree walk does wherever it takes it (the
+/// `plain_walk` target's property).
+#[test]
+fn found_inputs_walk_alike() {
+    let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fuzz");
+    for entry in std::fs::read_dir(folder).expect("tests/fixtures/fuzz exists") {
+        let path = entry.expect("readable").path();
+        let bytes = std::fs::read(&path).expect("readable");
+        let (source, _) = helm_tether::internals::SourceFile::from_bytes("values.yaml", bytes);
+        for (tree, events) in helm_tether::internals::both_walks(&source) {
+            if let Some(events) = events {
+                assert_eq!(tree, events, "{}", path.display());
+            }
+        }
+    }
+}

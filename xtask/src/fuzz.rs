@@ -18,9 +18,10 @@ use std::time::Instant;
 use anyhow::{bail, ensure, Context, Result};
 
 /// The fuzz targets, as named in `fuzz/Cargo.toml`.
-pub const TARGETS: [&str; 7] = [
+pub const TARGETS: [&str; 8] = [
     "lex_mask",
     "model_bytes",
+    "plain_walk",
     "config",
     "check_modes",
     "fix",

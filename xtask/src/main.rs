@@ -92,7 +92,7 @@ Tasks:
                          (`cargo test --test it docs::`)
   fuzz [--seconds N] [--target NAME]...
                          run the cargo-fuzz targets in fuzz/ (lex_mask, model_bytes,
-                         config, check_modes; default all) for N seconds each
+                         plain_walk, config, check_modes, …; default all) for N seconds each
                          (default 60), seeded with tests/fixtures; installs nightly
                          if missing; fails on any crash
   new-rule NAME          write a new rule's file (src/rules/NAME.rs, a
