@@ -96,12 +96,23 @@ fn memory_is_linear_in_the_input_with_a_small_constant() {
     let _measuring = measuring();
     let folder = tempfile::tempdir().unwrap();
     let config = helm_tether::Config::default_for(folder.path().to_path_buf());
+    let failures = beyond_linear(HOSTILE, 48, |text| peak_of(&config, text));
+    assert!(failures.is_empty(), "{failures:#?}");
+}
+
+/// The units whose input, repeated to 64 KiB, 256 KiB and 1 MiB, makes `peak` grow
+/// more than linearly or past `limit` bytes of memory per input byte.
+fn beyond_linear(
+    units: &[(&str, &str)],
+    limit: usize,
+    peak: impl Fn(&str) -> usize,
+) -> Vec<String> {
     let mut failures = Vec::new();
-    for (name, unit) in HOSTILE {
+    for (name, unit) in units {
         let sizes = [64 * 1024, 256 * 1024, 1024 * 1024];
         let peaks: Vec<usize> = sizes
             .iter()
-            .map(|&size| peak_of(&config, &unit.repeat(size / unit.len())))
+            .map(|&size| peak(&unit.repeat(size / unit.len())))
             .collect();
         let per_byte: Vec<usize> = peaks
             .iter()
@@ -109,10 +120,35 @@ fn memory_is_linear_in_the_input_with_a_small_constant() {
             .map(|(peak, size)| peak / size)
             .collect();
         eprintln!("{name}: {per_byte:?} bytes of memory per input byte at 1×, 4×, 16×");
-        if peaks[2] > peaks[0] * 20 || per_byte.iter().any(|&n| n > 48) {
+        if peaks[2] > peaks[0] * 20 || per_byte.iter().any(|&n| n > limit) {
             failures.push(format!("{name}: {per_byte:?} bytes per byte"));
         }
     }
+    failures
+}
+
+/// Plain YAML a stranger may write, which the walk of yaml-rust2's events models
+/// (`src/yaml/plain.rs`): many keys, items, flow collections on one line of text
+/// that is not ASCII, block scalars.
+const HOSTILE_PLAIN: &[(&str, &str)] = &[
+    ("keys", "k: v\n"),
+    ("sequence items", "- a\n"),
+    ("flow items, not ASCII", "ü: [ß, é, ñ] # ö\n"),
+    ("mappings in a sequence", "- a: 1\n  b: 2\n"),
+    ("block scalars", "k: |\n  x\n"),
+];
+
+#[test]
+fn the_model_of_plain_yaml_is_linear_in_the_input() {
+    let _measuring = measuring();
+    let failures = beyond_linear(HOSTILE_PLAIN, 64, |text| {
+        let before = CURRENT.load(Ordering::Relaxed);
+        PEAK.store(before, Ordering::Relaxed);
+        let model = helm_tether::FileModel::from_bytes("values.yaml", text.as_bytes().to_vec());
+        let peak = PEAK.load(Ordering::Relaxed) - before;
+        drop(model);
+        peak
+    });
     assert!(failures.is_empty(), "{failures:#?}");
 }
 

@@ -15,7 +15,7 @@ use tree_sitter::{
 };
 
 use super::syntax::{
-    MAX_DEPTH, ParsedDocument, RawComment, RawKey, Recovery, push_key, scalar_text,
+    MAX_DEPTH, ParsedDocument, RawComment, RawKey, Recovery, push_index, push_key, scalar_text,
 };
 use super::{plain, recover, scan};
 use crate::lines::count_spaces;
@@ -84,7 +84,7 @@ pub fn both_walks(
         .into_iter()
         .filter(|segment| !is_blank(text, line_starts, &segment.lines))
         .map(|segment| {
-            let too_deep = segment.too_deep_at.is_some();
+            let too_far = too_far(&segment.lines, segment.too_deep_at).is_some();
             let tree = parse_document(text, text, line_starts, source.bom_len, segment, false);
             let mut events = ParsedDocument {
                 keys: Vec::new(),
@@ -94,7 +94,7 @@ pub fn both_walks(
                 too_deep_at: None,
                 ..tree.clone()
             };
-            let walked = (!too_deep && tree.lines.len() <= MAX_DOCUMENT_LINES)
+            let walked = (!too_far)
                 .then(|| walk_plain(text, line_starts, source.bom_len, &mut events))
                 .flatten()
                 .map(|()| events);
@@ -243,8 +243,7 @@ fn parse_document(
     walk_events: bool,
 ) -> ParsedDocument {
     let lines = segment.lines;
-    // A byte-order mark is not YAML; the first document starts after it.
-    let start = line_starts[lines.start].max(if lines.start == 0 { content_start } else { 0 });
+    let start = document_start(line_starts, &lines, content_start);
     let end = line_starts.get(lines.end).map_or(masked.len(), |&n| n);
     let mut document = ParsedDocument {
         lines: lines.clone(),
@@ -257,12 +256,7 @@ fn parse_document(
     };
     let text = &masked[start..end];
     // Too deep or too long for tree-sitter-yaml: recover what indentation shows.
-    let too_far = if lines.len() > MAX_DOCUMENT_LINES {
-        Some(Recovery::TooLong)
-    } else {
-        segment.too_deep_at.map(|line| Recovery::TooDeep { line })
-    };
-    if let Some(reason) = too_far {
+    if let Some(reason) = too_far(&lines, segment.too_deep_at) {
         recover::recover(original, masked, line_starts, content_start, &mut document);
         document.recovered = Some(reason);
         return document;
@@ -309,6 +303,22 @@ fn parse_document(
     document
 }
 
+/// Why a document is recovered from indentation before any parse: more lines than
+/// tree-sitter-yaml counts, or block nesting deeper than it keeps.
+fn too_far(lines: &Range<usize>, too_deep_at: Option<usize>) -> Option<Recovery> {
+    if lines.len() > MAX_DOCUMENT_LINES {
+        Some(Recovery::TooLong)
+    } else {
+        too_deep_at.map(|line| Recovery::TooDeep { line })
+    }
+}
+
+/// The byte where the document of `lines` starts: a byte-order mark is not YAML,
+/// so the first document starts after it.
+fn document_start(line_starts: &[usize], lines: &Range<usize>, content_start: usize) -> usize {
+    line_starts[lines.start].max(if lines.start == 0 { content_start } else { 0 })
+}
+
 /// Fills `document` (plain YAML) from the walk of yaml-rust2's events (see
 /// `plain.rs`), its comments from the comment scan; `None`, leaving it as it was,
 /// where the tree is needed.
@@ -319,8 +329,7 @@ fn walk_plain(
     document: &mut ParsedDocument,
 ) -> Option<()> {
     let lines = document.lines.clone();
-    // A byte-order mark is not YAML; the first document starts after it.
-    let start = line_starts[lines.start].max(if lines.start == 0 { content_start } else { 0 });
+    let start = document_start(line_starts, &lines, content_start);
     let end = line_starts.get(lines.end).map_or(original.len(), |&n| n);
     let mut found = scan::scan(
         original,
@@ -713,9 +722,4 @@ fn value_end_row(node: &Node) -> usize {
         end.row -= 1;
     }
     end.row
-}
-
-fn push_index(path: &mut String, index: usize) {
-    use std::fmt::Write;
-    let _ = write!(path, "[{index}]");
 }

@@ -24,7 +24,8 @@
 use yaml_rust2::parser::{Event, Parser};
 use yaml_rust2::scanner::{Marker, TScalarStyle};
 
-use super::syntax::{MAX_DEPTH, RawComment, RawKey, push_key, scalar_text};
+use super::scan::closing_quote;
+use super::syntax::{MAX_DEPTH, RawComment, RawKey, push_index, push_key, scalar_text};
 
 /// What the walk found in one document: its keys in document order, and the value of
 /// a top-level `kind:` when it is a plain scalar (as `queries/kind.scm` finds it).
@@ -732,29 +733,7 @@ fn dash_before(text: &str, at: usize) -> Option<usize> {
 /// The byte after the closing quote of the quoted scalar that starts at `at`.
 fn quoted_end(text: &str, at: usize) -> Option<usize> {
     let bytes = text.as_bytes();
-    let quote = *bytes.get(at)?;
-    let mut index = at + 1;
-    while index < bytes.len() {
-        let byte = bytes[index];
-        if quote == b'"' && byte == b'\\' {
-            index += 2;
-            continue;
-        }
-        if byte == quote {
-            if quote == b'\'' && bytes.get(index + 1) == Some(&b'\'') {
-                index += 2;
-                continue;
-            }
-            return Some(index + 1);
-        }
-        index += 1;
-    }
-    None
-}
-
-fn push_index(path: &mut String, index: usize) {
-    use std::fmt::Write;
-    let _ = write!(path, "[{index}]");
+    closing_quote(bytes, at + 1, *bytes.get(at)?)
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 //! shape line by line (keys, `- ` items, block scalars, comments) so the document is
 //! still modelled, with the same path notation as the tree walk.
 
-use super::scan::scan_comments;
+use super::scan::{closing_quote, scan_comments};
 use super::syntax::{MAX_DEPTH, ParsedDocument, RawKey, push_key, scalar_text};
 
 /// One open collection: the column its entries start at and the path they live under.
@@ -259,24 +259,9 @@ fn split_key(text: &str) -> Option<(&str, &str)> {
     None
 }
 
+/// The byte after the quoted scalar that opens at `open`, or the end of the line.
 fn skip_quoted(bytes: &[u8], open: usize) -> usize {
-    let quote = bytes[open];
-    let mut position = open + 1;
-    while position < bytes.len() {
-        if quote == b'"' && bytes[position] == b'\\' {
-            position += 2;
-            continue;
-        }
-        if bytes[position] == quote {
-            if quote == b'\'' && bytes.get(position + 1) == Some(&b'\'') {
-                position += 2;
-                continue;
-            }
-            return position + 1;
-        }
-        position += 1;
-    }
-    bytes.len()
+    closing_quote(bytes, open + 1, bytes[open]).unwrap_or(bytes.len())
 }
 
 fn update_flow_depth(mut depth: usize, text: &str) -> usize {

@@ -91,6 +91,12 @@ pub fn push_key(path: &mut String, name: String) {
     }
 }
 
+/// Appends a sequence index in helm-unittest dot notation: `[3]`.
+pub fn push_index(path: &mut String, index: usize) {
+    use std::fmt::Write;
+    let _ = write!(path, "[{index}]");
+}
+
 /// The value of a scalar as written: quotes and escapes of quoted scalars removed.
 pub fn scalar_text(text: &str) -> String {
     if let Some(inner) = text.strip_prefix('"').and_then(|t| t.strip_suffix('"')) {

@@ -126,10 +126,19 @@ fn a_check_opens_each_file_once() {
 /// for the chart that includes it, and a file a template renders with `tpl`
 /// through `.Files`. Each text here is unique to this test, and only the texts a
 /// test watches are counted, so the tests running beside it do not count.
+/// Checks the folder at `root` as `check --no-cache` does.
+fn check_uncached(root: &std::path::Path) -> helm_tether::CheckReport {
+    let config = helm_tether::Config::default_for(root.to_path_buf());
+    helm_tether::check_paths(
+        config,
+        &[root],
+        &helm_tether::CheckOptions::default().cache(false),
+    )
+    .unwrap()
+}
+
 #[test]
 fn a_check_lexes_each_template_once() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().canonicalize().unwrap();
     let files = [
         (
             "lib/Chart.yaml",
@@ -160,24 +169,15 @@ fn a_check_lexes_each_template_once() {
             "# lexed once: conf\n{{- if .Values.port }}\nport: {{ .Values.port }}\n{{- end }}\n",
         ),
     ];
-    for (path, text) in files {
-        let path = root.join(path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    }
+    let dir = crate::common::tree(&files);
+    let root = dir.path().canonicalize().unwrap();
     let templates: Vec<(&str, &str)> = files
         .iter()
         .copied()
         .filter(|(_, text)| text.contains("{{"))
         .collect();
     let watch = helm_tether::internals::lexes::watch(templates.iter().map(|(_, text)| *text));
-    let config = helm_tether::Config::default_for(root.clone());
-    let report = helm_tether::check_paths(
-        config,
-        &[&root],
-        &helm_tether::CheckOptions::default().cache(false),
-    )
-    .unwrap();
+    let report = check_uncached(&root);
     let lexed: String = templates
         .iter()
         .map(|(path, text)| format!("{path}: lexed {}×\n", watch.of(text)))
@@ -193,28 +193,17 @@ fn a_check_lexes_each_template_once() {
 /// Here the return ends a character constant early, so the action is not closed.
 #[test]
 fn a_template_read_as_other_text_is_lexed_again() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().canonicalize().unwrap();
     let template = "x: {{ printf \"%c\" '\r' }}\ny: 1\n";
-    for (path, text) in [
+    let dir = crate::common::tree(&[
         (
             "app/Chart.yaml",
             "apiVersion: v2\nname: app\nversion: 1.0.0\n",
         ),
         ("app/templates/a.yaml", template),
         ("loose/templates/a.yaml", template),
-    ] {
-        let path = root.join(path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    }
-    let config = helm_tether::Config::default_for(root.clone());
-    let report = helm_tether::check_paths(
-        config,
-        &[&root],
-        &helm_tether::CheckOptions::default().cache(false),
-    )
-    .unwrap();
+    ]);
+    let root = dir.path().canonicalize().unwrap();
+    let report = check_uncached(&root);
     let findings = |folder: &str| -> Vec<String> {
         report
             .diagnostics

@@ -90,14 +90,20 @@ pub fn git(dir: &Path, args: &[&str]) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
-/// A new git repository holding `files` (path, text), committed.
-pub fn repository(files: &[(&str, &str)]) -> tempfile::TempDir {
+/// A new folder holding `files` (path, text).
+pub fn tree(files: &[(&str, &str)]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     for (path, text) in files {
         let path = dir.path().join(path);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, text).unwrap();
     }
+    dir
+}
+
+/// A new git repository holding `files` (path, text), committed.
+pub fn repository(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tree(files);
     git(dir.path(), &["init", "-q"]);
     commit_all(dir.path(), "fixture");
     dir
