@@ -66,13 +66,32 @@ impl Directives {
     /// part of a word (`nolint` matches `nolint:lll`, not `nolinting`).
     pub fn is_directive(&self, text: &str) -> bool {
         let text = text.trim_start_matches(['#', ' ', '\t']);
-        DEFAULT_DIRECTIVES
-            .iter()
-            .copied()
-            .chain(self.extra.iter().map(String::as_str))
-            .any(|prefix| starts_with_word(text, prefix))
+        // Most comments are prose: their first byte starts no default directive.
+        let default = text
+            .as_bytes()
+            .first()
+            .is_some_and(|&first| STARTS_A_DEFAULT[usize::from(first)])
+            && DEFAULT_DIRECTIVES
+                .iter()
+                .any(|prefix| starts_with_word(text, prefix));
+        default
+            || self
+                .extra
+                .iter()
+                .any(|prefix| starts_with_word(text, prefix))
     }
 }
+
+/// The first bytes of [`DEFAULT_DIRECTIVES`].
+const STARTS_A_DEFAULT: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut index = 0;
+    while index < DEFAULT_DIRECTIVES.len() {
+        table[DEFAULT_DIRECTIVES[index].as_bytes()[0] as usize] = true;
+        index += 1;
+    }
+    table
+};
 
 fn starts_with_word(text: &str, prefix: &str) -> bool {
     let Some(rest) = text.strip_prefix(prefix) else {

@@ -225,8 +225,9 @@ impl Line {
 /// indented as this one continues it.
 fn scan_line(text: &[u8], indent: usize, from: usize, continues: bool, depth: &mut usize) -> Line {
     // Quotes open a scalar only where a value starts: at the start of the line, after
-    // `- `, `: `, `? `, or a flow indicator.
-    let mut value_start = !continues;
+    // `- `, `: `, `? `, or a flow indicator (on a line in or opening one).
+    let mut flow = *depth > 0;
+    let mut value_start = !continues || flow;
     // The block node the current value belongs to, the start of the current plain
     // token, whether a plain scalar is open, and whether a flow collection was seen.
     let mut node = indent;
@@ -236,11 +237,6 @@ fn scan_line(text: &[u8], indent: usize, from: usize, continues: bool, depth: &m
     let mut indicated = false;
     let mut plain = continues;
     let mut header_indicator = false;
-    // Whether the line is in, or opens, a flow collection.
-    let mut flow = *depth > 0;
-    if flow {
-        value_start = true;
-    }
     while position < text.len() {
         let byte = text[position];
         match byte {
@@ -307,6 +303,8 @@ fn scan_line(text: &[u8], indent: usize, from: usize, continues: bool, depth: &m
                     plain = true;
                 }
                 value_start = false;
+                position = run_end(text, position + 1);
+                continue;
             }
         }
         position += 1;
@@ -324,6 +322,28 @@ fn scan_line(text: &[u8], indent: usize, from: usize, continues: bool, depth: &m
     }
 }
 
+/// Where the run of bytes from `from` that [`scan_line`] reads no further ends:
+/// most of a line is the text of a key or a value.
+fn run_end(text: &[u8], from: usize) -> usize {
+    text[from..]
+        .iter()
+        .position(|&byte| SIGNIFICANT[usize::from(byte)])
+        .map_or(text.len(), |at| from + at)
+}
+
+/// The bytes [`scan_line`] reads for more than ending a value's start: every other
+/// byte after the first of a run is skipped over.
+const SIGNIFICANT: [bool; 256] = {
+    let mut table = [false; 256];
+    let bytes = b"#\"' \t[]{},-:?|>";
+    let mut index = 0;
+    while index < bytes.len() {
+        table[bytes[index] as usize] = true;
+        index += 1;
+    }
+    table
+};
+
 /// Whether a line is a document marker (`---`, `...`) or a directive (`%YAML`).
 fn is_marker_or_directive(text: &[u8]) -> bool {
     [&b"---"[..], b"...", b"%"].iter().any(|m| {
@@ -335,6 +355,13 @@ fn is_marker_or_directive(text: &[u8]) -> bool {
 pub(crate) fn closing_quote(text: &[u8], from: usize, quote: u8) -> Option<usize> {
     let mut position = from;
     while position < text.len() {
+        // Straight to the next quote or escape: the text between is the scalar's.
+        let next = if quote == b'"' {
+            memchr::memchr2(quote, b'\\', &text[position..])
+        } else {
+            memchr::memchr(quote, &text[position..])
+        };
+        position += next?;
         match text[position] {
             b'\\' if quote == b'"' => position += 2,
             byte if byte == quote => {
