@@ -10,7 +10,7 @@
 use crate::git::{Listed, git_ls_files};
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Mutex, PoisonError};
 
 use ignore::{WalkBuilder, WalkState};
 use rayon::prelude::*;
@@ -109,23 +109,29 @@ pub(crate) fn files_listed(
             None => continue,
             Some(Err(file)) => {
                 let config = resolver.resolved(&file);
-                if let Kept::Excluded(setting) = collected.keep(file, config, false) {
+                let kept = collected.kept(&file, &config, false);
+                if let Kept::Excluded(setting) = collected.take(file, config, kept) {
                     *walked.excluded.entry(setting).or_default() += 1;
                 }
                 continue;
             }
             Some(Ok(listing)) => listing,
         };
-        // Each file's configuration is looked up in parallel, kept in order.
-        let configs: Vec<_> = listing
+        // Each file's configuration is looked up, and whether it keeps the file
+        // decided, in parallel; the files are kept in order.
+        let unverified = listing.unverified;
+        let decided: Vec<_> = listing
             .files
             .par_iter()
-            .map(|path| resolver.resolved(path))
+            .map(|path| {
+                let config = resolver.resolved(path);
+                let kept = collected.kept(path, &config, unverified);
+                (config, kept)
+            })
             .collect();
         let mut included = 0;
-        let unverified = listing.unverified;
-        for (path, config) in listing.files.into_iter().zip(configs) {
-            included += usize::from(collected.keep(path, config, unverified) == Kept::Included);
+        for (path, (config, kept)) in listing.files.into_iter().zip(decided) {
+            included += usize::from(collected.take(path, config, kept) == Kept::Included);
         }
         if included == 0 && listing.unreadable.is_empty() && collected.config_errors.is_empty() {
             walked.bad_inputs.push(format!(
@@ -171,7 +177,13 @@ pub(crate) fn files_listed(
 /// whole paths (the root's components are the same in each), compared without
 /// taking the root off at every comparison.
 fn sort_as_shown(files: &mut [FileToCheck], root: &Path) {
-    if files.iter().all(|file| file.absolute.starts_with(root)) {
+    let below = |file: &FileToCheck| file.absolute.starts_with(root);
+    if files
+        .par_iter()
+        .all(|file| below(file) && crate::paths::is_plain(&file.absolute))
+    {
+        files.par_sort_by(|a, b| crate::paths::cmp_plain(&a.absolute, &b.absolute));
+    } else if files.iter().all(below) {
         files.par_sort_by(|a, b| a.absolute.cmp(&b.absolute));
     } else {
         files.par_sort_by(|a, b| {
@@ -245,8 +257,14 @@ fn output_root(resolver: &Resolver, found: &[(PathBuf, Resolved)]) -> PathBuf {
         }
     });
     match roots.next() {
+        // Most files share their configuration's folder: the common folder is
+        // looked for only where a root is not below the one so far.
         Some(first) => roots.fold(first.to_path_buf(), |common, root| {
-            common_ancestor(&common, root)
+            if root.starts_with(&common) {
+                common
+            } else {
+                common_ancestor(&common, root)
+            }
         }),
         None => resolver.fallback_root().to_path_buf(),
     }
@@ -285,7 +303,7 @@ fn list_input(
         .unwrap_or_else(|| walk_folder(&absolute))))
 }
 
-/// What [`Collected::keep`] did with a file.
+/// What [`Collected::kept`] decides for a file.
 #[derive(Debug, PartialEq, Eq)]
 enum Kept {
     /// Kept to be checked, or its configuration is broken (which is reported).
@@ -303,51 +321,71 @@ struct Collected {
     config_errors: Vec<String>,
     /// Whether a folder holds a `Chart.yaml`, looked at once per folder: every
     /// file below a `charts/` folder asks of the folder above it.
-    charts: crate::collections::HashMap<PathBuf, bool>,
+    charts: Mutex<crate::collections::HashMap<PathBuf, bool>>,
 }
 
 impl Collected {
-    /// Keeps the file if its configuration includes it; else the setting that left
-    /// it out. A broken configuration is an error, said once. When `verify`, the
-    /// path is a name git listed, kept only if it is a regular file: looked at once
-    /// its configuration includes it, not for every file of the repository.
-    fn keep(
+    /// Whether the file's configuration includes it, else the setting that left it
+    /// out; asked of every file in parallel. When `verify`, the path is a name git
+    /// listed, kept only if it is a regular file: looked at once its configuration
+    /// includes it, not for every file of the repository.
+    fn kept(
+        &self,
+        path: &Path,
+        resolved: &Result<Resolved, crate::error::ConfigurationError>,
+        verify: bool,
+    ) -> Kept {
+        // A broken configuration is not an exclusion: it is reported.
+        let Ok(resolved) = resolved else {
+            return Kept::Included;
+        };
+        let relative = relative_to(path, &resolved.config.root);
+        let exclusion = resolved.config.exclusion_probing(&relative, &mut |folder| {
+            let known = self
+                .charts
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .get(folder)
+                .copied();
+            known.unwrap_or_else(|| {
+                let holds = crate::settings::tables::holds_chart_yaml(folder);
+                self.charts
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .insert(folder.to_path_buf(), holds);
+                holds
+            })
+        });
+        if let Some(setting) = exclusion {
+            return Kept::Excluded(setting);
+        }
+        // Tracked files deleted from the work tree, submodules and symlinks are not
+        // files to check.
+        if verify && !std::fs::symlink_metadata(path).is_ok_and(|metadata| metadata.is_file()) {
+            return Kept::NotAFile;
+        }
+        Kept::Included
+    }
+
+    /// Keeps the file when [`Collected::kept`] said so; a broken configuration is
+    /// an error, said once.
+    fn take(
         &mut self,
         path: PathBuf,
         resolved: Result<Resolved, crate::error::ConfigurationError>,
-        verify: bool,
+        kept: Kept,
     ) -> Kept {
         match resolved {
-            Ok(resolved) => {
-                let relative = relative_to(&path, &resolved.config.root);
-                let charts = &mut self.charts;
-                let exclusion = resolved.config.exclusion_probing(&relative, &mut |folder| {
-                    *charts
-                        .entry(folder.to_path_buf())
-                        .or_insert_with(|| crate::settings::tables::holds_chart_yaml(folder))
-                });
-                if let Some(setting) = exclusion {
-                    return Kept::Excluded(setting);
-                }
-                // Tracked files deleted from the work tree, submodules and symlinks
-                // are not files to check.
-                if verify
-                    && !std::fs::symlink_metadata(&path).is_ok_and(|metadata| metadata.is_file())
-                {
-                    return Kept::NotAFile;
-                }
-                self.found.push((path, resolved));
-                Kept::Included
-            }
+            Ok(resolved) if kept == Kept::Included => self.found.push((path, resolved)),
+            Ok(_) => {}
             Err(error) => {
                 let error = error.to_string();
                 if !self.config_errors.contains(&error) {
                     self.config_errors.push(error);
                 }
-                // Not excluded: its configuration is broken, which is reported.
-                Kept::Included
             }
         }
+        kept
     }
 }
 
@@ -374,7 +412,7 @@ fn joined(folder: &Path, relative: &Path) -> PathBuf {
 struct Listing {
     files: Vec<PathBuf>,
     /// The files are names git listed, not yet known to be regular files in the
-    /// work tree ([`Collected::keep`] looks, for the files it keeps).
+    /// work tree ([`Collected::kept`] looks, for the files it keeps).
     unverified: bool,
     unreadable: Vec<(PathBuf, String)>,
 }
