@@ -7,12 +7,13 @@
 use crate::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use ignore::WalkState;
 use rayon::prelude::*;
 
 use crate::analysis::by_hash::ByHash;
+use crate::analysis::charts::manifest::{MAX_CHART_YAML_NODES, Manifest};
 use crate::analysis::pins::{Pin, chart_yaml_pins};
 use crate::analysis::small_yaml::Node;
 
@@ -41,16 +42,38 @@ pub struct ChartYamls {
     pub pin_problems: Vec<String>,
     /// Why the listing stopped early, when it did.
     pub truncated: Option<String>,
-    /// Each `Chart.yaml` read, with the hash of its bytes, until the chart graph
-    /// takes it ([`ChartYamls::take_text`]): a file is read once per run.
-    texts: Mutex<HashMap<PathBuf, (String, u64)>>,
+    /// Each `Chart.yaml` read, with the hash of its bytes and its manifest, until
+    /// the chart graph takes it ([`ChartYamls::text`]): a file is read and parsed
+    /// once per run.
+    texts: Mutex<HashMap<PathBuf, Listed>>,
+}
+
+/// A `Chart.yaml` as the listing read it.
+#[derive(Debug, Clone)]
+pub struct Listed {
+    pub text: String,
+    /// The hash of its bytes.
+    pub hash: u64,
+    /// What it says, read with the chart graph's bounds and without a
+    /// `requirements.yaml`.
+    pub manifest: Arc<Manifest>,
 }
 
 impl ChartYamls {
+    /// The manifest of the `Chart.yaml` at `path` when the listing read it, its
+    /// text no longer than `max_bytes`, and it was not taken.
+    pub fn manifest(&self, path: &Path, max_bytes: usize) -> Option<Arc<Manifest>> {
+        let texts = self.texts.lock().unwrap_or_else(PoisonError::into_inner);
+        texts
+            .get(path)
+            .filter(|listed| listed.text.len() <= max_bytes)
+            .map(|listed| listed.manifest.clone())
+    }
+
     /// The text of the `Chart.yaml` at `path` as the listing read it, with the
     /// hash of its bytes: handed over once when `take`, else a copy left there;
     /// `None` when it did not read it, or it was taken.
-    pub fn text(&self, path: &Path, take: bool) -> Option<(String, u64)> {
+    pub fn text(&self, path: &Path, take: bool) -> Option<Listed> {
         let mut texts = self.texts.lock().unwrap_or_else(PoisonError::into_inner);
         match take {
             true => texts.remove(path),
@@ -190,15 +213,16 @@ struct Read {
     /// Its pins (none below a folder named like a chart's content), or why it was
     /// not read for them.
     pins: Result<Vec<Pin>, String>,
-    /// Its text and the hash of its bytes, when it was read.
-    text: Option<(String, u64)>,
+    /// Its text, the hash of its bytes and its manifest, when it was read.
+    text: Option<Listed>,
 }
 
 /// What one `Chart.yaml`'s bytes say, made once for each text when a memo is
 /// kept across runs (`tether server`).
 #[derive(Debug, Clone)]
 pub(crate) struct ChartYamlSays {
-    chart: Option<(Option<String>, Option<String>, bool)>,
+    /// Its manifest, when it could be parsed.
+    chart: Option<Arc<Manifest>>,
     depends_on: Vec<Wanted>,
     pins: Result<Vec<Pin>, String>,
 }
@@ -234,7 +258,9 @@ fn read_one(path: &Path, top: &Path, memo: Option<&ByHash<ChartYamlSays>>) -> Re
             };
         }
     };
-    let say = || match crate::analysis::small_yaml::parse_bounded(&text, 1_000_000, 64) {
+    // Bounded as the chart graph reads a `Chart.yaml`, which takes the manifest
+    // from here.
+    let say = || match crate::analysis::small_yaml::parse_bounded(&text, MAX_CHART_YAML_NODES, 64) {
         Ok(document) => says(&document, path, &shown, pinned),
         Err((line, why)) => ChartYamlSays {
             chart: None,
@@ -250,19 +276,27 @@ fn read_one(path: &Path, top: &Path, memo: Option<&ByHash<ChartYamlSays>>) -> Re
         Some(memo) => memo.get_or_make(path, hash, say),
         None => say(),
     };
-    let chart = said.chart.and_then(|(name, version, library)| {
-        Some(FoundChart {
-            folder: path.parent()?.to_path_buf(),
-            name,
-            version,
-            library,
-            depends_on: said.depends_on,
-        })
-    });
+    let Some((manifest, folder)) = said.chart.zip(path.parent()) else {
+        return Read {
+            chart: None,
+            pins: said.pins,
+            text: None,
+        };
+    };
     Read {
-        text: chart.is_some().then_some((text, hash)),
-        chart,
+        chart: Some(FoundChart {
+            folder: folder.to_path_buf(),
+            name: manifest.name.clone(),
+            version: manifest.version.clone(),
+            library: manifest.library,
+            depends_on: said.depends_on,
+        }),
         pins: said.pins,
+        text: Some(Listed {
+            text,
+            hash,
+            manifest,
+        }),
     }
 }
 
@@ -270,11 +304,10 @@ fn read_one(path: &Path, top: &Path, memo: Option<&ByHash<ChartYamlSays>>) -> Re
 fn says(document: &Node, path: &Path, shown: &Path, pinned: bool) -> ChartYamlSays {
     // The chart graph's own reading of a manifest: one parser of `name`,
     // `version`, `type` and `dependencies:`.
-    let manifest = crate::analysis::charts::manifest::Manifest::of(document, None);
+    let manifest = Manifest::of(document, None);
     ChartYamlSays {
-        chart: Some((manifest.name, manifest.version, manifest.library)),
-        // Taken by reference: collected from the owned list, they would keep its
-        // buffer (several times their size) for the whole run.
+        // Copied out: a chart of the listing keeps these for the whole run, its
+        // manifest goes with its text once the chart graph takes it.
         depends_on: manifest
             .dependencies
             .iter()
@@ -292,6 +325,7 @@ fn says(document: &Node, path: &Path, shown: &Path, pinned: bool) -> ChartYamlSa
         } else {
             Vec::new()
         }),
+        chart: Some(Arc::new(manifest)),
     }
 }
 

@@ -214,7 +214,7 @@ fn handed_text(
                 (file.absolute.file_name()? == "Chart.yaml")
                     .then(|| file.project.charts.listed_chart_yaml(&file.absolute, true))
                     .flatten()
-                    .map(without_lexing)
+                    .map(|listed| without_lexing((listed.text, listed.hash)))
             }),
     }
 }

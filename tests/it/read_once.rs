@@ -218,3 +218,47 @@ fn a_template_read_as_other_text_is_lexed_again() {
         &findings("app").join("\n"),
     );
 }
+
+/// The chart graph takes a `Chart.yaml`'s manifest from the repository's listing,
+/// which parsed it for the pins: a Helm 2 chart's dependencies still come from its
+/// `requirements.yaml` when its `Chart.yaml` lists none, so the `condition:` there
+/// reads `sub.enabled`: only `unread` is unused.
+#[test]
+fn a_listed_chart_yaml_keeps_its_requirements() {
+    let dir = crate::common::tree(&[
+        (
+            "app/Chart.yaml",
+            "apiVersion: v1\nname: app\nversion: 1.0.0\n",
+        ),
+        (
+            "app/requirements.yaml",
+            "dependencies:\n  - name: sub\n    version: 1.0.0\n    condition: sub.enabled\n",
+        ),
+        (
+            "app/values.yaml",
+            "# The sub chart.\nsub:\n  # Whether it renders.\n  enabled: true\n# Read by nothing.\nunread: 1\n",
+        ),
+        ("app/templates/cm.yaml", "data: {}\n"),
+        (
+            "app/charts/sub/Chart.yaml",
+            "apiVersion: v1\nname: sub\nversion: 1.0.0\n",
+        ),
+        ("app/charts/sub/values.yaml", "# Its port.\nport: 1\n"),
+        (
+            "app/charts/sub/templates/cm.yaml",
+            "port: {{ .Values.port }}\n",
+        ),
+    ]);
+    let root = dir.path().canonicalize().unwrap();
+    let report = check_uncached(&root);
+    let unused: Vec<String> = report
+        .diagnostics
+        .iter()
+        .filter(|diagnostic| diagnostic.rule == "unused-value")
+        .map(|diagnostic| format!("{}: {}", diagnostic.path.display(), diagnostic.message))
+        .collect();
+    crate::common::assert_snapshot(
+        "read_once__a_listed_chart_yaml_keeps_its_requirements",
+        &unused.join("\n"),
+    );
+}

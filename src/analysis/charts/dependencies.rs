@@ -10,8 +10,8 @@ use std::sync::Arc;
 use super::values::missing_in;
 use super::{
     Archive, Chart, Charts, Dependency, DependencySource, Location, MAX_ARCHIVE_DEPTH, MAX_NESTING,
-    MAX_NODES, MAX_REACHED_CHARTS, MAX_VALUES_BYTES, Manifest, Read, ResolvedDependency, Scope,
-    charts_folder, is_chart, manifest,
+    MAX_REACHED_CHARTS, MAX_VALUES_BYTES, Manifest, Read, ResolvedDependency, Scope, charts_folder,
+    is_chart, manifest,
 };
 use crate::analysis::chart_yamls::Wanted;
 use crate::analysis::small_yaml;
@@ -351,16 +351,14 @@ fn folder_manifest(
     }
     let chart_yaml = path.join("Chart.yaml");
     // The run's listing of the repository's `Chart.yaml` files read it.
-    let listed = charts
-        .listed_chart_yaml(&chart_yaml, false)
-        .filter(|(text, _)| text.len() <= MAX_VALUES_BYTES);
-    let read = match listed {
-        Some((text, hash)) => Read::Text(text, hash),
-        None => match charts.read_already(path) {
-            // Made on another thread meanwhile: the listing let go of its text.
-            Some(chart) => return Ok(Some(chart.manifest.clone())),
-            None => Read::in_folder(&chart_yaml, boundary, MAX_VALUES_BYTES),
-        },
+    // The run's listing of the repository's `Chart.yaml` files read and parsed it.
+    if let Some(manifest) = charts.listed_manifest(&chart_yaml, MAX_VALUES_BYTES) {
+        return Ok(Some((*manifest).clone()));
+    }
+    let read = match charts.read_already(path) {
+        // Made on another thread meanwhile: the listing let go of its text.
+        Some(chart) => return Ok(Some(chart.manifest.clone())),
+        None => Read::in_folder(&chart_yaml, boundary, MAX_VALUES_BYTES),
     };
     match read {
         Read::Text(text, _) => Ok(manifest_of(&text)),
@@ -485,7 +483,7 @@ fn archive_charts(archive: &Archive, key: &Path, under: &str) -> Vec<Vendored> {
 
 /// A `Chart.yaml`'s text read for its name, version and dependencies.
 fn manifest_of(text: &str) -> Option<Manifest> {
-    small_yaml::parse_bounded(text, MAX_NODES, 64)
+    small_yaml::parse_bounded(text, super::manifest::MAX_CHART_YAML_NODES, 64)
         .ok()
         .map(|node| Manifest::of(&node, None))
 }

@@ -4,6 +4,11 @@
 
 use crate::analysis::small_yaml::{Node, Value};
 
+/// YAML nodes a `Chart.yaml` may make once aliases are expanded: the bound of both
+/// its readers, the run's listing of a repository's charts and the chart graph,
+/// which takes the listing's manifest.
+pub(crate) const MAX_CHART_YAML_NODES: usize = 500_000;
+
 /// A chart's `Chart.yaml`, as far as the values analysis needs it.
 #[derive(Debug, Clone, Default)]
 pub struct Manifest {
@@ -51,18 +56,24 @@ impl Manifest {
     /// `requirements.yaml` (`requirements`), as Helm does for `apiVersion: v1`.
     pub fn of(chart: &Node, requirements: Option<&Node>) -> Manifest {
         let text = |node: &Node, key: &str| node.get(key).and_then(scalar_text);
-        let mut dependencies = dependencies_of(chart);
-        if dependencies.is_empty() {
-            if let Some(requirements) = requirements {
-                dependencies = dependencies_of(requirements);
-            }
-        }
         Manifest {
             name: text(chart, "name"),
             version: text(chart, "version"),
             library: text(chart, "type").is_some_and(|kind| kind == "library"),
-            dependencies,
+            dependencies: dependencies_of(chart),
         }
+        .with_requirements(requirements)
+    }
+
+    /// The manifest of a `Chart.yaml` without `dependencies:`, given a Helm 2
+    /// chart's `requirements.yaml`, which lists them there.
+    pub fn with_requirements(mut self, requirements: Option<&Node>) -> Manifest {
+        if self.dependencies.is_empty() {
+            if let Some(requirements) = requirements {
+                self.dependencies = dependencies_of(requirements);
+            }
+        }
+        self
     }
 }
 

@@ -22,7 +22,7 @@ use crate::template::reads::{Arg, Reads};
 /// it, or read it where tether's limits stop): said, and the values rules skip the
 /// chart, since its dependencies are unknown.
 fn chart_yaml_of(text: &str) -> (small_yaml::Node, Option<String>) {
-    match small_yaml::parse_bounded(text, MAX_NODES, 64) {
+    match small_yaml::parse_bounded(text, super::manifest::MAX_CHART_YAML_NODES, 64) {
         Ok(node) => (node, None),
         Err((line, why)) => (
             small_yaml::Node {
@@ -33,6 +33,24 @@ fn chart_yaml_of(text: &str) -> (small_yaml::Node, Option<String>) {
                 "Chart.yaml is not read past line {line}: {why}; its dependencies are not known"
             )),
         ),
+    }
+}
+
+/// A chart's `Chart.yaml` as its chart is read: the manifest the run's listing of
+/// the repository's `Chart.yaml` files made of it (parsed with the same bounds),
+/// or the file parsed here.
+enum ChartYaml {
+    Listed(Arc<Manifest>),
+    Parsed(small_yaml::Node),
+}
+
+impl ChartYaml {
+    /// The chart's manifest, given its `requirements.yaml`.
+    fn manifest(self, requirements: Option<&small_yaml::Node>) -> Manifest {
+        match self {
+            ChartYaml::Listed(listed) => (*listed).clone().with_requirements(requirements),
+            ChartYaml::Parsed(node) => Manifest::of(&node, requirements),
+        }
     }
 }
 
@@ -109,8 +127,14 @@ impl Chart {
             )
         };
         let on_disk = matches!(location, Location::Folder(_)) && overlay.is_none();
-        let (chart_text, chart_hash) = chart_yaml_text(on_disk, charts, &root, read)?;
-        let (chart_yaml, chart_problem) = chart_yaml_of(&chart_text);
+        let (chart_text, chart_hash, listed) = chart_yaml_text(on_disk, charts, &root, read)?;
+        let (chart_yaml, chart_problem) = match listed {
+            Some(manifest) => (ChartYaml::Listed(manifest), None),
+            None => {
+                let (node, problem) = chart_yaml_of(&chart_text);
+                (ChartYaml::Parsed(node), problem)
+            }
+        };
         // `values.yaml` is parsed on first use (`Chart::values_read`): a cached
         // run of an unchanged chart needs only the hash of its bytes.
         let values_read = read("values.yaml");
@@ -132,7 +156,7 @@ impl Chart {
         let requirements_yaml = requirements
             .as_ref()
             .and_then(|(text, _)| small_yaml::parse_bounded(text, MAX_NODES, 64).ok());
-        let manifest = Manifest::of(&chart_yaml, requirements_yaml.as_ref());
+        let manifest = chart_yaml.manifest(requirements_yaml.as_ref());
         let nesting = root
             .components()
             .filter(|component| component.as_os_str() == "charts")
@@ -443,27 +467,27 @@ fn read_chart_file(
     Read::of_bytes(bytes, limit)
 }
 
-/// The text of the `Chart.yaml` of the chart at `root` and the hash of its bytes:
-/// for a chart folder `on_disk`, from the run's listing of the repository's
-/// `Chart.yaml` files when it read it, else read with `read`; `None` when there is
-/// none tether can read.
+/// The text of the `Chart.yaml` of the chart at `root` and the hash of its bytes,
+/// with its manifest when the text was parsed already: for a chart folder
+/// `on_disk`, from the run's listing of the repository's `Chart.yaml` files when it
+/// read it, else read with `read`; `None` when there is none tether can read.
 fn chart_yaml_text(
     on_disk: bool,
     charts: &Charts,
     root: &Path,
     read: impl Fn(&str) -> Read,
-) -> Option<(String, u64)> {
+) -> Option<(String, u64, Option<Arc<Manifest>>)> {
     // A copy: the listing lets go of its text once the chart is made
     // (`Charts::at`), so a chart read meanwhile for its vendored charts' names
     // finds it there.
     let listed = on_disk
         .then(|| charts.listed_chart_yaml(&root.join("Chart.yaml"), false))
         .flatten()
-        .filter(|(text, _)| text.len() <= MAX_VALUES_BYTES);
+        .filter(|listed| listed.text.len() <= MAX_VALUES_BYTES);
     match listed {
-        Some(listed) => Some(listed),
+        Some(listed) => Some((listed.text, listed.hash, Some(listed.manifest))),
         None => match read("Chart.yaml") {
-            Read::Text(text, hash) => Some((text, hash)),
+            Read::Text(text, hash) => Some((text, hash, None)),
             Read::Absent | Read::Unreadable(_) => None,
         },
     }
