@@ -37,8 +37,9 @@ impl Scalar {
         }
     }
 
-    fn plain(text: &str) -> Scalar {
-        match text {
+    /// A plain scalar's value; `text` is kept, not copied, when it is a string.
+    fn plain(text: String) -> Scalar {
+        match text.as_str() {
             "" | "~" | "null" | "Null" | "NULL" => Scalar::Null,
             "true" | "True" | "TRUE" | "yes" | "Yes" | "YES" | "on" | "On" | "ON" => {
                 Scalar::Bool(true)
@@ -46,9 +47,10 @@ impl Scalar {
             "false" | "False" | "FALSE" | "no" | "No" | "NO" | "off" | "Off" | "OFF" => {
                 Scalar::Bool(false)
             }
-            _ => text
-                .parse::<i64>()
-                .map_or_else(|_| Scalar::Str(text.to_string()), Scalar::Int),
+            number => match number.parse::<i64>() {
+                Ok(value) => Scalar::Int(value),
+                Err(_) => Scalar::Str(text),
+            },
         }
     }
 }
@@ -181,7 +183,7 @@ impl yaml_rust2::parser::MarkedEventReceiver for Loader {
         match event {
             Event::Scalar(text, style, anchor, _) => {
                 let scalar = if style == TScalarStyle::Plain {
-                    Scalar::plain(&text)
+                    Scalar::plain(text)
                 } else {
                     Scalar::Str(text)
                 };
