@@ -37,8 +37,12 @@ pub fn relative_path(path: &Path, from: &Path) -> PathBuf {
 
 /// Whether `path` is written plainly: absolute, without a `.` or `..` component, a
 /// doubled `/` or a `/` at the end, as a walk joins names onto a canonical folder.
-/// The order of such paths is [`cmp_plain`]'s.
+/// The order of such paths is [`cmp_plain`]'s. Never on Windows, where `\` also
+/// separates.
 pub fn is_plain(path: &Path) -> bool {
+    if !cfg!(unix) {
+        return false;
+    }
     let bytes = path.as_os_str().as_encoded_bytes();
     let Some(rest) = bytes.strip_prefix(b"/") else {
         return false;

@@ -24,6 +24,9 @@ const MAX_ENTRIES: usize = 500_000;
 /// A `Chart.yaml` larger than this is not read (an umbrella chart pinning thousands
 /// of dependencies stays well below it).
 const MAX_CHART_YAML_BYTES: usize = 8 << 20;
+/// YAML nodes a `Chart.yaml` may make here once aliases are expanded, for its pins
+/// and its name; the chart graph reads fewer ([`MAX_CHART_YAML_NODES`]).
+const MAX_NODES: usize = 1_000_000;
 
 /// Folders Helm reads as a chart's content: a `Chart.yaml` below one is a file the
 /// chart renders or ships, not a chart of the repository.
@@ -43,26 +46,27 @@ pub struct ChartYamls {
     /// Why the listing stopped early, when it did.
     pub truncated: Option<String>,
     /// Each `Chart.yaml` read, with the hash of its bytes and its manifest, until
-    /// the chart graph takes it ([`ChartYamls::text`]): a file is read and parsed
+    /// the chart graph takes it ([`ChartYamls::listed`]): a file is read and parsed
     /// once per run.
-    texts: Mutex<HashMap<PathBuf, Listed>>,
+    texts: Mutex<HashMap<PathBuf, ListedChartYaml>>,
 }
 
 /// A `Chart.yaml` as the listing read it.
 #[derive(Debug, Clone)]
-pub struct Listed {
+pub struct ListedChartYaml {
     pub text: String,
     /// The hash of its bytes.
     pub hash: u64,
-    /// What it says, read with the chart graph's bounds and without a
-    /// `requirements.yaml`.
-    pub manifest: Arc<Manifest>,
+    /// What it says without a `requirements.yaml`, when the chart graph's bounds
+    /// ([`MAX_CHART_YAML_NODES`]) read it whole; else the graph refuses it.
+    pub manifest: Option<Arc<Manifest>>,
 }
 
 impl ChartYamls {
     /// The manifest of the `Chart.yaml` at `path` when the listing read it, its
-    /// text no longer than `max_bytes`, and it was not taken.
-    pub fn manifest(&self, path: &Path, max_bytes: usize) -> Option<Arc<Manifest>> {
+    /// text no longer than `max_bytes`, and it was not taken: `Some(None)` when the
+    /// chart graph's bounds refuse it.
+    pub fn manifest(&self, path: &Path, max_bytes: usize) -> Option<Option<Arc<Manifest>>> {
         let texts = self.texts.lock().unwrap_or_else(PoisonError::into_inner);
         texts
             .get(path)
@@ -70,10 +74,10 @@ impl ChartYamls {
             .map(|listed| listed.manifest.clone())
     }
 
-    /// The text of the `Chart.yaml` at `path` as the listing read it, with the
-    /// hash of its bytes: handed over once when `take`, else a copy left there;
+    /// The `Chart.yaml` at `path` as the listing read it (its text, the hash of its
+    /// bytes, its manifest): handed over once when `take`, else a copy left there;
     /// `None` when it did not read it, or it was taken.
-    pub fn text(&self, path: &Path, take: bool) -> Option<Listed> {
+    pub fn listed(&self, path: &Path, take: bool) -> Option<ListedChartYaml> {
         let mut texts = self.texts.lock().unwrap_or_else(PoisonError::into_inner);
         match take {
             true => texts.remove(path),
@@ -191,19 +195,26 @@ pub fn list(top: &Path, memo: Option<&ByHash<ChartYamlSays>>) -> ChartYamls {
         .par_iter()
         .map(|path| read_one(path, top, memo))
         .collect();
-    let mut texts = HashMap::default();
-    for Read { chart, pins, text } in read {
-        if let (Some(chart), Some(text)) = (&chart, text) {
-            texts.insert(chart.folder.join("Chart.yaml"), text);
-        }
-        listing.charts.extend(chart);
-        match pins {
-            Ok(pins) => listing.pins.extend(pins),
-            Err(problem) => listing.pin_problems.push(problem),
-        }
-    }
-    listing.texts = Mutex::new(texts);
+    listing.take(read);
     listing
+}
+
+impl ChartYamls {
+    /// Keeps what each `Chart.yaml` read says, in the order read.
+    fn take(&mut self, read: Vec<Read>) {
+        let mut texts = HashMap::default();
+        for one in read {
+            if let (Some(chart), Some(listed)) = (&one.chart, one.listed) {
+                texts.insert(chart.folder.join("Chart.yaml"), listed);
+            }
+            self.charts.extend(one.chart);
+            match one.pins {
+                Ok(pins) => self.pins.extend(pins),
+                Err(problem) => self.pin_problems.push(problem),
+            }
+        }
+        self.texts = Mutex::new(texts);
+    }
 }
 
 /// What one `Chart.yaml` says.
@@ -214,15 +225,15 @@ struct Read {
     /// not read for them.
     pins: Result<Vec<Pin>, String>,
     /// Its text, the hash of its bytes and its manifest, when it was read.
-    text: Option<Listed>,
+    listed: Option<ListedChartYaml>,
 }
 
 /// What one `Chart.yaml`'s bytes say, made once for each text when a memo is
 /// kept across runs (`tether server`).
 #[derive(Debug, Clone)]
 pub(crate) struct ChartYamlSays {
-    /// Its manifest, when it could be parsed.
-    chart: Option<Arc<Manifest>>,
+    /// Its manifest, when it could be parsed, and the YAML nodes it made.
+    chart: Option<(Arc<Manifest>, usize)>,
     depends_on: Vec<Wanted>,
     pins: Result<Vec<Pin>, String>,
 }
@@ -254,14 +265,14 @@ fn read_one(path: &Path, top: &Path, memo: Option<&ByHash<ChartYamlSays>>) -> Re
                 } else {
                     Ok(Vec::new())
                 },
-                text: None,
+                listed: None,
             };
         }
     };
     // Bounded as the chart graph reads a `Chart.yaml`, which takes the manifest
     // from here.
-    let say = || match crate::analysis::small_yaml::parse_bounded(&text, MAX_CHART_YAML_NODES, 64) {
-        Ok(document) => says(&document, path, &shown, pinned),
+    let say = || match crate::analysis::small_yaml::parse_counted(&text, MAX_NODES, 64) {
+        Ok((document, nodes)) => says(&document, nodes, path, &shown, pinned),
         Err((line, why)) => ChartYamlSays {
             chart: None,
             depends_on: Vec::new(),
@@ -276,11 +287,11 @@ fn read_one(path: &Path, top: &Path, memo: Option<&ByHash<ChartYamlSays>>) -> Re
         Some(memo) => memo.get_or_make(path, hash, say),
         None => say(),
     };
-    let Some((manifest, folder)) = said.chart.zip(path.parent()) else {
+    let Some(((manifest, nodes), folder)) = said.chart.zip(path.parent()) else {
         return Read {
             chart: None,
             pins: said.pins,
-            text: None,
+            listed: None,
         };
     };
     Read {
@@ -292,16 +303,18 @@ fn read_one(path: &Path, top: &Path, memo: Option<&ByHash<ChartYamlSays>>) -> Re
             depends_on: said.depends_on,
         }),
         pins: said.pins,
-        text: Some(Listed {
+        listed: Some(ListedChartYaml {
             text,
             hash,
-            manifest,
+            // A parse bounded by fewer nodes reads it whole exactly when it made
+            // no more than that.
+            manifest: (nodes <= MAX_CHART_YAML_NODES).then_some(manifest),
         }),
     }
 }
 
 /// What the parsed `Chart.yaml` at `path` says.
-fn says(document: &Node, path: &Path, shown: &Path, pinned: bool) -> ChartYamlSays {
+fn says(document: &Node, nodes: usize, path: &Path, shown: &Path, pinned: bool) -> ChartYamlSays {
     // The chart graph's own reading of a manifest: one parser of `name`,
     // `version`, `type` and `dependencies:`.
     let manifest = Manifest::of(document, None);
@@ -325,7 +338,7 @@ fn says(document: &Node, path: &Path, shown: &Path, pinned: bool) -> ChartYamlSa
         } else {
             Vec::new()
         }),
-        chart: Some(Arc::new(manifest)),
+        chart: Some((Arc::new(manifest), nodes)),
     }
 }
 
@@ -351,6 +364,39 @@ mod tests {
         let path = top.join(path);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, text).unwrap();
+    }
+
+    /// A `Chart.yaml` whose aliases expand past the chart graph's bound, and not
+    /// past the listing's, is still a chart of the listing (its name and pins
+    /// read), and hands the graph no manifest: the graph says it is not read, as
+    /// when it parsed it itself.
+    #[test]
+    fn a_chart_yaml_past_the_graphs_bound_is_listed_without_a_manifest() {
+        let dir = tempfile::tempdir().unwrap();
+        let top = dir.path();
+        let items = vec!["x"; 1000].join(", ");
+        let copies = vec!["*a"; 600].join(", ");
+        write(
+            top,
+            "big/Chart.yaml",
+            &format!("name: big\nversion: 1.0.0\nbase: &a [{items}]\ncopies: [{copies}]\n"),
+        );
+        write(top, "small/Chart.yaml", "name: small\nversion: 1.0.0\n");
+        let listing = list(top, None);
+        let names: Vec<_> = listing
+            .charts
+            .iter()
+            .map(|chart| chart.name.clone())
+            .collect();
+        assert_eq!(names, [Some("big".to_string()), Some("small".to_string())]);
+        assert!(
+            listing.pin_problems.is_empty(),
+            "{:?}",
+            listing.pin_problems
+        );
+        let manifest = |chart: &str| listing.manifest(&top.join(chart).join("Chart.yaml"), 1 << 20);
+        assert!(matches!(manifest("big"), Some(None)));
+        assert!(matches!(manifest("small"), Some(Some(_))));
     }
 
     #[test]

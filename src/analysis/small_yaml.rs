@@ -300,6 +300,17 @@ pub fn parse_bounded(
     max_nodes: usize,
     max_depth: usize,
 ) -> Result<Node, (usize, String)> {
+    parse_counted(text, max_nodes, max_depth).map(|(node, _)| node)
+}
+
+/// [`parse_bounded`], with the nodes the document made (events, and aliases
+/// expanded): a parse bounded by fewer nodes succeeds exactly when these are no
+/// more than its bound.
+pub fn parse_counted(
+    text: &str,
+    max_nodes: usize,
+    max_depth: usize,
+) -> Result<(Node, usize), (usize, String)> {
     let strict = parse_strict(text, max_nodes, max_depth);
     match strict {
         Err(_) => match flow_lines_indented(text) {
@@ -380,17 +391,22 @@ fn flow_lines_indented(text: &str) -> Option<String> {
     changed.then_some(out)
 }
 
-fn parse_strict(text: &str, max_nodes: usize, max_depth: usize) -> Result<Node, (usize, String)> {
+fn parse_strict(
+    text: &str,
+    max_nodes: usize,
+    max_depth: usize,
+) -> Result<(Node, usize), (usize, String)> {
     let mut loader = Loader::new(max_nodes, max_depth);
     let parsed = yaml_rust2::parser::Parser::new_from_str(text).load(&mut loader, false);
     if let Some(error) = loader.error {
         return Err(error);
     }
     parsed.map_err(|error| (error.marker().line(), error.info().to_string()))?;
-    Ok(loader.document.unwrap_or(Node {
+    let document = loader.document.unwrap_or(Node {
         value: Value::Scalar(Scalar::Null),
         line: 1,
-    }))
+    });
+    Ok((document, loader.nodes))
 }
 
 #[cfg(test)]

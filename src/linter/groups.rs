@@ -11,8 +11,6 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use rayon::prelude::*;
-
 use crate::analysis::charts::{Charts, Scope, is_chart};
 use crate::linter::walk::FileToCheck;
 
@@ -317,23 +315,7 @@ fn tree_of(folder: &Path, roots: &HashMap<&Path, usize>) -> Option<usize> {
 /// `files` grouped by the outermost chart folder above each (a folder with a
 /// `Chart.yaml`), the groups in the order of their first file.
 pub(super) fn chart_groups(files: &[FileToCheck]) -> Vec<Group> {
-    // Every folder the climb may reach, probed on all cores first: one `stat` after
-    // another was a serial step between the walk and the check.
-    let mut folders: HashSet<&Path> = HashSet::default();
-    for file in files {
-        for ancestor in file.absolute.ancestors().skip(1) {
-            if !folders.insert(ancestor) {
-                break;
-            }
-        }
-    }
-    let mut outermost = Outermost {
-        charts: folders
-            .into_par_iter()
-            .filter(|folder| is_chart(folder))
-            .collect(),
-        memo: HashMap::default(),
-    };
+    let mut outermost = Outermost::default();
     let mut groups: Vec<Group> = Vec::new();
     let mut by_root: HashMap<Option<PathBuf>, usize> = HashMap::default();
     for (index, file) in files.iter().enumerate() {
@@ -354,22 +336,19 @@ pub(super) fn chart_groups(files: &[FileToCheck]) -> Vec<Group> {
 }
 
 /// The outermost chart folder at or above each folder, each folder looked at once.
-struct Outermost<'a> {
-    /// The folders of the climb that are charts.
-    charts: HashSet<&'a Path>,
-    memo: HashMap<&'a Path, Option<PathBuf>>,
-}
+#[derive(Default)]
+struct Outermost(HashMap<PathBuf, Option<PathBuf>>);
 
-impl<'a> Outermost<'a> {
-    fn chart_at_or_above(&mut self, folder: &'a Path) -> Option<PathBuf> {
-        if let Some(found) = self.memo.get(folder) {
+impl Outermost {
+    fn chart_at_or_above(&mut self, folder: &Path) -> Option<PathBuf> {
+        if let Some(found) = self.0.get(folder) {
             return found.clone();
         }
         let above = folder
             .parent()
             .and_then(|parent| self.chart_at_or_above(parent));
-        let found = above.or_else(|| self.charts.contains(folder).then(|| folder.to_path_buf()));
-        self.memo.insert(folder, found.clone());
+        let found = above.or_else(|| is_chart(folder).then(|| folder.to_path_buf()));
+        self.0.insert(folder.to_path_buf(), found.clone());
         found
     }
 }

@@ -258,14 +258,24 @@ fn output_root(resolver: &Resolver, found: &[(PathBuf, Resolved)]) -> PathBuf {
     });
     match roots.next() {
         // Most files share their configuration's folder: the common folder is
-        // looked for only where a root is not below the one so far.
-        Some(first) => roots.fold(first.to_path_buf(), |common, root| {
-            if root.starts_with(&common) {
-                common
+        // looked for only where a root is not below the one so far, and written
+        // from its components once, as each look writes it.
+        Some(first) => {
+            let mut many = false;
+            let common = roots.fold(first.to_path_buf(), |common, root| {
+                many = true;
+                if root.starts_with(&common) {
+                    common
+                } else {
+                    common_ancestor(&common, root)
+                }
+            });
+            if many {
+                common.components().collect()
             } else {
-                common_ancestor(&common, root)
+                common
             }
-        }),
+        }
         None => resolver.fallback_root().to_path_buf(),
     }
 }

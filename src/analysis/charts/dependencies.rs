@@ -350,10 +350,10 @@ fn folder_manifest(
         return Ok(Some(chart.manifest.clone()));
     }
     let chart_yaml = path.join("Chart.yaml");
-    // The run's listing of the repository's `Chart.yaml` files read it.
-    // The run's listing of the repository's `Chart.yaml` files read and parsed it.
+    // The run's listing of the repository's `Chart.yaml` files read and parsed it
+    // (and says when the graph's bounds refuse it: then it names no chart).
     if let Some(manifest) = charts.listed_manifest(&chart_yaml, MAX_VALUES_BYTES) {
-        return Ok(Some((*manifest).clone()));
+        return Ok(manifest.map(|manifest| (*manifest).clone()));
     }
     let read = match charts.read_already(path) {
         // Made on another thread meanwhile: the listing let go of its text.

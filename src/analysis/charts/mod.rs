@@ -384,14 +384,14 @@ impl Charts {
         })
     }
 
-    /// The text of the `Chart.yaml` at `path`, the hash of its bytes and its
-    /// manifest, when a listing of the run read it and no chart took it yet; handed
-    /// over once when `take` (to the chart graph, which hands it to the check), else
-    /// left there (a parent reads its vendored charts' names before they are read).
     /// The manifest of the `Chart.yaml` at `path` when a listing of the run read
-    /// it, its text no longer than `max_bytes`, and no chart took it yet: no copy
-    /// of the text.
-    pub(crate) fn listed_manifest(&self, path: &Path, max_bytes: usize) -> Option<Arc<Manifest>> {
+    /// it, its text no longer than `max_bytes`, and no chart took it yet, without a
+    /// copy of the text: `Some(None)` when the chart graph's bounds refuse it.
+    pub(crate) fn listed_manifest(
+        &self,
+        path: &Path,
+        max_bytes: usize,
+    ) -> Option<Option<Arc<Manifest>>> {
         self.chart_yamls.find_map(|folder, listing| {
             path.starts_with(folder)
                 .then(|| listing.manifest(path, max_bytes))
@@ -399,14 +399,18 @@ impl Charts {
         })
     }
 
+    /// The text of the `Chart.yaml` at `path`, the hash of its bytes and its
+    /// manifest, when a listing of the run read it and no chart took it yet; handed
+    /// over once when `take` (to the chart graph, which hands it to the check), else
+    /// left there (a parent reads its vendored charts' names before they are read).
     pub(crate) fn listed_chart_yaml(
         &self,
         path: &Path,
         take: bool,
-    ) -> Option<crate::analysis::chart_yamls::Listed> {
+    ) -> Option<crate::analysis::chart_yamls::ListedChartYaml> {
         self.chart_yamls.find_map(|folder, listing| {
             path.starts_with(folder)
-                .then(|| listing.text(path, take))
+                .then(|| listing.listed(path, take))
                 .flatten()
         })
     }

@@ -485,7 +485,7 @@ fn chart_yaml_text(
         .flatten()
         .filter(|listed| listed.text.len() <= MAX_VALUES_BYTES);
     match listed {
-        Some(listed) => Some((listed.text, listed.hash, Some(listed.manifest))),
+        Some(listed) => Some((listed.text, listed.hash, listed.manifest)),
         None => match read("Chart.yaml") {
             Read::Text(text, hash) => Some((text, hash, None)),
             Read::Absent | Read::Unreadable(_) => None,
