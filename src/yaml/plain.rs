@@ -6,8 +6,8 @@
 //! parses it with tree-sitter only where the walk declines (`None`):
 //! - yaml-rust2 stops at an error (tree-sitter then finds it, and recovery runs);
 //! - the text holds what the two parsers read differently: a tab, a carriage return
-//!   or another control character, a byte-order mark past the start, a line or
-//!   paragraph separator;
+//!   or another control character (C1 ones too), a byte-order mark past the start,
+//!   a line or paragraph separator, U+FFFE or U+FFFF;
 //! - the document holds what this walk does not place exactly as the tree walk does:
 //!   a key that is not a one-line scalar (`? ` keys, a key with an anchor or a tag);
 //!   an anchor or tag before a sequence item, or before a block scalar or nothing;
@@ -144,16 +144,25 @@ pub fn walk(text: &str, place: &Place) -> Option<Walked> {
 }
 
 /// Whether `text` holds none of the characters where yaml-rust2 and tree-sitter-yaml
-/// read YAML differently: a tab, a carriage return or another control character, a
-/// byte-order mark past the start, or a line or paragraph separator (line breaks to
-/// YAML 1.1). tree-sitter reads such a document alone.
+/// read YAML differently: a tab, a carriage return or another control character (C0,
+/// DEL, or C1, which YAML does not count printable and yaml-rust2 reads as text), a
+/// byte-order mark past the start, a line or paragraph separator (line breaks to
+/// YAML 1.1), or the noncharacters U+FFFE and U+FFFF. tree-sitter reads such a
+/// document alone.
 fn plain_enough(text: &str) -> bool {
     let bytes = text.as_bytes();
     let control = bytes
         .iter()
         .any(|&byte| (byte < b' ' && byte != b'\n') || byte == 0x7f);
+    // U+0080 to U+009F: 0xC2 then 0x80 to 0x9F (NEL, U+0085, among them).
+    let c1 = memchr::memchr_iter(0xc2, bytes).any(|at| {
+        bytes
+            .get(at + 1)
+            .is_some_and(|next| (0x80..=0x9f).contains(next))
+    });
     !control
-        && !["\u{feff}", "\u{85}", "\u{2028}", "\u{2029}"]
+        && !c1
+        && !["\u{feff}", "\u{2028}", "\u{2029}", "\u{fffe}", "\u{ffff}"]
             .iter()
             .any(|mark| memchr::memmem::find(bytes, mark.as_bytes()).is_some())
 }
