@@ -84,6 +84,22 @@ impl ChartYamls {
             false => texts.get(path).cloned(),
         }
     }
+
+    /// Keeps what each `Chart.yaml` read says, in the order read.
+    fn take(&mut self, read: Vec<Read>) {
+        let mut texts = HashMap::default();
+        for one in read {
+            if let (Some(chart), Some(listed)) = (&one.chart, one.listed) {
+                texts.insert(chart.folder.join("Chart.yaml"), listed);
+            }
+            self.charts.extend(one.chart);
+            match one.pins {
+                Ok(pins) => self.pins.extend(pins),
+                Err(problem) => self.pin_problems.push(problem),
+            }
+        }
+        self.texts = Mutex::new(texts);
+    }
 }
 
 /// One chart of the listing.
@@ -108,6 +124,21 @@ pub struct Wanted {
     pub name: String,
     pub version: Option<String>,
     pub repository: Option<String>,
+}
+
+impl Wanted {
+    /// What a manifest's dependency asks for, its `repository` kept only when it
+    /// is a `file://` folder.
+    fn of(dependency: &crate::analysis::charts::manifest::Dependency) -> Wanted {
+        Wanted {
+            name: dependency.name.clone(),
+            version: dependency.version.clone(),
+            repository: dependency
+                .repository
+                .clone()
+                .filter(|repository| repository.starts_with("file://")),
+        }
+    }
 }
 
 /// Lists and reads the `Chart.yaml` files under `top`: what git would list (ignored
@@ -199,24 +230,6 @@ pub fn list(top: &Path, memo: Option<&ByHash<ChartYamlSays>>) -> ChartYamls {
     listing
 }
 
-impl ChartYamls {
-    /// Keeps what each `Chart.yaml` read says, in the order read.
-    fn take(&mut self, read: Vec<Read>) {
-        let mut texts = HashMap::default();
-        for one in read {
-            if let (Some(chart), Some(listed)) = (&one.chart, one.listed) {
-                texts.insert(chart.folder.join("Chart.yaml"), listed);
-            }
-            self.charts.extend(one.chart);
-            match one.pins {
-                Ok(pins) => self.pins.extend(pins),
-                Err(problem) => self.pin_problems.push(problem),
-            }
-        }
-        self.texts = Mutex::new(texts);
-    }
-}
-
 /// What one `Chart.yaml` says.
 struct Read {
     /// The chart it makes, when it could be read.
@@ -234,7 +247,6 @@ struct Read {
 pub(crate) struct ChartYamlSays {
     /// Its manifest, when it could be parsed, and the YAML nodes it made.
     chart: Option<(Arc<Manifest>, usize)>,
-    depends_on: Vec<Wanted>,
     pins: Result<Vec<Pin>, String>,
 }
 
@@ -269,13 +281,12 @@ fn read_one(path: &Path, top: &Path, memo: Option<&ByHash<ChartYamlSays>>) -> Re
             };
         }
     };
-    // Bounded as the chart graph reads a `Chart.yaml`, which takes the manifest
-    // from here.
+    // Bounded more loosely than the chart graph reads a `Chart.yaml`: the count of
+    // nodes says whether the graph may take the manifest from here.
     let say = || match crate::analysis::small_yaml::parse_counted(&text, MAX_NODES, 64) {
         Ok((document, nodes)) => says(&document, nodes, path, &shown, pinned),
         Err((line, why)) => ChartYamlSays {
             chart: None,
-            depends_on: Vec::new(),
             pins: if pinned {
                 Err(problem(format!("line {line}: {why}")))
             } else {
@@ -300,7 +311,9 @@ fn read_one(path: &Path, top: &Path, memo: Option<&ByHash<ChartYamlSays>>) -> Re
             name: manifest.name.clone(),
             version: manifest.version.clone(),
             library: manifest.library,
-            depends_on: said.depends_on,
+            // Copied out: a chart of the listing keeps these for the whole run, its
+            // manifest goes with its text once the chart graph takes it.
+            depends_on: manifest.dependencies.iter().map(Wanted::of).collect(),
         }),
         pins: said.pins,
         listed: Some(ListedChartYaml {
@@ -319,20 +332,6 @@ fn says(document: &Node, nodes: usize, path: &Path, shown: &Path, pinned: bool) 
     // `version`, `type` and `dependencies:`.
     let manifest = Manifest::of(document, None);
     ChartYamlSays {
-        // Copied out: a chart of the listing keeps these for the whole run, its
-        // manifest goes with its text once the chart graph takes it.
-        depends_on: manifest
-            .dependencies
-            .iter()
-            .map(|dependency| Wanted {
-                name: dependency.name.clone(),
-                version: dependency.version.clone(),
-                repository: dependency
-                    .repository
-                    .clone()
-                    .filter(|repository| repository.starts_with("file://")),
-            })
-            .collect(),
         pins: Ok(if pinned {
             chart_yaml_pins(document, path, shown)
         } else {

@@ -4,9 +4,9 @@
 
 use crate::analysis::small_yaml::{Node, Value};
 
-/// YAML nodes a `Chart.yaml` may make once aliases are expanded: the bound of both
-/// its readers, the run's listing of a repository's charts and the chart graph,
-/// which takes the listing's manifest.
+/// YAML nodes a `Chart.yaml` may make once aliases are expanded for the chart graph,
+/// which takes the manifest of the run's listing of a repository's charts when that
+/// listing's parse (bounded more loosely) made no more.
 pub(crate) const MAX_CHART_YAML_NODES: usize = 500_000;
 
 /// A chart's `Chart.yaml`, as far as the values analysis needs it.

@@ -37,8 +37,8 @@ fn chart_yaml_of(text: &str) -> (small_yaml::Node, Option<String>) {
 }
 
 /// A chart's `Chart.yaml` as its chart is read: the manifest the run's listing of
-/// the repository's `Chart.yaml` files made of it (parsed with the same bounds),
-/// or the file parsed here.
+/// the repository's `Chart.yaml` files made of it (its parse made no more nodes than
+/// the graph reads), or the file parsed here.
 enum ChartYaml {
     Listed(Arc<Manifest>),
     Parsed(small_yaml::Node),
